@@ -1,0 +1,200 @@
+"""The `payscope` command line (the contract is in the README and the architecture card).
+
+Only the standard library is imported at module level: each subcommand imports what it needs
+when it runs, so `payscope --help` and the TUI's start-up do not pay for the server stack.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from tui import __version__
+
+DESCRIPTION = """\
+payscope: explore a payment processor's sandbox from the terminal.
+
+With no profile configured, payscope starts its own local sandbox of the service (seeded with
+demo data) and its built-in webhook listener, so it works offline on a fresh machine.
+"""
+
+EPILOG = """\
+environment:
+  PAYSCOPE_CONFIG_DIR   where profiles.toml lives (default: the platform config dir)
+  PAYSCOPE_DATA_DIR     where the sandbox and listener keep their SQLite files
+  PAYSCOPE_API_KEY      the secret key for this run only, instead of the OS keyring
+
+commands:
+  payscope sandbox --help   the local service alone (for curl or your own backend)
+  payscope listen --help    the webhook listener alone
+  payscope keys --help      keys in the OS keyring
+"""
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=34, width=100)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = _positive_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0-65535, got {value}")
+    return value
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="payscope", description=DESCRIPTION, epilog=EPILOG, formatter_class=_Formatter
+    )
+    parser.add_argument("--version", action="version", version=f"payscope {__version__}")
+    parser.add_argument(
+        "--profile", metavar="NAME", help="open a configured profile (a remote sandbox)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help="demo payments written on the embedded sandbox's first run (default 300)",
+    )
+    parser.add_argument(
+        "--theme", metavar="NAME", help="theme for this run (default: the profile's, or dark)"
+    )
+    parser.add_argument(
+        "--allow-production",
+        action="store_true",
+        help="accept a production (prd_) key; refused otherwise",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sandbox = sub.add_parser(
+        "sandbox",
+        help="run the local sandbox of the service alone",
+        description="Run the local, stateful sandbox of the payment service. It prints the base "
+        "URL, ids, keys and webhook secret you need; Ctrl+C stops it cleanly.",
+        formatter_class=_Formatter,
+    )
+    sandbox.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sandbox.add_argument("--port", type=_port, default=8080, help="port (default 8080; 0 = free)")
+    sandbox.add_argument("--data", metavar="DIR", help="state directory (default: the data dir)")
+    sandbox.add_argument(
+        "--seed", type=_positive_int, metavar="N", default=0, help="write N demo payments first"
+    )
+    sandbox.add_argument("--api-key", metavar="snd_...", help="fix the secret key")
+    sandbox.add_argument("--merchant-id", metavar="ID", help="fix the merchant id")
+    sandbox.add_argument("--profile-id", metavar="ID", help="fix the business profile id")
+    sandbox.add_argument("--webhook-url", metavar="URL", help="where webhooks are delivered")
+    sandbox.add_argument("--webhook-secret", metavar="S", help="fix the webhook signing secret")
+    sandbox.add_argument(
+        "--rate-limit",
+        type=_positive_int,
+        metavar="N",
+        default=None,
+        help="requests per minute per key (default 6000; 0 = unlimited)",
+    )
+    sandbox.add_argument(
+        "--fault-rate",
+        type=_rate,
+        metavar="R",
+        default=0.0,
+        help="share of requests answered with 500/502/503/429 or a dropped connection (0-1)",
+    )
+    sandbox.add_argument(
+        "--latency",
+        type=_positive_int,
+        metavar="MS",
+        default=0,
+        help="simulated processor latency on confirm/capture, in milliseconds",
+    )
+
+    listen = sub.add_parser(
+        "listen",
+        help="run the webhook listener alone",
+        description="Take POST /webhooks on 127.0.0.1, verify X-Webhook-Signature-512, dedupe on "
+        "event_id, journal every event before answering, and print one line per event.",
+        formatter_class=_Formatter,
+    )
+    listen.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    listen.add_argument("--port", type=_port, default=8787, help="port (default 8787)")
+    listen.add_argument(
+        "--secret",
+        metavar="S",
+        action="append",
+        help="signing secret (repeat to accept several during rotation)",
+    )
+    listen.add_argument("--forward-to", metavar="URL", help="re-POST each accepted event here")
+    listen.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+    listen.add_argument("--data", metavar="DIR", help="journal directory (default: the data dir)")
+    listen.add_argument(
+        "--print-secret", action="store_true", help="print the signing secret and exit"
+    )
+
+    keys = sub.add_parser(
+        "keys",
+        help="manage keys in the OS keyring",
+        description="Store, show (masked) or delete a profile's keys in the OS keyring. Keys are "
+        "read from a hidden prompt or standard input, never from the command line.",
+        formatter_class=_Formatter,
+    )
+    keys.add_argument("action", choices=["set", "show", "delete"], help="what to do")
+    keys.add_argument("--profile", default="default", metavar="NAME", help="profile (default)")
+    keys.add_argument(
+        "--kind",
+        choices=["secret", "publishable", "webhook"],
+        default="secret",
+        help="which key (default: the secret API key)",
+    )
+    keys.add_argument(
+        "--allow-production", action="store_true", help="accept a production (prd_) key"
+    )
+    keys.add_argument("value", nargs="?", help=argparse.SUPPRESS)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "sandbox":
+            from tui.sandbox.cli import run as run_sandbox
+
+            return run_sandbox(args)
+        if args.command == "listen":
+            from tui.webhooks.cli import run as run_listen
+
+            return run_listen(args)
+        if args.command == "keys":
+            from tui.keys import run as run_keys
+
+            return run_keys(args)
+        from tui.app import run_tui
+
+        return run_tui(args)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The local, stateful sandbox of the payment service (an ASGI application)."""

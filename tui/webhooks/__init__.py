@@ -1,0 +1,1 @@
+"""The built-in webhook listener: verify, dedupe, journal, forward, stream."""
