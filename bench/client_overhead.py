@@ -1,0 +1,109 @@
+"""What the shared client costs on top of bare httpx.
+
+2,000 small requests against a local server (uvicorn via EmbeddedServer, one trivial JSON
+endpoint) through `ApiClient` (headers, retry bookkeeping, redacted journal entry, JSON
+decoding) and through a bare `httpx.AsyncClient` (JSON decoding only), in alternating batches
+of the same run so both see the same machine load. Prints both rates and the ratio of their
+times; exits 1 when the ratio is above the target (1.15).
+
+    .venv/bin/python bench/client_overhead.py [--requests 2000] [--batch 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+
+from tui.api import ApiClient
+from tui.asgi_server import EmbeddedServer
+
+TARGET = 1.15
+KEY = "snd_BenchKey0123456789abcdef"
+BODY = json.dumps({"status": "ok"}).encode()
+
+
+async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A trivial JSON endpoint (answers every path the same)."""
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": BODY})
+
+
+async def _timed(batch: int, one: Callable[[], Awaitable[Any]]) -> float:
+    start = time.perf_counter()
+    for _ in range(batch):
+        await one()
+    return time.perf_counter() - start
+
+
+async def run(total: int, batch: int) -> float:
+    server = EmbeddedServer(app, "127.0.0.1", 0)
+    url = await server.start()
+    client = ApiClient(url, KEY)
+    bare = httpx.AsyncClient(base_url=url, headers={"api-key": KEY})
+
+    async def through_client() -> Any:
+        return await client.request("GET", "/health")
+
+    async def through_httpx() -> Any:
+        response = await bare.get("/health")
+        response.raise_for_status()
+        return response.json()
+
+    try:
+        await _timed(100, through_client)  # warm both: connections, adapters, caches
+        await _timed(100, through_httpx)
+        times = {"ApiClient": 0.0, "httpx": 0.0}
+        rounds = total // batch
+        for n in range(rounds):
+            # alternate which goes first, so neither always runs on a warmer loop
+            order = [("ApiClient", through_client), ("httpx", through_httpx)]
+            for name, one in order if n % 2 == 0 else reversed(order):
+                times[name] += await _timed(batch, one)
+        done = rounds * batch
+    finally:
+        await client.aclose()
+        await bare.aclose()
+        await server.stop()
+    for name in ("httpx", "ApiClient"):
+        print(f"{name:>9}: {done} requests in {times[name]:.3f} s = {done / times[name]:,.0f} req/s")
+    ratio = times["ApiClient"] / times["httpx"]
+    print(f"    ratio: {ratio:.3f} (ApiClient time / httpx time; target <= {TARGET})")
+    return ratio
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; 0 when the target is met."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000, help="requests per client")
+    parser.add_argument("--batch", type=int, default=100, help="requests per alternating batch")
+    args = parser.parse_args(argv)
+    ratio = asyncio.run(run(args.requests, args.batch))
+    if ratio > TARGET:
+        print(f"FAILED: the client adds {100 * (ratio - 1):.1f}% (target <= {100 * (TARGET - 1):.0f}%)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

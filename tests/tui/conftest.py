@@ -1,0 +1,88 @@
+"""Fixtures for the TUI tests: one seeded sandbox built per session, copied into each test.
+
+Everything that moves is frozen: the sandbox clock (`time_source`), the ids of seeded records
+(a seeded generator stands in for `secrets.choice` while the template is built), the cursor
+blink, and the display of ports and wall-clock times (`stable_display`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+FROZEN_TIME = 1_714_564_800.0  # 2024-05-01 12:00:00 UTC
+SEEDED_PAYMENTS = 40
+
+
+def frozen_clock() -> float:
+    """The sandbox's time source in tests."""
+    return FROZEN_TIME
+
+
+class _SeededSecrets:
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def choice(self, seq):  # type: ignore[no-untyped-def]
+        return self._rng.choice(seq)
+
+
+async def _build_template(directory: Path) -> None:
+    from tui.sandbox.config import SandboxConfig
+    from tui.sandbox.server import Sandbox
+
+    sandbox = Sandbox(SandboxConfig(data_dir=directory / "sandbox", time_source=frozen_clock))
+    await sandbox.start("127.0.0.1", 0)
+    try:
+        result = sandbox.seed(SEEDED_PAYMENTS)
+        if asyncio.iscoroutine(result):
+            await result
+    finally:
+        result = sandbox.stop()
+        if asyncio.iscoroutine(result):
+            await result
+
+
+@pytest.fixture(scope="session")
+def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir with a seeded sandbox, built once; tests get copies."""
+    import tui.sandbox.ids as ids
+
+    directory = tmp_path_factory.mktemp("template")
+    saved = ids.secrets
+    ids.secrets = _SeededSecrets(2024)  # type: ignore[assignment]
+    try:
+        asyncio.run(_build_template(directory))
+    finally:
+        ids.secrets = saved
+    return directory
+
+
+@pytest.fixture
+def dirs(tmp_path: Path, sandbox_template: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
+    tuple[Path, Path]
+]:
+    """(config dir, data dir) for one test: an empty config and a copy of the seeded data."""
+    data = tmp_path / "data"
+    shutil.copytree(sandbox_template, data)
+    config = tmp_path / "config"
+    config.mkdir()
+    monkeypatch.setenv("PAYSCOPE_CONFIG_DIR", str(config))
+    monkeypatch.setenv("PAYSCOPE_DATA_DIR", str(data))
+    monkeypatch.delenv("PAYSCOPE_API_KEY", raising=False)
+    yield config, data
+
+
+@pytest.fixture(autouse=True)
+def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.reactive import reactive
+    from textual.widgets import Input
+
+    still = reactive(False, init=False)
+    still.__set_name__(Input, "cursor_blink")
+    monkeypatch.setattr(Input, "cursor_blink", still)

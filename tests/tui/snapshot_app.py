@@ -1,0 +1,29 @@
+"""The app as snapshot and pilot tests build it: through `make_app`, with a test config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tests.tui.conftest import frozen_clock
+from tui.app import PayscopeApp, make_app
+
+
+def build(config_dir: Path, data_dir: Path, theme: str = "payscope-dark", **options: Any) -> PayscopeApp:
+    """A local-profile app on the copied sandbox, clock frozen, nothing that moves on screen."""
+    return make_app(
+        theme=theme,
+        config_dir=config_dir,
+        data_dir=data_dir,
+        stable_display=True,
+        time_source=frozen_clock,
+        **options,
+    )
+
+
+async def ready(pilot: Any) -> None:
+    """Wait until start-up finished and the first page is on screen."""
+    app = pilot.app
+    await app.runtime.ready.wait()
+    await app.workers.wait_for_complete()
+    await pilot.pause()

@@ -1,0 +1,549 @@
+"""The shared async client of the payment service: one `httpx.AsyncClient` behind typed calls.
+
+    async with ApiClient("http://127.0.0.1:8080", "snd_...", profile_id="pro_...") as client:
+        payment = await client.payments.create(PaymentCreateRequest(...))
+
+Every call goes through `ApiClient.call` (or `request` for raw JSON): headers, retries with
+backoff (rules in `tui.api.retry`), error envelopes turned into `tui.api.errors` exceptions,
+rate-limit state, and one redacted `tui.api.journal` entry per attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from tui import __version__
+from tui.api import errors
+from tui.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
+from tui.api.resources.analytics import AnalyticsResource
+from tui.api.resources.api_keys import ApiKeysResource
+from tui.api.resources.customers import CustomersResource
+from tui.api.resources.disputes import DisputesResource
+from tui.api.resources.events import EventsResource
+from tui.api.resources.payment_links import PaymentLinksResource
+from tui.api.resources.payments import PaymentsResource
+from tui.api.resources.payouts import PayoutsResource
+from tui.api.resources.profiles import ProfilesResource
+from tui.api.resources.refunds import RefundsResource
+from tui.api.resources.sandbox import SandboxResource
+from tui.api.resources.subscriptions import SubscriptionsResource
+from tui.api.resources.users import UsersResource
+from tui.api.retry import Replay, RetryPolicy, may_retry_error, may_retry_status
+
+__all__ = ["USER_AGENT", "ApiClient", "JournalEntry", "RateLimit", "Replay"]
+
+USER_AGENT = f"payscope/{__version__} (+python-httpx/{httpx.__version__})"
+M = TypeVar("M", bound=BaseModel)
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """The service's rate-limit window as of the last answer (None: not said yet).
+
+    `limit` is requests per minute, `remaining` what is left in the window, `reset` the Unix
+    time the window resets.
+    """
+
+    limit: int | None = None
+    remaining: int | None = None
+    reset: float | None = None
+
+
+def _int_header(value: str | None) -> int | None:
+    if value is None:
+        return None
+    try:
+        return int(float(value))
+    except ValueError:
+        return None
+
+
+def _float_header(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _describe_transport_error(exc: httpx.TransportError) -> str:
+    kind = {
+        httpx.ConnectTimeout: "the connection could not be made in time",
+        httpx.ReadTimeout: "the service accepted the request but did not answer in time",
+        httpx.WriteTimeout: "the request could not be sent in time",
+        httpx.PoolTimeout: "no free connection in time (too many requests at once)",
+        httpx.ConnectError: "the connection was refused or the host is unreachable",
+        httpx.RemoteProtocolError: "the service closed the connection without a full answer",
+        httpx.ReadError: "the connection broke while reading the answer",
+        httpx.WriteError: "the connection broke while sending the request",
+    }.get(type(exc), "the request failed on the way")
+    detail = str(exc)
+    return f"{kind} ({detail})" if detail else kind
+
+
+class ApiClient:
+    """Typed async access to the payment service, with retries and a request journal.
+
+    `base_url` is the service root (e.g. the local sandbox's URL); `api_key` the secret key
+    (`snd_...`). Production keys (`prd_`, `pk_prd_`) are refused unless `allow_production=True`.
+    `profile_id` is sent as `X-Profile-Id` on subscription calls and names the business profile;
+    `merchant_id` is needed by the events, business-profile and API-key calls (it is in their
+    paths). `transport` replaces the network (e.g. `httpx.MockTransport`). Retries are bounded by
+    `max_attempts` and `max_retry_time` seconds; `clock`, `sleep`, `wall_clock` and `rng` are
+    injectable so tests never wait. `journal_size` bounds the request journal.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        profile_id: str | None = None,
+        merchant_id: str | None = None,
+        allow_production: bool = False,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 30.0,
+        max_attempts: int = 4,
+        max_retry_time: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        wall_clock: Callable[[], float] = time.time,
+        rng: Callable[[], float] = random.random,
+        journal_size: int = 1000,
+    ) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise errors.ConfigurationError(
+                f"The base URL {base_url!r} is not an http:// or https:// address.\n"
+                "What to do: give the service root, e.g. http://127.0.0.1:8080."
+            )
+        key = api_key.strip()
+        if not key or any(ch.isspace() for ch in key):
+            raise errors.ConfigurationError(
+                "The API key is empty or contains spaces or line breaks.\n"
+                "What to do: store the secret key with `payscope keys set` (or set "
+                "PAYSCOPE_API_KEY); sandbox keys start with snd_."
+            )
+        if key.startswith(("prd_", "pk_prd_")) and not allow_production:
+            raise errors.ProductionKeyError(mask_key(key))
+        self.base_url = base_url.rstrip("/")
+        self.profile_id = profile_id
+        self.merchant_id = merchant_id
+        self.retry_policy = RetryPolicy(max_attempts=max_attempts, max_retry_time=max_retry_time)
+        self._clock = clock
+        self._sleep = sleep
+        self._wall_clock = wall_clock
+        self._rng = rng
+        self._redactor = Redactor([key])
+        self.journal = RequestJournal(journal_size)
+        self._rate_limit = RateLimit()
+        self._rate_limit_watchers: list[Callable[[RateLimit], None]] = []
+        self._call_ids = 0
+        self._adapters: dict[Any, TypeAdapter[Any]] = {}
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers={
+                "api-key": key,
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+                "User-Agent": USER_AGENT,
+            },
+            timeout=httpx.Timeout(timeout),
+            transport=transport,
+        )
+        self.payments = PaymentsResource(self)
+        self.customers = CustomersResource(self)
+        self.refunds = RefundsResource(self)
+        self.disputes = DisputesResource(self)
+        self.subscriptions = SubscriptionsResource(self)
+        self.payouts = PayoutsResource(self)
+        self.payment_links = PaymentLinksResource(self)
+        self.analytics = AnalyticsResource(self)
+        self.users = UsersResource(self)
+        self.events = EventsResource(self)
+        self.profiles = ProfilesResource(self)
+        self.api_keys = ApiKeysResource(self)
+        self.sandbox = SandboxResource(self)
+
+    def __repr__(self) -> str:
+        # Never the key, even masked: reprs end up in tracebacks and logs.
+        return f"ApiClient(base_url={self.base_url!r}, profile_id={self.profile_id!r})"
+
+    async def __aenter__(self) -> ApiClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connections (the client cannot be used afterwards)."""
+        await self._http.aclose()
+
+    @property
+    def is_closed(self) -> bool:
+        """True once `aclose()` ran."""
+        return self._http.is_closed
+
+    # -- rate limit --------------------------------------------------------------------------
+
+    @property
+    def rate_limit(self) -> RateLimit:
+        """The rate-limit window as of the last answer that carried `X-RateLimit-*` headers."""
+        return self._rate_limit
+
+    def on_rate_limit_change(self, callback: Callable[[RateLimit], None]) -> Callable[[], None]:
+        """Call `callback(rate_limit)` whenever it changes; returns the function that stops it."""
+        self._rate_limit_watchers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._rate_limit_watchers:
+                self._rate_limit_watchers.remove(callback)
+
+        return unsubscribe
+
+    def _update_rate_limit(self, headers: httpx.Headers) -> None:
+        limit = headers.get("x-ratelimit-limit")
+        remaining = headers.get("x-ratelimit-remaining")
+        reset = headers.get("x-ratelimit-reset")
+        if limit is None and remaining is None and reset is None:
+            return
+        new = RateLimit(_int_header(limit), _int_header(remaining), _float_header(reset))
+        if new == self._rate_limit:
+            return
+        self._rate_limit = new
+        for callback in list(self._rate_limit_watchers):
+            callback(new)
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def require_profile_id(self, operation: str) -> str:
+        """The profile id, or `MissingProfileIdError` naming `operation` (nothing is sent)."""
+        if not self.profile_id:
+            raise errors.MissingProfileIdError(operation)
+        return self.profile_id
+
+    def require_merchant_id(self, operation: str) -> str:
+        """The merchant id, or `MissingMerchantIdError` naming `operation` (nothing is sent)."""
+        if not self.merchant_id:
+            raise errors.MissingMerchantIdError(operation)
+        return self.merchant_id
+
+    async def health(self) -> bool:
+        """True when `GET /health` answers 2xx with this key (errors raise as usual)."""
+        await self.request("GET", "/health")
+        return True
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        result: type[M],
+        *,
+        body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        replay: Replay | None = None,
+        resolve_duplicate: str | None = None,
+        duplicate_statuses: frozenset[int] = frozenset(),
+    ) -> M:
+        """Send a call and validate the JSON answer as `result` (see `request`)."""
+        data = await self.request(
+            method,
+            path,
+            body=body,
+            params=params,
+            headers=headers,
+            replay=replay,
+            resolve_duplicate=resolve_duplicate,
+            duplicate_statuses=duplicate_statuses,
+        )
+        validated: M = self._validate(result, data, method, path)
+        return validated
+
+    async def call_list(
+        self,
+        method: str,
+        path: str,
+        item: type[M],
+        *,
+        body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        replay: Replay | None = None,
+    ) -> list[M]:
+        """Send a call whose answer is a JSON array and validate each element as `item`."""
+        data = await self.request(
+            method, path, body=body, params=params, headers=headers, replay=replay
+        )
+        validated: list[M] = self._validate(list[item], data, method, path)  # type: ignore[valid-type]
+        return validated
+
+    async def call_json(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        replay: Replay | None = None,
+    ) -> dict[str, Any]:
+        """Send a call whose answer is a JSON object with no model of its own."""
+        data = await self.request(
+            method, path, body=body, params=params, headers=headers, replay=replay
+        )
+        result: dict[str, Any] = self._validate(dict[str, Any], data, method, path)
+        return result
+
+    async def call_json_list(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        replay: Replay | None = None,
+    ) -> list[dict[str, Any]]:
+        """Send a call whose answer is a JSON array of objects with no model of their own."""
+        data = await self.request(
+            method, path, body=body, params=params, headers=headers, replay=replay
+        )
+        result: list[dict[str, Any]] = self._validate(list[dict[str, Any]], data, method, path)
+        return result
+
+    def _validate(self, target: Any, data: Any, method: str, path: str) -> Any:
+        adapter = self._adapters.get(target)
+        if adapter is None:
+            adapter = self._adapters[target] = TypeAdapter(target)
+        try:
+            return adapter.validate_python(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the body"
+            detail = f"{where}: {first['msg']} ({exc.error_count()} problem(s) in all)"
+            raise errors.ResponseFormatError(method, path, self._redactor.text(detail)) from None
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        replay: Replay | None = None,
+        resolve_duplicate: str | None = None,
+        duplicate_statuses: frozenset[int] = frozenset(),
+    ) -> Any:
+        """Send one call, with retries, and return its decoded JSON answer (None when empty).
+
+        `body` is serialised as JSON. `replay` says how safe the call is to repeat (default:
+        `SAFE` for GET, `UNSAFE` otherwise; rules in `tui.api.retry`). For a `KEYED` creation,
+        `resolve_duplicate` is the path that reads the object: when a retry is answered `HE_01`
+        (or a status in `duplicate_statuses`), the earlier attempt went through, and the object
+        read from that path is returned instead of an error.
+        """
+        method = method.upper()
+        if replay is None:
+            replay = Replay.SAFE if method in _SAFE_METHODS else Replay.UNSAFE
+        content = None
+        if body is not None:
+            content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+        response = await self._send(
+            method, path, content, params, headers, replay, resolve_duplicate, duplicate_statuses
+        )
+        if isinstance(response, _Resolved):
+            return response.data
+        return self._decode(response, method, path)
+
+    def _decode(self, response: httpx.Response, method: str, path: str) -> Any:
+        if not response.content.strip():
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            snippet = self._redactor.text(response.text[:120])
+            raise errors.ResponseFormatError(
+                method, path, f"HTTP {response.status_code} body is not JSON: {snippet!r}"
+            ) from None
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        content: bytes | None,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str] | None,
+        replay: Replay,
+        resolve_duplicate: str | None,
+        duplicate_statuses: frozenset[int],
+    ) -> httpx.Response | _Resolved:
+        self._call_ids += 1
+        call_id = self._call_ids
+        policy = self.retry_policy
+        first_started = self._clock()
+        attempt = 0
+        while True:
+            attempt += 1
+            request = self._http.build_request(
+                method, path, content=content, params=params, headers=headers
+            )
+            try:
+                response = await self._attempt(request, call_id, attempt)
+            except httpx.TransportError as exc:
+                if attempt < policy.max_attempts and may_retry_error(exc, replay):
+                    delay = policy.backoff(attempt - 1, self._rng)
+                    if self._fits(first_started, delay):
+                        await self._sleep(delay)
+                        continue
+                raise self._transport_error(exc, request, attempt) from None
+            self._update_rate_limit(response.headers)
+            if response.is_success:
+                return response
+            error = self._api_error(response, method, path)
+            if (
+                attempt > 1
+                and resolve_duplicate is not None
+                and (
+                    isinstance(error, errors.DuplicateError)
+                    or response.status_code in duplicate_statuses
+                )
+            ):
+                # An earlier attempt went through: read the object it created instead.
+                data = await self.request("GET", resolve_duplicate)
+                return _Resolved(data)
+            if attempt < policy.max_attempts and may_retry_status(response.status_code, replay):
+                if isinstance(error, errors.RateLimitedError):
+                    delay = policy.rate_limit_wait(
+                        error.reset, self._wall_clock(), attempt - 1, self._rng
+                    )
+                else:
+                    delay = policy.backoff(attempt - 1, self._rng)
+                if self._fits(first_started, delay):
+                    await self._sleep(delay)
+                    continue
+            raise error
+
+    def _fits(self, first_started: float, delay: float) -> bool:
+        return self._clock() - first_started + delay <= self.retry_policy.max_retry_time
+
+    async def _attempt(self, request: httpx.Request, call_id: int, attempt: int) -> httpx.Response:
+        entry_id = self.journal.next_id()
+        started_at = self._wall_clock()
+        t0 = self._clock()
+        redact = self._redactor
+        url = redact.text(str(request.url))
+        path = redact.text(request.url.raw_path.decode("ascii", errors="replace"))
+        request_headers = redact.headers(request.headers.items())
+        request_body = redact.body(request.content or None, request.headers.get("content-type", ""))
+        try:
+            response = await self._http.send(request)
+        except httpx.TransportError as exc:
+            self.journal.record(
+                JournalEntry(
+                    id=entry_id,
+                    call_id=call_id,
+                    attempt=attempt,
+                    method=request.method,
+                    url=url,
+                    path=path,
+                    request_headers=request_headers,
+                    request_body=request_body,
+                    started_at=started_at,
+                    latency_ms=(self._clock() - t0) * 1000.0,
+                    error=redact.text(_describe_transport_error(exc)),
+                )
+            )
+            raise
+        self.journal.record(
+            JournalEntry(
+                id=entry_id,
+                call_id=call_id,
+                attempt=attempt,
+                method=request.method,
+                url=url,
+                path=path,
+                request_headers=request_headers,
+                request_body=request_body,
+                started_at=started_at,
+                latency_ms=(self._clock() - t0) * 1000.0,
+                status=response.status_code,
+                response_headers=redact.headers(response.headers.items()),
+                response_body=redact.body(
+                    response.content, response.headers.get("content-type", "")
+                ),
+            )
+        )
+        return response
+
+    def _transport_error(
+        self, exc: httpx.TransportError, request: httpx.Request, attempts: int
+    ) -> errors.ApiConnectionError:
+        cls = (
+            errors.ApiTimeoutError
+            if isinstance(exc, httpx.TimeoutException)
+            else errors.ApiConnectionError
+        )
+        reason = self._redactor.text(_describe_transport_error(exc))
+        url = self._redactor.text(str(request.url))
+        return cls(request.method, url, reason, attempts=attempts)
+
+    def _api_error(self, response: httpx.Response, method: str, path: str) -> errors.ApiError:
+        status = response.status_code
+        type_: str | None = None
+        code: str | None = None
+        message = ""
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = None
+        envelope = payload.get("error") if isinstance(payload, dict) else None
+        if isinstance(envelope, dict):
+            type_ = _str_or_none(envelope.get("type"))
+            code = _str_or_none(envelope.get("code"))
+            message = _str_or_none(envelope.get("message")) or ""
+        elif isinstance(envelope, str):
+            message = envelope
+        if not message:
+            text = " ".join(response.text.split())[:200]
+            reason = response.reason_phrase or "error"
+            message = (
+                f"{reason}; the body was not an error envelope: {text!r}"
+                if text
+                else f"{reason}, with an empty body"
+            )
+        message = self._redactor.text(message)
+        cls = errors.error_class_for(status, code)
+        if cls is errors.RateLimitedError:
+            return errors.RateLimitedError(
+                status,
+                type_,
+                code,
+                message,
+                method=method,
+                path=path,
+                reset=_float_header(response.headers.get("x-ratelimit-reset")),
+            )
+        return cls(status, type_, code, message, method=method, path=path)
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """The decoded answer of the read that resolved a duplicate creation."""
+
+    data: Any
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

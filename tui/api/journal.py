@@ -1,0 +1,329 @@
+"""The request journal: every request the client sends and what came back, secrets removed.
+
+Redaction happens before anything is stored, so no entry, subscriber, screen or curl export can
+leak a secret:
+
+- headers `api-key`, `Authorization`, `Cookie`, `Set-Cookie` and the like are replaced;
+- in JSON bodies, at any depth: card numbers keep their last four digits, the CVC goes, and
+  `api_key`, `client_secret`, `payment_response_hash_key`, webhook secrets, `password` and
+  `totp` values are replaced;
+- in any text (headers, bodies that are not JSON, JSON string values): key-shaped strings
+  (`snd_`, `prd_`, `pk_snd_`, `pk_prd_` followed by key characters), the client's own key, and
+  runs of 13-19 digits that pass the Luhn check (card numbers) are masked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import re
+import shlex
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+REDACTED = "[REDACTED]"
+CURL_KEY_VARIABLE = "PAYSCOPE_API_KEY"
+
+_SECRET_HEADERS = frozenset(
+    {"api-key", "x-api-key", "authorization", "proxy-authorization", "cookie", "set-cookie"}
+)
+_CARD_NUMBER_FIELDS = frozenset(
+    {"card_number", "dpan", "application_primary_account_number", "network_token"}
+)
+_CVC_FIELDS = frozenset({"card_cvc", "cvc", "cvv", "card_cvv", "cvc2", "security_code"})
+_SECRET_FIELDS = frozenset(
+    {
+        "api_key",
+        "secret_key",
+        "client_secret",
+        "payment_response_hash_key",
+        "webhook_secret",
+        "webhook_password",
+        "signing_secret",
+        "password",
+        "new_password",
+        "old_password",
+        "totp",
+        "recovery_code",
+    }
+)
+_KEY_PATTERN = re.compile(r"(?<![A-Za-z0-9])((?:pk_)?(?:snd|prd)_)[A-Za-z0-9_\-]{6,}")
+_DIGIT_RUN = re.compile(r"(?<!\d)\d{13,19}(?!\d)")
+# Bodies above this size are stored cut, so a long session cannot fill memory with list pages.
+MAX_STORED_BODY = 64 * 1024
+
+
+def mask_key(key: str) -> str:
+    """A key as it may be shown to a person: its kind prefix and last four characters."""
+    match = re.match(r"(pk_)?(snd|prd)_", key)
+    prefix = match.group(0) if match else ""
+    tail = key[-4:] if len(key) - len(prefix) >= 8 else ""
+    return f"{prefix}...{tail}"
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def _mask_card(value: str) -> str:
+    digits = "".join(ch for ch in value if ch.isdigit())
+    if len(digits) < 8:
+        return REDACTED
+    return "*" * (len(digits) - 4) + digits[-4:]
+
+
+class Redactor:
+    """Removes secrets from headers, JSON bodies and free text (see the module docstring)."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        self._secrets: set[str] = set()
+        for secret in secrets:
+            self.add_secret(secret)
+
+    def add_secret(self, secret: str) -> None:
+        """Also mask this exact string wherever it appears (e.g. a key that is not key-shaped)."""
+        if len(secret) >= 4:
+            self._secrets.add(secret)
+
+    def text(self, value: str) -> str:
+        """Mask keys, known secrets and card numbers in free text."""
+        if "snd_" in value or "prd_" in value:
+            value = _KEY_PATTERN.sub(lambda m: m.group(1) + REDACTED, value)
+        for secret in self._secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        if _DIGIT_RUN.search(value):
+            value = _DIGIT_RUN.sub(
+                lambda m: _mask_card(m.group(0)) if _luhn_ok(m.group(0)) else m.group(0), value
+            )
+        return value
+
+    def headers(self, headers: Iterable[tuple[str, str]]) -> dict[str, str]:
+        """Headers with secret ones replaced; later duplicates are joined with a comma."""
+        out: dict[str, str] = {}
+        for name, value in headers:
+            lowered = name.lower()
+            clean = REDACTED if lowered in _SECRET_HEADERS else self.text(value)
+            out[lowered] = f"{out[lowered]}, {clean}" if lowered in out else clean
+        return out
+
+    def json_value(self, value: Any) -> Any:
+        """A copy of a decoded JSON value with secret fields masked at any depth."""
+        if isinstance(value, dict):
+            return {k: self._field(str(k), v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.json_value(v) for v in value]
+        if isinstance(value, str):
+            return self.text(value)
+        return value
+
+    def _field(self, name: str, value: Any) -> Any:
+        lowered = name.lower()
+        if value is None:
+            return None
+        if lowered in _CARD_NUMBER_FIELDS and isinstance(value, str | int):
+            return _mask_card(str(value))
+        if lowered in _CVC_FIELDS or lowered in _SECRET_FIELDS:
+            return REDACTED if isinstance(value, str | int | float) else self._scrub(value)
+        if lowered.endswith(("_secret", "_password")) and isinstance(value, str):
+            return REDACTED
+        return self.json_value(value)
+
+    def _scrub(self, value: Any) -> Any:
+        # A secret field holding a structure: keep the shape, drop every leaf.
+        if isinstance(value, dict):
+            return {k: self._scrub(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._scrub(v) for v in value]
+        return None if value is None else REDACTED
+
+    def body(self, raw: bytes | str | None, content_type: str = "") -> str | None:
+        """A request or response body as redacted text (JSON re-serialised compactly)."""
+        if raw is None:
+            return None
+        text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+        if not text:
+            return ""
+        stripped = text.lstrip()
+        if "json" in content_type or stripped[:1] in ("{", "["):
+            try:
+                decoded = json.loads(text)
+            except ValueError:
+                pass
+            else:
+                text = json.dumps(self.json_value(decoded), ensure_ascii=False)
+                return _cap(text)
+        return _cap(self.text(text))
+
+
+def _cap(text: str) -> str:
+    if len(text) <= MAX_STORED_BODY:
+        return text
+    return text[:MAX_STORED_BODY] + f"... [{len(text) - MAX_STORED_BODY} more characters not kept]"
+
+
+# Headers curl computes itself; copying them would only make the command wrong when edited.
+_CURL_SKIPPED_HEADERS = frozenset(
+    {"host", "content-length", "accept-encoding", "connection", "user-agent"}
+)
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One attempt of one request, already redacted.
+
+    `call_id` groups the attempts of one client call (retries share it); `attempt` counts from
+    1. `status` is None when no answer came (then `error` says why). `started_at` is a Unix
+    time; `latency_ms` is measured on the client's monotonic clock.
+    """
+
+    id: int
+    call_id: int
+    attempt: int
+    method: str
+    url: str
+    path: str
+    request_headers: Mapping[str, str]
+    request_body: str | None
+    started_at: float
+    latency_ms: float
+    status: int | None = None
+    response_headers: Mapping[str, str] = field(default_factory=dict)
+    response_body: str | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True for a 2xx answer."""
+        return self.status is not None and 200 <= self.status < 300
+
+    def to_curl(self) -> str:
+        """This request as a curl command that runs in a POSIX shell.
+
+        The key is not in it: the `api-key` header reads `$PAYSCOPE_API_KEY` from the shell
+        (`export PAYSCOPE_API_KEY=snd_...` first). The body is the redacted one: card numbers
+        keep only their last four digits and the CVC, passwords and secrets read `[REDACTED]`,
+        so fill those fields in by hand before running a request that needs them.
+        """
+        parts = ["curl", "-sS", "-X", self.method, shlex.quote(self.url)]
+        headers = [("api-key", f"${CURL_KEY_VARIABLE}")]
+        for name, value in self.request_headers.items():
+            if name in _SECRET_HEADERS or name in _CURL_SKIPPED_HEADERS:
+                continue
+            headers.append((name, value))
+        for name, value in headers:
+            if name == "api-key":
+                # Double quotes so the shell expands the variable.
+                parts += ["-H", f'"{name}: {value}"']
+            else:
+                parts += ["-H", shlex.quote(f"{name}: {value}")]
+        if self.request_body:
+            parts += ["--data-raw", shlex.quote(self.request_body)]
+        return " ".join(parts)
+
+
+Subscriber = Callable[[JournalEntry], None]
+
+
+class RequestJournal:
+    """A bounded, newest-last buffer of `JournalEntry`, with subscribers.
+
+    `subscribe(callback)` calls `callback(entry)` for each new entry and returns a function
+    that unsubscribes; `async for entry in journal.follow()` yields new entries as they come.
+    """
+
+    def __init__(self, maxlen: int = 1000) -> None:
+        if maxlen < 1:
+            raise ValueError(f"the journal must keep at least one entry, got maxlen={maxlen}")
+        self._entries: deque[JournalEntry] = deque(maxlen=maxlen)
+        self._subscribers: list[Subscriber] = []
+        self._next_id = 1
+
+    @property
+    def maxlen(self) -> int:
+        """How many entries are kept (the oldest go first)."""
+        return self._entries.maxlen or 0
+
+    def next_id(self) -> int:
+        """Reserve the id of an entry about to be recorded."""
+        value = self._next_id
+        self._next_id += 1
+        return value
+
+    def record(self, entry: JournalEntry) -> None:
+        """Store an entry and hand it to every subscriber (a failing subscriber is logged)."""
+        self._entries.append(entry)
+        for callback in list(self._subscribers):
+            try:
+                callback(entry)
+            except Exception:
+                log.exception("a request-journal subscriber failed")
+
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(entry)` on each new entry; returns the function that stops it."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    async def follow(self, *, replay: bool = False) -> AsyncIterator[JournalEntry]:
+        """Yield entries as they are recorded (first the stored ones, with `replay=True`).
+
+        A follower that falls more than `maxlen` entries behind loses the oldest of them, like
+        the journal itself.
+        """
+        queue: asyncio.Queue[JournalEntry] = asyncio.Queue()
+        limit = self.maxlen
+
+        def push(entry: JournalEntry) -> None:
+            if queue.qsize() >= limit:
+                queue.get_nowait()
+            queue.put_nowait(entry)
+
+        if replay:
+            for entry in self._entries:
+                push(entry)
+        unsubscribe = self.subscribe(push)
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            unsubscribe()
+
+    def get(self, entry_id: int) -> JournalEntry | None:
+        """The entry with this id, if still kept."""
+        for entry in reversed(self._entries):
+            if entry.id == entry_id:
+                return entry
+        return None
+
+    def entries(self) -> list[JournalEntry]:
+        """The kept entries, oldest first."""
+        return list(self._entries)
+
+    def clear(self) -> None:
+        """Forget every entry (subscribers stay)."""
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[JournalEntry]:
+        return iter(list(self._entries))

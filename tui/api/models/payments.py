@@ -1,0 +1,572 @@
+"""Payments: create, update, confirm, capture, cancel, the list filter, the payment object.
+
+Response statuses are kept as plain strings (the service may add new ones); `PaymentStatus`
+is there for code that compares.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar, Final
+
+from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from tui.api.models._base import RequestModel, ResponseModel, field_error, raise_field_errors
+from tui.api.models.common import (
+    Address,
+    Amount,
+    Billing,
+    BrowserInfo,
+    Currency,
+    Email,
+    Limit,
+    ListResponse,
+    Metadata,
+    Offset,
+    PaymentIdStr,
+    PhoneCountryCode,
+    PositiveAmount,
+    Timestamp,
+    choice,
+    created_range_errors,
+    enum_or_none,
+    one_or_many,
+)
+from tui.api.models.disputes import Dispute
+from tui.api.models.refunds import Refund
+
+__all__ = [
+    "STATEMENT_DESCRIPTOR_MAX",
+    "TERMINAL_PAYMENT_STATUSES",
+    "AmountFilter",
+    "AuthenticationType",
+    "AuthenticationTypeField",
+    "CaptureMethod",
+    "CaptureMethodField",
+    "CardData",
+    "CardInfo",
+    "ConnectorDetails",
+    "ErrorDetails",
+    "IssuerDetails",
+    "ListOrder",
+    "NetworkDetails",
+    "NextAction",
+    "OrderDetail",
+    "Payment",
+    "PaymentAttempt",
+    "PaymentCancelRequest",
+    "PaymentCaptureRequest",
+    "PaymentConfirmRequest",
+    "PaymentCreateRequest",
+    "PaymentListRequest",
+    "PaymentListResponse",
+    "PaymentMethodData",
+    "PaymentMethodDataResponse",
+    "PaymentStatus",
+    "PaymentStatusField",
+    "PaymentUpdateRequest",
+    "UnifiedDetails",
+    "luhn_ok",
+]
+
+
+class PaymentStatus(StrEnum):
+    """Every payment status of the reference service (a superset of the spec's list)."""
+
+    REQUIRES_PAYMENT_METHOD = "requires_payment_method"
+    REQUIRES_CONFIRMATION = "requires_confirmation"
+    REQUIRES_ACTION = "requires_action"
+    REQUIRES_CUSTOMER_ACTION = "requires_customer_action"
+    REQUIRES_MERCHANT_ACTION = "requires_merchant_action"
+    REQUIRES_CAPTURE = "requires_capture"
+    PROCESSING = "processing"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    PARTIALLY_CAPTURED = "partially_captured"
+    PARTIALLY_CAPTURED_AND_CAPTURABLE = "partially_captured_and_capturable"
+    EXPIRED = "expired"
+
+
+TERMINAL_PAYMENT_STATUSES: Final[frozenset[PaymentStatus]] = frozenset(
+    {
+        PaymentStatus.SUCCEEDED,
+        PaymentStatus.FAILED,
+        PaymentStatus.CANCELLED,
+        PaymentStatus.PARTIALLY_CAPTURED,
+        PaymentStatus.EXPIRED,
+    }
+)
+
+
+class CaptureMethod(StrEnum):
+    """When the authorised money is taken."""
+
+    AUTOMATIC = "automatic"
+    MANUAL = "manual"
+    MANUAL_MULTIPLE = "manual_multiple"
+    SCHEDULED = "scheduled"
+    SEQUENTIAL_AUTOMATIC = "sequential_automatic"
+
+
+class AuthenticationType(StrEnum):
+    """Whether 3-D Secure is asked for."""
+
+    THREE_DS = "three_ds"
+    NO_THREE_DS = "no_three_ds"
+
+
+STATEMENT_DESCRIPTOR_MAX: Final = 22
+
+CaptureMethodField = Annotated[
+    CaptureMethod, BeforeValidator(choice(CaptureMethod, "capture method"))
+]
+AuthenticationTypeField = Annotated[
+    AuthenticationType, BeforeValidator(choice(AuthenticationType, "authentication type"))
+]
+PaymentStatusField = Annotated[
+    PaymentStatus, BeforeValidator(choice(PaymentStatus, "payment status"))
+]
+
+
+def luhn_ok(number: str) -> bool:
+    """True when a string of digits passes the Luhn checksum that card numbers carry."""
+    total = 0
+    for index, char in enumerate(reversed(number)):
+        digit = int(char)
+        if index % 2:
+            digit = digit * 2 - 9 if digit > 4 else digit * 2
+        total += digit
+    return total % 10 == 0
+
+
+def _card_number(value: Any) -> Any:
+    if not isinstance(value, str):
+        raise PydanticCustomError(
+            "card_number_type", 'card_number must be a string of digits, e.g. "4242424242424242"'
+        )
+    digits = value.replace(" ", "")  # people paste numbers grouped in fours
+    if not digits.isdigit() or not digits.isascii():
+        raise PydanticCustomError(
+            "card_number", "card_number may hold digits only (spaces are ignored)"
+        )
+    if not 12 <= len(digits) <= 19:
+        raise PydanticCustomError(
+            "card_number",
+            "card_number must have 12 to 19 digits (this one has {count})",
+            {"count": len(digits)},
+        )
+    if not luhn_ok(digits):
+        # only the last four: the error text may end up in a log
+        raise PydanticCustomError(
+            "card_number",
+            "card_number ending {last4} fails the Luhn check: a digit is mistyped",
+            {"last4": digits[-4:]},
+        )
+    return digits
+
+
+def _digits_text(value: Any) -> str:
+    """A str or int as stripped text; anything else as "" (bool is not a number here)."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return ""
+    return str(value).strip()
+
+
+def _exp_month(value: Any, info: ValidationInfo) -> Any:
+    field = info.field_name or "card_exp_month"
+    text = (
+        str(value).strip() if isinstance(value, str | int) and not isinstance(value, bool) else ""
+    )
+    if text.isdigit() and 1 <= int(text) <= 12:
+        return f"{int(text):02d}"
+    raise PydanticCustomError(
+        "card_exp_month",
+        "{field} must be a month from 01 to 12 (got {value})",
+        {"field": field, "value": repr(value)},
+    )
+
+
+def _exp_year(value: Any, info: ValidationInfo) -> Any:
+    field = info.field_name or "card_exp_year"
+    text = (
+        str(value).strip() if isinstance(value, str | int) and not isinstance(value, bool) else ""
+    )
+    if text.isdigit() and len(text) in (2, 4):
+        return text
+    raise PydanticCustomError(
+        "card_exp_year",
+        "{field} must be a year of 2 or 4 digits, such as 2030 or 30 (got {value})",
+        {"field": field, "value": repr(value)},
+    )
+
+
+def _cvc(value: Any) -> Any:
+    text = _digits_text(value)
+    if text.isdigit() and text.isascii() and 3 <= len(text) <= 4:
+        return text
+    # never echo the code itself
+    raise PydanticCustomError("card_cvc", "card_cvc must be 3 or 4 digits")
+
+
+CardNumber = Annotated[str, BeforeValidator(_card_number)]
+ExpiryMonth = Annotated[str, BeforeValidator(_exp_month)]
+ExpiryYear = Annotated[str, BeforeValidator(_exp_year)]
+CardCvc = Annotated[str, BeforeValidator(_cvc)]
+
+
+class CardData(RequestModel):
+    """A card in a request. Card data is hidden from reprs and error texts."""
+
+    card_number: CardNumber = Field(repr=False)
+    card_exp_month: ExpiryMonth
+    card_exp_year: ExpiryYear
+    card_cvc: CardCvc | None = Field(default=None, repr=False)
+    card_holder_name: str | None = None
+    card_network: str | None = None
+    nick_name: str | None = None
+
+    @property
+    def last4(self) -> str:
+        """The last four digits, the only part that may be shown."""
+        return self.card_number[-4:]
+
+
+class PaymentMethodData(RequestModel):
+    """`payment_method_data` of a request: a `card`, or another method's object (kept as is)."""
+
+    card: CardData | None = None
+
+
+class OrderDetail(RequestModel):
+    """One order line."""
+
+    name: str = Field(min_length=1)
+    quantity: int = Field(ge=1)
+    amount: Amount
+    currency: Currency | None = None
+
+
+_ORDER_DETAILS_WRONG_NAMES: Final = {
+    "items": "order_details",
+    "line_items": "order_details",
+    "cart_items": "order_details",
+}
+
+
+def _billing_errors(request: Any) -> list[InitErrorDetails]:
+    if request.payment_method_data is not None and request.billing is None:
+        return [
+            field_error(
+                "billing",
+                "missing",
+                "billing is required on a request that carries payment_method_data: "
+                "add billing with the customer's address (and phone or email)",
+            )
+        ]
+    return []
+
+
+class _PaymentFields(RequestModel):
+    """Fields that create and update share."""
+
+    wrong_names: ClassVar = _ORDER_DETAILS_WRONG_NAMES
+
+    customer_id: str | None = Field(default=None, min_length=1, max_length=64)
+    capture_method: CaptureMethodField | None = None
+    authentication_type: AuthenticationTypeField | None = None
+    description: str | None = None
+    return_url: str | None = None
+    email: Email | None = None
+    name: str | None = None
+    phone: str | None = None
+    phone_country_code: PhoneCountryCode | None = None
+    payment_method: str | None = None
+    payment_method_type: str | None = None
+    payment_method_data: PaymentMethodData | None = None
+    billing: Billing | None = None
+    shipping: Address | None = None
+    browser_info: BrowserInfo | None = None
+    order_details: list[OrderDetail] | None = None
+    metadata: Metadata | None = None
+    statement_descriptor_name: str | None = None
+    statement_descriptor_suffix: str | None = None
+
+
+class PaymentCreateRequest(_PaymentFields):
+    """POST /payments.
+
+    `profile_id` is optional here because the client fills it from its own profile. Send your
+    own `payment_id` to make retries safe (a repeat is answered HE_01).
+    """
+
+    amount: Amount
+    currency: Currency
+    profile_id: str | None = None
+    payment_id: PaymentIdStr | None = None
+    confirm: bool | None = None
+
+    @model_validator(mode="after")
+    def _conditional_fields(self) -> PaymentCreateRequest:
+        errors = _billing_errors(self)
+        if self.confirm and self.payment_method_data is not None and not self.payment_method:
+            errors.append(
+                field_error(
+                    "payment_method",
+                    "missing",
+                    "payment_method is required when confirming in the same request: "
+                    "set it (e.g. 'card') or send confirm: false",
+                )
+            )
+        raise_field_errors(type(self), errors)
+        return self
+
+
+class PaymentUpdateRequest(_PaymentFields):
+    """POST /payments/{payment_id}: allowed before confirmation only."""
+
+    amount: Amount | None = None
+    currency: Currency | None = None
+
+    @model_validator(mode="after")
+    def _conditional_fields(self) -> PaymentUpdateRequest:
+        raise_field_errors(type(self), _billing_errors(self))
+        return self
+
+
+class PaymentConfirmRequest(RequestModel):
+    """POST /payments/{payment_id}/confirm. `client_secret` is for the publishable-key flow."""
+
+    payment_method: str | None = None
+    payment_method_type: str | None = None
+    payment_method_data: PaymentMethodData | None = None
+    billing: Billing | None = None
+    return_url: str | None = None
+    browser_info: BrowserInfo | None = None
+    client_secret: str | None = Field(default=None, repr=False)
+
+    @model_validator(mode="after")
+    def _conditional_fields(self) -> PaymentConfirmRequest:
+        raise_field_errors(type(self), _billing_errors(self))
+        return self
+
+
+class PaymentCaptureRequest(RequestModel):
+    """POST /payments/{payment_id}/capture. Omit `amount_to_capture` to take all that is held."""
+
+    amount_to_capture: PositiveAmount | None = None
+    statement_descriptor_prefix: str | None = None
+    statement_descriptor_suffix: str | None = None
+
+    @model_validator(mode="after")
+    def _descriptor_length(self) -> PaymentCaptureRequest:
+        prefix = self.statement_descriptor_prefix or ""
+        suffix = self.statement_descriptor_suffix or ""
+        total = len(prefix) + len(suffix)
+        if total > STATEMENT_DESCRIPTOR_MAX:
+            where = "statement_descriptor_suffix" if suffix else "statement_descriptor_prefix"
+            raise_field_errors(
+                type(self),
+                [
+                    field_error(
+                        where,
+                        "statement_descriptor_too_long",
+                        f"statement_descriptor_prefix and statement_descriptor_suffix together "
+                        f"are {total} characters ({prefix!r} + {suffix!r}); "
+                        f"they may not exceed {STATEMENT_DESCRIPTOR_MAX}",
+                        suffix if suffix else prefix,
+                    )
+                ],
+            )
+        return self
+
+
+class PaymentCancelRequest(RequestModel):
+    """POST /payments/{payment_id}/cancel."""
+
+    cancellation_reason: str | None = None
+
+
+class AmountFilter(RequestModel):
+    """An amount range for the list filter, in minor units, bounds included."""
+
+    start_amount: Amount | None = None
+    end_amount: Amount | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> AmountFilter:
+        if (
+            self.start_amount is not None
+            and self.end_amount is not None
+            and self.end_amount < self.start_amount
+        ):
+            raise_field_errors(
+                type(self),
+                [
+                    field_error(
+                        "end_amount",
+                        "amount_range",
+                        f"end_amount ({self.end_amount}) is below start_amount "
+                        f"({self.start_amount}): no payment could match",
+                        self.end_amount,
+                    )
+                ],
+            )
+        return self
+
+
+class ListOrder(RequestModel):
+    """Sort order of a list: `on` a field, `by` asc or desc."""
+
+    on: str = "created"
+    by: str = Field(default="desc", pattern=r"^(asc|desc)$")
+
+
+class PaymentListRequest(RequestModel):
+    """POST /payments/list. Results come newest first.
+
+    `status` and `currency` take one value or a list (the reference service's `status[]`).
+    """
+
+    limit: Limit = 10
+    offset: Offset = 0
+    status: Annotated[list[PaymentStatusField] | None, BeforeValidator(one_or_many)] = None
+    customer_id: str | None = None
+    created_gte: Timestamp | None = None
+    created_lte: Timestamp | None = None
+    currency: Annotated[list[Currency] | None, BeforeValidator(one_or_many)] = None
+    payment_id: PaymentIdStr | None = None
+    amount_filter: AmountFilter | None = None
+    payment_method: Annotated[list[str] | None, BeforeValidator(one_or_many)] = None
+    order: ListOrder | None = None
+
+    @model_validator(mode="after")
+    def _range_in_order(self) -> PaymentListRequest:
+        raise_field_errors(type(self), created_range_errors(self.created_gte, self.created_lte))
+        return self
+
+
+class CardInfo(ResponseModel):
+    """`payment_method_data.card` of a payment: never the full number."""
+
+    last4: str | None = None
+    brand: str | None = None
+    exp_month: str | None = None
+    exp_year: str | None = None
+
+
+class PaymentMethodDataResponse(ResponseModel):
+    """`payment_method_data` of a payment."""
+
+    card: CardInfo | None = None
+
+
+class UnifiedDetails(ResponseModel):
+    """`error_details.unified_details`."""
+
+    category: str | None = None
+    message: str | None = None
+
+
+class NetworkDetails(ResponseModel):
+    """`error_details.issuer_details.network_details`."""
+
+    name: str | None = None
+
+
+class IssuerDetails(ResponseModel):
+    """`error_details.issuer_details`."""
+
+    code: str | None = None
+    message: str | None = None
+    network_details: NetworkDetails | None = None
+
+
+class ConnectorDetails(ResponseModel):
+    """`error_details.connector_details`: acquirer wording, not a stable surface."""
+
+    code: str | None = None
+    message: str | None = None
+    reason: str | None = None
+
+
+class ErrorDetails(ResponseModel):
+    """Why a payment failed, at each level."""
+
+    unified_details: UnifiedDetails | None = None
+    issuer_details: IssuerDetails | None = None
+    connector_details: ConnectorDetails | None = None
+
+
+class NextAction(ResponseModel):
+    """What the customer must do next, e.g. `redirect_to_url` for a 3-D Secure challenge."""
+
+    type: str
+    redirect_to_url: str | None = None
+
+
+class PaymentAttempt(ResponseModel):
+    """One confirmation attempt of a payment."""
+
+    attempt_id: str
+    status: str
+    amount: int | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+    unified_code: str | None = None
+    unified_message: str | None = None
+    created_at: str | None = None
+
+
+class Payment(ResponseModel):
+    """The payment object (also the shape of list items, webhook objects and action answers)."""
+
+    payment_id: str
+    status: str
+    amount: int
+    currency: str
+    merchant_id: str | None = None
+    amount_received: int | None = None
+    amount_capturable: int | None = None
+    capture_method: str | None = None
+    authentication_type: str | None = None
+    payment_method: str | None = None
+    payment_method_type: str | None = None
+    payment_method_data: PaymentMethodDataResponse | None = None
+    customer_id: str | None = None
+    email: str | None = None
+    name: str | None = None
+    phone: str | None = None
+    description: str | None = None
+    statement_descriptor: str | None = None
+    metadata: Metadata | None = None
+    profile_id: str | None = None
+    return_url: str | None = None
+    created: str | None = None
+    modified_at: str | None = None
+    captured_at: str | None = None
+    client_secret: str | None = Field(default=None, repr=False)
+    error_code: str | None = None
+    error_message: str | None = None
+    unified_code: str | None = None
+    unified_message: str | None = None
+    error_details: ErrorDetails | None = None
+    next_action: NextAction | None = None
+    attempts: list[PaymentAttempt] | None = None
+    refunds: list[Refund] | None = None
+    disputes: list[Dispute] | None = None
+
+    @property
+    def status_enum(self) -> PaymentStatus | None:
+        """The status as a `PaymentStatus`, or None for a value this version does not know."""
+        return enum_or_none(PaymentStatus, self.status)
+
+    @property
+    def is_terminal(self) -> bool:
+        """True once the payment can no longer change state (succeeded, failed, ...)."""
+        return self.status_enum in TERMINAL_PAYMENT_STATUSES
+
+
+class PaymentListResponse(ListResponse[Payment]):
+    """`{count, total_count, data[]}` of payments."""

@@ -1,0 +1,230 @@
+"""The payscope Textual app: one factory (`make_app`) for the CLI and the tests.
+
+Start-up paints the shell at once; the embedded sandbox and listener start in a worker inside
+the app's loop (their server stack is imported there, not here), and the Payments table fills as
+soon as data arrives. Every worker failure lands in one handler that tells the user what happened.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.worker import Worker, WorkerState
+
+from tui.theming import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes
+from tui.widgets.errors import describe_error
+
+if TYPE_CHECKING:
+    from tui.runtime import Runtime, RuntimeOptions
+
+
+class PayscopeApp(App[int]):
+    """payscope: payments, live webhooks and every request, in the terminal."""
+
+    TITLE = "payscope"
+    CSS = """
+    Screen { background: $background; }
+    Toast { max-width: 70; }
+    DataTable > .datatable--header { text-style: bold; color: $text-muted; }
+    Footer { background: $surface; }
+    """
+    ENABLE_COMMAND_PALETTE = True
+    COMMAND_PALETTE_BINDING = "ctrl+p"
+    NOTIFICATION_TIMEOUT = 6
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+q",
+            "quit",
+            "Quit",
+            id="app.quit",
+            tooltip="Quit payscope (the embedded sandbox and listener stop with it)",
+            priority=True,
+        ),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "Palette",
+            id="app.palette",
+            tooltip="Commands for what is selected, areas and themes",
+            priority=True,
+        ),
+        Binding(
+            "question_mark",
+            "help",
+            "Keys",
+            id="app.help",
+            tooltip="Show every key of this screen",
+        ),
+    ]
+
+    def __init__(self, options: RuntimeOptions, runtime: Runtime | None = None) -> None:
+        super().__init__()
+        self.options = options
+        self._runtime = runtime
+        self.startup_problems: list[str] = []
+        loaded = load_themes(options.user_theme_dir)
+        self.startup_problems.extend(loaded.problems)
+        for theme in loaded.themes.values():
+            self.register_theme(theme)
+        wanted = options.theme or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            self.startup_problems.append(
+                f"Theme {wanted!r} was not found; using {DEFAULT_THEME}. "
+                f"Themes: {', '.join(sorted(loaded.themes))}."
+            )
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+        if options.keymap:
+            self.set_keymap(options.keymap)
+
+    @property
+    def runtime(self) -> Runtime:
+        """The sandbox, listener and client this app works with (built on first use)."""
+        if self._runtime is None:
+            from tui.runtime import Runtime
+
+            self._runtime = Runtime(self.options)
+        return self._runtime
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(APP_VARIABLE_DEFAULTS)
+
+    def get_default_screen(self) -> Screen[Any]:
+        from tui.screens.main import MainScreen
+
+        return MainScreen()
+
+    def on_mount(self) -> None:
+        for problem in self.startup_problems:
+            self.notify(problem, title="Theme problem", severity="warning", timeout=10)
+
+    @work(exclusive=True, group="runtime", exit_on_error=False, description="Starting")
+    async def start_runtime(self) -> None:
+        """Start the sandbox (local profiles), the listener and the client; then load data."""
+        from tui.screens.main import MainScreen
+
+        screen = self.get_screen_main()
+        await self.runtime.start(progress=screen.show_progress if screen else None)
+        if isinstance(screen, MainScreen):
+            screen.runtime_ready()
+
+    def get_screen_main(self) -> Any:
+        from tui.screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    async def on_unmount(self) -> None:
+        if self._runtime is not None:
+            await self._runtime.stop()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The one place worker failures become messages for the user (never a crash)."""
+        if event.state != WorkerState.ERROR:
+            return
+        error = event.worker.error
+        assert error is not None
+        title, message = describe_error(error)
+        what = event.worker.description or event.worker.name
+        if event.worker.group == "runtime":
+            screen = self.get_screen_main()
+            if screen is not None:
+                screen.runtime_failed(title, message)
+            return
+        self.notify(message, title=f"{title} ({what})" if what else title, severity="error")
+
+    def action_help(self) -> None:
+        from tui.screens.help import KeyHelpScreen
+
+        if not isinstance(self.screen, KeyHelpScreen):
+            self.push_screen(KeyHelpScreen(self.screen))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        context = getattr(screen, "context_commands", None)
+        if context is not None:
+            yield from context()
+        from tui.screens.areas import AREAS
+
+        main = self.get_screen_main()
+        for area in AREAS:
+            if main is not None:
+                yield SystemCommand(
+                    f"Go to {area.title}",
+                    area.description,
+                    lambda key=area.key: self._goto(key),
+                    discover=False,
+                )
+        yield SystemCommand("Theme", "Preview and pick a theme (live)", self.action_change_theme)
+        yield SystemCommand("Keys", "Show every key of this screen", self.action_help)
+        yield SystemCommand("Quit", "Quit payscope", self.action_quit)
+
+    def _goto(self, area: str) -> None:
+        main: Any = self.get_screen_main()
+        if main is None:
+            return
+        while len(self.screen_stack) > 1 and self.screen is not main:
+            self.pop_screen()
+        show_area = main.show_area
+        show_area(area)
+
+
+def make_app(
+    *,
+    profile: str | None = None,
+    seed: int | None = None,
+    theme: str | None = None,
+    allow_production: bool = False,
+    config_dir: Path | None = None,
+    data_dir: Path | None = None,
+    runtime: Runtime | None = None,
+    stable_display: bool = False,
+    **sandbox_options: Any,
+) -> PayscopeApp:
+    """Build the app the CLI runs and the tests drive; nothing starts until it is mounted.
+
+    `sandbox_options` go to the embedded sandbox's config (tests freeze its clock with them);
+    `stable_display` hides what changes from run to run (ports, receive times) for snapshots.
+    """
+    from tui.runtime import RuntimeOptions
+
+    options = RuntimeOptions.build(
+        profile=profile,
+        seed=seed,
+        theme=theme,
+        allow_production=allow_production,
+        config_dir=config_dir,
+        data_dir=data_dir,
+        sandbox_options=sandbox_options,
+    )
+    options.stable_display = stable_display
+    return PayscopeApp(options, runtime)
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    """Run the TUI from the parsed command line; the exit status for the shell."""
+    from tui.runtime import OptionsError
+
+    try:
+        app = make_app(
+            profile=args.profile,
+            seed=args.seed,
+            theme=args.theme,
+            allow_production=args.allow_production,
+        )
+    except OptionsError as exc:
+        import sys
+
+        print(f"payscope: {exc}", file=sys.stderr)
+        return 2
+    result = app.run()
+    return result or 0

@@ -1,0 +1,422 @@
+"""Profiles and preferences in a TOML file under the user config dir. Never a key.
+
+The file is ``profiles.toml`` in :func:`config_dir` (``PAYSCOPE_CONFIG_DIR`` overrides the
+platform dir)::
+
+    default_profile = "staging"
+    theme = "payscope-dark"
+
+    [keymap]
+    "payments.refresh" = "ctrl+r"
+
+    [profiles.staging]
+    base_url = "https://sandbox.example.com"
+    merchant_id = "merchant_1234"
+    profile_id = "pro_abcdefghij0123456789"
+    listener_port = 8787
+
+Keys live only in the OS keyring (see :mod:`tui.secrets`): saving settings that hold anything
+shaped like a key is refused, and loading a file that holds one fails with the way out.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from tui.secrets import KEY_IN_TEXT, check_profile_name
+
+APP_NAME = "payscope"
+CONFIG_FILE = "profiles.toml"
+ENV_CONFIG_DIR = "PAYSCOPE_CONFIG_DIR"
+ENV_DATA_DIR = "PAYSCOPE_DATA_DIR"
+DEFAULT_THEME = "payscope-dark"
+DEFAULT_LISTENER_PORT = 8787
+
+_SECRET_IN_CONFIG = (
+    "keys never belong in the config file: store the key in the OS keyring with "
+    "`payscope keys set --profile {profile}` (it reads the key from a hidden prompt or stdin)"
+)
+
+
+class ConfigError(Exception):
+    """The config file cannot be used; the message names the file, the line and the fix."""
+
+
+class ProfileError(ValueError):
+    """A profile operation that cannot be done (unknown name, duplicate name)."""
+
+
+def _env_dir(variable: str) -> Path | None:
+    value = os.environ.get(variable, "").strip()
+    return Path(value).expanduser() if value else None
+
+
+def config_dir() -> Path:
+    """Where ``profiles.toml`` lives: ``PAYSCOPE_CONFIG_DIR`` or the platform config dir."""
+    override = _env_dir(ENV_CONFIG_DIR)
+    if override is not None:
+        return override
+    import platformdirs  # only when needed: tests and CI always set the override
+
+    return platformdirs.user_config_path(APP_NAME, appauthor=False)
+
+
+def data_dir() -> Path:
+    """Where the sandbox and listener keep SQLite files: ``PAYSCOPE_DATA_DIR`` or the platform
+    data dir."""
+    override = _env_dir(ENV_DATA_DIR)
+    if override is not None:
+        return override
+    import platformdirs
+
+    return platformdirs.user_data_path(APP_NAME, appauthor=False)
+
+
+def config_path() -> Path:
+    """The settings file: ``config_dir() / "profiles.toml"``."""
+    return config_dir() / CONFIG_FILE
+
+
+def _refuse_key(value: str | None, field: str) -> None:
+    if value is not None and KEY_IN_TEXT.search(value):
+        raise ValueError(
+            f"{field} looks like an API key; " + _SECRET_IN_CONFIG.format(profile="NAME")
+        )
+
+
+def _plain_token(value: str | None, field: str) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if not value or len(value) > 128 or any(ch.isspace() for ch in value):
+        raise ValueError(f"{field} must be 1-128 characters without spaces")
+    _refuse_key(value, field)
+    return value
+
+
+class Profile(BaseModel):
+    """A remote sandbox to talk to. Its keys are in the keyring under its ``name``."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, hide_input_in_errors=True)
+
+    name: str = Field(description="letters, digits, '-' and '_'; the table name in the file")
+    base_url: str = Field(description="the service's base URL, http(s)")
+    merchant_id: str | None = Field(default=None, description="the merchant account id")
+    profile_id: str | None = Field(
+        default=None, description="business profile id, sent as X-Profile-Id"
+    )
+    listener_port: int = Field(
+        default=DEFAULT_LISTENER_PORT,
+        ge=0,
+        le=65535,
+        description="port of the built-in webhook listener (0 = any free port)",
+    )
+    theme: str | None = Field(default=None, description="theme for this profile")
+    allow_production: bool = Field(
+        default=False, description="accept production (prd_) keys on this profile"
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        check_profile_name(value)
+        _refuse_key(value, "the profile name")
+        return value
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_base_url(cls, value: str) -> str:
+        value = value.strip()
+        example = "e.g. https://sandbox.example.com"
+        try:
+            parts = urlsplit(value)
+            port_ok = parts.port is None or parts.port > 0
+        except ValueError:
+            raise ValueError(f"base_url {value!r} is not a valid URL ({example})") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
+            raise ValueError(f"base_url must be an http:// or https:// URL ({example})")
+        if parts.username or parts.password:
+            raise ValueError("base_url must not contain a user name or password")
+        if parts.query or parts.fragment:
+            raise ValueError(f"base_url must not have a query or fragment ({example})")
+        _refuse_key(value, "base_url")
+        return value.rstrip("/")
+
+    @field_validator("merchant_id", "profile_id")
+    @classmethod
+    def _check_ids(cls, value: str | None) -> str | None:
+        return _plain_token(value, "the id")
+
+    @field_validator("theme")
+    @classmethod
+    def _check_theme(cls, value: str | None) -> str | None:
+        return _plain_token(value, "theme")
+
+
+class Settings(BaseModel):
+    """Everything in ``profiles.toml``."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, hide_input_in_errors=True)
+
+    default_profile: str | None = Field(
+        default=None, description="profile opened by a bare `payscope` (none: local sandbox)"
+    )
+    theme: str = Field(default=DEFAULT_THEME, description="theme unless a profile sets one")
+    keymap: dict[str, str] = Field(
+        default_factory=dict, description="binding id -> keys, as Textual's App.set_keymap"
+    )
+    profiles: dict[str, Profile] = Field(default_factory=dict)
+
+    @field_validator("theme")
+    @classmethod
+    def _check_theme(cls, value: str) -> str:
+        checked = _plain_token(value, "theme")
+        assert checked is not None
+        return checked
+
+    @field_validator("keymap")
+    @classmethod
+    def _check_keymap(cls, value: dict[str, str]) -> dict[str, str]:
+        for binding, keys in value.items():
+            _refuse_key(binding, "a keymap entry")
+            _refuse_key(keys, "a keymap entry")
+        return value
+
+    @model_validator(mode="after")
+    def _check_references(self) -> Settings:
+        for key, profile in self.profiles.items():
+            if key != profile.name:
+                raise ValueError(f"profile {key!r} is named {profile.name!r}: the names must match")
+        if self.default_profile is not None and self.default_profile not in self.profiles:
+            known = ", ".join(sorted(self.profiles)) or "none yet"
+            raise ValueError(
+                f"default_profile {self.default_profile!r} is not a configured profile "
+                f"(configured: {known})"
+            )
+        return self
+
+
+# Reading --------------------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^\s*\[\s*([^\]]+?)\s*\]")
+
+
+def _table_of(lines: list[str], index: int) -> str | None:
+    """The name of the TOML table that line ``index`` belongs to."""
+    for line in reversed(lines[: index + 1]):
+        match = _HEADER.match(line)
+        if match:
+            return match.group(1)
+    return None
+
+
+def _profile_of_table(table: str | None) -> str:
+    if table and table.startswith("profiles."):
+        return table.removeprefix("profiles.").strip().strip("\"'")
+    return "NAME"
+
+
+def _scan_for_keys(path: Path, text: str) -> None:
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if KEY_IN_TEXT.search(line):
+            profile = _profile_of_table(_table_of(lines, index))
+            raise ConfigError(
+                f"{path}, line {index + 1}: this line holds what looks like an API key. "
+                + _SECRET_IN_CONFIG.format(profile=profile).replace("keys never", "Keys never", 1)
+                + ", then delete the line."
+            )
+
+
+def _line_of(lines: list[str], loc: tuple[int | str, ...]) -> int | None:
+    """Best-effort line number (1-based) of a validation error's location."""
+    parts = [str(p) for p in loc]
+    if not parts:
+        return None
+    table = None
+    field = parts[0]
+    if parts[0] == "profiles" and len(parts) >= 2:
+        table, field = f"profiles.{parts[1]}", (parts[2] if len(parts) >= 3 else "")
+    elif parts[0] == "keymap":
+        table, field = "keymap", (parts[1] if len(parts) >= 2 else "")
+    in_table = table is None
+    for number, line in enumerate(lines, start=1):
+        header = _HEADER.match(line)
+        if header:
+            name = header.group(1).replace('"', "").replace("'", "")
+            if table is not None and name == table and not field:
+                return number
+            in_table = table is not None and name == table
+            continue
+        if in_table and field and re.match(rf"^\s*[\"']?{re.escape(field)}[\"']?\s*=", line):
+            return number
+    return None
+
+
+def _describe(exc: ValidationError, path: Path, lines: list[str]) -> str:
+    problems = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        where = ".".join(str(p) for p in loc) or "the file"
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden":
+            message = "unknown setting (misspelt? see the README for the known ones)"
+        line = _line_of(lines, loc)
+        prefix = f"{path}, line {line}" if line else str(path)
+        problems.append(f"{prefix}: {where}: {message}")
+    return "\n".join(problems) + "\nFix the file (or remove it to start with no profiles)."
+
+
+def _from_toml(data: dict[str, Any]) -> dict[str, Any]:
+    """The file's shape -> the model's: profile names come from their table names."""
+    profiles = data.get("profiles")
+    if isinstance(profiles, dict):
+        data = dict(data)
+        data["profiles"] = {
+            name: ({"name": name, **table} if isinstance(table, dict) else table)
+            for name, table in profiles.items()
+        }
+    return data
+
+
+def load_settings(path: Path | None = None) -> Settings:
+    """Read the settings; a missing file gives empty settings.
+
+    Raises :class:`ConfigError` for a file that is unreadable, not TOML, invalid, or that holds
+    something shaped like a key.
+    """
+    path = path or config_path()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Settings()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror}).") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: the config file is not UTF-8 text; fix or remove it.") from None
+    _scan_for_keys(path, text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not valid TOML: {exc}. Fix that line (see the README for the format), "
+            "or remove the file to start with no profiles."
+        ) from None
+    try:
+        return Settings.model_validate(_from_toml(data))
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc, path, text.splitlines())) from None
+
+
+# Writing --------------------------------------------------------------------------------------
+
+
+def _to_toml(settings: Settings) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    if settings.default_profile is not None:
+        data["default_profile"] = settings.default_profile
+    data["theme"] = settings.theme
+    if settings.keymap:
+        data["keymap"] = dict(settings.keymap)
+    if settings.profiles:
+        data["profiles"] = {
+            name: profile.model_dump(exclude={"name"}, exclude_none=True)
+            for name, profile in settings.profiles.items()
+        }
+    return data
+
+
+def _key_locations(value: Any, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [where] if KEY_IN_TEXT.search(value) else []
+    if isinstance(value, dict):
+        found = []
+        for key, item in value.items():
+            found += _key_locations(str(key), f"{where}.{key} (name)".lstrip("."))
+            found += _key_locations(item, f"{where}.{key}".lstrip("."))
+        return found
+    return []
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    """Write the settings atomically (0600, directory 0700) and return the path.
+
+    Raises :class:`ConfigError` instead of writing anything that looks like a key.
+    """
+    import tomli_w
+
+    path = path or config_path()
+    data = _to_toml(settings)
+    leaks = _key_locations(data, "")
+    if leaks:
+        raise ConfigError(
+            f"refusing to write {path}: {', '.join(leaks)} looks like an API key; "
+            + _SECRET_IN_CONFIG.format(profile="NAME")
+            + "."
+        )
+    text = tomli_w.dumps(data)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # Write beside the target and rename: a crash leaves the old file or the new one, never half.
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, 0o600)
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    return path
+
+
+# Profiles -------------------------------------------------------------------------------------
+
+
+def get_profile(settings: Settings, name: str | None = None) -> Profile:
+    """The named profile, or the default one when ``name`` is None."""
+    name = name or settings.default_profile
+    if name is None:
+        raise ProfileError("no profile given and no default_profile set")
+    try:
+        return settings.profiles[name]
+    except KeyError:
+        known = ", ".join(sorted(settings.profiles)) or "none yet"
+        raise ProfileError(
+            f"no profile named {name!r} (configured: {known}); add it in the TUI's settings or "
+            f"in {config_path()}"
+        ) from None
+
+
+def add_profile(
+    settings: Settings, profile: Profile, *, replace: bool = False, make_default: bool = False
+) -> Settings:
+    """A copy of ``settings`` with ``profile`` added (and made the default if asked)."""
+    if profile.name in settings.profiles and not replace:
+        raise ProfileError(f"a profile named {profile.name!r} already exists")
+    data = settings.model_dump()
+    data["profiles"][profile.name] = profile.model_dump()
+    if make_default:
+        data["default_profile"] = profile.name
+    return Settings.model_validate(data)
+
+
+def remove_profile(settings: Settings, name: str) -> Settings:
+    """A copy of ``settings`` without profile ``name`` (its keys stay in the keyring)."""
+    get_profile(settings, name)  # the same "no profile named" message
+    data = settings.model_dump()
+    del data["profiles"][name]
+    if data["default_profile"] == name:
+        data["default_profile"] = None
+    return Settings.model_validate(data)

@@ -1,0 +1,130 @@
+"""`create_app(state)`: the FastAPI application of one sandbox.
+
+Every error leaves as the spec's envelope `{error: {type, code, message}}`: handler errors,
+validation failures (missing field IR_01, bad value IR_04), bad JSON, unknown routes (IR_02),
+wrong methods (IR_03) and crashes (500). `/docs` serves Swagger UI from the installed
+`swagger_ui_bundle` package, so it works offline.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.staticfiles import StaticFiles
+
+from tui.sandbox.errors import API, INVALID, SandboxError, from_validation_errors
+from tui.sandbox.middleware import SandboxMiddleware
+from tui.sandbox.state import SandboxState
+
+log = logging.getLogger("tui.sandbox")
+
+DESCRIPTION = """\
+A local, stateful sandbox of the payment service (payscope). Every route needs the `api-key`
+header (the sandbox prints its keys at start). Routes under `/_sandbox/` are the sandbox's own
+controls: the test-card table, the clock, 3-D Secure completion.
+"""
+
+
+def _error_response(exc: SandboxError) -> Response:
+    return Response(exc.body(), status_code=exc.status, media_type="application/json")
+
+
+async def _on_sandbox_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, SandboxError)
+    return _error_response(exc)
+
+
+async def _on_validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    return _error_response(from_validation_errors(list(exc.errors())))
+
+
+async def _on_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 404:
+        err = SandboxError(
+            404,
+            INVALID,
+            "IR_02",
+            f"Unrecognized request URL: {request.method} {request.url.path} is not a route of "
+            "this service. See /docs for the list.",
+        )
+    elif exc.status_code == 405:
+        err = SandboxError(
+            405,
+            INVALID,
+            "IR_03",
+            f"The HTTP method {request.method} is not allowed on {request.url.path}. "
+            "See /docs for the methods it takes.",
+        )
+    else:
+        err = SandboxError(exc.status_code, INVALID, "IR_04", str(exc.detail))
+    return _error_response(err)
+
+
+async def _on_crash(request: Request, exc: Exception) -> Response:
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return _error_response(
+        SandboxError(
+            500,
+            API,
+            "HE_00",
+            "Something went wrong inside the sandbox. The request may not have been applied; "
+            "retrieve the object to see its state.",
+        )
+    )
+
+
+def create_app(state: SandboxState) -> FastAPI:
+    """Build the ASGI app serving `state` (wrapped in the auth/limits/faults middleware)."""
+    app = FastAPI(
+        title="payscope local sandbox",
+        version="1",
+        description=DESCRIPTION,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.sandbox = state
+    for resource in state.resources:
+        if resource.router is not None:
+            app.include_router(resource.router)
+    _add_docs(app)
+    app.add_exception_handler(SandboxError, _on_sandbox_error)
+    app.add_exception_handler(RequestValidationError, _on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, _on_http_error)
+    app.add_exception_handler(Exception, _on_crash)
+    app.add_middleware(SandboxMiddleware, state=state)
+    return app
+
+
+def _add_docs(app: FastAPI) -> None:
+    try:
+        import swagger_ui_bundle
+    except ImportError:  # pragma: no cover - a dependency; /docs says so if it is missing
+        swagger_ui_bundle = None
+    if swagger_ui_bundle is not None:
+        app.mount(
+            "/_sandbox/assets",
+            StaticFiles(directory=swagger_ui_bundle.swagger_ui_path),
+            name="swagger-assets",
+        )
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> Any:
+        if swagger_ui_bundle is None:  # pragma: no cover
+            return HTMLResponse("swagger-ui-bundle is not installed", status_code=500)
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="payscope sandbox - API docs",
+            swagger_js_url="/_sandbox/assets/swagger-ui-bundle.js",
+            swagger_css_url="/_sandbox/assets/swagger-ui.css",
+            swagger_favicon_url="/_sandbox/assets/favicon-32x32.png",
+        )

@@ -1,0 +1,384 @@
+"""The test-card table: which card number does what (also served at `/_sandbox/test-cards`).
+
+Success cards succeed; the reference's own decline cards behave as it documents; and every
+unified code of the spec is reached by its own card, `4000 0000 000C CCCx` where `CCCC` is the
+code's number (UE_1001 -> 4000000000010011) and `x` the Luhn check digit. Rules that apply to
+any card that would otherwise succeed:
+
+- `authentication_type: three_ds` -> a 3-D Secure challenge (`requires_action`);
+- an expiry month/year in the past -> UE_1002 (card expired);
+- a security code that is not 3 digits (4 for American Express) -> UE_4002;
+- a number that fails the Luhn check -> UE_1003 (card number invalid).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+SUCCEEDED = "succeeded"
+DECLINED = "declined"
+CHALLENGE = "three_ds_challenge"
+REVIEW = "manual_review"
+DISPUTE = "dispute_later"
+REFUND_FAILS = "refund_fails"
+NEEDS_3DS = "decline_without_three_ds"
+
+# How many sandbox hours after success the dispute card draws its dispute.
+DISPUTE_AFTER_HOURS = 6
+
+# unified code -> (unified message, category, acquirer code, acquirer wording)
+UNIFIED: dict[str, tuple[str, str, str, str]] = {
+    "UE_1000": ("Issue with payment method details", "card_or_method", "05", "Do not honor"),
+    "UE_1001": ("Insufficient funds", "card_declined", "51", "Insufficient funds in account"),
+    "UE_1002": ("Card expired", "card_declined", "54", "Expired card"),
+    "UE_1003": ("Card number invalid", "card_declined", "14", "Invalid card number"),
+    "UE_1004": ("Security code wrong", "card_declined", "N7", "Decline for CVV2 failure"),
+    "UE_1005": ("PIN wrong", "card_declined", "55", "Incorrect PIN"),
+    "UE_1006": ("Card reported lost or stolen", "card_declined", "41", "Pick up card (lost)"),
+    "UE_1007": ("Declined by issuer", "card_declined", "05", "Do not honor"),
+    "UE_1008": ("Card not supported", "card_declined", "57", "Card type not supported"),
+    "UE_1009": ("Card restricted", "card_declined", "62", "Restricted card"),
+    "UE_1010": (
+        "Transaction not permitted for card",
+        "card_declined",
+        "57",
+        "Transaction not permitted to cardholder",
+    ),
+    "UE_1011": ("Over card limit", "card_declined", "61", "Exceeds withdrawal amount limit"),
+    "UE_1012": ("Declined for security reasons", "card_declined", "59", "Suspected fraud"),
+    "UE_1013": ("Contact issuer", "card_declined", "01", "Refer to card issuer"),
+    "UE_1014": ("No record of card", "card_declined", "56", "No card record"),
+    "UE_1015": ("Card inactive", "card_declined", "78", "Blocked, first used / card inactive"),
+    "UE_1016": (
+        "Account not usable for this payment",
+        "card_declined",
+        "52",
+        "No checking account",
+    ),
+    "UE_1017": ("Cardholder cancelled", "card_declined", "R1", "Cardholder stopped payment"),
+    "UE_1018": (
+        "Possibly already processed",
+        "card_declined",
+        "94",
+        "Duplicate transmission detected",
+    ),
+    "UE_1099": ("Generic decline", "card_declined", "05", "Do not honor"),
+    "UE_2000": (
+        "Not eligible, blocked or 3DS required",
+        "not_eligible",
+        "R0",
+        "Transaction not eligible",
+    ),
+    "UE_2001": (
+        "Payment method unavailable",
+        "not_eligible",
+        "58",
+        "Transaction not permitted to terminal",
+    ),
+    "UE_2002": (
+        "Additional authentication required",
+        "not_eligible",
+        "1A",
+        "Strong customer authentication required",
+    ),
+    "UE_2003": ("Blocked", "risk_blocked", "RB", "Blocked by risk rules"),
+    "UE_2004": (
+        "Currency or country unsupported",
+        "not_eligible",
+        "CU",
+        "Currency not supported by the acquirer",
+    ),
+    "UE_3000": ("Temporary issue, try again", "temporary", "91", "Issuer or switch inoperative"),
+    "UE_3001": (
+        "Service temporarily unavailable",
+        "temporary",
+        "91",
+        "Issuer or switch inoperative",
+    ),
+    "UE_3002": ("Could not process, try again", "temporary", "96", "System malfunction"),
+    "UE_3003": ("Timed out", "temporary", "68", "Response received too late"),
+    "UE_4000": ("Request data problem", "request_error", "30", "Format error"),
+    "UE_4001": (
+        "Required payment information missing or invalid",
+        "request_error",
+        "30",
+        "Format error: missing or invalid field",
+    ),
+    "UE_4002": ("Security code wrong length", "request_error", "N7", "Invalid CVV2 length"),
+    "UE_4003": ("Payment session expired", "request_error", "SE", "Payment session expired"),
+    "UE_4004": (
+        "Transaction in invalid state",
+        "request_error",
+        "12",
+        "Invalid transaction state",
+    ),
+    "UE_5001": ("Authentication failed", "authentication", "AF", "3DS authentication failed"),
+    "UE_5002": ("Declined by issuer", "authentication", "AD", "3DS authentication declined"),
+    "UE_5003": ("Not completed", "authentication", "AN", "3DS authentication not completed"),
+    "UE_5004": ("Cardholder not verified", "authentication", "AV", "Cardholder not verified"),
+    "UE_5005": (
+        "Authentication service unavailable",
+        "authentication",
+        "AU",
+        "Directory server unavailable",
+    ),
+    "UE_5006": ("Too many attempts", "authentication", "AT", "Exceeded authentication attempts"),
+    "UE_5007": ("Device not recognised", "authentication", "DR", "Device not recognised"),
+    "UE_5008": (
+        "Invalid authentication response",
+        "authentication",
+        "AR",
+        "Invalid ARes/RReq message",
+    ),
+    "UE_5009": (
+        "No response from authentication service",
+        "authentication",
+        "NR",
+        "No response from ACS",
+    ),
+    "UE_5010": ("Card not enrolled", "authentication", "NE", "Card not enrolled in 3DS"),
+    "UE_5011": ("Timed out", "authentication", "TO", "3DS challenge timed out"),
+    "UE_5012": ("Method unsupported", "authentication", "MU", "Authentication method unsupported"),
+    "UE_5013": ("Card expired", "authentication", "CE", "Card expired (3DS)"),
+    "UE_5014": ("Card number invalid", "authentication", "CI", "Invalid card number (3DS)"),
+    "UE_5015": (
+        "Transaction not valid for authentication",
+        "authentication",
+        "TV",
+        "Transaction not valid for 3DS",
+    ),
+    "UE_5016": ("No record of card", "authentication", "NC", "No card record (3DS)"),
+    "UE_5017": (
+        "Declined for security reasons",
+        "authentication",
+        "SF",
+        "Suspected fraud (3DS)",
+    ),
+    "UE_5018": (
+        "Card reported lost or stolen",
+        "authentication",
+        "LS",
+        "Lost or stolen card (3DS)",
+    ),
+    "UE_5019": ("Not permitted for card", "authentication", "NP", "Not permitted (3DS)"),
+    "UE_5020": (
+        "Required data missing or invalid",
+        "authentication",
+        "DM",
+        "Required 3DS data missing",
+    ),
+    "UE_5021": ("Session expired", "authentication", "SX", "3DS session expired"),
+    "UE_9000": ("Something went wrong", "unknown", "99", "Unrecognised processor response"),
+}
+
+
+def luhn_ok(number: str) -> bool:
+    """True when `number` (digits only) passes the Luhn check."""
+    if not number.isdigit() or len(number) < 12:
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(number)):
+        d = int(ch)
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def with_check_digit(body: str) -> str:
+    """`body` plus the digit that makes it pass the Luhn check."""
+    for digit in "0123456789":
+        if luhn_ok(body + digit):
+            return body + digit
+    raise AssertionError("unreachable")
+
+
+def code_card(code: str) -> str:
+    """The card number that declines with `code` (e.g. UE_1001 -> 4000000000010011)."""
+    return with_check_digit("40000000000" + code.removeprefix("UE_"))
+
+
+def brand_of(number: str) -> str:
+    """The card network for a number, by its leading digits."""
+    if number.startswith("4"):
+        return "Visa"
+    if number[:2] in ("34", "37"):
+        return "AmericanExpress"
+    if number[:2] in {"51", "52", "53", "54", "55"} or "2221" <= number[:4] <= "2720":
+        return "Mastercard"
+    if number.startswith(("6011", "65")) or "644" <= number[:3] <= "649":
+        return "Discover"
+    if number.startswith("35"):
+        return "JCB"
+    if number.startswith(("36", "38", "30")):
+        return "DinersClub"
+    if number.startswith("62"):
+        return "UnionPay"
+    return "Unknown"
+
+
+@dataclass(frozen=True)
+class TestCard:
+    """One documented card number and what it does."""
+
+    number: str
+    outcome: str
+    unified_code: str | None
+    description: str
+
+    __test__ = False  # not a pytest class
+
+    @property
+    def brand(self) -> str:
+        """The card network."""
+        return brand_of(self.number)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The row served by `/_sandbox/test-cards`."""
+        message = UNIFIED[self.unified_code][0] if self.unified_code else None
+        return {
+            "card_number": self.number,
+            "brand": self.brand,
+            "outcome": self.outcome,
+            "unified_code": self.unified_code,
+            "unified_message": message,
+            "description": self.description,
+        }
+
+
+def _build() -> list[TestCard]:
+    cards = [
+        TestCard("4242424242424242", SUCCEEDED, None, "Visa: succeeds"),
+        TestCard("4111111111111111", SUCCEEDED, None, "Visa: succeeds"),
+        TestCard("5555555555554444", SUCCEEDED, None, "Mastercard: succeeds"),
+        TestCard("378282246310005", SUCCEEDED, None, "American Express: succeeds (CVC 4 digits)"),
+        TestCard("6011111111111117", SUCCEEDED, None, "Discover: succeeds"),
+        TestCard(
+            "4000003800000446",
+            CHALLENGE,
+            None,
+            "3-D Secure challenge: requires_action, then POST /_sandbox/payments/{id}/3ds",
+        ),
+        TestCard(
+            "4000000000009235",
+            REVIEW,
+            None,
+            "held for manual review (requires_merchant_action): approve or reject",
+        ),
+        TestCard(
+            "4000000000000259",
+            DISPUTE,
+            None,
+            f"succeeds, then draws a dispute {DISPUTE_AFTER_HOURS} sandbox-hours later",
+        ),
+        TestCard(
+            "4000000000005126",
+            REFUND_FAILS,
+            None,
+            "succeeds, but every refund of it ends failed instead of succeeded",
+        ),
+        TestCard("4000000000000002", DECLINED, "UE_1007", "reference decline card: declined"),
+        TestCard("5105105105105100", DECLINED, "UE_1007", "reference decline card: declined"),
+        TestCard("4000000000009987", DECLINED, "UE_1006", "reference: lost card"),
+        TestCard("4000000000009979", DECLINED, "UE_1006", "reference: stolen card"),
+        TestCard(
+            "4000000000009995", DECLINED, "UE_3002", "reference: processor error (retryable)"
+        ),
+    ]
+    for code, (message, *_rest) in UNIFIED.items():
+        if code == "UE_2002":
+            cards.append(
+                TestCard(
+                    code_card(code),
+                    NEEDS_3DS,
+                    code,
+                    "declines with UE_2002 unless authentication_type is three_ds, "
+                    "then a 3-D Secure challenge",
+                )
+            )
+        else:
+            cards.append(TestCard(code_card(code), DECLINED, code, f"declines: {message}"))
+    return cards
+
+
+TEST_CARDS: list[TestCard] = _build()
+BY_NUMBER: dict[str, TestCard] = {card.number: card for card in TEST_CARDS}
+assert len(BY_NUMBER) == len(TEST_CARDS), "two test cards share a number"
+
+
+@dataclass(frozen=True)
+class Decline:
+    """Everything a decline writes on the payment."""
+
+    unified_code: str
+    unified_message: str
+    error_code: str
+    error_message: str
+    category: str
+
+    def fields(self, brand: str) -> dict[str, Any]:
+        """The payment's decline fields, `error_details` included."""
+        return {
+            "error_code": self.error_code,
+            "error_message": self.error_message,
+            "unified_code": self.unified_code,
+            "unified_message": self.unified_message,
+            "error_details": {
+                "unified_details": {"category": self.category, "message": self.unified_message},
+                "issuer_details": {
+                    "code": self.error_code,
+                    "message": self.error_message,
+                    "network_details": {"name": brand},
+                },
+                "connector_details": {
+                    "code": self.error_code,
+                    "message": self.error_message,
+                    "reason": self.error_message.lower(),
+                },
+            },
+        }
+
+
+def decline(code: str) -> Decline:
+    """The decline for a unified code."""
+    message, category, acq_code, acq_message = UNIFIED[code]
+    return Decline(code, message, acq_code, acq_message, category)
+
+
+def outcome_for(
+    number: str, cvc: str | None, exp_month: str | None, exp_year: str | None, today: tuple[int, int]
+) -> tuple[str, str | None]:
+    """(outcome, unified code or None) for a card, applying the module's rules.
+
+    `today` is (year, month) on the sandbox clock.
+    """
+    card = BY_NUMBER.get(number)
+    if card is not None and card.outcome == DECLINED:
+        return DECLINED, card.unified_code
+    if card is None and not luhn_ok(number):
+        return DECLINED, "UE_1003"
+    if _expired(exp_month, exp_year, today):
+        return DECLINED, "UE_1002"
+    if cvc is not None:
+        want = 4 if brand_of(number) == "AmericanExpress" else 3
+        if len(cvc) != want or not cvc.isdigit():
+            return DECLINED, "UE_4002"
+    if card is None:
+        return SUCCEEDED, None
+    return card.outcome, card.unified_code
+
+
+def _expired(month: str | None, year: str | None, today: tuple[int, int]) -> bool:
+    try:
+        m = int(month) if month else None
+        y = int(year) if year else None
+    except ValueError:
+        return False
+    if m is None or y is None:
+        return False
+    if y < 100:
+        y += 2000
+    return (y, m) < today

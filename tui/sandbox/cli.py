@@ -1,0 +1,147 @@
+"""`payscope sandbox`: the local service alone, in the foreground, until Ctrl+C."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from tui.sandbox.config import ConfigError, SandboxConfig
+
+
+def default_data_dir() -> Path:
+    """`$PAYSCOPE_DATA_DIR/sandbox`, or the platform data dir's `sandbox` folder."""
+    base = os.environ.get("PAYSCOPE_DATA_DIR")
+    if base:
+        return Path(base) / "sandbox"
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("payscope")) / "sandbox"
+
+
+def config_from_args(args: argparse.Namespace) -> SandboxConfig:
+    """The `SandboxConfig` the parsed flags ask for."""
+    return SandboxConfig(
+        data_dir=Path(args.data).expanduser() if args.data else default_data_dir(),
+        api_key=args.api_key,
+        merchant_id=args.merchant_id,
+        profile_id=args.profile_id,
+        webhook_url=args.webhook_url,
+        webhook_secret=args.webhook_secret,
+        rate_limit=args.rate_limit,
+        fault_rate=args.fault_rate,
+        latency_ms=args.latency,
+    )
+
+
+def _progress_bar(out: TextIO) -> tuple[object, object]:
+    width = 30
+
+    def show(done: int, total: int) -> None:
+        filled = width * done // max(total, 1)
+        out.write(f"\rseeding [{'#' * filled}{'.' * (width - filled)}] {done}/{total} payments")
+        out.flush()
+
+    def end() -> None:
+        out.write("\n")
+        out.flush()
+
+    return show, end
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point of `payscope sandbox` (returns the exit code)."""
+    from tui.sandbox.server import Sandbox
+
+    try:
+        config = config_from_args(args)
+        config.check()
+    except ConfigError as exc:
+        print(f"payscope sandbox: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sandbox = Sandbox(config)
+    except OSError as exc:
+        print(
+            f"payscope sandbox: cannot open the state in {config.data_dir}: {exc}. "
+            "Pass --data DIR with a writable directory.",
+            file=sys.stderr,
+        )
+        return 1
+    if args.seed and not sandbox.is_seeded():
+        show, end = _progress_bar(sys.stderr)
+        sandbox.seed(args.seed, show)  # type: ignore[arg-type]
+        end()  # type: ignore[operator]
+    try:
+        return asyncio.run(_serve(sandbox, args.host, args.port))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _serve(sandbox: object, host: str, port: int) -> int:
+    from tui.sandbox.server import Sandbox
+
+    assert isinstance(sandbox, Sandbox)
+    try:
+        url = await sandbox.start(host, port)
+    except OSError as exc:
+        print(
+            f"payscope sandbox: cannot listen on {host}:{port}: {exc.strerror or exc}. "
+            "Pick another --port (0 = any free port).",
+            file=sys.stderr,
+        )
+        await sandbox.stop()
+        return 1
+    print(banner(sandbox), flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        print("\nstopping the sandbox...", file=sys.stderr, flush=True)
+        await sandbox.stop()
+    del url
+    return 0
+
+
+def banner(sandbox: object) -> str:
+    """What a user needs to start: URL, ids, keys, webhook target and secret, an example."""
+    from tui.sandbox.server import Sandbox
+
+    assert isinstance(sandbox, Sandbox)
+    c = sandbox.credentials
+    url, _secret = sandbox.state.webhook_target()
+    base = c.base_url or ""
+    return "\n".join(
+        [
+            f"payscope sandbox listening on {base}",
+            "",
+            f"  base URL         {base}",
+            f"  merchant id      {c.merchant_id}",
+            f"  profile id       {c.profile_id}",
+            f"  secret key       {c.api_key}",
+            f"  publishable key  {c.publishable_key}",
+            f"  webhook URL      {url or '(none: set one with --webhook-url or the profile API)'}",
+            f"  webhook secret   {c.webhook_secret}",
+            f"  API docs         {base}/docs",
+            f"  test cards       {base}/_sandbox/test-cards",
+            f"  data             {sandbox.config.data_dir}",
+            "",
+            "try:",
+            f"  curl -s {base}/payments -H 'api-key: {c.api_key}' \\",
+            "    -H 'Content-Type: application/json' -d '{\"amount\": 1000, \"currency\": \"USD\", "
+            '"confirm": true, "payment_method": "card", "billing": {"address": {"country": "US"}}, '
+            '"payment_method_data": {"card": {"card_number": "4242424242424242", '
+            '"card_exp_month": "12", "card_exp_year": "2030", "card_cvc": "123"}}}\'',
+            "",
+            "Ctrl+C stops it.",
+        ]
+    )

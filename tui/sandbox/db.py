@@ -1,0 +1,85 @@
+"""One SQLite connection in WAL mode, shared by every handler on the event loop thread.
+
+Handlers are `async def` and call SQLite directly: a statement takes microseconds, far less
+than a hop to a thread pool. Rule for every resource module: never `await` inside
+`with db.transaction()`, so no other handler can interleave with a half-done change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+DB_FILE = "sandbox.sqlite3"
+
+CORE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open (creating) the database file with the sandbox's pragmas."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(
+        path, isolation_level=None, check_same_thread=False, cached_statements=512
+    )
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("PRAGMA temp_store=MEMORY")
+    conn.execute("PRAGMA cache_size=-32000")
+    return conn
+
+
+class Database:
+    """The sandbox's SQLite file: schema, `meta` key-value pairs and transactions."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.conn = connect(path)
+        self.conn.executescript(CORE_SCHEMA)
+
+    def apply_schema(self, ddl: str) -> None:
+        """Run a resource's `CREATE TABLE/INDEX IF NOT EXISTS` script."""
+        if ddl.strip():
+            self.conn.executescript(ddl)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """`BEGIN IMMEDIATE` ... `COMMIT` (rolled back on any exception)."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def get_meta(self, key: str) -> str | None:
+        """A value from the `meta` table, or None."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str, conn: sqlite3.Connection | None = None) -> None:
+        """Write a `meta` value (inside the caller's transaction when `conn` is given)."""
+        (conn or self.conn).execute(
+            "INSERT INTO meta(key, value) VALUES(?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def close(self) -> None:
+        """Close the connection (checkpoints the WAL)."""
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.close()
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON, as stored in JSON columns and sent on the wire."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)

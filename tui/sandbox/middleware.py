@@ -1,0 +1,204 @@
+"""The request gate, as plain ASGI (no per-request thread or task): authentication, rate
+limits with `X-RateLimit-*` headers on every response, and seeded fault injection.
+
+Order: public paths (docs) pass; the `api-key` header is resolved (401 AU_01 / AU_02, `prd_`
+refused); the key's minute window is counted (429 RL_01); a publishable key is held to the SDK
+flow's two routes (403); a fault may be drawn; then the app runs. Handlers read the caller from
+`principal_of(request)`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from tui.sandbox import keys
+from tui.sandbox.errors import API, AUTH, CONNECTOR, RATE_LIMIT, SandboxError, forbidden
+from tui.sandbox.state import SandboxState
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+PUBLIC_PREFIXES = ("/docs", "/openapi.json", "/_sandbox/assets/")
+_PUBLISHABLE_ROUTES = re.compile(r"^/payments/(?!list$)[^/]+(/confirm)?$")
+_DROP_MESSAGE = "ASGI callable returned without completing response."
+
+
+class _DropFilter(logging.Filter):
+    """Hides uvicorn's complaint about the connections we drop on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != _DROP_MESSAGE
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def authenticate(state: SandboxState, key: str | None) -> keys.Principal:
+    """Resolve the `api-key` header to a principal, or raise the spec's 401."""
+    creds = state.credentials
+    if not key:
+        raise SandboxError(
+            401,
+            AUTH,
+            "AU_01",
+            "API key not provided: send your sandbox secret key in the 'api-key' header "
+            "(payscope sandbox prints it at start).",
+        )
+    if key == creds.api_key:
+        return keys.Principal(keys.SECRET, creds.merchant_id)
+    if key == creds.publishable_key:
+        return keys.Principal(keys.PUBLISHABLE, creds.merchant_id)
+    if key.startswith(("prd_", "pk_prd_")):
+        raise SandboxError(
+            401,
+            AUTH,
+            "AU_01",
+            "This is a local sandbox: production keys (prd_) are never accepted here and "
+            "nothing is charged. Use the sandbox key (snd_...) printed by payscope sandbox.",
+        )
+    if key in state.key_cache:
+        record = state.key_cache[key]
+    else:
+        record = keys.find(state.db.conn, key)
+        state.key_cache[key] = record
+    if record is None:
+        raise SandboxError(
+            401,
+            AUTH,
+            "AU_01",
+            "Invalid API key: no key of this sandbox matches it. Check for a typo or use "
+            "the key printed by payscope sandbox.",
+        )
+    if record.revoked:
+        raise SandboxError(
+            401, AUTH, "AU_02", "This API key was revoked: create a new one under /api_keys."
+        )
+    if record.expiration is not None and record.expiration <= state.clock.now_iso():
+        raise SandboxError(
+            401, AUTH, "AU_01", f"This API key expired at {record.expiration}: create a new one."
+        )
+    return keys.Principal(keys.SECRET, record.merchant_id, record.key_id)
+
+
+class SandboxMiddleware:
+    """Wraps the FastAPI app; see the module docstring."""
+
+    def __init__(self, app: ASGIApp, state: SandboxState) -> None:
+        self.app = app
+        self.state = state
+        if state.config.fault_rate > 0:
+            logging.getLogger("uvicorn.error").addFilter(_DropFilter())
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        state = self.state
+        state.ensure_worker()
+        path: str = scope["path"]
+        if path.startswith(PUBLIC_PREFIXES):
+            await self.app(scope, receive, send)
+            return
+        key = _header(scope, b"api-key")
+        client = scope.get("client")
+        allowed, limit, remaining, reset = state.limiter.hit(
+            key or (str(client[0]) if client else "anonymous")
+        )
+        extra = [
+            (b"x-ratelimit-limit", str(limit).encode()),
+            (b"x-ratelimit-remaining", str(remaining).encode()),
+            (b"x-ratelimit-reset", str(reset).encode()),
+        ]
+
+        async def send_with_limits(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        try:
+            principal = authenticate(state, key)
+            if not allowed:
+                raise SandboxError(
+                    429,
+                    RATE_LIMIT,
+                    "RL_01",
+                    f"Rate limit exceeded: {limit} requests per minute for this key. "
+                    f"Wait until X-RateLimit-Reset ({reset}) and retry.",
+                )
+            if principal.kind == keys.PUBLISHABLE and not (
+                _PUBLISHABLE_ROUTES.match(path)
+                and (scope["method"] == "GET") != path.endswith("/confirm")
+            ):
+                raise forbidden(
+                    "A publishable key (pk_snd_) may only retrieve or confirm the payment whose "
+                    "client_secret it presents (the browser SDK flow). Use the secret key "
+                    "(snd_) from your server for anything else."
+                )
+        except SandboxError as exc:
+            await _send_error(send_with_limits, exc)
+            return
+        scope.setdefault("state", {})["principal"] = principal
+        if state.faults.rate > 0 and not path.startswith("/_sandbox/"):
+            fault = state.faults.draw()
+            if fault is not None:
+                await _send_fault(send_with_limits, fault)
+                return
+        await self.app(scope, receive, send_with_limits)
+
+
+async def _send_error(
+    send: Send, exc: SandboxError, headers: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    body = exc.body()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": exc.status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+_FAULTS = {
+    "500": SandboxError(500, API, "HE_00", "Injected fault (--fault-rate): internal error."),
+    "502": SandboxError(
+        502, CONNECTOR, "CE_01", "Injected fault (--fault-rate): the processor is unavailable."
+    ),
+    "503": SandboxError(
+        503, API, "HE_00", "Injected fault (--fault-rate): temporary outage, retry shortly."
+    ),
+    "429": SandboxError(
+        429, RATE_LIMIT, "RL_01", "Injected fault (--fault-rate): rate limited, retry shortly."
+    ),
+}
+
+
+async def _send_fault(send: Send, kind: str) -> None:
+    if kind == "drop":
+        # Start a response that promises a body and never send it: the server closes the
+        # connection, and the client sees it dropped mid-response.
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", b"64")],
+            }
+        )
+        return
+    retry_after = ((b"retry-after", b"1"),) if kind in ("429", "503") else ()
+    await _send_error(send, _FAULTS[kind], retry_after)

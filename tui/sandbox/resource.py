@@ -1,0 +1,60 @@
+"""What a resource module hands to the sandbox: routes, tables, timed jobs, a demo seeder.
+
+See the package docstring (`tui/sandbox/__init__.py`) for how to add one.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter
+
+if TYPE_CHECKING:
+    from tui.sandbox.state import SandboxState
+
+
+@dataclass(frozen=True)
+class Job:
+    """Work that falls due on the sandbox clock (expiry, settlement, renewals, ...).
+
+    `next_due(conn)` gives the earliest sandbox time (epoch seconds) something is due, or None;
+    `run(state, now)` does everything due at or before `now` (in its own transactions) and
+    returns how many objects it changed. Advancing the clock steps through due times in order.
+    """
+
+    name: str
+    next_due: Callable[[sqlite3.Connection], float | None]
+    run: Callable[[SandboxState, float], int]
+
+
+@dataclass
+class SeedContext:
+    """Shared by the seeders of one `seed(n)` run (all in one transaction on `conn`).
+
+    `shared` carries what earlier seeders wrote for later ones: the payments seeder puts
+    `shared["payments"]`, a list of `SeededPayment`, and `shared["customers"]`, a list of ids.
+    """
+
+    conn: sqlite3.Connection
+    rng: random.Random
+    n: int
+    now: float
+    merchant_id: str
+    profile_id: str
+    progress: Callable[[int], None]
+    shared: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One area of the service. Registered in `tui/sandbox/resources/__init__.py`."""
+
+    name: str
+    router: APIRouter | None = None
+    schema: str = ""
+    jobs: tuple[Job, ...] = ()
+    seed: Callable[[SeedContext], None] | None = None

@@ -1,0 +1,27 @@
+"""Every resource of the sandbox, in registration order (one line each).
+
+Order matters for seeding: a seeder sees what the ones before it wrote in `ctx.shared`.
+"""
+
+from __future__ import annotations
+
+from tui.sandbox.resource import Resource
+from tui.sandbox.resources import (
+    api_keys,
+    controls,
+    customers,
+    events,
+    payments,
+    profiles,
+    refunds,
+)
+
+RESOURCES: list[Resource] = [
+    controls.RESOURCE,
+    customers.RESOURCE,
+    payments.RESOURCE,
+    refunds.RESOURCE,
+    api_keys.RESOURCE,
+    profiles.RESOURCE,
+    events.RESOURCE,
+]

@@ -1,0 +1,69 @@
+"""`GET /health` and the sandbox's own controls: the test-card table and the clock."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from tui.sandbox.cards import TEST_CARDS
+from tui.sandbox.clock import iso
+from tui.sandbox.errors import invalid, missing
+from tui.sandbox.resource import Resource
+from tui.sandbox.responses import respond
+from tui.sandbox.state import state_of
+
+router = APIRouter()
+
+_HEALTH = b'{"status":"ok"}'
+
+
+@router.get("/health", tags=["health"], summary="200 with a valid key")
+async def health() -> Response:
+    """The service is up and the key is valid."""
+    return Response(_HEALTH, media_type="application/json")
+
+
+@router.get("/_sandbox/test-cards", tags=["sandbox controls"], summary="The test-card table")
+async def test_cards() -> Response:
+    """Every documented card number, what it does, and the unified code it reaches."""
+    return respond({"data": [card.as_dict() for card in TEST_CARDS]})
+
+
+def _clock_view(request: Request) -> dict[str, Any]:
+    clock = state_of(request).clock
+    return {"now": iso(clock.now()), "offset_seconds": clock.offset}
+
+
+@router.get("/_sandbox/clock", tags=["sandbox controls"], summary="The sandbox clock")
+async def get_clock(request: Request) -> Response:
+    """`now` and how far the clock has been advanced past real time."""
+    return respond(_clock_view(request))
+
+
+@router.post(
+    "/_sandbox/clock/advance",
+    tags=["sandbox controls"],
+    summary="Advance the clock, running what falls due",
+)
+async def advance_clock(request: Request) -> Response:
+    """Body `{seconds}`: expiries, refund settlements and webhook retries run on the way."""
+    raw = await request.body()
+    try:
+        parsed = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        raise invalid("body", raw[:40].decode("utf-8", "replace"), "a JSON object") from None
+    if not isinstance(parsed, dict):
+        raise invalid("body", parsed, 'a JSON object such as {"seconds": 3600}')
+    seconds = parsed.get("seconds")
+    if seconds is None:
+        raise missing("seconds", "How far to move the clock, e.g. {\"seconds\": 3600}.")
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+        raise invalid("seconds", seconds, "a number of seconds, 0 or more")
+    ran = await state_of(request).advance(float(seconds))
+    return respond({**_clock_view(request), "ran": ran})
+
+
+RESOURCE = Resource(name="controls", router=router)

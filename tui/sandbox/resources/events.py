@@ -1,0 +1,111 @@
+"""The events API: list what was sent, each attempt's request and response, manual retry."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from tui.api.models.events import EventListRequest
+from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.errors import not_found
+from tui.sandbox.outbox import attempt_record
+from tui.sandbox.resource import Resource
+from tui.sandbox.resources._merchant import check_merchant
+from tui.sandbox.responses import respond
+from tui.sandbox.state import SandboxState, state_of
+
+router = APIRouter(tags=["events"])
+
+
+@router.post("/events/{merchant_id}", summary="List webhook events, newest first")
+async def list_events(
+    request: Request, merchant_id: str, body: EventListRequest | None = None
+) -> Response:
+    """Filters: created_after, created_before, object_id, event_types[], is_delivered."""
+    state = state_of(request)
+    check_merchant(state, merchant_id)
+    q = body or EventListRequest()
+    where: list[str] = []
+    args: list[Any] = []
+    if q.created_after:
+        where.append("created >= ?")
+        args.append(iso(parse_iso(q.created_after)))
+    if q.created_before:
+        where.append("created <= ?")
+        args.append(iso(parse_iso(q.created_before)))
+    if q.object_id:
+        where.append("object_id = ?")
+        args.append(q.object_id)
+    if q.event_types:
+        where.append(f"event_type IN ({','.join('?' * len(q.event_types))})")
+        args.extend(q.event_types)
+    if q.is_delivered is not None:
+        where.append("delivered = ?")
+        args.append(int(q.is_delivered))
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    conn = state.db.conn
+    rows = conn.execute(
+        "SELECT event_id, event_type, event_class, object_id, delivered, created, retries, "
+        f"next_attempt_at FROM events{clause} ORDER BY event_id DESC LIMIT ? OFFSET ?",
+        (*args, q.limit, q.offset),
+    ).fetchall()
+    total = int(conn.execute(f"SELECT COUNT(*) FROM events{clause}", args).fetchone()[0])
+    events = [
+        {
+            "event_id": r[0],
+            "merchant_id": merchant_id,
+            "event_type": r[1],
+            "event_class": r[2],
+            "object_id": r[3],
+            "is_delivery_successful": bool(r[4]),
+            "created": r[5],
+            "retries": r[6],
+            "next_attempt_at": iso(r[7]) if r[7] is not None else None,
+        }
+        for r in rows
+    ]
+    return respond({"events": events, "total_count": total})
+
+
+def _check_event(state: SandboxState, event_id: str) -> None:
+    found = state.db.conn.execute("SELECT 1 FROM events WHERE event_id = ?", (event_id,))
+    if found.fetchone() is None:
+        raise not_found("Event", event_id)
+
+
+@router.get("/events/{merchant_id}/{event_id}/attempts", summary="Delivery attempts of an event")
+async def event_attempts(request: Request, merchant_id: str, event_id: str) -> Response:
+    """Each attempt's request (headers, exact body) and response (status, body)."""
+    state = state_of(request)
+    check_merchant(state, merchant_id)
+    _check_event(state, event_id)
+    rows = state.db.conn.execute(
+        "SELECT seq, created, delivery_attempt, request_headers, request_body, response_status, "
+        "response_body, error, delivered FROM event_attempts WHERE event_id = ? ORDER BY seq",
+        (event_id,),
+    ).fetchall()
+    return respond(
+        [
+            attempt_record(
+                event_id, r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6], r[7], bool(r[8])
+            )
+            for r in rows
+        ]
+    )
+
+
+@router.post("/events/{merchant_id}/{event_id}/retry", summary="Deliver an event again now")
+async def retry_event(request: Request, merchant_id: str, event_id: str) -> Response:
+    """A manual attempt, recorded like the automatic ones."""
+    state = state_of(request)
+    check_merchant(state, merchant_id)
+    _check_event(state, event_id)
+    async with state.outbox.lock:
+        record = await state.outbox.attempt(event_id, "manual_retry")
+    return respond(record)
+
+
+RESOURCE = Resource(name="events", router=router)

@@ -1,0 +1,866 @@
+"""Payments: create, update, confirm, retrieve, list, capture, cancel, approve, reject, 3DS.
+
+The state machine is the reference's (the spec wins where they differ):
+
+    create (confirm false) -> requires_payment_method, or requires_confirmation with a card
+    confirm -> succeeded | requires_capture (manual) | failed (decline)
+             | requires_customer_action (3DS, shown as requires_action with next_action)
+             | requires_merchant_action (manual review)
+    3DS authorize -> succeeded | requires_capture; fail -> failed UE_5001; abandon -> UE_5003
+    approve -> succeeded (automatic) | requires_capture (manual); reject -> failed
+    capture -> succeeded | partially_captured | partially_captured_and_capturable
+    cancel -> cancelled;  7 days in requires_capture -> expired
+
+The payment object is stored as JSON in `payments.data` (what lists splice in as is), with the
+filtered fields in indexed columns. The raw card number is never stored: what the test card
+will do is decided when the card arrives and kept in `card_rule`.
+
+Dispute hook (for the disputes resource): a payment made with the dispute test card gets a row
+in `dispute_schedule(payment_id, due_at, reason, opened_at)` when its money is captured;
+`due_at` is sandbox time. A disputes job opens a dispute for each row with `opened_at IS NULL`
+and `due_at <= now`, then sets `opened_at`. Retrieve also lists `disputes` from a `disputes`
+table with `payment_id` and `data` (JSON) columns when one exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import ValidationError
+from starlette.responses import Response
+
+from tui.api.models.payments import (
+    CardData,
+    PaymentCancelRequest,
+    PaymentCaptureRequest,
+    PaymentConfirmRequest,
+    PaymentCreateRequest,
+    PaymentListRequest,
+    PaymentUpdateRequest,
+)
+from tui.sandbox import cards, ids
+from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.db import dumps
+from tui.sandbox.errors import (
+    SandboxError,
+    bad_state,
+    conflict,
+    forbidden,
+    from_validation_error,
+    invalid,
+    missing,
+    not_found,
+)
+from tui.sandbox.keys import PUBLISHABLE
+from tui.sandbox.outbox import emit
+from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.responses import respond, respond_list, validate_query
+from tui.sandbox.state import SandboxState, principal_of, state_of
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS payments (
+    payment_id TEXT PRIMARY KEY,
+    merchant_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    customer_id TEXT,
+    payment_method TEXT,
+    created TEXT NOT NULL,
+    client_secret TEXT NOT NULL,
+    card_rule TEXT,
+    expires_at REAL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS payments_created ON payments(created);
+CREATE INDEX IF NOT EXISTS payments_status_created ON payments(status, created);
+CREATE INDEX IF NOT EXISTS payments_currency_created ON payments(currency, created);
+CREATE INDEX IF NOT EXISTS payments_customer_created ON payments(customer_id, created);
+CREATE INDEX IF NOT EXISTS payments_expiry ON payments(expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS payment_attempts (
+    attempt_id TEXT PRIMARY KEY,
+    payment_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS payment_attempts_payment ON payment_attempts(payment_id, seq);
+CREATE TABLE IF NOT EXISTS dispute_schedule (
+    payment_id TEXT PRIMARY KEY,
+    due_at REAL NOT NULL,
+    reason TEXT NOT NULL,
+    opened_at REAL
+);
+CREATE INDEX IF NOT EXISTS dispute_schedule_due ON dispute_schedule(due_at)
+    WHERE opened_at IS NULL;
+"""
+
+AUTHORISATION_LIFETIME = 7 * 24 * 3600
+
+# Internal status -> what merchants see.
+SHOWN = {"requires_customer_action": "requires_action"}
+# What a list filter may say -> internal status.
+FILTER_ALIASES = {"requires_action": "requires_customer_action"}
+
+# The reference's status-to-event table (one event per object and type).
+STATUS_EVENTS = {
+    "succeeded": "payment_succeeded",
+    "failed": "payment_failed",
+    "processing": "payment_processing",
+    "requires_customer_action": "action_required",
+    "requires_merchant_action": "action_required",
+    "cancelled": "payment_cancelled",
+    "requires_capture": "payment_authorized",
+    "partially_captured": "payment_captured",
+    "partially_captured_and_capturable": "payment_captured",
+    "expired": "payment_expired",
+}
+
+UPDATABLE = ("requires_payment_method", "requires_confirmation")
+CONFIRMABLE = ("requires_payment_method", "requires_confirmation")
+CAPTURABLE = ("requires_capture", "partially_captured_and_capturable")
+CANCELLABLE = (
+    "requires_payment_method",
+    "requires_confirmation",
+    "requires_customer_action",
+    "requires_merchant_action",
+    "requires_capture",
+)
+MANUAL = ("manual", "manual_multiple")
+
+router = APIRouter(tags=["payments"])
+
+
+# -- storage ----------------------------------------------------------------------------------
+
+
+class Row:
+    """A loaded payment: internal columns plus the public JSON object."""
+
+    __slots__ = ("card_rule", "data", "expires_at", "status")
+
+    def __init__(
+        self, status: str, data: dict[str, Any], card_rule: dict[str, Any] | None, exp: float | None
+    ) -> None:
+        self.status = status
+        self.data = data
+        self.card_rule = card_rule
+        self.expires_at = exp
+
+    @property
+    def payment_id(self) -> str:
+        return str(self.data["payment_id"])
+
+
+def load(conn: sqlite3.Connection, payment_id: str) -> Row:
+    """The payment, or 404 IR_05."""
+    found = conn.execute(
+        "SELECT status, data, card_rule, expires_at FROM payments WHERE payment_id = ?",
+        (payment_id,),
+    ).fetchone()
+    if found is None:
+        raise not_found("Payment", payment_id)
+    rule = json.loads(found[2]) if found[2] else None
+    return Row(str(found[0]), json.loads(found[1]), rule, found[3])
+
+
+def save(conn: sqlite3.Connection, row: Row, now_iso: str) -> None:
+    """Write back a changed payment (status shown as merchants see it)."""
+    row.data["status"] = SHOWN.get(row.status, row.status)
+    row.data["modified_at"] = now_iso
+    conn.execute(
+        "UPDATE payments SET status = ?, amount = ?, currency = ?, customer_id = ?, "
+        "payment_method = ?, card_rule = ?, expires_at = ?, data = ? WHERE payment_id = ?",
+        (
+            row.status,
+            row.data["amount"],
+            row.data["currency"],
+            row.data.get("customer_id"),
+            row.data.get("payment_method"),
+            dumps(row.card_rule) if row.card_rule else None,
+            row.expires_at,
+            dumps(row.data),
+            row.payment_id,
+        ),
+    )
+
+
+def webhook_object(data: dict[str, Any]) -> dict[str, Any]:
+    """The payment as sent in `content.object` (no client secret)."""
+    return {k: v for k, v in data.items() if k != "client_secret"}
+
+
+def emit_status(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None:
+    """Write the event the payment's status calls for, if any (outbox, same transaction)."""
+    event_type = STATUS_EVENTS.get(row.status)
+    if event_type is not None:
+        emit(
+            conn,
+            state,
+            event_type=event_type,
+            event_class="payments",
+            object_id=row.payment_id,
+            obj=webhook_object(row.data),
+        )
+
+
+def customer_exists(conn: sqlite3.Connection, customer_id: str) -> bool:
+    """True when the customers table holds this id."""
+    found = conn.execute("SELECT 1 FROM customers WHERE customer_id = ?", (customer_id,))
+    return found.fetchone() is not None
+
+
+def _check_customer(conn: sqlite3.Connection, customer_id: str | None) -> None:
+    if customer_id is not None and not customer_exists(conn, customer_id):
+        raise SandboxError(
+            404,
+            "invalid_request",
+            "IR_05",
+            f"Customer {customer_id!r} does not exist: create it with POST /customers first "
+            "and send the customer_id it returns (or leave customer_id out).",
+        )
+
+
+# -- cards and outcomes -------------------------------------------------------------------------
+
+
+def card_rule(state: SandboxState, card: CardData) -> dict[str, Any]:
+    """What this card will do, decided now (the number itself is not kept)."""
+    today = datetime.fromtimestamp(state.clock.now(), UTC)
+    outcome, code = cards.outcome_for(
+        card.card_number, card.card_cvc, card.card_exp_month, card.card_exp_year,
+        (today.year, today.month),
+    )
+    return {"outcome": outcome, "code": code, "brand": cards.brand_of(card.card_number)}
+
+
+def card_view(card: CardData) -> dict[str, Any]:
+    """`payment_method_data.card` as the payment shows it (never the full number)."""
+    return {
+        "last4": card.last4,
+        "brand": cards.brand_of(card.card_number),
+        "exp_month": card.card_exp_month,
+        "exp_year": card.card_exp_year,
+        "card_holder_name": card.card_holder_name,
+    }
+
+
+_DECLINE_FIELDS = ("error_code", "error_message", "unified_code", "unified_message")
+
+
+def _clear_decline(data: dict[str, Any]) -> None:
+    for key in (*_DECLINE_FIELDS, "error_details"):
+        data[key] = None
+
+
+def _add_attempt(
+    conn: sqlite3.Connection, row: Row, status: str, now_iso: str, decline: dict[str, Any]
+) -> str:
+    seq = int(
+        conn.execute(
+            "SELECT COUNT(*) FROM payment_attempts WHERE payment_id = ?", (row.payment_id,)
+        ).fetchone()[0]
+    ) + 1
+    attempt_id = f"{row.payment_id}_{seq}"
+    attempt = {
+        "attempt_id": attempt_id,
+        "status": status,
+        "amount": row.data["amount"],
+        "currency": row.data["currency"],
+        "payment_method": row.data.get("payment_method"),
+        "authentication_type": row.data.get("authentication_type"),
+        "created_at": now_iso,
+        "modified_at": now_iso,
+        **{k: decline.get(k) for k in _DECLINE_FIELDS},
+    }
+    conn.execute(
+        "INSERT INTO payment_attempts(attempt_id, payment_id, seq, data) VALUES (?, ?, ?, ?)",
+        (attempt_id, row.payment_id, seq, dumps(attempt)),
+    )
+    return attempt_id
+
+
+def _update_last_attempt(
+    conn: sqlite3.Connection, row: Row, status: str, now_iso: str, decline: dict[str, Any]
+) -> None:
+    found = conn.execute(
+        "SELECT attempt_id, data FROM payment_attempts WHERE payment_id = ? "
+        "ORDER BY seq DESC LIMIT 1",
+        (row.payment_id,),
+    ).fetchone()
+    if found is None:
+        _add_attempt(conn, row, status, now_iso, decline)
+        return
+    attempt = json.loads(found[1])
+    attempt.update({"status": status, "modified_at": now_iso})
+    attempt.update({k: decline.get(k) for k in _DECLINE_FIELDS})
+    conn.execute(
+        "UPDATE payment_attempts SET data = ? WHERE attempt_id = ?", (dumps(attempt), found[0])
+    )
+
+
+def _fail(row: Row, code: str) -> dict[str, Any]:
+    brand = (row.card_rule or {}).get("brand", "Unknown")
+    fields = cards.decline(code).fields(str(brand))
+    row.status = "failed"
+    row.expires_at = None
+    row.data.update(fields)
+    row.data.update({"amount_capturable": 0, "next_action": None})
+    return fields
+
+
+def _authorise(conn: sqlite3.Connection, row: Row, now: float) -> str:
+    """Money authorised: capture now (automatic) or hold it (manual). Returns attempt status."""
+    _clear_decline(row.data)
+    row.data["next_action"] = None
+    if row.data.get("capture_method") in MANUAL:
+        row.status = "requires_capture"
+        row.data["amount_capturable"] = row.data["amount"]
+        row.expires_at = now + AUTHORISATION_LIFETIME
+        return "authorized"
+    row.status = "succeeded"
+    row.data.update(
+        {"amount_received": row.data["amount"], "amount_capturable": 0, "captured_at": iso(now)}
+    )
+    row.expires_at = None
+    _money_taken(conn, row, now)
+    return "charged"
+
+
+def _money_taken(conn: sqlite3.Connection, row: Row, now: float) -> None:
+    if (row.card_rule or {}).get("outcome") == cards.DISPUTE:
+        conn.execute(
+            "INSERT OR IGNORE INTO dispute_schedule(payment_id, due_at, reason) VALUES (?, ?, ?)",
+            (row.payment_id, now + cards.DISPUTE_AFTER_HOURS * 3600, "fraudulent"),
+        )
+
+
+def _confirm(
+    conn: sqlite3.Connection, state: SandboxState, row: Row, base_url: str, now: float
+) -> None:
+    """Run a confirmation: the card's outcome decides the next state. Writes the attempt."""
+    now_iso = iso(now)
+    rule = row.card_rule
+    if rule is None:
+        raise missing(
+            "payment_method_data",
+            "Confirming needs a card: send payment_method: 'card' and payment_method_data.card "
+            "(see GET /_sandbox/test-cards).",
+        )
+    outcome, code = str(rule["outcome"]), rule.get("code")
+    three_ds = row.data.get("authentication_type") == "three_ds"
+    if outcome == cards.NEEDS_3DS and not three_ds:
+        outcome = cards.DECLINED
+    if outcome == cards.DECLINED:
+        decline = _fail(row, str(code))
+        _add_attempt(conn, row, "failure", now_iso, decline)
+        return
+    if outcome in (cards.CHALLENGE, cards.NEEDS_3DS) or three_ds:
+        _clear_decline(row.data)
+        row.status = "requires_customer_action"
+        row.data["next_action"] = {
+            "type": "redirect_to_url",
+            "redirect_to_url": f"{base_url}/_sandbox/payments/{row.payment_id}/3ds",
+        }
+        _add_attempt(conn, row, "authentication_pending", now_iso, {})
+        return
+    if outcome == cards.REVIEW:
+        _clear_decline(row.data)
+        row.status = "requires_merchant_action"
+        row.data["amount_capturable"] = row.data["amount"]
+        _add_attempt(conn, row, "pending", now_iso, {})
+        return
+    status = _authorise(conn, row, now)
+    _add_attempt(conn, row, status, now_iso, {})
+
+
+def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
+    """Take payment method fields from a create/update/confirm body."""
+    for key in ("payment_method", "payment_method_type", "return_url"):
+        value = getattr(body, key, None)
+        if value is not None:
+            row.data[key] = value
+    billing = getattr(body, "billing", None)
+    if billing is not None:
+        row.data["billing"] = billing.to_body()
+    pmd = getattr(body, "payment_method_data", None)
+    if pmd is not None and pmd.card is not None:
+        row.card_rule = card_rule(state, pmd.card)
+        row.data["payment_method_data"] = {"card": card_view(pmd.card)}
+        row.data["payment_method"] = row.data.get("payment_method") or "card"
+    elif pmd is not None:
+        # Another method's object: kept for display; the sandbox only processes cards.
+        row.data["payment_method_data"] = pmd.to_body()
+
+
+def _base_url(request: Request) -> str:
+    return str(request.base_url).rstrip("/")
+
+
+async def _latency(state: SandboxState) -> None:
+    if state.config.latency_ms:
+        await asyncio.sleep(state.config.latency_ms / 1000)
+
+
+def _secret_only(request: Request) -> None:
+    if principal_of(request).kind == PUBLISHABLE:
+        raise forbidden("A publishable key may only retrieve or confirm its own payment.")
+
+
+def _check_client_secret(request: Request, row: Row, presented: str | None) -> None:
+    if principal_of(request).kind != PUBLISHABLE:
+        return
+    if not presented or presented != row.data.get("client_secret"):
+        raise forbidden(
+            "A publishable key (pk_snd_) must present this payment's client_secret "
+            "(the one returned when the payment was created) to retrieve or confirm it."
+        )
+
+
+# -- routes --------------------------------------------------------------------------------------
+
+
+@router.post("/payments", summary="Create a payment (confirm: true for one-step)")
+async def create_payment(request: Request, body: PaymentCreateRequest) -> Response:
+    """Create a payment; with `confirm: true` it is confirmed in the same request."""
+    _secret_only(request)
+    state = state_of(request)
+    if body.confirm:
+        await _latency(state)
+    now = state.clock.now()
+    now_iso = iso(now)
+    creds = state.credentials
+    payment_id = body.payment_id or ids.new_id("pay")
+    if body.profile_id is not None and body.profile_id != creds.profile_id:
+        raise invalid("profile_id", body.profile_id, f"this sandbox's profile {creds.profile_id!r}")
+    data: dict[str, Any] = {
+        "payment_id": payment_id,
+        "merchant_id": creds.merchant_id,
+        "status": "requires_payment_method",
+        "amount": body.amount,
+        "amount_received": 0,
+        "amount_capturable": 0,
+        "currency": body.currency,
+        "capture_method": (body.capture_method or "automatic"),
+        "authentication_type": body.authentication_type or "no_three_ds",
+        "payment_method": None,
+        "payment_method_type": None,
+        "payment_method_data": None,
+        "customer_id": body.customer_id,
+        "email": body.email,
+        "name": body.name,
+        "phone": body.phone,
+        "phone_country_code": body.phone_country_code,
+        "description": body.description,
+        "statement_descriptor": body.statement_descriptor_name,
+        "statement_descriptor_suffix": body.statement_descriptor_suffix,
+        "metadata": body.metadata,
+        "profile_id": creds.profile_id,
+        "return_url": body.return_url,
+        "billing": None,
+        "shipping": body.shipping.to_body() if body.shipping else None,
+        "order_details": [o.to_body() for o in body.order_details] if body.order_details else None,
+        "created": now_iso,
+        "modified_at": now_iso,
+        "captured_at": None,
+        "client_secret": f"{payment_id}_secret_{ids.random_part(20)}",
+        "error_code": None,
+        "error_message": None,
+        "unified_code": None,
+        "unified_message": None,
+        "error_details": None,
+        "next_action": None,
+        "cancellation_reason": None,
+    }
+    row = Row("requires_payment_method", data, None, None)
+    _apply_method(state, row, body)
+    if row.card_rule is not None:
+        row.status = "requires_confirmation"
+    base_url = _base_url(request)
+    with state.db.transaction() as conn:
+        if conn.execute("SELECT 1 FROM payments WHERE payment_id = ?", (payment_id,)).fetchone():
+            raise conflict(
+                "HE_01",
+                f"A payment with payment_id {payment_id!r} already exists: the original request "
+                f"was received. Read its status with GET /payments/{payment_id}; nothing was "
+                "changed.",
+            )
+        _check_customer(conn, body.customer_id)
+        if body.confirm:
+            _confirm(conn, state, row, base_url, now)
+        row.data["status"] = SHOWN.get(row.status, row.status)
+        conn.execute(
+            "INSERT INTO payments(payment_id, merchant_id, status, amount, currency, customer_id,"
+            " payment_method, created, client_secret, card_rule, expires_at, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                payment_id,
+                creds.merchant_id,
+                row.status,
+                body.amount,
+                body.currency,
+                body.customer_id,
+                row.data.get("payment_method"),
+                now_iso,
+                data["client_secret"],
+                dumps(row.card_rule) if row.card_rule else None,
+                row.expires_at,
+                dumps(row.data),
+            ),
+        )
+        emit_status(conn, state, row)
+    return respond(row.data)
+
+
+@router.post("/payments/list", summary="List payments (filters in the body), newest first")
+async def list_payments_post(request: Request, body: PaymentListRequest | None = None) -> Response:
+    """POST /payments/list with the filter body."""
+    return _list(state_of(request), body or PaymentListRequest())
+
+
+@router.get("/payments/list", summary="List payments (filters in the query string)")
+async def list_payments_get(request: Request) -> Response:
+    """GET /payments/list?limit=&offset=&status=&currency=&customer_id=&created_gte=..."""
+    query = validate_query(
+        PaymentListRequest, request.query_params, many=("status", "currency", "payment_method")
+    )
+    return _list(state_of(request), query)
+
+
+def _list(state: SandboxState, q: PaymentListRequest) -> Response:
+    where: list[str] = []
+    args: list[Any] = []
+    if q.status:
+        statuses = [FILTER_ALIASES.get(str(s), str(s)) for s in q.status]
+        where.append(f"status IN ({','.join('?' * len(statuses))})")
+        args.extend(statuses)
+    if q.currency:
+        where.append(f"currency IN ({','.join('?' * len(q.currency))})")
+        args.extend(q.currency)
+    if q.customer_id:
+        where.append("customer_id = ?")
+        args.append(q.customer_id)
+    if q.payment_id:
+        where.append("payment_id = ?")
+        args.append(q.payment_id)
+    if q.payment_method:
+        where.append(f"payment_method IN ({','.join('?' * len(q.payment_method))})")
+        args.extend(q.payment_method)
+    if q.created_gte:
+        where.append("created >= ?")
+        args.append(iso(parse_iso(q.created_gte)))
+    if q.created_lte:
+        where.append("created <= ?")
+        args.append(iso(parse_iso(q.created_lte)))
+    if q.amount_filter is not None:
+        if q.amount_filter.start_amount is not None:
+            where.append("amount >= ?")
+            args.append(q.amount_filter.start_amount)
+        if q.amount_filter.end_amount is not None:
+            where.append("amount <= ?")
+            args.append(q.amount_filter.end_amount)
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    order = "created DESC, rowid DESC"
+    if q.order is not None:
+        if q.order.on not in ("created", "amount"):
+            raise invalid("order.on", q.order.on, "'created' or 'amount'")
+        direction = "ASC" if q.order.by == "asc" else "DESC"
+        order = f"{q.order.on} {direction}, rowid {direction}"
+    conn = state.db.conn
+    rows = conn.execute(
+        f"SELECT data FROM payments{clause} ORDER BY {order} LIMIT ? OFFSET ?",
+        (*args, q.limit, q.offset),
+    ).fetchall()
+    if q.offset == 0 and len(rows) < q.limit:
+        total = len(rows)
+    else:
+        total = int(conn.execute(f"SELECT COUNT(*) FROM payments{clause}", args).fetchone()[0])
+    return respond_list([r[0] for r in rows], total)
+
+
+@router.get("/payments/{payment_id}", summary="Retrieve a payment with attempts and refunds")
+async def retrieve_payment(request: Request, payment_id: str) -> Response:
+    """The payment with its `attempts`, `refunds` and `disputes`."""
+    state = state_of(request)
+    conn = state.db.conn
+    row = load(conn, payment_id)
+    _check_client_secret(request, row, request.query_params.get("client_secret"))
+    data = row.data
+    data["attempts"] = [
+        json.loads(r[0])
+        for r in conn.execute(
+            "SELECT data FROM payment_attempts WHERE payment_id = ? ORDER BY seq", (payment_id,)
+        )
+    ]
+    data["refunds"] = [
+        json.loads(r[0])
+        for r in conn.execute(
+            "SELECT data FROM refunds WHERE payment_id = ? ORDER BY created, rowid", (payment_id,)
+        )
+    ]
+    try:
+        data["disputes"] = [
+            json.loads(r[0])
+            for r in conn.execute("SELECT data FROM disputes WHERE payment_id = ?", (payment_id,))
+        ]
+    except sqlite3.OperationalError:
+        data["disputes"] = []  # no disputes resource registered
+    return respond(data)
+
+
+@router.post("/payments/{payment_id}", summary="Update a payment before confirmation")
+async def update_payment(request: Request, payment_id: str, body: PaymentUpdateRequest) -> Response:
+    """Change amount, currency, customer, card, ... while the payment is not yet confirmed."""
+    _secret_only(request)
+    state = state_of(request)
+    with state.db.transaction() as conn:
+        row = load(conn, payment_id)
+        if row.status not in UPDATABLE:
+            raise bad_state("update", "payment", row.status, UPDATABLE)
+        _check_customer(conn, body.customer_id)
+        fields = body.model_dump(exclude_none=True, exclude={"payment_method_data", "billing"})
+        simple = (
+            "amount", "currency", "customer_id", "capture_method", "authentication_type",
+            "description", "email", "name", "phone", "phone_country_code", "metadata",
+        )
+        for key in simple:
+            if key in fields:
+                value = fields[key]
+                row.data[key] = value.value if hasattr(value, "value") else value
+        if body.statement_descriptor_name is not None:
+            row.data["statement_descriptor"] = body.statement_descriptor_name
+        if body.shipping is not None:
+            row.data["shipping"] = body.shipping.to_body()
+        if body.order_details is not None:
+            row.data["order_details"] = [o.to_body() for o in body.order_details]
+        _apply_method(state, row, body)
+        if row.card_rule is not None:
+            row.status = "requires_confirmation"
+        save(conn, row, state.clock.now_iso())
+    return respond(row.data)
+
+
+@router.post("/payments/{payment_id}/confirm", summary="Confirm a payment (two-step or SDK)")
+async def confirm_payment(
+    request: Request, payment_id: str, body: PaymentConfirmRequest | None = None
+) -> Response:
+    """Authorise with the card given here (or earlier). A publishable key sends client_secret."""
+    state = state_of(request)
+    body = body or PaymentConfirmRequest()
+    await _latency(state)
+    with state.db.transaction() as conn:
+        row = load(conn, payment_id)
+        _check_client_secret(request, row, body.client_secret)
+        if row.status not in CONFIRMABLE:
+            raise bad_state("confirm", "payment", row.status, CONFIRMABLE)
+        _apply_method(state, row, body)
+        now = state.clock.now()
+        _confirm(conn, state, row, _base_url(request), now)
+        save(conn, row, iso(now))
+        emit_status(conn, state, row)
+    return respond(row.data)
+
+
+@router.post("/payments/{payment_id}/capture", summary="Capture an authorised payment")
+async def capture_payment(
+    request: Request, payment_id: str, body: PaymentCaptureRequest | None = None
+) -> Response:
+    """Take all (default) or part of the authorised amount."""
+    state = state_of(request)
+    body = body or PaymentCaptureRequest()
+    await _latency(state)
+    with state.db.transaction() as conn:
+        row = load(conn, payment_id)
+        if row.status in ("succeeded", "partially_captured", "cancelled", "expired"):
+            raise conflict(
+                "IR_04",
+                f"This payment cannot be captured: it is {row.status} "
+                "(already captured, cancelled or expired).",
+            )
+        if row.status not in CAPTURABLE:
+            raise bad_state("capture", "payment", row.status, CAPTURABLE)
+        capturable = int(row.data["amount_capturable"])
+        amount = body.amount_to_capture if body.amount_to_capture is not None else capturable
+        if amount > capturable:
+            raise invalid(
+                "amount_to_capture", amount, f"at most amount_capturable ({capturable})"
+            )
+        now = state.clock.now()
+        received = int(row.data.get("amount_received") or 0) + amount
+        left = capturable - amount
+        row.data["amount_received"] = received
+        row.data["captured_at"] = iso(now)
+        if body.statement_descriptor_suffix is not None:
+            row.data["statement_descriptor_suffix"] = body.statement_descriptor_suffix
+        if body.statement_descriptor_prefix is not None:
+            row.data["statement_descriptor"] = body.statement_descriptor_prefix
+        if received >= int(row.data["amount"]):
+            row.status, row.data["amount_capturable"], row.expires_at = "succeeded", 0, None
+        elif row.data.get("capture_method") == "manual_multiple" and left > 0:
+            row.status, row.data["amount_capturable"] = "partially_captured_and_capturable", left
+        else:
+            row.status, row.data["amount_capturable"], row.expires_at = "partially_captured", 0, None
+        _money_taken(conn, row, now)
+        save(conn, row, iso(now))
+        emit_status(conn, state, row)
+    return respond(row.data)
+
+
+@router.post("/payments/{payment_id}/cancel", summary="Cancel (void) a payment")
+async def cancel_payment(
+    request: Request, payment_id: str, body: PaymentCancelRequest | None = None
+) -> Response:
+    """Void the payment: nothing is (or will be) charged."""
+    state = state_of(request)
+    with state.db.transaction() as conn:
+        row = load(conn, payment_id)
+        if row.status not in CANCELLABLE:
+            raise bad_state("cancel", "payment", row.status, CANCELLABLE)
+        row.status = "cancelled"
+        row.expires_at = None
+        row.data.update(
+            {
+                "amount_capturable": 0,
+                "next_action": None,
+                "cancellation_reason": body.cancellation_reason if body else None,
+            }
+        )
+        save(conn, row, state.clock.now_iso())
+        emit_status(conn, state, row)
+    return respond(row.data)
+
+
+@router.post("/payments/{payment_id}/approve", summary="Approve a payment held for review")
+async def approve_payment(request: Request, payment_id: str) -> Response:
+    """requires_merchant_action -> succeeded (or requires_capture with manual capture)."""
+    state = state_of(request)
+    with state.db.transaction() as conn:
+        row = load(conn, payment_id)
+        if row.status != "requires_merchant_action":
+            raise bad_state("approve", "payment", row.status, ["requires_merchant_action"])
+        now = state.clock.now()
+        status = _authorise(conn, row, now)
+        _update_last_attempt(conn, row, status, iso(now), {})
+        save(conn, row, iso(now))
+        emit_status(conn, state, row)
+    return respond(row.data)
+
+
+@router.post("/payments/{payment_id}/reject", summary="Reject a payment held for review")
+async def reject_payment(request: Request, payment_id: str) -> Response:
+    """requires_merchant_action -> failed with error_code manual_review_rejected."""
+    state = state_of(request)
+    with state.db.transaction() as conn:
+        row = load(conn, payment_id)
+        if row.status != "requires_merchant_action":
+            raise bad_state("reject", "payment", row.status, ["requires_merchant_action"])
+        row.status = "failed"
+        decline = {
+            "error_code": "manual_review_rejected",
+            "error_message": "The merchant rejected this payment after manual review; "
+            "the authorisation was voided and the customer was not charged.",
+            "unified_code": None,
+            "unified_message": None,
+        }
+        row.data.update(decline)
+        row.data["amount_capturable"] = 0
+        now_iso = state.clock.now_iso()
+        _update_last_attempt(conn, row, "voided", now_iso, decline)
+        save(conn, row, now_iso)
+        emit_status(conn, state, row)
+    return respond(row.data)
+
+
+@router.post(
+    "/_sandbox/payments/{payment_id}/3ds",
+    summary="Complete a 3-D Secure challenge (authorize, fail or abandon)",
+    tags=["sandbox controls"],
+)
+async def complete_three_ds(request: Request, payment_id: str) -> Response:
+    """Body `{result: authorize | fail | abandon}` (default authorize)."""
+    _secret_only(request)
+    state = state_of(request)
+    raw = await request.body()
+    result = "authorize"
+    if raw.strip():
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            raise invalid("body", raw[:40].decode("utf-8", "replace"), "a JSON object") from None
+        if not isinstance(parsed, dict):
+            raise invalid("body", parsed, "a JSON object such as {\"result\": \"authorize\"}")
+        result = parsed.get("result", "authorize")
+    if result not in ("authorize", "fail", "abandon"):
+        raise invalid("result", result, "'authorize', 'fail' or 'abandon'")
+    with state.db.transaction() as conn:
+        row = load(conn, payment_id)
+        if row.status != "requires_customer_action":
+            shown = SHOWN.get(row.status, row.status)
+            raise bad_state("complete 3-D Secure for", "payment", shown, ["requires_action"])
+        now = state.clock.now()
+        if result == "authorize":
+            status = _authorise(conn, row, now)
+            _update_last_attempt(conn, row, status, iso(now), {})
+        else:
+            decline = _fail(row, "UE_5001" if result == "fail" else "UE_5003")
+            _update_last_attempt(conn, row, "authentication_failed", iso(now), decline)
+        save(conn, row, iso(now))
+        emit_status(conn, state, row)
+    return respond(row.data)
+
+
+# -- clock job: authorisations expire ----------------------------------------------------------
+
+
+def _next_expiry(conn: sqlite3.Connection) -> float | None:
+    found = conn.execute("SELECT MIN(expires_at) FROM payments WHERE expires_at IS NOT NULL")
+    value = found.fetchone()[0]
+    return None if value is None else float(value)
+
+
+def _expire(state: SandboxState, now: float) -> int:
+    conn = state.db.conn
+    due = [
+        r[0]
+        for r in conn.execute(
+            "SELECT payment_id FROM payments WHERE expires_at IS NOT NULL AND expires_at <= ?",
+            (now,),
+        )
+    ]
+    for payment_id in due:
+        with state.db.transaction() as tx:
+            row = load(tx, payment_id)
+            row.expires_at = None
+            if row.status in CAPTURABLE:
+                row.status = "expired"
+                row.data["amount_capturable"] = 0
+                emit_status(tx, state, row)
+            save(tx, row, iso(now))
+    return len(due)
+
+
+def parse_body(model: type[Any], raw: bytes) -> Any:
+    """Validate raw JSON bytes with a request model (for routes that read the body themselves)."""
+    try:
+        return model.model_validate_json(raw or b"{}")
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+
+
+def _seed(ctx: SeedContext) -> None:
+    from tui.sandbox.resources.payments_seed import seed_payments
+
+    seed_payments(ctx)
+
+
+RESOURCE = Resource(
+    name="payments",
+    router=router,
+    schema=SCHEMA,
+    jobs=(Job("expired_payments", _next_expiry, _expire),),
+    seed=_seed,
+)

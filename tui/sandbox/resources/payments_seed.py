@@ -1,0 +1,286 @@
+"""Demo payments for `seed(n)`: spread over the last 90 days across statuses, currencies,
+card brands and customers, each consistent with the state machine (an authorisation older
+than 7 days is expired, a failure carries its decline fields, ...). Written with
+`executemany` in chunks; `ctx.shared["payments"]` lists them for the refunds and disputes
+seeders.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from tui.sandbox import cards, ids
+from tui.sandbox.clock import iso
+from tui.sandbox.db import dumps
+from tui.sandbox.resource import SeedContext
+from tui.sandbox.resources.payments import AUTHORISATION_LIFETIME, SHOWN
+
+DAYS = 90
+CHUNK = 5000
+
+STATUSES = (
+    ("succeeded", 62),
+    ("failed", 14),
+    ("requires_capture", 5),
+    ("cancelled", 4),
+    ("requires_payment_method", 4),
+    ("requires_customer_action", 3),
+    ("requires_merchant_action", 2),
+    ("partially_captured", 2),
+    ("partially_captured_and_capturable", 1),
+    ("expired", 2),
+    ("processing", 1),
+)
+CURRENCIES = (("USD", 50), ("EUR", 25), ("GBP", 15), ("JPY", 5), ("INR", 5))
+SUCCESS_CARDS = ("4242424242424242", "5555555555554444", "378282246310005", "6011111111111117")
+DECLINES = (
+    ("UE_1001", 30),
+    ("UE_1007", 20),
+    ("UE_1002", 10),
+    ("UE_1004", 8),
+    ("UE_2002", 8),
+    ("UE_3001", 6),
+    ("UE_5001", 6),
+    ("UE_1006", 4),
+    ("UE_2003", 4),
+    ("UE_9000", 4),
+)
+DESCRIPTIONS = ("Order", "Subscription box", "Gift card", "Annual plan", "Concert tickets")
+DISPUTE_SHARE = 0.02
+
+
+@dataclass(frozen=True)
+class SeededPayment:
+    """What later seeders need to know about a seeded payment."""
+
+    payment_id: str
+    status: str
+    amount: int
+    amount_received: int
+    currency: str
+    created: float
+    customer_id: str | None
+
+
+def _weighted(pairs: tuple[tuple[str, int], ...]) -> tuple[list[str], list[int]]:
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def seed_payments(ctx: SeedContext) -> None:
+    """Write `ctx.n` payments and their attempts."""
+    rng = ctx.rng
+    customers: list[str] = ctx.shared.get("customers", [])
+    status_names, status_weights = _weighted(STATUSES)
+    currency_names, currency_weights = _weighted(CURRENCIES)
+    statuses = rng.choices(status_names, status_weights, k=ctx.n)
+    currencies = rng.choices(currency_names, currency_weights, k=ctx.n)
+    seeded: list[SeededPayment] = []
+    payments_rows: list[tuple[Any, ...]] = []
+    attempt_rows: list[tuple[Any, ...]] = []
+    dispute_rows: list[tuple[Any, ...]] = []
+    # Oldest first, so rowid order follows creation time like live traffic.
+    offsets = sorted((rng.random() * DAYS * 86400 for _ in range(ctx.n)), reverse=True)
+    for i in range(ctx.n):
+        created = ctx.now - offsets[i] - 60
+        status = statuses[i]
+        if status == "requires_capture" and ctx.now - created > AUTHORISATION_LIFETIME:
+            status = "expired"
+        row, attempt, extra = _payment(ctx, status, currencies[i], created, customers)
+        payments_rows.append(row)
+        if attempt is not None:
+            attempt_rows.append(attempt)
+        if extra is not None:
+            dispute_rows.append(extra)
+        seeded.append(
+            SeededPayment(row[0], status, row[3], row[11], row[4], created, row[5])
+        )
+        if len(payments_rows) >= CHUNK:
+            _flush(ctx, payments_rows, attempt_rows, dispute_rows)
+            ctx.progress(i + 1)
+    _flush(ctx, payments_rows, attempt_rows, dispute_rows)
+    ctx.shared["payments"] = seeded
+
+
+def _flush(
+    ctx: SeedContext,
+    payments_rows: list[tuple[Any, ...]],
+    attempt_rows: list[tuple[Any, ...]],
+    dispute_rows: list[tuple[Any, ...]],
+) -> None:
+    conn = ctx.conn
+    conn.executemany(
+        "INSERT OR IGNORE INTO payments(payment_id, merchant_id, status, amount, currency, "
+        "customer_id, payment_method, created, client_secret, card_rule, expires_at, data) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [r[:11] + (r[12],) for r in payments_rows],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO payment_attempts(attempt_id, payment_id, seq, data) "
+        "VALUES (?, ?, ?, ?)",
+        attempt_rows,
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO dispute_schedule(payment_id, due_at, reason) VALUES (?, ?, ?)",
+        dispute_rows,
+    )
+    payments_rows.clear()
+    attempt_rows.clear()
+    dispute_rows.clear()
+
+
+def _payment(
+    ctx: SeedContext, status: str, currency: str, created: float, customers: list[str]
+) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, tuple[Any, ...] | None]:
+    rng = ctx.rng
+    payment_id = ids.new_id("pay", rng)
+    amount = int(math.exp(rng.uniform(math.log(500), math.log(60000))))
+    if currency == "JPY":
+        amount = max(100, amount // 100 * 10)
+    manual = status in ("requires_capture", "partially_captured", "expired") or (
+        status == "partially_captured_and_capturable"
+    )
+    capture_method = (
+        "manual_multiple" if status == "partially_captured_and_capturable" else
+        ("manual" if manual else "automatic")
+    )
+    customer_id = rng.choice(customers) if customers and rng.random() < 0.7 else None
+    disputed = status == "succeeded" and rng.random() < DISPUTE_SHARE
+    decline_code: str | None = None
+    if status == "failed":
+        names, weights = _weighted(DECLINES)
+        decline_code = rng.choices(names, weights)[0]
+        number = cards.code_card(decline_code)
+    elif disputed:
+        number = "4000000000000259"
+    else:
+        number = rng.choice(SUCCESS_CARDS)
+    brand = cards.brand_of(number)
+    created_iso = iso(created)
+    confirmed = status not in ("requires_payment_method",)
+    received = 0
+    capturable = 0
+    captured_at = None
+    expires_at = None
+    if status == "succeeded":
+        received = amount
+        captured_at = iso(created + 2)
+    elif status in ("requires_capture", "requires_merchant_action"):
+        capturable = amount
+        if status == "requires_capture":
+            expires_at = created + AUTHORISATION_LIFETIME
+    elif status == "partially_captured":
+        received = amount // 2
+        captured_at = iso(created + 3600)
+    elif status == "partially_captured_and_capturable":
+        received = amount // 3
+        capturable = amount - received
+        captured_at = iso(created + 3600)
+        expires_at = created + AUTHORISATION_LIFETIME
+        if ctx.now > expires_at:
+            expires_at = ctx.now + 3600
+    data: dict[str, Any] = {
+        "payment_id": payment_id,
+        "merchant_id": ctx.merchant_id,
+        "status": SHOWN.get(status, status),
+        "amount": amount,
+        "amount_received": received,
+        "amount_capturable": capturable,
+        "currency": currency,
+        "capture_method": capture_method,
+        "authentication_type": "three_ds" if status == "requires_customer_action" else "no_three_ds",
+        "payment_method": "card" if confirmed else None,
+        "payment_method_type": "credit" if confirmed else None,
+        "payment_method_data": (
+            {
+                "card": {
+                    "last4": number[-4:],
+                    "brand": brand,
+                    "exp_month": f"{rng.randint(1, 12):02d}",
+                    "exp_year": str(rng.randint(2027, 2032)),
+                    "card_holder_name": None,
+                }
+            }
+            if confirmed
+            else None
+        ),
+        "customer_id": customer_id,
+        "email": None,
+        "name": None,
+        "phone": None,
+        "phone_country_code": None,
+        "description": f"{rng.choice(DESCRIPTIONS)} #{rng.randint(1000, 99999)}",
+        "statement_descriptor": None,
+        "statement_descriptor_suffix": None,
+        "metadata": {"order_id": f"ord_{rng.randint(100000, 999999)}"},
+        "profile_id": ctx.profile_id,
+        "return_url": None,
+        "billing": None,
+        "shipping": None,
+        "order_details": None,
+        "created": created_iso,
+        "modified_at": captured_at or created_iso,
+        "captured_at": captured_at,
+        "client_secret": f"{payment_id}_secret_{ids.random_part(20, rng)}",
+        "error_code": None,
+        "error_message": None,
+        "unified_code": None,
+        "unified_message": None,
+        "error_details": None,
+        "next_action": None,
+        "cancellation_reason": "requested_by_customer" if status == "cancelled" else None,
+    }
+    if decline_code is not None:
+        data.update(cards.decline(decline_code).fields(brand))
+    rule = {
+        "outcome": cards.DISPUTE if disputed else cards.SUCCEEDED,
+        "code": None,
+        "brand": brand,
+    }
+    row = (
+        payment_id,
+        ctx.merchant_id,
+        status,
+        amount,
+        currency,
+        customer_id,
+        data["payment_method"],
+        created_iso,
+        data["client_secret"],
+        dumps(rule) if confirmed else None,
+        expires_at,
+        received,
+        dumps(data),
+    )
+    attempt = None
+    if confirmed:
+        attempt_status = {
+            "succeeded": "charged",
+            "failed": "failure",
+            "requires_capture": "authorized",
+            "requires_customer_action": "authentication_pending",
+            "requires_merchant_action": "pending",
+            "cancelled": "voided",
+            "expired": "authorized",
+            "processing": "pending",
+        }.get(status, "charged")
+        attempt_data = {
+            "attempt_id": f"{payment_id}_1",
+            "status": attempt_status,
+            "amount": amount,
+            "currency": currency,
+            "payment_method": "card",
+            "authentication_type": data["authentication_type"],
+            "created_at": created_iso,
+            "modified_at": created_iso,
+            "error_code": data["error_code"],
+            "error_message": data["error_message"],
+            "unified_code": data["unified_code"],
+            "unified_message": data["unified_message"],
+        }
+        attempt = (f"{payment_id}_1", payment_id, 1, dumps(attempt_data))
+    dispute = (
+        (payment_id, created + cards.DISPUTE_AFTER_HOURS * 3600, "fraudulent") if disputed else None
+    )
+    return row, attempt, dispute

@@ -1,0 +1,300 @@
+"""Refunds: create (full or partial, `refund_id` idempotent), list, retrieve, update.
+
+A refund starts `pending` and settles on the sandbox clock: `instant` refunds 10 seconds
+later, `scheduled` ones an hour later (advance the clock to skip the wait). It settles
+`succeeded`, or `failed` when the payment was made with the refund-fails test card
+(4000000000005126). Only settled refunds emit events (`refund_succeeded`, `refund_failed`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from tui.api.models.refunds import RefundCreateRequest, RefundListRequest, RefundUpdateRequest
+from tui.sandbox import cards, ids
+from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.db import dumps
+from tui.sandbox.errors import INVALID, SandboxError, bad_state, conflict, invalid, not_found
+from tui.sandbox.outbox import emit
+from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.resources import payments
+from tui.sandbox.responses import respond, respond_list
+from tui.sandbox.state import SandboxState, state_of
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS refunds (
+    refund_id TEXT PRIMARY KEY,
+    payment_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    settle_at REAL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refunds_payment ON refunds(payment_id);
+CREATE INDEX IF NOT EXISTS refunds_created ON refunds(created);
+CREATE INDEX IF NOT EXISTS refunds_settle ON refunds(settle_at) WHERE settle_at IS NOT NULL;
+"""
+
+SETTLE_SECONDS = {"instant": 10, "scheduled": 3600}
+MAX_REFUNDS_PER_PAYMENT = 10
+REFUNDABLE = ("succeeded", "partially_captured", "partially_captured_and_capturable")
+
+router = APIRouter(tags=["refunds"])
+
+
+def _load(conn: sqlite3.Connection, refund_id: str) -> dict[str, Any]:
+    found = conn.execute("SELECT data FROM refunds WHERE refund_id = ?", (refund_id,)).fetchone()
+    if found is None:
+        raise not_found("Refund", refund_id)
+    data: dict[str, Any] = json.loads(found[0])
+    return data
+
+
+def refunded_so_far(conn: sqlite3.Connection, payment_id: str) -> tuple[int, int]:
+    """(amount held by refunds that did not fail, number of refunds) for a payment."""
+    found = conn.execute(
+        "SELECT COALESCE(SUM(CASE WHEN status != 'failed' THEN amount ELSE 0 END), 0), COUNT(*) "
+        "FROM refunds WHERE payment_id = ?",
+        (payment_id,),
+    ).fetchone()
+    return int(found[0]), int(found[1])
+
+
+@router.post("/refunds", summary="Refund a payment (full by default, or partial)")
+async def create_refund(request: Request, body: RefundCreateRequest) -> Response:
+    """Create a `pending` refund; it settles on the sandbox clock."""
+    state = state_of(request)
+    now = state.clock.now()
+    refund_id = body.refund_id or ids.new_id("ref")
+    refund_type = str(body.refund_type.value) if body.refund_type else "instant"
+    with state.db.transaction() as conn:
+        if conn.execute("SELECT 1 FROM refunds WHERE refund_id = ?", (refund_id,)).fetchone():
+            raise conflict(
+                "HE_01",
+                f"A refund with refund_id {refund_id!r} already exists: the original request was "
+                f"received. Read it with GET /refunds/{refund_id}; nothing was changed.",
+            )
+        payment = payments.load(conn, body.payment_id)
+        if payment.status not in REFUNDABLE:
+            raise bad_state("refund", "payment", payment.status, REFUNDABLE)
+        received = int(payment.data.get("amount_received") or 0)
+        held, count = refunded_so_far(conn, body.payment_id)
+        if count >= MAX_REFUNDS_PER_PAYMENT:
+            raise SandboxError(
+                400,
+                INVALID,
+                "IR_04",
+                f"Payment {body.payment_id!r} already has {count} refunds, the most allowed.",
+            )
+        left = received - held
+        amount = body.amount if body.amount is not None else left
+        if left <= 0:
+            raise SandboxError(
+                400,
+                INVALID,
+                "IR_04",
+                f"Payment {body.payment_id!r} is already fully refunded "
+                f"({held} of {received} {payment.data['currency']}).",
+            )
+        if amount > left:
+            raise invalid(
+                "amount",
+                amount,
+                f"at most {left} (amount received {received} minus {held} already refunded)",
+            )
+        created = iso(now)
+        data = {
+            "refund_id": refund_id,
+            "payment_id": body.payment_id,
+            "merchant_id": state.credentials.merchant_id,
+            "amount": amount,
+            "currency": payment.data["currency"],
+            "status": "pending",
+            "reason": body.reason,
+            "refund_type": refund_type,
+            "metadata": body.metadata,
+            "created": created,
+            "modified_at": created,
+            "error_code": None,
+            "error_message": None,
+            "unified_code": None,
+            "unified_message": None,
+            "profile_id": state.credentials.profile_id,
+            "connector": "sandbox",
+        }
+        conn.execute(
+            "INSERT INTO refunds(refund_id, payment_id, status, currency, amount, created, "
+            "settle_at, data) VALUES (?, ?, 'pending', ?, ?, ?, ?, ?)",
+            (
+                refund_id,
+                body.payment_id,
+                data["currency"],
+                amount,
+                created,
+                now + SETTLE_SECONDS[refund_type],
+                dumps(data),
+            ),
+        )
+    return respond(data)
+
+
+@router.post("/refunds/list", summary="List refunds (filters in the body), newest first")
+async def list_refunds(request: Request, body: RefundListRequest | None = None) -> Response:
+    """Filters: payment_id, refund_id, refund_status[], currency[], created_gte/lte."""
+    q = body or RefundListRequest()
+    where: list[str] = []
+    args: list[Any] = []
+    if q.payment_id:
+        where.append("payment_id = ?")
+        args.append(q.payment_id)
+    if q.refund_id:
+        where.append("refund_id = ?")
+        args.append(q.refund_id)
+    if q.refund_status:
+        where.append(f"status IN ({','.join('?' * len(q.refund_status))})")
+        args.extend(str(s.value) for s in q.refund_status)
+    if q.currency:
+        where.append(f"currency IN ({','.join('?' * len(q.currency))})")
+        args.extend(q.currency)
+    if q.created_gte:
+        where.append("created >= ?")
+        args.append(iso(parse_iso(q.created_gte)))
+    if q.created_lte:
+        where.append("created <= ?")
+        args.append(iso(parse_iso(q.created_lte)))
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    conn = state_of(request).db.conn
+    rows = conn.execute(
+        f"SELECT data FROM refunds{clause} ORDER BY created DESC, rowid DESC LIMIT ? OFFSET ?",
+        (*args, q.limit, q.offset),
+    ).fetchall()
+    total = int(conn.execute(f"SELECT COUNT(*) FROM refunds{clause}", args).fetchone()[0])
+    return respond_list([r[0] for r in rows], total)
+
+
+@router.get("/refunds/{refund_id}", summary="Retrieve a refund")
+async def retrieve_refund(request: Request, refund_id: str) -> Response:
+    """The refund, or 404 IR_05."""
+    return respond(_load(state_of(request).db.conn, refund_id))
+
+
+@router.post("/refunds/{refund_id}", summary="Update a refund's reason or metadata")
+async def update_refund(request: Request, refund_id: str, body: RefundUpdateRequest) -> Response:
+    """Only `reason` and `metadata` change."""
+    state = state_of(request)
+    with state.db.transaction() as conn:
+        data = _load(conn, refund_id)
+        if body.reason is not None:
+            data["reason"] = body.reason
+        if body.metadata is not None:
+            data["metadata"] = body.metadata
+        data["modified_at"] = state.clock.now_iso()
+        conn.execute("UPDATE refunds SET data = ? WHERE refund_id = ?", (dumps(data), refund_id))
+    return respond(data)
+
+
+# -- clock job: pending refunds settle ---------------------------------------------------------
+
+
+def _next_settle(conn: sqlite3.Connection) -> float | None:
+    value = conn.execute(
+        "SELECT MIN(settle_at) FROM refunds WHERE settle_at IS NOT NULL"
+    ).fetchone()[0]
+    return None if value is None else float(value)
+
+
+def _settle(state: SandboxState, now: float) -> int:
+    conn = state.db.conn
+    due = conn.execute(
+        "SELECT refund_id FROM refunds WHERE settle_at IS NOT NULL AND settle_at <= ?", (now,)
+    ).fetchall()
+    for (refund_id,) in due:
+        with state.db.transaction() as tx:
+            data = _load(tx, refund_id)
+            payment = payments.load(tx, data["payment_id"])
+            fails = (payment.card_rule or {}).get("outcome") == cards.REFUND_FAILS
+            when = iso(now)
+            if fails:
+                data.update(
+                    {
+                        "status": "failed",
+                        "error_code": "refund_failed",
+                        "error_message": "The issuer refused the refund: the card account is "
+                        "closed.",
+                        "unified_code": "UE_1016",
+                        "unified_message": cards.UNIFIED["UE_1016"][0],
+                    }
+                )
+            else:
+                data["status"] = "succeeded"
+            data["modified_at"] = when
+            tx.execute(
+                "UPDATE refunds SET status = ?, settle_at = NULL, data = ? WHERE refund_id = ?",
+                (data["status"], dumps(data), refund_id),
+            )
+            emit(
+                tx,
+                state,
+                event_type=f"refund_{data['status']}",
+                event_class="refunds",
+                object_id=refund_id,
+                obj=data,
+            )
+    return len(due)
+
+
+REFUND_SHARE = 0.12
+REASONS = ("requested_by_customer", "duplicate", "product_not_received", "damaged_item")
+
+
+def seed_refunds(ctx: SeedContext) -> None:
+    """Settled refunds (full or partial) on about 12% of the seeded captured payments."""
+    rng = ctx.rng
+    rows: list[tuple[Any, ...]] = []
+    for p in ctx.shared.get("payments", []):
+        if p.amount_received <= 0 or rng.random() >= REFUND_SHARE:
+            continue
+        refund_id = ids.new_id("ref", rng)
+        amount = p.amount_received if rng.random() < 0.6 else max(1, p.amount_received // 2)
+        created = iso(min(ctx.now - 1, p.created + rng.uniform(3600, 10 * 86400)))
+        data = {
+            "refund_id": refund_id,
+            "payment_id": p.payment_id,
+            "merchant_id": ctx.merchant_id,
+            "amount": amount,
+            "currency": p.currency,
+            "status": "succeeded",
+            "reason": rng.choice(REASONS),
+            "refund_type": "instant",
+            "metadata": None,
+            "created": created,
+            "modified_at": created,
+            "error_code": None,
+            "error_message": None,
+            "unified_code": None,
+            "unified_message": None,
+            "profile_id": ctx.profile_id,
+            "connector": "sandbox",
+        }
+        rows.append((refund_id, p.payment_id, p.currency, amount, created, dumps(data)))
+    ctx.conn.executemany(
+        "INSERT OR IGNORE INTO refunds(refund_id, payment_id, status, currency, amount, created,"
+        " data) VALUES (?, ?, 'succeeded', ?, ?, ?, ?)",
+        rows,
+    )
+
+
+RESOURCE = Resource(
+    name="refunds",
+    router=router,
+    schema=SCHEMA,
+    jobs=(Job("settled_refunds", _next_settle, _settle),),
+    seed=seed_refunds,
+)

@@ -1,0 +1,201 @@
+"""`SandboxState`: the database, clock, credentials, limits, faults and outbox of one sandbox.
+
+Handlers reach it with `state_of(request)`. It also runs the background loop that delivers
+webhooks and runs timed jobs as real time passes, and `advance()`, which moves the sandbox
+clock and runs everything that falls due on the way, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+
+from tui.sandbox import credentials, keys, outbox
+from tui.sandbox.clock import Clock
+from tui.sandbox.config import SandboxConfig
+from tui.sandbox.credentials import Credentials
+from tui.sandbox.db import DB_FILE, Database
+from tui.sandbox.limits import Faults, RateLimiter
+from tui.sandbox.resource import Job, Resource
+
+_MAX_STEPS = 100_000
+_IDLE_POLL_SECONDS = 1.0
+
+
+class SandboxState:
+    """Everything one running sandbox holds. Made by `Sandbox`, or directly in tests."""
+
+    def __init__(self, config: SandboxConfig, resources: Sequence[Resource] | None = None) -> None:
+        config.check()
+        if resources is None:
+            from tui.sandbox.resources import RESOURCES
+
+            resources = RESOURCES
+        self.config = config
+        self.resources = tuple(resources)
+        self.db = Database(Path(config.data_dir) / DB_FILE)
+        for ddl in (credentials.SCHEMA, keys.SCHEMA, outbox.SCHEMA):
+            self.db.apply_schema(ddl)
+        for resource in self.resources:
+            self.db.apply_schema(resource.schema)
+        offset = float(self.db.get_meta("clock_offset") or 0.0)
+        self.clock = Clock(offset, config.time_source)
+        self.credentials: Credentials = credentials.bootstrap(self.db, config, self.clock.now_iso())
+        self.limiter = RateLimiter(config.effective_rate_limit)
+        self.faults = Faults(config.fault_rate, config.fault_seed)
+        self.outbox = outbox.Outbox(self)
+        self.jobs: tuple[Job, ...] = tuple(job for r in self.resources for job in r.jobs)
+        self.key_cache: dict[str, keys.KeyRecord | None] = {}
+        self._worker: asyncio.Task[None] | None = None
+
+    # -- identity and webhook target ----------------------------------------------------
+
+    def set_base_url(self, base_url: str) -> None:
+        """Record where the sandbox listens (shown in `credentials`)."""
+        c = self.credentials
+        self.credentials = Credentials(
+            base_url, c.merchant_id, c.profile_id, c.api_key, c.publishable_key, c.webhook_secret
+        )
+
+    def webhook_target(self) -> tuple[str | None, str]:
+        """(webhook_url or None, signing secret) from the business profile."""
+        row = self.db.conn.execute(
+            "SELECT webhook_url, payment_response_hash_key FROM business_profiles "
+            "WHERE profile_id = ?",
+            (self.credentials.profile_id,),
+        ).fetchone()
+        if row is None:
+            return None, self.credentials.webhook_secret
+        return (row[0] or None), str(row[1])
+
+    def set_webhook(self, url: str | None, secret: str | None = None) -> None:
+        """Point deliveries at `url` (None stops them), optionally with a new signing secret."""
+        now = self.clock.now_iso()
+        with self.db.transaction() as conn:
+            conn.execute(
+                "UPDATE business_profiles SET webhook_url = ?, "
+                "payment_response_hash_key = COALESCE(?, payment_response_hash_key), "
+                "modified_at = ? WHERE profile_id = ?",
+                (url, secret, now, self.credentials.profile_id),
+            )
+        self.refresh_webhook_secret()
+        self.outbox.wake()
+
+    def refresh_webhook_secret(self) -> None:
+        """Re-read the signing secret after the business profile changed."""
+        _, secret = self.webhook_target()
+        c = self.credentials
+        self.credentials = Credentials(
+            c.base_url, c.merchant_id, c.profile_id, c.api_key, c.publishable_key, secret
+        )
+
+    # -- the clock and what falls due -------------------------------------------------------
+
+    def _save_offset(self) -> None:
+        self.db.set_meta("clock_offset", repr(self.clock.offset))
+
+    def next_due(self) -> float | None:
+        """The earliest sandbox time at which any job or delivery is due."""
+        conn = self.db.conn
+        times = [job.next_due(conn) for job in self.jobs]
+        times.append(self.outbox.next_due(conn))
+        found = [t for t in times if t is not None]
+        return min(found) if found else None
+
+    def run_jobs(self, now: float) -> dict[str, int]:
+        """Run every job for `now`; returns the count of changes per job name."""
+        return {job.name: job.run(self, now) for job in self.jobs}
+
+    async def process_due(self) -> dict[str, int]:
+        """Run due jobs and deliver due webhooks at the current sandbox time."""
+        async with self.outbox.lock:
+            now = self.clock.now()
+            done = self.run_jobs(now)
+            done["webhook_attempts"] = await self.outbox.deliver_due(now)
+            return done
+
+    async def advance(self, seconds: float) -> dict[str, int]:
+        """Move the clock forward by `seconds`, running each due item at its own time.
+
+        A webhook retry due in one minute runs one minute into the jump, its next retry five
+        minutes after that, and so on, exactly as if the time had passed.
+        """
+        totals: dict[str, int] = {}
+
+        def add(counts: dict[str, int]) -> int:
+            for name, count in counts.items():
+                totals[name] = totals.get(name, 0) + count
+            return sum(counts.values())
+
+        async with self.outbox.lock:
+            base = self.clock.offset
+            target = self.clock.now() + seconds
+            for _ in range(_MAX_STEPS):
+                due = self.next_due()
+                if due is None or due > target:
+                    break
+                now = self.clock.now()
+                if due > now:
+                    self.clock.offset += due - now
+                    now = self.clock.now()
+                changed = add(self.run_jobs(now))
+                changed += add({"webhook_attempts": await self.outbox.deliver_due(now)})
+                if not changed:
+                    break  # a job reported due work it could not do: do not spin
+            self.clock.offset = base + seconds
+            self._save_offset()
+            now = self.clock.now()
+            add(self.run_jobs(now))
+            add({"webhook_attempts": await self.outbox.deliver_due(now)})
+        return totals
+
+    # -- background loop --------------------------------------------------------------------
+
+    def ensure_worker(self) -> None:
+        """Start the background loop on the running event loop, once."""
+        if self._worker is not None and not self._worker.done():
+            return
+        self._worker = asyncio.get_running_loop().create_task(self._loop())
+
+    async def _loop(self) -> None:
+        wake = self.outbox.wake_event
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=_IDLE_POLL_SECONDS)
+            wake.clear()
+            try:
+                await self.process_due()
+            except (sqlite3.Error, OSError):  # pragma: no cover - logged, loop keeps going
+                import logging
+
+                logging.getLogger("tui.sandbox").exception("background pass failed")
+
+    async def aclose(self) -> None:
+        """Stop the background loop, close the HTTP client and the database."""
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._worker
+            self._worker = None
+        await self.outbox.aclose()
+        self.db.close()
+
+
+def state_of(request: Request) -> SandboxState:
+    """The `SandboxState` behind the app serving `request`."""
+    state: SandboxState = request.app.state.sandbox
+    return state
+
+
+def principal_of(request: Request) -> keys.Principal:
+    """Who is calling (set by the auth middleware)."""
+    principal: Any = request.scope.get("state", {}).get("principal")
+    if not isinstance(principal, keys.Principal):
+        raise RuntimeError("the auth middleware did not run for this route")
+    return principal

@@ -1,0 +1,38 @@
+"""What every area view offers the shell: focus, filter, back, records by id, palette commands."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from textual.app import SystemCommand
+from textual.containers import Vertical
+
+
+class AreaView(Vertical):
+    """Base of the views in the main screen's switcher."""
+
+    DEFAULT_CSS = """
+    AreaView { height: 1fr; width: 1fr; }
+    AreaView > .view-title {
+        height: 1; padding: 0 1; background: $surface; color: $text; text-style: bold;
+    }
+    """
+
+    def focus_main(self) -> None:
+        """Give focus to the widget people use first in this area."""
+        self.focus()
+
+    def runtime_ready(self) -> None:
+        """The client, sandbox and listener are up: load data."""
+
+    def back(self) -> None:
+        """Esc in this area: clear a filter or leave an edit."""
+
+    def context_commands(self) -> Iterable[SystemCommand]:
+        """Palette commands for what is selected here."""
+        return ()
+
+    @property
+    def runtime(self) -> Any:
+        return self.app.runtime  # type: ignore[attr-defined]

@@ -1,0 +1,65 @@
+"""`?`: every key that works on the screen below, with what it does."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Static
+
+
+class KeyHelpScreen(ModalScreen[None]):
+    """A table of the active bindings of the screen it was opened from."""
+
+    DEFAULT_CSS = """
+    KeyHelpScreen { align: center middle; }
+    KeyHelpScreen > Vertical {
+        width: 90; max-width: 95%; height: auto; max-height: 90%;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    KeyHelpScreen DataTable { height: auto; max-height: 30; }
+    KeyHelpScreen #help-hint { color: $text-muted; padding: 0 0 0 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close", id="help.close", tooltip="Close"),
+    ]
+
+    def __init__(self, below: Screen[Any]) -> None:
+        super().__init__()
+        self.below = below
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "Keys"
+            yield DataTable(cursor_type="row", zebra_stripes=True, id="help-table")
+            yield Static(
+                "Command mode (:) — payments · events · requests · settings · customers · refunds "
+                "· pay <id> · evt <id> · theme <name> · quit.  Tab completes.",
+                id="help-hint",
+            )
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column("Key", width=12, key="key")
+        table.add_column("Action", width=16, key="action")
+        table.add_column("What it does", key="tooltip")
+        seen: set[tuple[str, str]] = set()
+        for key, active in self.below.active_bindings.items():
+            binding = active.binding
+            if binding.system or (key, binding.action) in seen:
+                continue
+            seen.add((key, binding.action))
+            table.add_row(
+                Text(self.app.get_key_display(binding), style="bold"),
+                binding.description or binding.action,
+                binding.tooltip or "",
+            )
+        table.focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

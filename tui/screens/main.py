@@ -1,0 +1,344 @@
+"""The main screen: navigation rail, the area views, command mode, the status bar."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import ContentSwitcher, Footer, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+from tui.screens.areas import AREA_BY_KEY, AREAS
+from tui.widgets.command_prompt import Command, CommandPrompt
+from tui.widgets.status_bar import StatusBar
+
+
+class NavRail(OptionList):
+    """The areas, always visible on the left; unbuilt ones are marked."""
+
+    DEFAULT_CSS = """
+    NavRail {
+        dock: left; width: 17; height: 1fr; border: none; padding: 0 0;
+        background: $surface; border-right: vkey $panel;
+    }
+    NavRail:focus { border: none; border-right: vkey $primary; }
+    NavRail > .option-list--option { padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(
+            *[Option(area.title, id=area.key) for area in AREAS],
+            id="nav",
+        )
+
+
+class Banner(Static):
+    """A one-line problem banner (remote service down, start-up failed) with a retry key."""
+
+    DEFAULT_CSS = """
+    Banner {
+        dock: top; height: auto; display: none; padding: 0 1;
+        background: $error 25%; color: $text; border-left: thick $error;
+    }
+    Banner.-shown { display: block; }
+    """
+
+
+class StartupProgress(Vertical):
+    """Shown while the embedded sandbox starts or seeds its first demo data."""
+
+    DEFAULT_CSS = """
+    StartupProgress {
+        dock: top; height: auto; display: none; padding: 0 1; background: $boost;
+    }
+    StartupProgress.-shown { display: block; }
+    StartupProgress > #progress-text { color: $text-muted; }
+    StartupProgress > ProgressBar { width: 1fr; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="progress-text")
+        yield ProgressBar(total=1.0, show_eta=False, id="progress-bar")
+
+
+class MainScreen(Screen[None]):
+    """The shell every area lives in."""
+
+    DEFAULT_CSS = """
+    MainScreen { layout: vertical; }
+    MainScreen > #body { height: 1fr; }
+    MainScreen #views { width: 1fr; height: 1fr; }
+    MainScreen CommandPrompt {
+        display: none; border: round $accent; height: 3; margin: 0 0;
+    }
+    MainScreen CommandPrompt.-shown { display: block; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "colon",
+            "command",
+            "Command",
+            id="main.command",
+            tooltip="Command mode: an area name, `pay <id>`, `theme <name>`",
+            key_display=":",
+        ),
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            id="main.filter",
+            tooltip="Filter the current table",
+            key_display="/",
+        ),
+        Binding(
+            "escape",
+            "back",
+            "Back",
+            id="main.back",
+            tooltip="Close the prompt or clear the filter",
+            show=False,
+        ),
+        Binding(
+            "ctrl+r",
+            "retry",
+            "Retry",
+            id="main.retry",
+            tooltip="Retry starting or reconnecting",
+            show=False,
+        ),
+        Binding(
+            "ctrl+b",
+            "toggle_nav",
+            "Areas",
+            id="main.toggle-nav",
+            tooltip="Show or hide the navigation rail",
+            show=False,
+        ),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Banner(id="banner")
+        yield StartupProgress(id="startup")
+        with Horizontal(id="body"):
+            yield NavRail()
+            with ContentSwitcher(id="views", initial="payments"):
+                yield self._build_view("payments")
+        yield CommandPrompt(themes=tuple(sorted(self.app.available_themes)))
+        yield StatusBar(id="status")
+        yield Footer(show_command_palette=False)
+
+    def _build_view(self, key: str) -> Widget:
+        if key == "payments":
+            from tui.screens.payments import PaymentsView
+
+            return PaymentsView(id="payments")
+        if key == "events":
+            from tui.screens.events import EventsView
+
+            return EventsView(id="events")
+        if key == "requests":
+            from tui.screens.requests import RequestsView
+
+            return RequestsView(id="requests")
+        if key == "settings":
+            from tui.screens.settings import SettingsView
+
+            return SettingsView(id="settings")
+        from tui.screens.placeholder import PlaceholderView
+
+        return PlaceholderView(AREA_BY_KEY[key], id=key)
+
+    def on_mount(self) -> None:
+        status = self.query_one(StatusBar)
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        status.profile = runtime.profile_name
+        status.set_environment(runtime.environment)
+        self.query_one(NavRail).highlighted = 0
+        self.current_view().focus_main()
+        self.app.start_runtime()  # type: ignore[attr-defined]
+
+    # -- areas -------------------------------------------------------------------------------
+
+    def current_view(self) -> Any:
+        switcher = self.query_one(ContentSwitcher)
+        return switcher.get_child_by_id(switcher.current or "payments")
+
+    def show_area(self, key: str) -> Any:
+        """Switch to an area, building its view the first time it is shown."""
+        switcher = self.query_one(ContentSwitcher)
+        if not switcher.query(f"#{key}"):
+            built: Any = self._build_view(key)
+            switcher.mount(built)
+            if self.app.runtime.ready.is_set():  # type: ignore[attr-defined]
+                built.call_after_refresh(built.runtime_ready)
+        switcher.current = key
+        nav = self.query_one(NavRail)
+        index = next(i for i, area in enumerate(AREAS) if area.key == key)
+        if nav.highlighted != index:
+            nav.highlighted = index
+        view: Any = switcher.get_child_by_id(key)
+        view.call_after_refresh(view.focus_main)
+        return view
+
+    @on(OptionList.OptionHighlighted, "#nav")
+    def _nav_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id and self.query_one(ContentSwitcher).current != event.option.id:
+            self.show_area(event.option.id)
+            self.query_one(NavRail).focus()
+
+    @on(OptionList.OptionSelected, "#nav")
+    def _nav_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.show_area(event.option.id)
+
+    # -- start-up ----------------------------------------------------------------------------
+
+    def show_progress(self, text: str, fraction: float | None) -> None:
+        """Start-up progress from the runtime (seeding shows a bar)."""
+        box = self.query_one(StartupProgress)
+        box.set_class(bool(text), "-shown")
+        self.query_one("#progress-text", Static).update(text)
+        bar = self.query_one(ProgressBar)
+        bar.display = fraction is not None
+        if fraction is not None:
+            bar.update(progress=fraction)
+        self.query_one(StatusBar).state = "starting" if text else ""
+
+    def runtime_ready(self) -> None:
+        """Everything is up: fill the status bar and let every built view load its data."""
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        self.query_one(Banner).remove_class("-shown")
+        self.query_one(StartupProgress).remove_class("-shown")
+        status = self.query_one(StatusBar)
+        status.state = ""
+        status.key_source = runtime.key_source
+        status.listener_url = runtime.listener_url
+        status.set_environment(runtime.environment)
+        for view in self.query_one(ContentSwitcher).children:
+            ready = getattr(view, "runtime_ready", None)
+            if ready is not None:
+                ready()
+        self._watch_runtime()
+
+    def runtime_failed(self, title: str, message: str) -> None:
+        """Start-up failed: say so on a banner that offers a retry (Ctrl+R)."""
+        self.query_one(StartupProgress).remove_class("-shown")
+        banner = self.query_one(Banner)
+        banner.update(f"[b]{title}.[/b] {message}\n[dim]Press Ctrl+R to retry.[/dim]")
+        banner.add_class("-shown")
+        self.query_one(StatusBar).state = "offline"
+
+    def _watch_runtime(self) -> None:
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        listener = runtime.listener
+        status = self.query_one(StatusBar)
+        if listener is not None:
+            try:
+                status.event_count = listener.journal.count()
+            except Exception:
+                status.event_count = 0
+        self.set_interval(1.0, self.refresh_status)
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        """Rate limit and clock are polled; cheap reads of state the client already holds."""
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        status = self.query_one(StatusBar)
+        client = runtime.client
+        limit = getattr(client, "rate_limit", None)
+        stable = runtime.options.stable_display  # snapshots: the window resets on the wall clock
+        if limit is not None and getattr(limit, "remaining", None) is not None and not stable:
+            status.rate_limit = f"{limit.remaining}/{limit.limit}"
+        if runtime.sandbox is not None:
+            status.clock = runtime.clock_text()
+
+    def count_event(self) -> None:
+        """One more accepted delivery (called by the live feed)."""
+        self.query_one(StatusBar).event_count += 1
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_command(self) -> None:
+        prompt = self.query_one(CommandPrompt)
+        prompt.add_class("-shown")
+        prompt.value = ""
+        prompt.focus()
+
+    def action_filter(self) -> None:
+        view = self.current_view()
+        start = getattr(view, "start_filter", None)
+        if start is not None:
+            start()
+        else:
+            self.notify("This area has no table to filter yet.", severity="information")
+
+    def action_back(self) -> None:
+        prompt = self.query_one(CommandPrompt)
+        if prompt.has_class("-shown"):
+            self._close_prompt()
+            return
+        back = getattr(self.current_view(), "back", None)
+        if back is not None:
+            back()
+
+    def action_retry(self) -> None:
+        self.query_one(Banner).remove_class("-shown")
+        self.app.start_runtime()  # type: ignore[attr-defined]
+
+    def action_toggle_nav(self) -> None:
+        nav = self.query_one(NavRail)
+        nav.display = not nav.display
+
+    def _close_prompt(self) -> None:
+        prompt = self.query_one(CommandPrompt)
+        prompt.remove_class("-shown")
+        self.current_view().focus_main()
+
+    @on(CommandPrompt.Closed)
+    def _prompt_closed(self) -> None:
+        self._close_prompt()
+
+    @on(CommandPrompt.Run)
+    def _run_command(self, event: CommandPrompt.Run) -> None:
+        self._close_prompt()
+        self.run_command(event.command)
+
+    def run_command(self, command: Command) -> None:
+        """Carry out a parsed command line."""
+        if command.kind == "error":
+            self.notify(command.message or "Unknown command.", severity="warning")
+        elif command.kind == "quit":
+            self.app.exit(0)
+        elif command.kind == "help":
+            self.app.action_help()  # type: ignore[attr-defined]
+        elif command.kind == "theme" and command.argument:
+            if command.argument in self.app.available_themes:
+                self.app.theme = command.argument
+            else:
+                self.notify(
+                    f"No theme {command.argument!r}. Themes: "
+                    f"{', '.join(sorted(self.app.available_themes))}.",
+                    severity="warning",
+                )
+        elif command.kind == "new":
+            self.show_area("payments").action_new_payment()
+        elif command.kind == "area" and command.area:
+            self.show_area(command.area)
+        elif command.kind == "open" and command.area and command.argument:
+            view = self.show_area(command.area)
+            opener = getattr(view, "open_record", None)
+            if opener is not None:
+                opener(command.argument)
+
+    def context_commands(self) -> Iterable[SystemCommand]:
+        """Palette commands for what is selected in the current area."""
+        provider = getattr(self.current_view(), "context_commands", None)
+        if provider is not None:
+            yield from provider()

@@ -1,0 +1,363 @@
+"""Payments: a server-paged table (100 a page), filters, live status from webhooks, actions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Input, Static
+
+from tui.screens.base import AreaView
+from tui.widgets.format import amount_text, format_time, status_text
+
+PAGE_SIZE = 100
+FILTER_HELP = "status:failed  currency:EUR  customer:cus_…  from:2024-05-01  to:2024-05-31  pay_…"
+
+COLUMNS = (
+    ("payment_id", "Payment", 24),
+    ("status", "Status", 18),
+    ("amount", "Amount", 16),
+    ("created", "Created", 19),
+    ("customer", "Customer", 24),
+)
+
+
+def parse_filter(text: str) -> dict[str, Any]:
+    """`status:failed currency:eur from:2024-05-01 pay_x` -> PaymentListRequest fields.
+
+    Raises ValueError naming the word that is not understood.
+    """
+    fields: dict[str, Any] = {}
+    for word in text.split():
+        key, sep, value = word.partition(":")
+        key = key.lower()
+        if not sep:
+            if word.startswith("pay_"):
+                fields["payment_id"] = word
+                continue
+            if word.startswith("cus_"):
+                fields["customer_id"] = word
+                continue
+            raise ValueError(f"`{word}` is not a filter. Use {FILTER_HELP}.")
+        if not value:
+            raise ValueError(f"`{word}` needs a value after the colon.")
+        if key == "status":
+            fields["status"] = value.split(",")
+        elif key in ("currency", "cur"):
+            fields["currency"] = [c.upper() for c in value.split(",")]
+        elif key in ("customer", "cus"):
+            fields["customer_id"] = value
+        elif key in ("from", "since", "created_gte"):
+            fields["created_gte"] = _day(value, start=True)
+        elif key in ("to", "until", "created_lte"):
+            fields["created_lte"] = _day(value, start=False)
+        elif key in ("id", "payment"):
+            fields["payment_id"] = value
+        else:
+            raise ValueError(f"Unknown filter `{key}`. Use {FILTER_HELP}.")
+    return fields
+
+
+def _day(value: str, *, start: bool) -> str:
+    # A bare date means the whole day: from its first second to its last.
+    if len(value) == 10:
+        return f"{value}T00:00:00Z" if start else f"{value}T23:59:59Z"
+    return value
+
+
+class PaymentTable(DataTable[Any]):
+    """The payments of one page, keyed by payment id so webhooks update rows in place."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", id="payments.open", tooltip="Open the payment's detail"),
+    ]
+
+    def action_open(self) -> None:
+        self.action_select_cursor()
+
+
+class PaymentsView(AreaView):
+    """The Payments area."""
+
+    DEFAULT_CSS = """
+    PaymentsView > #payments-header { height: 1; padding: 0 1; background: $surface; }
+    PaymentsView > #payments-filter { display: none; border: round $accent; height: 3; }
+    PaymentsView > #payments-filter.-shown { display: block; }
+    PaymentsView > PaymentTable { height: 1fr; }
+    PaymentsView > #payments-empty { display: none; padding: 1 2; color: $text-muted; }
+    PaymentsView.-empty > #payments-empty { display: block; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "new_payment", "New", id="payments.new", tooltip="Create a payment"),
+        Binding("c", "capture", "Capture", id="payments.capture", tooltip="Capture it", show=False),
+        Binding("f", "refund", "Refund", id="payments.refund", tooltip="Refund it", show=False),
+        Binding("x", "cancel", "Cancel", id="payments.cancel", tooltip="Cancel it", show=False),
+        Binding(
+            "right_square_bracket",
+            "next_page",
+            "Page",
+            id="payments.next-page",
+            tooltip="Next 100 payments ([ goes back)",
+            key_display="]",
+        ),
+        Binding(
+            "left_square_bracket",
+            "previous_page",
+            "Prev page",
+            id="payments.previous-page",
+            tooltip="Previous 100 payments",
+            key_display="[",
+            show=False,
+        ),
+        Binding(
+            "r", "reload", "Reload", id="payments.reload", tooltip="Reload this page", show=False
+        ),
+    ]
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id)
+        self.page_offset = 0
+        self.total = 0
+        self.filters: dict[str, Any] = {}
+        self.filter_text = ""
+        self.loaded = False
+        self.rows: dict[str, Any] = {}
+        self._unsubscribe: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Payments  [dim]loading…[/dim]", id="payments-header")
+        yield Input(placeholder=FILTER_HELP, id="payments-filter")
+        table = PaymentTable(cursor_type="row", zebra_stripes=True, id="payments-table")
+        for key, label, width in COLUMNS:
+            table.add_column(label, width=width, key=key)
+        yield table
+        yield Static(id="payments-empty")
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._repaint, init=False)
+
+    def focus_main(self) -> None:
+        self.query_one(PaymentTable).focus()
+
+    def runtime_ready(self) -> None:
+        listener = self.runtime.listener
+        if listener is not None and self._unsubscribe is None:
+            self._unsubscribe = listener.add_subscriber(self._on_delivery)
+        self.load_page()
+
+    def on_unmount(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    # -- data --------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="payments-page", exit_on_error=False, description="Payments")
+    async def load_page(self) -> None:
+        """Fetch one page from the service with the current filters."""
+        from tui.api.models.payments import PaymentListRequest
+
+        request = PaymentListRequest(limit=PAGE_SIZE, offset=self.page_offset, **self.filters)
+        page = await self.runtime.client.payments.list(request)
+        self.total = page.total_count
+        self.loaded = True
+        self._fill(page.data)
+
+    def _fill(self, payments: list[Any]) -> None:
+        table = self.query_one(PaymentTable)
+        table.clear()
+        self.rows = {}
+        for payment in payments:
+            self.rows[payment.payment_id] = payment
+            table.add_row(*self._cells(payment), key=payment.payment_id)
+        self._update_header()
+
+    def _cells(self, payment: Any) -> list[Any]:
+        variables = self.app.theme_variables
+        return [
+            payment.payment_id,
+            status_text(payment.status, variables),
+            amount_text(payment.amount, payment.currency, variables),
+            format_time(payment.created),
+            payment.customer_id or Text("-", style=variables.get("muted", "")),
+        ]
+
+    def _repaint(self) -> None:
+        table = self.query_one(PaymentTable)
+        for payment_id, payment in self.rows.items():
+            cells = self._cells(payment)
+            table.update_cell(payment_id, "status", cells[1])
+            table.update_cell(payment_id, "amount", cells[2])
+
+    def _update_header(self) -> None:
+        shown = len(self.rows)
+        if self.total == 0:
+            where = "no payments match" if self.filters else "no payments yet"
+            range_text = f"[dim]{where}[/dim]"
+        else:
+            first = self.page_offset + 1 if shown else 0
+            last = self.page_offset + shown
+            pages = (self.total + PAGE_SIZE - 1) // PAGE_SIZE
+            page = self.page_offset // PAGE_SIZE + 1
+            range_text = f"{first:,}-{last:,} of {self.total:,}  [dim]page {page}/{pages}[/dim]"
+        filt = f"  [b]filter[/b] {self.filter_text}" if self.filter_text else ""
+        self.query_one("#payments-header", Static).update(f"[b]Payments[/b]  {range_text}{filt}")
+        empty = self.query_one("#payments-empty", Static)
+        self.set_class(self.total == 0 and self.loaded, "-empty")
+        if self.filters:
+            empty.update("Nothing matches this filter. Esc clears it.")
+        else:
+            empty.update("No payments yet. Press [b]n[/b] to create one.")
+
+    def _on_delivery(self, delivery: Any) -> None:
+        """A webhook arrived: if it is about a payment on this page, update its row in place."""
+        if not delivery.accepted or not delivery.object_id:
+            return
+        payment = self.rows.get(delivery.object_id)
+        if payment is None:
+            if delivery.object_id.startswith("pay_") and self.page_offset == 0 and not self.filters:
+                self.refresh_one(delivery.object_id, new=True)
+            return
+        self.refresh_one(delivery.object_id)
+
+    @work(group="payments-row", exit_on_error=False, description="Payment update")
+    async def refresh_one(self, payment_id: str, new: bool = False) -> None:
+        """Re-read one payment and redraw its row (or add it on top of the first page)."""
+        payment = await self.runtime.client.payments.retrieve(payment_id)
+        table = self.query_one(PaymentTable)
+        if payment_id in self.rows:
+            self.rows[payment_id] = payment
+            cells = self._cells(payment)
+            for (key, _label, _width), cell in zip(COLUMNS, cells, strict=True):
+                table.update_cell(payment_id, key, cell)
+            return
+        if not new:
+            return
+        self.rows[payment_id] = payment
+        self.total += 1
+        table.add_row(*self._cells(payment), key=payment_id)
+        table.sort("created", key=str, reverse=True)
+        self._update_header()
+
+    # -- filter and paging -------------------------------------------------------------------
+
+    def start_filter(self) -> None:
+        """`/`: type filters; Enter applies them on the server."""
+        box = self.query_one("#payments-filter", Input)
+        box.add_class("-shown")
+        box.value = self.filter_text
+        box.focus()
+
+    @on(Input.Submitted, "#payments-filter")
+    def _apply_filter(self, event: Input.Submitted) -> None:
+        try:
+            filters = parse_filter(event.value)
+        except ValueError as exc:
+            self.notify(str(exc), title="Filter not understood", severity="warning")
+            return
+        self.filters = filters
+        self.filter_text = event.value.strip()
+        self.page_offset = 0
+        event.input.remove_class("-shown")
+        self.focus_main()
+        self.load_page()
+
+    def back(self) -> None:
+        box = self.query_one("#payments-filter", Input)
+        if box.has_class("-shown"):
+            box.remove_class("-shown")
+            self.focus_main()
+        elif self.filters:
+            self.filters = {}
+            self.filter_text = ""
+            self.page_offset = 0
+            self.load_page()
+
+    def action_next_page(self) -> None:
+        if self.page_offset + PAGE_SIZE < self.total:
+            self.page_offset += PAGE_SIZE
+            self.load_page()
+
+    def action_previous_page(self) -> None:
+        if self.page_offset > 0:
+            self.page_offset = max(0, self.page_offset - PAGE_SIZE)
+            self.load_page()
+
+    def action_reload(self) -> None:
+        self.load_page()
+
+    # -- records and actions -----------------------------------------------------------------
+
+    def selected_id(self) -> str | None:
+        """The payment id under the cursor, if any."""
+        table = self.query_one(PaymentTable)
+        if table.row_count == 0:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return str(key.value) if key.value is not None else None
+
+    @on(DataTable.RowSelected, "#payments-table")
+    def _open_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.open_record(str(event.row_key.value))
+
+    def open_record(self, payment_id: str) -> None:
+        """Open a payment's detail screen (`:pay <id>` lands here too)."""
+        from tui.screens.payment_detail import PaymentDetailScreen
+
+        self.app.push_screen(PaymentDetailScreen(payment_id))
+
+    def action_new_payment(self) -> None:
+        from tui.screens.payment_forms import NewPaymentScreen
+
+        self.app.push_screen(NewPaymentScreen(), self._created)
+
+    def _created(self, payment: Any) -> None:
+        if payment is not None:
+            self.notify(f"{payment.payment_id} is {payment.status}.", title="Payment created")
+            if self.page_offset == 0 and not self.filters:
+                self.load_page()
+
+    def _act(self, action: str) -> None:
+        payment_id = self.selected_id()
+        if payment_id is None:
+            self.notify("Select a payment first.", severity="warning")
+            return
+        from tui.screens.payment_forms import open_action
+
+        open_action(self.app, action, self.rows.get(payment_id), payment_id, self._acted)
+
+    def _acted(self, result: Any) -> None:
+        if result is not None and getattr(result, "payment_id", None) in self.rows:
+            self.refresh_one(result.payment_id)
+
+    def action_capture(self) -> None:
+        self._act("capture")
+
+    def action_refund(self) -> None:
+        self._act("refund")
+
+    def action_cancel(self) -> None:
+        self._act("cancel")
+
+    def context_commands(self) -> Iterable[SystemCommand]:
+        payment_id = self.selected_id()
+        yield SystemCommand("New payment", "Create a payment", self.action_new_payment)
+        if payment_id is None:
+            return
+        for action, title in (
+            ("capture", "Capture this payment"),
+            ("refund", "Refund this payment"),
+            ("cancel", "Cancel this payment"),
+            ("approve", "Approve this payment"),
+            ("reject", "Reject this payment"),
+            ("confirm", "Confirm this payment"),
+        ):
+            yield SystemCommand(
+                title, payment_id, lambda action=action: self._act(action), discover=True
+            )
+        yield SystemCommand("Open this payment", payment_id, lambda: self.open_record(payment_id))

@@ -1,0 +1,205 @@
+"""Themes as data files: TOML under `themes/` (shipped in the package) and the user's config dir.
+
+A theme file holds Textual's base colours plus payscope's own variables (one colour per payment
+status, the amount colour, the environment badges). A file that does not parse or misses a colour
+is reported and skipped, so a broken user theme never stops the app: the caller falls back to
+the default and tells the user why.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from textual.theme import Theme
+
+DEFAULT_THEME = "payscope-dark"
+BUILTIN_THEME_DIR = Path(__file__).parent / "themes"
+
+_BASE_COLOURS = (
+    "primary",
+    "secondary",
+    "accent",
+    "foreground",
+    "background",
+    "surface",
+    "panel",
+    "success",
+    "warning",
+    "error",
+    "boost",
+)
+
+# Every app variable with the value used when a theme (e.g. one of Textual's built-ins) lacks it.
+# CSS refers to these, so they must always exist whatever theme is active.
+APP_VARIABLE_DEFAULTS: dict[str, str] = {
+    "status-succeeded": "ansi_green",
+    "status-failed": "ansi_red",
+    "status-cancelled": "ansi_bright_black",
+    "status-expired": "ansi_bright_black",
+    "status-processing": "ansi_blue",
+    "status-requires-capture": "ansi_cyan",
+    "status-requires-action": "ansi_yellow",
+    "status-requires-review": "ansi_magenta",
+    "status-requires-payment-method": "ansi_white",
+    "status-requires-confirmation": "ansi_white",
+    "status-partially-captured": "ansi_green",
+    "status-pending": "ansi_yellow",
+    "status-other": "ansi_white",
+    "status-text-style": "none",
+    "amount": "ansi_white",
+    "amount-refund": "ansi_yellow",
+    "muted": "ansi_bright_black",
+    "env-local": "ansi_green",
+    "env-sandbox": "ansi_yellow",
+    "env-production": "ansi_red",
+    "env-text": "ansi_black",
+    "event-verified": "ansi_green",
+    "event-rejected": "ansi_red",
+}
+
+# Statuses of every resource the app colours, mapped to the variable that colours them.
+_STATUS_TO_VARIABLE: dict[str, str] = {
+    "succeeded": "status-succeeded",
+    "success": "status-succeeded",
+    "active": "status-succeeded",
+    "invoice_paid": "status-succeeded",
+    "dispute_won": "status-succeeded",
+    "won": "status-succeeded",
+    "failed": "status-failed",
+    "dispute_lost": "status-failed",
+    "lost": "status-failed",
+    "unpaid": "status-failed",
+    "cancelled": "status-cancelled",
+    "dispute_cancelled": "status-cancelled",
+    "expired": "status-expired",
+    "dispute_expired": "status-expired",
+    "processing": "status-processing",
+    "initiated": "status-processing",
+    "requires_capture": "status-requires-capture",
+    "requires_action": "status-requires-action",
+    "requires_customer_action": "status-requires-action",
+    "dispute_opened": "status-requires-action",
+    "requires_merchant_action": "status-requires-review",
+    "review": "status-requires-review",
+    "dispute_challenged": "status-requires-review",
+    "challenged": "status-requires-review",
+    "requires_payment_method": "status-requires-payment-method",
+    "requires_confirmation": "status-requires-confirmation",
+    "partially_captured": "status-partially-captured",
+    "partially_captured_and_capturable": "status-partially-captured",
+    "pending": "status-pending",
+    "invitation_sent": "status-pending",
+}
+
+PAYMENT_STATUSES = (
+    "requires_payment_method",
+    "requires_confirmation",
+    "requires_action",
+    "requires_customer_action",
+    "requires_merchant_action",
+    "requires_capture",
+    "processing",
+    "succeeded",
+    "failed",
+    "cancelled",
+    "partially_captured",
+    "partially_captured_and_capturable",
+    "expired",
+)
+
+
+def status_variable(status: str) -> str:
+    """The theme variable that colours `status` (any resource's status; unknown ones included)."""
+    return _STATUS_TO_VARIABLE.get(status, "status-other")
+
+
+class ThemeFileError(ValueError):
+    """A theme file that cannot be used, with a message naming the file and the problem."""
+
+
+@dataclass(frozen=True)
+class ThemeLoad:
+    """What loading the theme directories produced: usable themes and problems to tell the user."""
+
+    themes: dict[str, Theme]
+    problems: list[str]
+
+
+def parse_theme(text: str, source: str) -> Theme:
+    """One theme file's TOML text -> a `Theme`; `ThemeFileError` says what is wrong."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ThemeFileError(f"{source}: not valid TOML ({exc}).") from None
+    name = data.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ThemeFileError(f'{source}: needs a `name = "..."` line.')
+    if not isinstance(data.get("primary"), str):
+        raise ThemeFileError(f'{source}: needs a `primary` colour, e.g. primary = "#7AA2F7".')
+    variables = data.get("variables", {})
+    if not isinstance(variables, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in variables.items()
+    ):
+        raise ThemeFileError(f"{source}: [variables] must map names to colour strings.")
+    unknown = sorted(set(data) - {*_BASE_COLOURS, "name", "dark", "variables", "luminosity-spread"})
+    if unknown:
+        raise ThemeFileError(f"{source}: unknown keys {', '.join(unknown)}.")
+    colours = {key: data[key] for key in _BASE_COLOURS if key in data}
+    for key, value in colours.items():
+        if not isinstance(value, str):
+            raise ThemeFileError(f'{source}: `{key}` must be a colour string like "#RRGGBB".')
+    _check_colours(source, {**colours, **_colour_variables(variables)})
+    spread = data.get("luminosity-spread", 0.15)
+    if not isinstance(spread, int | float):
+        raise ThemeFileError(f"{source}: luminosity-spread must be a number.")
+    return Theme(
+        name=name.strip(),
+        dark=bool(data.get("dark", True)),
+        luminosity_spread=float(spread),
+        variables={**APP_VARIABLE_DEFAULTS, **variables},
+        **colours,
+    )
+
+
+def _colour_variables(variables: dict[str, str]) -> dict[str, str]:
+    # Style variables ("bold", "none") are not colours and are left to Textual's CSS parser.
+    return {k: v for k, v in variables.items() if not k.endswith("-style")}
+
+
+def _check_colours(source: str, colours: dict[str, str]) -> None:
+    from textual.color import Color, ColorParseError
+
+    for key, value in colours.items():
+        try:
+            Color.parse(value)
+        except ColorParseError:
+            raise ThemeFileError(
+                f'{source}: `{key} = "{value}"` is not a colour (use "#RRGGBB" or a colour name).'
+            ) from None
+
+
+def load_theme_dir(directory: Path) -> ThemeLoad:
+    """Load every `*.toml` theme in `directory` (missing directory: nothing, no problem)."""
+    themes: dict[str, Theme] = {}
+    problems: list[str] = []
+    if not directory.is_dir():
+        return ThemeLoad(themes, problems)
+    for path in sorted(directory.glob("*.toml")):
+        try:
+            theme = parse_theme(path.read_text(encoding="utf-8"), str(path))
+        except (ThemeFileError, OSError, UnicodeDecodeError) as exc:
+            problems.append(str(exc))
+            continue
+        themes[theme.name] = theme
+    return ThemeLoad(themes, problems)
+
+
+def load_themes(user_dir: Path | None = None) -> ThemeLoad:
+    """The shipped themes, then the user's (a user theme may replace a shipped one by name)."""
+    builtin = load_theme_dir(BUILTIN_THEME_DIR)
+    if user_dir is None:
+        return builtin
+    user = load_theme_dir(user_dir)
+    return ThemeLoad({**builtin.themes, **user.themes}, builtin.problems + user.problems)

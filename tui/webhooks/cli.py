@@ -1,0 +1,188 @@
+"""`payscope listen`: the webhook listener in the foreground, one line per delivery.
+
+Text format (stdout): a header (URL, journal, masked secret), then a readable line per attempt.
+JSON format: stdout carries exactly one JSON object per line, flushed each time, so scripts
+can follow it; the header and warnings go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import ipaddress
+import json
+import os
+import signal
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from tui.webhooks.listener import DEFAULT_PORT, Delivery, Listener, ListenerError
+from tui.webhooks.secret_store import load_or_create_secret, mask
+
+
+def default_data_dir() -> Path:
+    """`<PAYSCOPE_DATA_DIR or the platform data dir>/listener`."""
+    try:
+        config: Any = importlib.import_module("tui.config")
+        base = Path(config.data_dir())
+    except (ImportError, AttributeError, TypeError):
+        env = os.environ.get("PAYSCOPE_DATA_DIR")
+        if env:
+            base = Path(env).expanduser()
+        else:
+            import platformdirs
+
+            base = Path(platformdirs.user_data_dir("payscope"))
+    return base / "listener"
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and localhost: addresses other machines cannot reach."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def format_text(d: Delivery) -> str:
+    """One readable line: time, ✓/✗, event type, object id, status, duplicates or reason."""
+    clock = datetime.fromtimestamp(d.received_at).strftime("%H:%M:%S")
+    if not d.accepted:
+        return f"{clock}  ✗ {d.status}  {d.reason}"
+    line = (
+        f"{clock}  ✓ {d.event_type or '?':<22} {d.object_id or '-':<28} "
+        f"{d.object_status or '-':<20} {d.event_id}"
+    )
+    if d.duplicate:
+        line += f"  duplicate x{d.duplicate_count}"
+    return line
+
+
+def format_json(d: Delivery) -> str:
+    """One JSON object (no newline inside) describing the delivery."""
+    record: dict[str, Any] = {
+        "received_at": datetime.fromtimestamp(d.received_at, UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z"),
+        "event_id": d.event_id,
+        "event_type": d.event_type,
+        "object_id": d.object_id,
+        "status": d.object_status,
+        "verified": d.verified and d.accepted,
+        "duplicate": d.duplicate,
+        "duplicate_count": d.duplicate_count,
+        "http_status": d.status,
+    }
+    if not d.accepted:
+        record["verified"] = False
+        record["reason"] = d.reason
+    return json.dumps(record, ensure_ascii=False)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Entry point for `payscope listen` (arguments parsed by tui.cli)."""
+    err = sys.stderr
+    data_dir = Path(args.data).expanduser() if args.data else default_data_dir()
+    secrets: list[str] | None = args.secret or None
+    if secrets and any(not s.strip() for s in secrets):
+        print("payscope listen: --secret cannot be empty", file=err)
+        return 2
+    if args.forward_to and not args.forward_to.startswith(("http://", "https://")):
+        print(
+            f"payscope listen: --forward-to needs an http:// or https:// URL, "
+            f"got {args.forward_to!r}",
+            file=err,
+        )
+        return 2
+    if args.print_secret:
+        try:
+            values = secrets or [load_or_create_secret(data_dir)]
+        except OSError as exc:
+            print(
+                f"payscope listen: cannot read or create the secret in {data_dir}: {exc}", file=err
+            )
+            return 1
+        for value in values:
+            print(value)
+        return 0
+    try:
+        return asyncio.run(_serve(args, data_dir, secrets, sys.stdout, err))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _serve(
+    args: argparse.Namespace,
+    data_dir: Path,
+    secrets: list[str] | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    try:
+        listener = Listener(data_dir, secrets, forward_to=args.forward_to)
+        url = await listener.start(
+            args.host, args.port, fallback_to_free_port=args.port == DEFAULT_PORT
+        )
+    except (ListenerError, OSError) as exc:
+        print(f"payscope listen: {exc}", file=err)
+        return 1
+
+    as_json = args.format == "json"
+    head = err if as_json else out
+    if args.port not in (0, listener.port):
+        print(
+            f"port {args.port} is in use, so the listener took free port {listener.port} instead",
+            file=err,
+        )
+    if not is_loopback(args.host):
+        print(
+            f"warning: listening on {args.host}: other machines that can reach it may send "
+            "requests (signatures are still checked)",
+            file=err,
+        )
+    shown = ", ".join(mask(s) for s in listener.secrets)
+    source = "--secret" if secrets else f"{data_dir}/signing-secret; --print-secret shows it"
+    print(f"payscope listener on {url}", file=head)
+    print(f"  journal  {listener.journal.path}", file=head)
+    print(f"  secret   {shown} ({source})", file=head)
+    if args.forward_to:
+        print(f"  forward  {args.forward_to}", file=head)
+    print("Ctrl+C stops.", file=head, flush=True)
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+
+    subscription = listener.subscribe(maxsize=10_000)
+    formatter = format_json if as_json else format_text
+
+    async def printer() -> None:
+        async for delivery in subscription:
+            try:
+                out.write(formatter(delivery) + "\n")
+                out.flush()
+            except BrokenPipeError:
+                stop.set()  # whoever read our output has gone: stop quietly
+                return
+
+    printing = asyncio.create_task(printer())
+    try:
+        await stop.wait()
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+        await listener.stop()
+        await printing
+        count = listener.journal.count()
+        listener.journal.close()
+        print(f"stopped; {count} events in {listener.journal.path}", file=err, flush=True)
+    return 0

@@ -1,0 +1,150 @@
+"""Forwarding: re-POST accepted events, byte for byte, to the merchant's own local server.
+
+The route table maps event-type patterns (`fnmatch` style: `payment_*`, `refund_succeeded`,
+`*`) to URLs; the first matching pattern wins, and `forward_to` catches the rest. Forwarding
+happens after the listener has answered, on a bounded queue drained by a few worker tasks, so a
+slow or absent merchant server never delays an acknowledgement. When the queue is full the
+forward is recorded as skipped (the event itself is in the journal and can be replayed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fnmatch
+import logging
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from tui.webhooks.journal import ForwardRecord, Journal
+from tui.webhooks.signing import SIGNATURE_HEADER
+
+if TYPE_CHECKING:
+    import httpx
+
+log = logging.getLogger("payscope.listener")
+
+FORWARD_QUEUE_SIZE = 10_000
+_WORKERS = 4
+_BODY_KEEP = 4096
+
+
+class Forwarder:
+    """Re-POSTs raw bodies with their signature and records each outcome in the journal."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        forward_to: str | None = None,
+        routes: Mapping[str, str] | None = None,
+        *,
+        timeout: float = 10.0,
+        queue_size: int = FORWARD_QUEUE_SIZE,
+    ) -> None:
+        self.journal = journal
+        self.forward_to = forward_to
+        self.routes = dict(routes or {})
+        self.timeout = timeout
+        self._queue: asyncio.Queue[tuple[str, bytes, str | None, str]] = asyncio.Queue(queue_size)
+        self._workers: list[asyncio.Task[None]] = []
+        self._client: httpx.AsyncClient | None = None
+
+    @property
+    def enabled(self) -> bool:
+        """True when at least one target is configured."""
+        return bool(self.forward_to or self.routes)
+
+    def target_for(self, event_type: str | None) -> str | None:
+        """The URL an event of this type goes to, or None."""
+        if event_type is not None:
+            for pattern, url in self.routes.items():
+                if fnmatch.fnmatchcase(event_type, pattern):
+                    return url
+        return self.forward_to
+
+    def enqueue(
+        self, event_id: str, event_type: str | None, body: bytes, signature: str | None
+    ) -> None:
+        """Schedule a forward (never blocks; a full queue is recorded as a skipped forward)."""
+        url = self.target_for(event_type)
+        if url is None:
+            return
+        self._ensure_workers()
+        try:
+            self._queue.put_nowait((event_id, body, signature, url))
+        except asyncio.QueueFull:
+            log.warning("forward queue full; %s not forwarded (replay it later)", event_id)
+            record = ForwardRecord(
+                event_id, url, time.time(), None, None, None,
+                "not forwarded: the forward queue was full (replay it from the journal)",
+            )  # fmt: skip
+            task = asyncio.get_running_loop().create_task(self.journal.record_forward(record))
+            task.add_done_callback(_log_failure)
+
+    async def send(
+        self, event_id: str, url: str, body: bytes, signature: str | None
+    ) -> ForwardRecord:
+        """POST `body` with its original signature to `url`, record and return the outcome."""
+        import httpx
+
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self.timeout)
+        headers = {"Content-Type": "application/json", "User-Agent": "payscope-listener"}
+        if signature is not None:
+            headers[SIGNATURE_HEADER] = signature
+        sent_at = time.time()
+        started = time.perf_counter()
+        try:
+            response = await self._client.post(url, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            latency = (time.perf_counter() - started) * 1000
+            reason = str(exc) or type(exc).__name__
+            record = ForwardRecord(
+                event_id, url, sent_at, None, None, latency, f"could not reach {url}: {reason}"
+            )
+        else:
+            latency = (time.perf_counter() - started) * 1000
+            text = response.content[:_BODY_KEEP].decode("utf-8", "replace")
+            record = ForwardRecord(
+                event_id, url, sent_at, response.status_code, text, latency, None
+            )
+        await self.journal.record_forward(record)
+        return record
+
+    def _ensure_workers(self) -> None:
+        if not self._workers:
+            self._workers = [asyncio.create_task(self._work()) for _ in range(_WORKERS)]
+
+    async def _work(self) -> None:
+        while True:
+            event_id, body, signature, url = await self._queue.get()
+            try:
+                await self.send(event_id, url, body, signature)
+            except Exception:
+                log.exception("forwarding %s to %s failed", event_id, url)
+            finally:
+                self._queue.task_done()
+
+    async def drain(self, timeout: float) -> None:
+        """Wait up to `timeout` seconds for queued forwards to finish."""
+        if self._workers:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._queue.join(), timeout)
+
+    async def close(self) -> None:
+        """Stop the workers and the HTTP client (queued forwards are dropped)."""
+        for task in self._workers:
+            task.cancel()
+        for task in self._workers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._workers = []
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def _log_failure(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("could not record a skipped forward: %s", task.exception())

@@ -1,0 +1,585 @@
+"""The webhook listener: `POST /webhooks`, verified, deduplicated, journaled, streamed.
+
+Public API (used by the TUI and `payscope listen`; keep it stable)::
+
+    listener = Listener(data_dir, secrets=None, forward_to=None, routes=None)
+    url = await listener.start(host="127.0.0.1", port=8787, fallback_to_free_port=True)
+    listener.url          # ".../webhooks", or None before start
+    listener.port         # the port actually bound (differs from the one asked when it was taken)
+    listener.secrets      # the accepted signing secrets (never log them)
+    listener.stats        # ListenerStats(accepted, rejected, duplicates), since start
+    listener.app          # the raw ASGI callable, to mount on another server
+    async for delivery in listener.subscribe(): ...   # every Delivery, accepted and rejected
+    unsubscribe = listener.add_subscriber(callback)   # callback(Delivery), sync or async
+    listener.journal.count() / .recent(limit, offset=0, event_type=None, object_id=None)
+    listener.journal.get(event_id)       # EventDetail: headers, raw body, verification, forwards
+    record = await listener.replay(event_id, url=None)   # re-POST a journaled event
+    await listener.stop()
+
+What a request gets, in the order checked: another path -> 404; another method -> 405 (with
+`Allow: POST`); a content type other than application/json -> 415; a body over 1 MiB -> 413
+(reading stops there); a missing or wrong `X-Webhook-Signature-512` -> 401; a body that is not a
+JSON object with a string `event_id` -> 400; otherwise 200, after the journal has committed the
+event. A duplicate `event_id` is answered 200 too, counted, marked duplicate, and neither
+forwarded nor announced as new. Every attempt (rejected ones included, with their reason) is in
+the journal; rejected ones are never processed.
+
+Subscribers each get a bounded queue (1,000 deliveries by default). Publishing never waits: when
+a subscriber falls that far behind, its oldest undelivered delivery is dropped and counted in
+`Subscription.dropped` (the journal still has it), so a slow screen can never hold up an ack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import inspect
+import json
+import logging
+import socket
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.webhooks.forward import Forwarder
+from tui.webhooks.journal import Attempt, ForwardRecord, Journal, JournalError
+from tui.webhooks.secret_store import load_or_create_secret
+from tui.webhooks.signing import SIGNATURE_HEADER, verify
+
+log = logging.getLogger("payscope.listener")
+
+WEBHOOK_PATH = "/webhooks"
+MAX_BODY_BYTES = 1024 * 1024
+DEFAULT_PORT = 8787
+SUBSCRIBER_QUEUE_SIZE = 1000
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_SIGNATURE_KEY = SIGNATURE_HEADER.lower().encode("latin-1")
+_JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+def _ack(body: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
+    return [*_JSON_HEADERS, (b"content-length", str(len(body)).encode())], body
+
+
+_ACK_NEW = _ack(b'{"received":true,"duplicate":false}')
+_ACK_DUPLICATE = _ack(b'{"received":true,"duplicate":true}')
+# The kind of object each content.type carries, to pick its id; a refund also names its payment.
+_ID_FIELDS = {
+    "payment_details": "payment_id",
+    "refund_details": "refund_id",
+    "dispute_details": "dispute_id",
+    "payout_details": "payout_id",
+    "subscription_details": "subscription_id",
+}
+_ID_FALLBACK = (
+    "refund_id",
+    "dispute_id",
+    "payout_id",
+    "invoice_id",
+    "subscription_id",
+    "payment_id",
+    "id",
+)
+
+
+class ListenerError(RuntimeError):
+    """The listener could not start (port taken, journal not writable...); says what to do."""
+
+
+@dataclass
+class ListenerStats:
+    """Counters since this listener started (the journal holds the full history)."""
+
+    accepted: int = 0
+    rejected: int = 0
+    duplicates: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One attempt as the listener answered it: what subscribers receive."""
+
+    delivery_id: int
+    received_at: float
+    status: int
+    verified: bool
+    reason: str | None
+    event_id: str | None
+    event_type: str | None
+    object_id: str | None
+    object_status: str | None
+    duplicate: bool
+    duplicate_count: int
+    headers: dict[str, str] = field(repr=False)
+    body: bytes = field(repr=False)
+
+    @property
+    def accepted(self) -> bool:
+        """True when answered 2xx (a new event or a duplicate of one)."""
+        return 200 <= self.status < 300
+
+
+class Subscription:
+    """An async iterator of deliveries with a bounded queue (see the module docstring)."""
+
+    def __init__(self, listener: Listener, maxsize: int) -> None:
+        self._listener = listener
+        self._queue: asyncio.Queue[Delivery | None] = asyncio.Queue(maxsize)
+        self.dropped = 0
+        self._closed = False
+        self._closing = False
+
+    def __aiter__(self) -> AsyncIterator[Delivery]:
+        return self
+
+    async def __anext__(self) -> Delivery:
+        if self._closed and self._queue.empty():
+            raise StopAsyncIteration
+        item = await self._queue.get()
+        if item is None:
+            self._closed = True
+            raise StopAsyncIteration
+        return item
+
+    async def __aenter__(self) -> Subscription:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.close()
+
+    def offer(self, delivery: Delivery | None) -> None:
+        """Queue without waiting; on overflow drop the oldest and count it."""
+        if self._queue.full():
+            self._queue.get_nowait()
+            self.dropped += 1
+        self._queue.put_nowait(delivery)
+
+    def close(self) -> None:
+        """Stop receiving; iteration ends after what is already queued."""
+        if self._closing:
+            return
+        self._closing = True
+        self._listener._subscriptions.discard(self)
+        self.offer(None)
+
+
+class ListenerApp:
+    """The listener's raw ASGI 3 application (an object, so servers detect ASGI 3 by itself)."""
+
+    def __init__(self, listener: Listener) -> None:
+        self.listener = listener
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.listener._asgi(scope, receive, send)
+
+
+class Listener:
+    """The webhook listener (see the module docstring for the whole API)."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        secrets: Sequence[str] | None = None,
+        *,
+        forward_to: str | None = None,
+        routes: Mapping[str, str] | None = None,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        given = [s for s in (secrets or []) if s is not None]
+        if any(not s.strip() for s in given):
+            raise ValueError("a webhook signing secret cannot be empty")
+        self.secrets: tuple[str, ...] = tuple(given) or (load_or_create_secret(self.data_dir),)
+        self.journal = Journal(self.data_dir)
+        self.forwarder = Forwarder(self.journal, forward_to, routes)
+        self.stats = ListenerStats()
+        self.url: str | None = None
+        self.port: int | None = None
+        self._server: Any = None
+        self._subscriptions: set[Subscription] = set()
+        self._callback_tasks: set[asyncio.Task[None]] = set()
+        self.app = ListenerApp(self)
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def open(self) -> None:
+        """Open the journal (done by `start`, or by the ASGI lifespan when mounted elsewhere)."""
+        try:
+            self.journal.open()
+        except JournalError as exc:
+            raise ListenerError(str(exc)) from exc
+
+    async def start(
+        self,
+        host: str = "127.0.0.1",
+        port: int = DEFAULT_PORT,
+        *,
+        fallback_to_free_port: bool = True,
+    ) -> str:
+        """Serve on host:port inside the running loop; return the URL of POST /webhooks.
+
+        When the port is taken and `fallback_to_free_port` is true, a free port is used instead
+        (compare `.port` with the one asked to tell the user).
+        """
+        from tui.asgi_server import EmbeddedServer
+
+        self.open()
+        server = EmbeddedServer(self.app, host, port, interface="asgi3")
+        try:
+            server.bind()
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE and fallback_to_free_port and port != 0:
+                server = EmbeddedServer(self.app, host, 0, interface="asgi3")
+                server.bind()
+            else:
+                raise ListenerError(_bind_error(host, port, exc)) from exc
+        no_delay(server)
+        base = await server.start()
+        self._server = server
+        self.port = server.port
+        self.url = base + WEBHOOK_PATH
+        return self.url
+
+    async def stop(self, forward_grace: float = 2.0) -> None:
+        """Stop serving, give queued forwards a moment, end subscriptions, close the journal."""
+        if self._server is not None:
+            await self._server.stop()
+            self._server = None
+        await self.forwarder.drain(forward_grace)
+        await self.forwarder.close()
+        for sub in list(self._subscriptions):
+            sub.close()
+        if self._callback_tasks:
+            await asyncio.wait(list(self._callback_tasks), timeout=1.0)
+        for task in list(self._callback_tasks):
+            task.cancel()
+        self.journal.close()
+        self.url = None
+
+    # -- subscribers -------------------------------------------------------------------------
+
+    def subscribe(self, maxsize: int = SUBSCRIBER_QUEUE_SIZE) -> Subscription:
+        """A new stream of every delivery from now on; `close()` it (or use `async with`)."""
+        sub = Subscription(self, maxsize)
+        self._subscriptions.add(sub)
+        return sub
+
+    def add_subscriber(
+        self,
+        callback: Callable[[Delivery], object],
+        maxsize: int = SUBSCRIBER_QUEUE_SIZE,
+    ) -> Callable[[], None]:
+        """Call `callback(delivery)` for every delivery (sync or async); returns unsubscribe.
+
+        The callback runs in its own task fed by a bounded queue, so it never delays an
+        acknowledgement; an exception in it is logged and the stream goes on.
+        """
+        sub = self.subscribe(maxsize)
+
+        async def pump() -> None:
+            async for delivery in sub:
+                try:
+                    result = callback(delivery)
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception:
+                    log.exception("a listener subscriber failed on %s", delivery.event_id)
+
+        task = asyncio.get_running_loop().create_task(pump())
+        self._callback_tasks.add(task)
+        task.add_done_callback(self._callback_tasks.discard)
+        return sub.close
+
+    def _publish(self, delivery: Delivery) -> None:
+        for sub in list(self._subscriptions):
+            sub.offer(delivery)
+
+    # -- replay ------------------------------------------------------------------------------
+
+    async def replay(self, event_id: str, url: str | None = None) -> ForwardRecord:
+        """Re-POST a journaled event (raw body and original signature) to `url` or its route."""
+        detail = self.journal.get(event_id)
+        if detail is None:
+            raise LookupError(f"no event {event_id!r} in the journal at {self.journal.path}")
+        target = url or self.forwarder.target_for(detail.event.event_type)
+        if target is None:
+            raise ValueError(
+                f"nowhere to replay {event_id} to: pass a URL, or start the listener with "
+                "forward_to= (--forward-to) or a route for its event type"
+            )
+        signature = detail.headers.get(SIGNATURE_HEADER.lower())
+        return await self.forwarder.send(event_id, target, detail.body, signature)
+
+    # -- ASGI --------------------------------------------------------------------------------
+
+    async def _asgi(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await self._lifespan(receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    self.open()
+                except ListenerError as exc:
+                    await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope["path"]
+        if path != WEBHOOK_PATH and path != WEBHOOK_PATH + "/":
+            await _respond(
+                send, 404, "not_found", f"nothing at {path}; webhooks go to POST {WEBHOOK_PATH}"
+            )
+            return
+        if scope["method"] != "POST":
+            await _respond(
+                send,
+                405,
+                "method_not_allowed",
+                f"{scope['method']} is not accepted here; send webhooks with POST",
+                extra=[(b"allow", b"POST")],
+            )
+            return
+
+        received_at = time.time()
+        content_type = b""
+        length: int | None = None
+        signature: bytes | None = None
+        for name, value in scope["headers"]:
+            if name == b"content-type":
+                content_type = value
+            elif name == b"content-length":
+                with contextlib.suppress(ValueError):
+                    length = int(value)
+            elif name == _SIGNATURE_KEY:
+                signature = value
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+
+        media_type = content_type.split(b";", 1)[0].strip().lower()
+        if media_type != b"application/json":
+            shown = content_type.decode("latin-1") or "none"
+            reason = f"content type {shown!r} is not application/json"
+            await self._reject(
+                send, received_at, headers, b"", 415, "unsupported_media_type", reason
+            )
+            return
+
+        body = b""
+        if length is not None and length > MAX_BODY_BYTES:
+            too_big = True
+        else:
+            body, too_big = await _read_body(receive)
+        if too_big:
+            reason = f"body larger than {MAX_BODY_BYTES} bytes (1 MiB); not read"
+            await self._reject(send, received_at, headers, b"", 413, "payload_too_large", reason)
+            return
+
+        sig_text = signature.decode("latin-1") if signature is not None else None
+        if sig_text is None:
+            reason = f"missing {SIGNATURE_HEADER} header"
+            await self._reject(send, received_at, headers, body, 401, "unauthorized", reason)
+            return
+        if not verify(body, sig_text, self.secrets):
+            reason = f"{SIGNATURE_HEADER} does not match the body under any configured secret"
+            await self._reject(send, received_at, headers, body, 401, "unauthorized", reason)
+            return
+
+        try:
+            payload = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            reason = f"body is not valid JSON ({_json_problem(exc)})"
+            await self._reject(
+                send, received_at, headers, body, 400, "bad_request", reason, verified=True
+            )
+            return
+        event_id = payload.get("event_id") if isinstance(payload, dict) else None
+        if not isinstance(event_id, str) or not event_id:
+            reason = "body is not a JSON object with a string event_id"
+            await self._reject(
+                send, received_at, headers, body, 400, "bad_request", reason, verified=True
+            )
+            return
+
+        event_type, object_id, object_status = _describe(payload)
+        attempt = Attempt(
+            received_at=received_at,
+            headers=headers,
+            body=body,
+            verified=True,
+            status=200,
+            event_id=event_id,
+            event_type=event_type,
+            object_id=object_id,
+            object_status=object_status,
+        )
+        try:
+            recorded = await self.journal.record(attempt)
+        except JournalError as exc:
+            log.error("%s", exc)
+            # Not stored means not acknowledged: the sender will retry.
+            await _respond(send, 503, "journal_unavailable", str(exc))
+            return
+
+        duplicate = recorded.duplicate
+        if duplicate:
+            self.stats.duplicates += 1
+        else:
+            self.stats.accepted += 1
+        answer = _ACK_DUPLICATE if duplicate else _ACK_NEW
+        await send({"type": "http.response.start", "status": 200, "headers": answer[0]})
+        await send({"type": "http.response.body", "body": answer[1]})
+        self._publish(
+            Delivery(
+                recorded.delivery_id,
+                received_at,
+                200,
+                True,
+                None,
+                event_id,
+                event_type,
+                object_id,
+                object_status,
+                duplicate,
+                recorded.duplicate_count,
+                headers,
+                body,
+            )
+        )
+        if not duplicate and self.forwarder.enabled:
+            self.forwarder.enqueue(event_id, event_type, body, sig_text)
+
+    async def _reject(
+        self,
+        send: Send,
+        received_at: float,
+        headers: dict[str, str],
+        body: bytes,
+        status: int,
+        code: str,
+        reason: str,
+        *,
+        verified: bool = False,
+    ) -> None:
+        self.stats.rejected += 1
+        attempt = Attempt(received_at, headers, body, verified, status, reason)
+        delivery_id = 0
+        try:
+            delivery_id = (await self.journal.record(attempt)).delivery_id
+        except JournalError as exc:
+            log.error("%s", exc)
+        extra = [(b"connection", b"close")] if status == 413 else []
+        await _respond(send, status, code, reason, extra=extra)
+        self._publish(
+            Delivery(
+                delivery_id,
+                received_at,
+                status,
+                verified,
+                reason,
+                None,
+                None,
+                None,
+                None,
+                False,
+                0,
+                headers,
+                body,
+            )
+        )
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+    """The request body, or (partial, True) as soon as it passes the limit."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            return b"", True
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), False
+
+
+async def _respond(
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    body = json.dumps({"error": code, "message": message}).encode()
+    headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode()), *(extra or [])]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _describe(payload: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(event_type, object id, object status) from a payload of any event type."""
+    event_type = payload.get("event_type")
+    content = payload.get("content")
+    obj = content.get("object") if isinstance(content, dict) else None
+    object_id = None
+    object_status = None
+    if isinstance(obj, dict):
+        preferred = _ID_FIELDS.get(str(content.get("type"))) if isinstance(content, dict) else None
+        for key in (preferred, *_ID_FALLBACK):
+            if key and isinstance(obj.get(key), str):
+                object_id = obj[key]
+                break
+        status = obj.get("status")
+        object_status = status if isinstance(status, str) else None
+    return (event_type if isinstance(event_type, str) else None, object_id, object_status)
+
+
+def _json_problem(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    return "not UTF-8 text"
+
+
+def no_delay(server: Any) -> None:
+    """Turn Nagle off on the bound listening socket (accepted sockets inherit it on Linux).
+
+    asyncio only sets TCP_NODELAY on sockets whose proto is IPPROTO_TCP, and the embedded
+    server's socket is made with proto 0; without this every answer (head and body written
+    separately) waits ~40 ms for the client's delayed ACK.
+    """
+    sock = getattr(server, "_sock", None)
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def _bind_error(host: str, port: int, exc: OSError) -> str:
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"port {port} on {host} is already in use; choose another with --port, "
+            "or --port 0 for any free port"
+        )
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return f"{host} is not an address of this machine; use 127.0.0.1 or one of its addresses"
+    if exc.errno == errno.EACCES:
+        return f"not allowed to listen on port {port}; ports below 1024 need privileges"
+    return f"cannot listen on {host}:{port}: {exc.strerror or exc}"

@@ -1,0 +1,142 @@
+"""k9s-style command mode: `:payments`, `:pay pay_123`, `:theme payscope-light`, Tab completes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.suggester import Suggester
+from textual.widgets import Input
+
+from tui.screens.areas import AREA_BY_KEY, AREAS, ID_COMMANDS, area_for_id
+
+OTHER_COMMANDS = ("theme", "quit", "help", "new")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A parsed command line: what to do, and with what."""
+
+    kind: str  # "area", "open", "theme", "quit", "help", "new", "error"
+    area: str | None = None
+    argument: str | None = None
+    message: str | None = None
+
+
+def parse_command(text: str) -> Command:
+    """Read one command line (without the leading colon) into a `Command`, or an error to show."""
+    words = text.strip().lstrip(":").split()
+    if not words:
+        return Command("error", message="Type an area (payments, events...) or `pay <id>`.")
+    head, rest = words[0].lower(), words[1:]
+    if head in ("q", "quit", "exit"):
+        return Command("quit")
+    if head in ("help", "?"):
+        return Command("help")
+    if head == "new":
+        return Command("new", area="payments")
+    if head == "theme":
+        if not rest:
+            return Command("error", message="Say which theme: `theme payscope-light`.")
+        return Command("theme", argument=rest[0])
+    if head in ID_COMMANDS:
+        if rest:
+            return Command("open", area=ID_COMMANDS[head], argument=rest[0])
+        return Command("area", area=ID_COMMANDS[head])
+    by_id = area_for_id(words[0])
+    if by_id is not None and len(words[0]) > len(by_id.id_prefix or ""):
+        return Command("open", area=by_id.key, argument=words[0])
+    matches = [area.key for area in AREAS if area.key.startswith(head)]
+    if head in AREA_BY_KEY:
+        matches = [head]
+    if len(matches) == 1:
+        area = matches[0]
+        if rest:
+            return Command("open", area=area, argument=rest[0])
+        return Command("area", area=area)
+    if len(matches) > 1:
+        return Command("error", message=f"`{head}` could be {', '.join(matches)}: type more.")
+    return Command(
+        "error",
+        message=f"Unknown command `{head}`. Try an area name (payments, events, requests, "
+        "settings...), `pay <id>`, `theme <name>` or `quit`.",
+    )
+
+
+def complete(text: str, themes: tuple[str, ...] = ()) -> str | None:
+    """The completed command line for `text`, or None when nothing fits."""
+    if not text or (text.endswith(" ") and " " not in text.strip()):
+        return None
+    head, sep, rest = text.partition(" ")
+    if not sep:
+        words = [a.key for a in AREAS] + list(ID_COMMANDS) + list(OTHER_COMMANDS)
+        for word in sorted(words, key=lambda w: (len(w), w)):
+            if word.startswith(head.lower()) and word != head.lower():
+                return word
+        return None
+    if head == "theme":
+        for name in themes:
+            if name.startswith(rest) and name != rest:
+                return f"theme {name}"
+    return None
+
+
+class CommandSuggester(Suggester):
+    """Suggests the completion of the command being typed (shown dimmed; Tab accepts)."""
+
+    def __init__(self, themes: tuple[str, ...] = ()) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.themes = themes
+
+    async def get_suggestion(self, value: str) -> str | None:
+        return complete(value, self.themes)
+
+
+class CommandPrompt(Input):
+    """The `:` prompt. Posts `CommandPrompt.Submitted`-like `Run` messages; Esc closes it."""
+
+    BINDINGS = [
+        Binding(
+            "tab",
+            "complete",
+            "Complete",
+            id="prompt.complete",
+            tooltip="Complete the command",
+            priority=True,
+        ),
+        Binding("escape", "close", "Close", id="prompt.close", tooltip="Close the command prompt"),
+    ]
+
+    class Run(Message):
+        """The user entered a command."""
+
+        def __init__(self, command: Command) -> None:
+            super().__init__()
+            self.command = command
+
+    class Closed(Message):
+        """The prompt was dismissed without a command."""
+
+    def __init__(self, themes: tuple[str, ...] = ()) -> None:
+        super().__init__(
+            placeholder="payments · events · requests · pay <id> · theme <name> · quit",
+            suggester=CommandSuggester(themes),
+            id="command-prompt",
+        )
+        self.border_title = "command"
+
+    def action_complete(self) -> None:
+        suggestion = complete(self.value, getattr(self.suggester, "themes", ()))
+        if suggestion is not None:
+            self.value = suggestion + ("" if suggestion.startswith("theme ") else " ")
+            self.cursor_position = len(self.value)
+
+    def action_close(self) -> None:
+        self.value = ""
+        self.post_message(self.Closed())
+
+    async def action_submit(self) -> None:
+        text = self.value
+        self.value = ""
+        self.post_message(self.Run(parse_command(text)))

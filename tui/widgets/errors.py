@@ -1,0 +1,45 @@
+"""Turn any exception a worker raised into a title and a message a person can act on."""
+
+from __future__ import annotations
+
+_TITLES = {
+    "AuthenticationError": "Key refused",
+    "PermissionDeniedError": "Not allowed",
+    "NotFoundError": "Not found",
+    "ConflictError": "Conflict",
+    "DuplicateError": "Already exists",
+    "InvalidRequestError": "Request refused",
+    "RateLimitedError": "Rate limited",
+    "ServerError": "Service error",
+    "ApiConnectionError": "No answer",
+    "ApiTimeoutError": "Timed out",
+    "ResponseFormatError": "Unexpected answer",
+    "ConfigurationError": "Configuration problem",
+    "ProductionKeyError": "Production key refused",
+    "ProductionKeyRefused": "Production key refused",
+    "KeyringUnavailable": "Keyring unavailable",
+    "MissingProfileIdError": "Profile id missing",
+    "MissingMerchantIdError": "Merchant id missing",
+    "ValidationError": "Invalid input",
+    "OSError": "System error",
+    "PermissionError": "Permission denied",
+    "TimeoutError": "Timed out",
+}
+
+
+def describe_error(error: BaseException) -> tuple[str, str]:
+    """(title, message) for a notification or modal (API errors already read well)."""
+    for cls in type(error).__mro__:
+        title = _TITLES.get(cls.__name__)
+        if title is not None:
+            break
+    else:
+        title = "Something went wrong"
+    message = str(error).strip() or type(error).__name__
+    if title == "Something went wrong":
+        message = (
+            f"{type(error).__name__}: {message}\n"
+            "What to do: try again; if it keeps happening, the request log (:requests) shows "
+            "what was sent."
+        )
+    return title, message

@@ -1,0 +1,88 @@
+"""How values look on screen: amounts per currency, statuses in theme colours, times, ids."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+
+from rich.text import Text
+
+from tui.api.models._iso import minor_units
+from tui.theming import APP_VARIABLE_DEFAULTS, status_variable
+
+
+def format_amount(amount: int | None, currency: str | None, *, code: bool = True) -> str:
+    """Minor units as people read them: 123450 USD -> "1,234.50 USD"; JPY has no decimals."""
+    if amount is None:
+        return "-"
+    currency = (currency or "").upper()
+    try:
+        exponent = minor_units(currency)
+    except ValueError:
+        exponent = 2
+    sign = "-" if amount < 0 else ""
+    whole, fraction = divmod(abs(amount), 10**exponent)
+    text = f"{whole:,}.{fraction:0{exponent}d}" if exponent else f"{whole:,}"
+    return f"{sign}{text} {currency}" if code and currency else f"{sign}{text}"
+
+
+def parse_amount(text: str, currency: str) -> int:
+    """What a person typed ("12.50", "1,200") in `currency` -> minor units; ValueError says why."""
+    cleaned = text.strip().replace(",", "").replace("_", "")
+    if not cleaned:
+        raise ValueError("Enter an amount.")
+    try:
+        exponent = minor_units(currency)
+    except ValueError:
+        raise ValueError(f"{currency!r} is not a currency code (e.g. USD, EUR, JPY).") from None
+    whole, _, fraction = cleaned.partition(".")
+    if not (whole or fraction).isdigit() or (whole and not whole.isdigit()):
+        raise ValueError(f"{text!r} is not an amount; type digits like 12.50.")
+    if fraction and not fraction.isdigit():
+        raise ValueError(f"{text!r} is not an amount; type digits like 12.50.")
+    if len(fraction) > exponent:
+        if exponent == 0:
+            raise ValueError(f"{currency} has no minor unit: type a whole number.")
+        raise ValueError(f"{currency} has {exponent} decimal places at most.")
+    minor = int((fraction or "0").ljust(exponent, "0") or "0")
+    return int(whole or "0") * int(10**exponent) + minor
+
+
+def status_colour(status: str, variables: Mapping[str, str]) -> str:
+    """The theme colour of a status (any resource)."""
+    name = status_variable(status)
+    return variables.get(name) or APP_VARIABLE_DEFAULTS[name]
+
+
+def status_text(status: str | None, variables: Mapping[str, str]) -> Text:
+    """A status word coloured by the active theme (bold in themes that ask for it)."""
+    if not status:
+        return Text("-")
+    style = status_colour(status, variables)
+    extra = variables.get("status-text-style", "none")
+    if extra and extra != "none":
+        style = f"{extra} {style}"
+    return Text(status, style=style)
+
+
+def amount_text(amount: int | None, currency: str | None, variables: Mapping[str, str]) -> Text:
+    """An amount, right-aligned in its column, in the theme's amount colour."""
+    return Text(
+        format_amount(amount, currency),
+        style=variables.get("amount", "default"),
+        justify="right",
+    )
+
+
+def format_time(value: str | datetime | None, *, seconds: bool = True) -> str:
+    """An ISO 8601 timestamp as "2024-05-01 14:03:22" (UTC as the service sends it)."""
+    if value is None or value == "":
+        return "-"
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+    else:
+        moment = value
+    return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")

@@ -1,0 +1,104 @@
+"""The status bar: profile, environment badge, rate limit, listener, sandbox clock."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.containers import Horizontal
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+class EnvBadge(Static):
+    """LOCAL / SANDBOX / PRODUCTION, coloured so production is never missed."""
+
+    DEFAULT_CSS = """
+    EnvBadge { width: auto; padding: 0 1; text-style: bold; color: $env-text; }
+    EnvBadge.-local { background: $env-local; }
+    EnvBadge.-sandbox { background: $env-sandbox; }
+    EnvBadge.-production { background: $env-production; }
+    """
+
+    environment: reactive[str] = reactive("local")
+
+    def watch_environment(self, environment: str) -> None:
+        for name in ("local", "sandbox", "production"):
+            self.set_class(environment == name, f"-{name}")
+        self.update(environment.upper())
+
+
+class StatusBar(Horizontal):
+    """One line of state at the bottom; every part is a reactive the app sets."""
+
+    DEFAULT_CSS = """
+    StatusBar { height: 1; background: $panel; color: $foreground; }
+    StatusBar > #status-line { width: 1fr; height: 1; padding: 0 1; }
+    StatusBar > EnvBadge { width: auto; }
+    """
+
+    profile: reactive[str] = reactive("local")
+    key_source: reactive[str] = reactive("")
+    rate_limit: reactive[str] = reactive("")
+    listener_url: reactive[str] = reactive("")
+    event_count: reactive[int] = reactive(0)
+    clock: reactive[str] = reactive("")
+    state: reactive[str] = reactive("starting")
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield EnvBadge(id="env-badge")
+        yield Static(id="status-line")
+
+    def _render_line(self) -> None:
+        try:
+            line = self.query_one("#status-line", Static)
+        except Exception:
+            return
+        muted = self.app.theme_variables.get("muted", "grey50")
+        parts: list[Text | str] = [Text(self.profile, style="bold")]
+        if self.key_source:
+            parts.append(Text(self.key_source, style=muted))
+        if self.state:
+            parts.append(Text(self.state, style=muted))
+        if self.rate_limit:
+            parts.append(Text.assemble(("rate ", muted), self.rate_limit))
+        if self.listener_url:
+            parts.append(
+                Text.assemble(
+                    ("listener ", muted), self.listener_url, (f"  {self.event_count} ev", "bold")
+                )
+            )
+        if self.clock:
+            parts.append(Text.assemble(("clock ", muted), self.clock))
+        text = Text(" │ ", style=muted).join(
+            part if isinstance(part, Text) else Text(part) for part in parts
+        )
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        line.update(text)
+
+    def on_mount(self) -> None:
+        self._render_line()
+
+    def watch_profile(self) -> None:
+        self._render_line()
+
+    def watch_key_source(self) -> None:
+        self._render_line()
+
+    def watch_rate_limit(self) -> None:
+        self._render_line()
+
+    def watch_listener_url(self) -> None:
+        self._render_line()
+
+    def watch_event_count(self) -> None:
+        self._render_line()
+
+    def watch_clock(self) -> None:
+        self._render_line()
+
+    def watch_state(self) -> None:
+        self._render_line()
+
+    def set_environment(self, environment: str) -> None:
+        """Show `local`, `sandbox` or `production` on the badge."""
+        self.query_one(EnvBadge).environment = environment
