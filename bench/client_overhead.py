@@ -86,7 +86,9 @@ async def run(total: int, batch: int) -> float:
         await bare.aclose()
         await server.stop()
     for name in ("httpx", "ApiClient"):
-        print(f"{name:>9}: {done} requests in {times[name]:.3f} s = {done / times[name]:,.0f} req/s")
+        print(
+            f"{name:>9}: {done} requests in {times[name]:.3f} s = {done / times[name]:,.0f} req/s"
+        )
     ratio = times["ApiClient"] / times["httpx"]
     print(f"    ratio: {ratio:.3f} (ApiClient time / httpx time; target <= {TARGET})")
     return ratio
@@ -100,7 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     ratio = asyncio.run(run(args.requests, args.batch))
     if ratio > TARGET:
-        print(f"FAILED: the client adds {100 * (ratio - 1):.1f}% (target <= {100 * (TARGET - 1):.0f}%)")
+        print(
+            f"FAILED: the client adds {100 * (ratio - 1):.1f}% (target <= {100 * (TARGET - 1):.0f}%)"
+        )
         return 1
     return 0
 

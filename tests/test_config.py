@@ -315,3 +315,12 @@ def test_helpers_do_not_mutate_their_input() -> None:
     config.remove_profile(settings, "staging")
     assert "staging" in settings.profiles
     assert settings.default_profile == "staging"
+
+
+def test_the_readme_example_is_a_valid_file() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("<!-- section:config -->")[1].split("<!-- /section:config -->")[0]
+    example = section.split("```toml\n")[1].split("```")[0]
+    settings = config.load_settings(_write(example))
+    assert settings.default_profile == "staging"
+    assert settings.profiles["staging"].profile_id == "pro_abcdefghij0123456789"

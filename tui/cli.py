@@ -58,7 +58,9 @@ def _rate(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a number between 0 and 1, got {text!r}"
+        ) from None
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value}")
     return value
@@ -175,7 +177,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        if args.command == "keys" and args.value is None:
+            # A key typed on the command line must be refused by `tui.keys`, never echoed back
+            # in argparse's "unrecognized arguments" message.
+            args.value = extras[0]
+        elif args.command == "keys":
+            parser.exit(
+                2, "payscope keys: unexpected extra arguments (not shown: they may hold a key)\n"
+            )
+        else:
+            parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
         if args.command == "sandbox":
             from tui.sandbox.cli import run as run_sandbox

@@ -138,11 +138,16 @@ class Runtime:
         if not await _maybe_await(self.sandbox.is_seeded()) and self.options.seed:
             total = self.options.seed
 
-            def seeded(done: int, *_rest: Any) -> None:
-                report(f"Seeding demo data: {done} of {total} payments", done / max(total, 1))
+            loop = asyncio.get_running_loop()
 
-            report(f"Seeding demo data: 0 of {total} payments", 0.0)
-            await _maybe_await(self.sandbox.seed(total, progress=seeded))
+            def seeded(done: int, *_rest: Any) -> None:
+                # Called from the seeding thread: hand the update to the app's loop.
+                text = f"First run: seeding demo data, {done} of {total} payments"
+                loop.call_soon_threadsafe(report, text, done / max(total, 1))
+
+            report(f"First run: seeding demo data, 0 of {total} payments", 0.0)
+            # Seeding writes through its own SQLite connection, so a thread keeps the UI live.
+            await asyncio.to_thread(self.sandbox.seed, total, seeded)
         report("Starting the webhook listener…", None)
         secret = credentials.webhook_secret
         self.listener = listener_mod.Listener(data / "listener", secrets=[secret])

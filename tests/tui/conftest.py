@@ -64,9 +64,9 @@ def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def dirs(tmp_path: Path, sandbox_template: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
-    tuple[Path, Path]
-]:
+def dirs(
+    tmp_path: Path, sandbox_template: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[Path, Path]]:
     """(config dir, data dir) for one test: an empty config and a copy of the seeded data."""
     data = tmp_path / "data"
     shutil.copytree(sandbox_template, data)

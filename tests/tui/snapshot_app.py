@@ -9,7 +9,9 @@ from tests.tui.conftest import frozen_clock
 from tui.app import PayscopeApp, make_app
 
 
-def build(config_dir: Path, data_dir: Path, theme: str = "payscope-dark", **options: Any) -> PayscopeApp:
+def build(
+    config_dir: Path, data_dir: Path, theme: str = "payscope-dark", **options: Any
+) -> PayscopeApp:
     """A local-profile app on the copied sandbox, clock frozen, nothing that moves on screen."""
     return make_app(
         theme=theme,

@@ -72,7 +72,10 @@ async def test_a_wrong_signature_is_rejected_with_its_reason(
     tampered_response = await client.post(
         listener.url,
         content=tampered,
-        headers={"Content-Type": "application/json", SIGNATURE_HEADER: hmac_sha512(original, SECRET)},
+        headers={
+            "Content-Type": "application/json",
+            SIGNATURE_HEADER: hmac_sha512(original, SECRET),
+        },
     )
 
     assert signed_by_stranger.status_code == 401

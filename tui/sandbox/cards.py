@@ -284,9 +284,7 @@ def _build() -> list[TestCard]:
         TestCard("5105105105105100", DECLINED, "UE_1007", "reference decline card: declined"),
         TestCard("4000000000009987", DECLINED, "UE_1006", "reference: lost card"),
         TestCard("4000000000009979", DECLINED, "UE_1006", "reference: stolen card"),
-        TestCard(
-            "4000000000009995", DECLINED, "UE_3002", "reference: processor error (retryable)"
-        ),
+        TestCard("4000000000009995", DECLINED, "UE_3002", "reference: processor error (retryable)"),
     ]
     for code, (message, *_rest) in UNIFIED.items():
         if code == "UE_2002":
@@ -349,7 +347,11 @@ def decline(code: str) -> Decline:
 
 
 def outcome_for(
-    number: str, cvc: str | None, exp_month: str | None, exp_year: str | None, today: tuple[int, int]
+    number: str,
+    cvc: str | None,
+    exp_month: str | None,
+    exp_year: str | None,
+    today: tuple[int, int],
 ) -> tuple[str, str | None]:
     """(outcome, unified code or None) for a card, applying the module's rules.
 

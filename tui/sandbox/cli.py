@@ -8,10 +8,14 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from tui.sandbox.config import ConfigError, SandboxConfig
+
+if TYPE_CHECKING:
+    from tui.sandbox.server import Sandbox
 
 
 def default_data_dir() -> Path:
@@ -39,7 +43,7 @@ def config_from_args(args: argparse.Namespace) -> SandboxConfig:
     )
 
 
-def _progress_bar(out: TextIO) -> tuple[object, object]:
+def _progress_bar(out: TextIO) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     width = 30
 
     def show(done: int, total: int) -> None:
@@ -75,20 +79,17 @@ def run(args: argparse.Namespace) -> int:
         return 1
     if args.seed and not sandbox.is_seeded():
         show, end = _progress_bar(sys.stderr)
-        sandbox.seed(args.seed, show)  # type: ignore[arg-type]
-        end()  # type: ignore[operator]
+        sandbox.seed(args.seed, show)
+        end()
     try:
         return asyncio.run(_serve(sandbox, args.host, args.port))
     except KeyboardInterrupt:
         return 0
 
 
-async def _serve(sandbox: object, host: str, port: int) -> int:
-    from tui.sandbox.server import Sandbox
-
-    assert isinstance(sandbox, Sandbox)
+async def _serve(sandbox: Sandbox, host: str, port: int) -> int:
     try:
-        url = await sandbox.start(host, port)
+        await sandbox.start(host, port)
     except OSError as exc:
         print(
             f"payscope sandbox: cannot listen on {host}:{port}: {exc.strerror or exc}. "
@@ -108,15 +109,11 @@ async def _serve(sandbox: object, host: str, port: int) -> int:
     finally:
         print("\nstopping the sandbox...", file=sys.stderr, flush=True)
         await sandbox.stop()
-    del url
     return 0
 
 
-def banner(sandbox: object) -> str:
+def banner(sandbox: Sandbox) -> str:
     """What a user needs to start: URL, ids, keys, webhook target and secret, an example."""
-    from tui.sandbox.server import Sandbox
-
-    assert isinstance(sandbox, Sandbox)
     c = sandbox.credentials
     url, _secret = sandbox.state.webhook_target()
     base = c.base_url or ""
@@ -137,7 +134,7 @@ def banner(sandbox: object) -> str:
             "",
             "try:",
             f"  curl -s {base}/payments -H 'api-key: {c.api_key}' \\",
-            "    -H 'Content-Type: application/json' -d '{\"amount\": 1000, \"currency\": \"USD\", "
+            '    -H \'Content-Type: application/json\' -d \'{"amount": 1000, "currency": "USD", '
             '"confirm": true, "payment_method": "card", "billing": {"address": {"country": "US"}}, '
             '"payment_method_data": {"card": {"card_number": "4242424242424242", '
             '"card_exp_month": "12", "card_exp_year": "2030", "card_cvc": "123"}}}\'',

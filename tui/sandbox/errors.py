@@ -105,6 +105,23 @@ def from_validation_errors(errors: Sequence[Any]) -> SandboxError:
     loc = tuple(first.get("loc", ()))
     field = _field_name(loc)
     kind = str(first.get("type", ""))
+    if kind == "json_invalid":
+        detail = (first.get("ctx") or {}).get("error", "not valid JSON")
+        return SandboxError(
+            400,
+            INVALID,
+            "IR_04",
+            f"The request body is not valid JSON ({detail}). Send a JSON object with "
+            "Content-Type: application/json.",
+        )
+    if kind == "missing" and field == "body":
+        return SandboxError(
+            400,
+            INVALID,
+            "IR_01",
+            "Missing required field: body. This operation needs a JSON object body "
+            "(Content-Type: application/json); see /docs for its fields.",
+        )
     if kind == "missing":
         return missing(field)
     if kind in ("json_invalid", "model_attributes_type", "model_type", "dict_type") and not (

@@ -60,9 +60,7 @@ CREATE TABLE IF NOT EXISTS event_attempts (
 
 # The reference's retry schedule after the first attempt: 1 min, 2 x 5 min, 5 x 10 min,
 # 5 x 1 h, 3 x 6 h (about a day in all).
-RETRY_DELAYS: tuple[int, ...] = (
-    (60,) + (300,) * 2 + (600,) * 5 + (3600,) * 5 + (21600,) * 3
-)
+RETRY_DELAYS: tuple[int, ...] = (60,) + (300,) * 2 + (600,) * 5 + (3600,) * 5 + (21600,) * 3
 
 # content.type and event_class per kind of object
 CONTENT_TYPES = {

@@ -26,9 +26,7 @@ def is_seeded(state: SandboxState) -> bool:
     return state.db.get_meta("seeded") is not None
 
 
-def seed(
-    state: SandboxState, n: int, progress: Callable[[int, int], None] | None = None
-) -> int:
+def seed(state: SandboxState, n: int, progress: Callable[[int, int], None] | None = None) -> int:
     """Write `n` demo payments (and what goes with them) unless already seeded; returns n written.
 
     `progress(done, total)` is called as payments are written.

@@ -184,9 +184,6 @@ class EventsView(AreaView):
 
     def _on_delivery(self, delivery: Any) -> None:
         """Live: a delivery reached the listener. Runs on the app's loop, so it shows at once."""
-        main = self.screen
-        if delivery.accepted and not delivery.duplicate and hasattr(main, "count_event"):
-            main.count_event()
         if not delivery.accepted or not delivery.event_id or not self._matches(delivery):
             if not delivery.accepted:
                 self.notify(

@@ -240,10 +240,8 @@ class MainScreen(Screen[None]):
         listener = runtime.listener
         status = self.query_one(StatusBar)
         if listener is not None:
-            try:
-                status.event_count = listener.journal.count()
-            except Exception:
-                status.event_count = 0
+            status.event_count = listener.journal.count()
+            listener.add_subscriber(self._count_delivery)
         self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
 
@@ -259,9 +257,9 @@ class MainScreen(Screen[None]):
         if runtime.sandbox is not None:
             status.clock = runtime.clock_text()
 
-    def count_event(self) -> None:
-        """One more accepted delivery (called by the live feed)."""
-        self.query_one(StatusBar).event_count += 1
+    def _count_delivery(self, delivery: Any) -> None:
+        if delivery.accepted and not delivery.duplicate:
+            self.query_one(StatusBar).event_count += 1
 
     # -- actions -----------------------------------------------------------------------------
 

@@ -19,9 +19,9 @@ FILTER_HELP = "status:failed  currency:EUR  customer:cus_…  from:2024-05-01  t
 
 COLUMNS = (
     ("payment_id", "Payment", 24),
-    ("status", "Status", 18),
-    ("amount", "Amount", 16),
-    ("created", "Created", 19),
+    ("status", "Status", 24),
+    ("amount", "Amount", 15),
+    ("created", "Created", 16),
     ("customer", "Customer", 24),
 )
 
@@ -181,8 +181,8 @@ class PaymentsView(AreaView):
         return [
             payment.payment_id,
             status_text(payment.status, variables),
-            amount_text(payment.amount, payment.currency, variables),
-            format_time(payment.created),
+            amount_text(payment.amount, payment.currency, variables, width=15),
+            format_time(payment.created, seconds=False),
             payment.customer_id or Text("-", style=variables.get("muted", "")),
         ]
 
@@ -204,8 +204,12 @@ class PaymentsView(AreaView):
             pages = (self.total + PAGE_SIZE - 1) // PAGE_SIZE
             page = self.page_offset // PAGE_SIZE + 1
             range_text = f"{first:,}-{last:,} of {self.total:,}  [dim]page {page}/{pages}[/dim]"
-        filt = f"  [b]filter[/b] {self.filter_text}" if self.filter_text else ""
-        self.query_one("#payments-header", Static).update(f"[b]Payments[/b]  {range_text}{filt}")
+        header = Text.assemble(("Payments", "bold"), "\u00a0\u00a0")
+        header.append_text(Text.from_markup(range_text))
+        if self.filter_text:
+            header.append("\u00a0\u00a0filter ", style="bold")
+            header.append(self.filter_text)
+        self.query_one("#payments-header", Static).update(header)
         empty = self.query_one("#payments-empty", Static)
         self.set_class(self.total == 0 and self.loaded, "-empty")
         if self.filters:
@@ -235,8 +239,9 @@ class PaymentsView(AreaView):
             for (key, _label, _width), cell in zip(COLUMNS, cells, strict=True):
                 table.update_cell(payment_id, key, cell)
             return
-        if not new:
-            return
+        newest = max((p.created or "" for p in self.rows.values()), default="")
+        if not new or (payment.created or "") < newest:
+            return  # an older payment's event (e.g. a retried delivery): not on this page
         self.rows[payment_id] = payment
         self.total += 1
         table.add_row(*self._cells(payment), key=payment_id)

@@ -132,7 +132,9 @@ class Subscription:
 
     def __init__(self, listener: Listener, maxsize: int) -> None:
         self._listener = listener
-        self._queue: asyncio.Queue[Delivery | None] = asyncio.Queue(maxsize)
+        # Unbounded underneath: `offer` enforces the bound so the end marker always fits.
+        self._queue: asyncio.Queue[Delivery | None] = asyncio.Queue()
+        self._maxsize = max(1, maxsize)
         self.dropped = 0
         self._closed = False
         self._closing = False
@@ -155,9 +157,11 @@ class Subscription:
     async def __aexit__(self, *exc: object) -> None:
         self.close()
 
-    def offer(self, delivery: Delivery | None) -> None:
+    def offer(self, delivery: Delivery) -> None:
         """Queue without waiting; on overflow drop the oldest and count it."""
-        if self._queue.full():
+        if self._closing:
+            return
+        if self._queue.qsize() >= self._maxsize:
             self._queue.get_nowait()
             self.dropped += 1
         self._queue.put_nowait(delivery)
@@ -168,7 +172,7 @@ class Subscription:
             return
         self._closing = True
         self._listener._subscriptions.discard(self)
-        self.offer(None)
+        self._queue.put_nowait(None)  # the end marker never counts against the bound
 
 
 class ListenerApp:

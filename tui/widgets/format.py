@@ -65,12 +65,14 @@ def status_text(status: str | None, variables: Mapping[str, str]) -> Text:
     return Text(status, style=style)
 
 
-def amount_text(amount: int | None, currency: str | None, variables: Mapping[str, str]) -> Text:
-    """An amount, right-aligned in its column, in the theme's amount colour."""
+def amount_text(
+    amount: int | None, currency: str | None, variables: Mapping[str, str], width: int = 0
+) -> Text:
+    """An amount in the theme's amount colour, padded to `width` so decimals line up."""
     return Text(
-        format_amount(amount, currency),
+        # No-break spaces: the table would trim ordinary leading spaces.
+        format_amount(amount, currency).rjust(width, "\u00a0"),
         style=variables.get("amount", "default"),
-        justify="right",
     )
 
 

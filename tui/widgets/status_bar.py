@@ -63,7 +63,10 @@ class StatusBar(Horizontal):
         if self.listener_url:
             parts.append(
                 Text.assemble(
-                    ("listener ", muted), self.listener_url, (f"  {self.event_count} ev", "bold")
+                    ("listener ", muted),
+                    self.listener_url,
+                    ("  ", ""),
+                    (f"{self.event_count:,} events", "bold"),
                 )
             )
         if self.clock:

@@ -51,8 +51,16 @@ async def create_key(request: Request, merchant_id: str, body: ApiKeyCreateReque
         conn.execute(
             "INSERT INTO api_keys(key_id, merchant_id, digest, prefix, name, description, "
             "created, expiration) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (key_id, merchant_id, keys.digest(secret), secret[:8], body.name, body.description,
-             created, expiration),
+            (
+                key_id,
+                merchant_id,
+                keys.digest(secret),
+                secret[:8],
+                body.name,
+                body.description,
+                created,
+                expiration,
+            ),
         )
     state.key_cache.clear()
     return respond({**_view(row), "api_key": secret})

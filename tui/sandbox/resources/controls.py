@@ -59,7 +59,7 @@ async def advance_clock(request: Request) -> Response:
         raise invalid("body", parsed, 'a JSON object such as {"seconds": 3600}')
     seconds = parsed.get("seconds")
     if seconds is None:
-        raise missing("seconds", "How far to move the clock, e.g. {\"seconds\": 3600}.")
+        raise missing("seconds", 'How far to move the clock, e.g. {"seconds": 3600}.')
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
         raise invalid("seconds", seconds, "a number of seconds, 0 or more")
     ran = await state_of(request).advance(float(seconds))

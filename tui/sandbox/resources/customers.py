@@ -15,9 +15,9 @@ from tui.api.models.customers import (
     CustomerUpdateRequest,
 )
 from tui.sandbox import ids
+from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import conflict, not_found
-from tui.sandbox.clock import iso
 from tui.sandbox.resource import Resource, SeedContext
 from tui.sandbox.responses import respond, respond_list, validate_query
 from tui.sandbox.state import state_of

@@ -232,7 +232,10 @@ def card_rule(state: SandboxState, card: CardData) -> dict[str, Any]:
     """What this card will do, decided now (the number itself is not kept)."""
     today = datetime.fromtimestamp(state.clock.now(), UTC)
     outcome, code = cards.outcome_for(
-        card.card_number, card.card_cvc, card.card_exp_month, card.card_exp_year,
+        card.card_number,
+        card.card_cvc,
+        card.card_exp_month,
+        card.card_exp_year,
         (today.year, today.month),
     )
     return {"outcome": outcome, "code": code, "brand": cards.brand_of(card.card_number)}
@@ -260,11 +263,14 @@ def _clear_decline(data: dict[str, Any]) -> None:
 def _add_attempt(
     conn: sqlite3.Connection, row: Row, status: str, now_iso: str, decline: dict[str, Any]
 ) -> str:
-    seq = int(
-        conn.execute(
-            "SELECT COUNT(*) FROM payment_attempts WHERE payment_id = ?", (row.payment_id,)
-        ).fetchone()[0]
-    ) + 1
+    seq = (
+        int(
+            conn.execute(
+                "SELECT COUNT(*) FROM payment_attempts WHERE payment_id = ?", (row.payment_id,)
+            ).fetchone()[0]
+        )
+        + 1
+    )
     attempt_id = f"{row.payment_id}_{seq}"
     attempt = {
         "attempt_id": attempt_id,
@@ -624,8 +630,17 @@ async def update_payment(request: Request, payment_id: str, body: PaymentUpdateR
         _check_customer(conn, body.customer_id)
         fields = body.model_dump(exclude_none=True, exclude={"payment_method_data", "billing"})
         simple = (
-            "amount", "currency", "customer_id", "capture_method", "authentication_type",
-            "description", "email", "name", "phone", "phone_country_code", "metadata",
+            "amount",
+            "currency",
+            "customer_id",
+            "capture_method",
+            "authentication_type",
+            "description",
+            "email",
+            "name",
+            "phone",
+            "phone_country_code",
+            "metadata",
         )
         for key in simple:
             if key in fields:
@@ -686,9 +701,7 @@ async def capture_payment(
         capturable = int(row.data["amount_capturable"])
         amount = body.amount_to_capture if body.amount_to_capture is not None else capturable
         if amount > capturable:
-            raise invalid(
-                "amount_to_capture", amount, f"at most amount_capturable ({capturable})"
-            )
+            raise invalid("amount_to_capture", amount, f"at most amount_capturable ({capturable})")
         now = state.clock.now()
         received = int(row.data.get("amount_received") or 0) + amount
         left = capturable - amount
@@ -703,7 +716,11 @@ async def capture_payment(
         elif row.data.get("capture_method") == "manual_multiple" and left > 0:
             row.status, row.data["amount_capturable"] = "partially_captured_and_capturable", left
         else:
-            row.status, row.data["amount_capturable"], row.expires_at = "partially_captured", 0, None
+            row.status, row.data["amount_capturable"], row.expires_at = (
+                "partially_captured",
+                0,
+                None,
+            )
         _money_taken(conn, row, now)
         save(conn, row, iso(now))
         emit_status(conn, state, row)
@@ -792,7 +809,7 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
         except ValueError:
             raise invalid("body", raw[:40].decode("utf-8", "replace"), "a JSON object") from None
         if not isinstance(parsed, dict):
-            raise invalid("body", parsed, "a JSON object such as {\"result\": \"authorize\"}")
+            raise invalid("body", parsed, 'a JSON object such as {"result": "authorize"}')
         result = parsed.get("result", "authorize")
     if result not in ("authorize", "fail", "abandon"):
         raise invalid("result", result, "'authorize', 'fail' or 'abandon'")

@@ -93,9 +93,7 @@ def seed_payments(ctx: SeedContext) -> None:
             attempt_rows.append(attempt)
         if extra is not None:
             dispute_rows.append(extra)
-        seeded.append(
-            SeededPayment(row[0], status, row[3], row[11], row[4], created, row[5])
-        )
+        seeded.append(SeededPayment(row[0], status, row[3], row[11], row[4], created, row[5]))
         if len(payments_rows) >= CHUNK:
             _flush(ctx, payments_rows, attempt_rows, dispute_rows)
             ctx.progress(i + 1)
@@ -114,7 +112,7 @@ def _flush(
         "INSERT OR IGNORE INTO payments(payment_id, merchant_id, status, amount, currency, "
         "customer_id, payment_method, created, client_secret, card_rule, expires_at, data) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [r[:11] + (r[12],) for r in payments_rows],
+        [(*r[:11], r[12]) for r in payments_rows],
     )
     conn.executemany(
         "INSERT OR IGNORE INTO payment_attempts(attempt_id, payment_id, seq, data) "
@@ -142,8 +140,9 @@ def _payment(
         status == "partially_captured_and_capturable"
     )
     capture_method = (
-        "manual_multiple" if status == "partially_captured_and_capturable" else
-        ("manual" if manual else "automatic")
+        "manual_multiple"
+        if status == "partially_captured_and_capturable"
+        else ("manual" if manual else "automatic")
     )
     customer_id = rng.choice(customers) if customers and rng.random() < 0.7 else None
     disputed = status == "succeeded" and rng.random() < DISPUTE_SHARE
@@ -189,7 +188,9 @@ def _payment(
         "amount_capturable": capturable,
         "currency": currency,
         "capture_method": capture_method,
-        "authentication_type": "three_ds" if status == "requires_customer_action" else "no_three_ds",
+        "authentication_type": "three_ds"
+        if status == "requires_customer_action"
+        else "no_three_ds",
         "payment_method": "card" if confirmed else None,
         "payment_method_type": "credit" if confirmed else None,
         "payment_method_data": (

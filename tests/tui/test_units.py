@@ -1,0 +1,127 @@
+"""Pure pieces of the TUI: themes, amounts, command mode, filters, error messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tui.screens.events import parse_event_filter
+from tui.screens.payments import parse_filter
+from tui.theming import PAYMENT_STATUSES, ThemeFileError, load_themes, parse_theme, status_variable
+from tui.widgets.command_prompt import complete, parse_command
+from tui.widgets.errors import describe_error
+from tui.widgets.format import format_amount, parse_amount
+
+
+def test_shipped_themes_load_with_every_status_colour() -> None:
+    loaded = load_themes()
+    assert loaded.problems == []
+    assert {
+        "payscope-dark",
+        "payscope-light",
+        "payscope-high-contrast",
+        "payscope-presentation",
+    } <= set(loaded.themes)
+    for theme in loaded.themes.values():
+        for status in PAYMENT_STATUSES:
+            assert status_variable(status) in theme.variables, (theme.name, status)
+        assert "amount" in theme.variables
+
+
+def test_broken_user_theme_is_reported_and_skipped(tmp_path: Path) -> None:
+    (tmp_path / "bad.toml").write_text('name = "bad"\nprimary = "not-a-colour"\n')
+    (tmp_path / "mine.toml").write_text('name = "mine"\nprimary = "#112233"\n')
+    loaded = load_themes(tmp_path)
+    assert "mine" in loaded.themes and "bad" not in loaded.themes
+    assert len(loaded.problems) == 1
+    assert "bad.toml" in loaded.problems[0] and "not-a-colour" in loaded.problems[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("name = ", "not valid TOML"),
+        ('primary = "#000000"', "needs a `name"),
+        ('name = "x"', "needs a `primary`"),
+        ('name = "x"\nprimary = "#000000"\ncolour = "#fff"', "unknown keys colour"),
+    ],
+)
+def test_theme_errors_say_what_is_wrong(text: str, fragment: str) -> None:
+    with pytest.raises(ThemeFileError, match=fragment):
+        parse_theme(text, "t.toml")
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "shown"),
+    [
+        (123450, "USD", "1,234.50 USD"),
+        (1500, "JPY", "1,500 JPY"),
+        (1234, "KWD", "1.234 KWD"),
+        (-5, "EUR", "-0.05 EUR"),
+        (None, "USD", "-"),
+    ],
+)
+def test_amounts_follow_the_currency_minor_unit(
+    amount: int | None, currency: str, shown: str
+) -> None:
+    assert format_amount(amount, currency) == shown
+
+
+def test_typed_amounts_become_minor_units_or_a_clear_error() -> None:
+    assert parse_amount("12.5", "USD") == 1250
+    assert parse_amount("1,200", "JPY") == 1200
+    with pytest.raises(ValueError, match="no minor unit"):
+        parse_amount("12.5", "JPY")
+    with pytest.raises(ValueError, match="2 decimal places"):
+        parse_amount("1.234", "EUR")
+    with pytest.raises(ValueError, match="not an amount"):
+        parse_amount("ten", "USD")
+
+
+def test_command_mode_words() -> None:
+    assert parse_command("events").area == "events"
+    assert parse_command("ev").area == "events"
+    opened = parse_command("pay pay_123")
+    assert (opened.kind, opened.area, opened.argument) == ("open", "payments", "pay_123")
+    assert parse_command("payout_abc").area == "payouts"
+    assert parse_command("q").kind == "quit"
+    assert parse_command("theme payscope-light").argument == "payscope-light"
+    unknown = parse_command("frobnicate")
+    assert unknown.kind == "error" and "Unknown command `frobnicate`" in (unknown.message or "")
+    ambiguous = parse_command("pa")
+    assert ambiguous.kind == "error" and "payments" in (ambiguous.message or "")
+
+
+def test_tab_completion() -> None:
+    assert complete("ev") == "events"
+    assert complete("sett") == "settings"
+    assert complete("theme payscope-l", ("payscope-light", "payscope-dark")) == (
+        "theme payscope-light"
+    )
+    assert complete("zzz") is None
+
+
+def test_payment_filter_words() -> None:
+    fields = parse_filter("status:failed,cancelled currency:eur from:2024-05-01 cus_abc")
+    assert fields == {
+        "status": ["failed", "cancelled"],
+        "currency": ["EUR"],
+        "created_gte": "2024-05-01T00:00:00Z",
+        "customer_id": "cus_abc",
+    }
+    with pytest.raises(ValueError, match="Unknown filter `colour`"):
+        parse_filter("colour:red")
+
+
+def test_event_filter_words() -> None:
+    assert parse_event_filter("type:payment_failed pay_x") == ("payment_failed", "pay_x")
+    assert parse_event_filter("refund_succeeded") == ("refund_succeeded", None)
+
+
+def test_unknown_errors_still_tell_the_user_what_to_do() -> None:
+    title, message = describe_error(RuntimeError("boom"))
+    assert title == "Something went wrong"
+    assert "RuntimeError: boom" in message and "What to do" in message
+    title, _ = describe_error(PermissionError("denied"))
+    assert title == "Permission denied"
