@@ -6,7 +6,7 @@ decoding) and through a bare `httpx.AsyncClient` (JSON decoding only), in altern
 of the same run so both see the same machine load. Prints both rates and the ratio of their
 times; exits 1 when the ratio is above the target (1.15).
 
-    .venv/bin/python bench/client_overhead.py [--requests 2000] [--batch 100]
+    .venv/bin/python bench/client_overhead.py [--requests 2000] [--batch 50]
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import socket
+import statistics
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -49,6 +51,15 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": BODY})
 
 
+def _no_delay(server: EmbeddedServer) -> None:
+    # asyncio only turns Nagle off on sockets whose proto is IPPROTO_TCP; a socket opened as
+    # socket(family, SOCK_STREAM) has proto 0, so each keep-alive answer would wait ~40 ms for
+    # a delayed ACK. Set it on the listening socket (Linux passes it on to accepted ones).
+    sock = getattr(server, "_sock", None)
+    if sock is not None and sock.proto != socket.IPPROTO_TCP:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 async def _timed(batch: int, one: Callable[[], Awaitable[Any]]) -> float:
     start = time.perf_counter()
     for _ in range(batch):
@@ -58,6 +69,8 @@ async def _timed(batch: int, one: Callable[[], Awaitable[Any]]) -> float:
 
 async def run(total: int, batch: int) -> float:
     server = EmbeddedServer(app, "127.0.0.1", 0)
+    server.bind()
+    _no_delay(server)
     url = await server.start()
     client = ApiClient(url, KEY)
     bare = httpx.AsyncClient(base_url=url, headers={"api-key": KEY})
@@ -74,12 +87,16 @@ async def run(total: int, batch: int) -> float:
         await _timed(100, through_client)  # warm both: connections, adapters, caches
         await _timed(100, through_httpx)
         times = {"ApiClient": 0.0, "httpx": 0.0}
+        pair_ratios: list[float] = []
         rounds = total // batch
         for n in range(rounds):
             # alternate which goes first, so neither always runs on a warmer loop
             order = [("ApiClient", through_client), ("httpx", through_httpx)]
+            pair: dict[str, float] = {}
             for name, one in order if n % 2 == 0 else reversed(order):
-                times[name] += await _timed(batch, one)
+                pair[name] = await _timed(batch, one)
+                times[name] += pair[name]
+            pair_ratios.append(pair["ApiClient"] / pair["httpx"])
         done = rounds * batch
     finally:
         await client.aclose()
@@ -89,8 +106,12 @@ async def run(total: int, batch: int) -> float:
         print(
             f"{name:>9}: {done} requests in {times[name]:.3f} s = {done / times[name]:,.0f} req/s"
         )
-    ratio = times["ApiClient"] / times["httpx"]
-    print(f"    ratio: {ratio:.3f} (ApiClient time / httpx time; target <= {TARGET})")
+    overall = times["ApiClient"] / times["httpx"]
+    # The median of the per-batch ratios is what is judged: a burst of load from another
+    # process lands in one batch instead of skewing the totals.
+    ratio = statistics.median(pair_ratios)
+    print(f"    ratio: {ratio:.3f} median of {len(pair_ratios)} batch pairs, {overall:.3f} overall")
+    print(f"           (ApiClient time / httpx time; target <= {TARGET})")
     return ratio
 
 
@@ -98,12 +119,13 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; 0 when the target is met."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000, help="requests per client")
-    parser.add_argument("--batch", type=int, default=100, help="requests per alternating batch")
+    parser.add_argument("--batch", type=int, default=50, help="requests per alternating batch")
     args = parser.parse_args(argv)
     ratio = asyncio.run(run(args.requests, args.batch))
     if ratio > TARGET:
         print(
-            f"FAILED: the client adds {100 * (ratio - 1):.1f}% (target <= {100 * (TARGET - 1):.0f}%)"
+            f"FAILED: the client adds {100 * (ratio - 1):.1f}%"
+            f" (target <= {100 * (TARGET - 1):.0f}%)"
         )
         return 1
     return 0

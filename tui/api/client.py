@@ -211,7 +211,7 @@ class ApiClient:
 
         return unsubscribe
 
-    def _update_rate_limit(self, headers: httpx.Headers) -> None:
+    def _update_rate_limit(self, headers: Mapping[str, str]) -> None:
         limit = headers.get("x-ratelimit-limit")
         remaining = headers.get("x-ratelimit-remaining")
         reset = headers.get("x-ratelimit-reset")
@@ -408,7 +408,6 @@ class ApiClient:
                         await self._sleep(delay)
                         continue
                 raise self._transport_error(exc, request, attempt) from None
-            self._update_rate_limit(response.headers)
             if response.is_success:
                 return response
             error = self._api_error(response, method, path)
@@ -445,8 +444,8 @@ class ApiClient:
         redact = self._redactor
         url = redact.text(str(request.url))
         path = redact.text(request.url.raw_path.decode("ascii", errors="replace"))
-        request_headers = redact.headers(request.headers.items())
-        request_body = redact.body(request.content or None, request.headers.get("content-type", ""))
+        request_headers = redact.headers(request.headers.multi_items())
+        request_body = redact.body(request.content or None, request_headers.get("content-type", ""))
         try:
             response = await self._http.send(request)
         except httpx.TransportError as exc:
@@ -466,6 +465,9 @@ class ApiClient:
                 )
             )
             raise
+        raw_headers = response.headers.multi_items()  # one decode; Headers.get is a scan
+        self._update_rate_limit(dict(raw_headers))
+        response_headers = redact.headers(raw_headers)
         self.journal.record(
             JournalEntry(
                 id=entry_id,
@@ -479,9 +481,9 @@ class ApiClient:
                 started_at=started_at,
                 latency_ms=(self._clock() - t0) * 1000.0,
                 status=response.status_code,
-                response_headers=redact.headers(response.headers.items()),
+                response_headers=response_headers,
                 response_body=redact.body(
-                    response.content, response.headers.get("content-type", "")
+                    response.content, response_headers.get("content-type", "")
                 ),
             )
         )

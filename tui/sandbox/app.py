@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from tui.sandbox.errors import API, INVALID, SandboxError, from_validation_errors
 from tui.sandbox.middleware import SandboxMiddleware
+from tui.sandbox.responses import DOC_SCHEMAS
 from tui.sandbox.state import SandboxState
 
 log = logging.getLogger("tui.sandbox")
@@ -97,12 +98,28 @@ def create_app(state: SandboxState) -> FastAPI:
         if resource.router is not None:
             app.include_router(resource.router)
     _add_docs(app)
+    _merge_body_schemas(app)
     app.add_exception_handler(SandboxError, _on_sandbox_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
     app.add_exception_handler(Exception, _on_crash)
     app.add_middleware(SandboxMiddleware, state=state)
     return app
+
+
+def _merge_body_schemas(app: FastAPI) -> None:
+    # Bodies are validated by `read_body`, so FastAPI does not see their models: add the
+    # schemas `json_body()` collected to the generated document.
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = build()
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(DOC_SCHEMAS)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _add_docs(app: FastAPI) -> None:

@@ -8,10 +8,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from starlette.datastructures import QueryParams
+from starlette.requests import Request
 from starlette.responses import Response
 
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import from_validation_error
+from tui.sandbox.errors import INVALID, SandboxError, from_validation_error
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -38,5 +39,44 @@ def validate_query(model: type[M], params: QueryParams, many: Sequence[str] = ()
             data[base] = params[key]
     try:
         return model.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+
+
+# Request bodies are read and validated here rather than by FastAPI's parameter machinery:
+# pydantic-core parses and validates the JSON in one pass, about twice as fast on the hot
+# paths. `json_body(Model)` keeps the model in the OpenAPI document (and so in /docs).
+DOC_SCHEMAS: dict[str, Any] = {}
+
+
+def json_body(model: type[BaseModel], required: bool = True) -> dict[str, Any]:
+    """`openapi_extra` for a route whose body `read_body` validates with `model`."""
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    DOC_SCHEMAS.update(schema.pop("$defs", {}))
+    DOC_SCHEMAS[model.__name__] = schema
+    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {
+        "requestBody": {"required": required, "content": {"application/json": {"schema": ref}}}
+    }
+
+
+async def read_body(request: Request, model: type[M], required: bool = True) -> M:
+    """The request's JSON body validated with `model` (errors become IR_01 / IR_04).
+
+    An empty body is `model()` when not `required`, and 400 IR_01 when it is.
+    """
+    raw = await request.body()
+    if not raw.strip():
+        if required:
+            raise SandboxError(
+                400,
+                INVALID,
+                "IR_01",
+                "Missing required field: body. This operation needs a JSON object body "
+                "(Content-Type: application/json); see /docs for its fields.",
+            )
+        raw = b"{}"
+    try:
+        return model.model_validate_json(raw)
     except ValidationError as exc:
         raise from_validation_error(exc) from None

@@ -7,6 +7,7 @@ from typing import Any
 
 from textual.app import SystemCommand
 from textual.containers import Vertical
+from textual.worker import Worker
 
 
 class AreaView(Vertical):
@@ -32,6 +33,10 @@ class AreaView(Vertical):
     def context_commands(self) -> Iterable[SystemCommand]:
         """Palette commands for what is selected here."""
         return ()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        # Worker messages do not bubble: hand them to the app's one handler.
+        self.app.on_worker_state_changed(event)  # type: ignore[attr-defined]
 
     @property
     def runtime(self) -> Any:

@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import Worker
 
 from tui.widgets.format import format_amount, format_time, status_text
 
@@ -267,6 +268,9 @@ class PaymentDetailScreen(Screen[None]):
                 e.event_id,
             )
         return Group(table, Text(":events shows headers, body and replay.", style="dim"))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.app.on_worker_state_changed(event)  # type: ignore[attr-defined]
 
     def action_back(self) -> None:
         self.app.pop_screen()

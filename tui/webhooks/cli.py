@@ -133,6 +133,13 @@ async def _serve(
         print(f"payscope listen: {exc}", file=err)
         return 1
 
+    # Before the header: once a script has seen the URL, Ctrl+C/SIGTERM must stop cleanly.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+
     as_json = args.format == "json"
     head = err if as_json else out
     if args.port not in (0, listener.port):
@@ -155,21 +162,29 @@ async def _serve(
         print(f"  forward  {args.forward_to}", file=head)
     print("Ctrl+C stops.", file=head, flush=True)
 
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-
     subscription = listener.subscribe(maxsize=10_000)
     formatter = format_json if as_json else format_text
 
+    def write(lines: list[str]) -> bool:
+        try:
+            out.write("".join(lines))
+            out.flush()
+        except BrokenPipeError:
+            return False
+        return True
+
     async def printer() -> None:
+        # Writes happen in a thread: a terminal or pipe that reads slowly must not freeze the
+        # event loop (and with it every acknowledgement). Meanwhile the subscription buffers up
+        # to 10,000 deliveries, then drops the oldest (they stay in the journal).
         async for delivery in subscription:
-            try:
-                out.write(formatter(delivery) + "\n")
-                out.flush()
-            except BrokenPipeError:
+            lines = [formatter(delivery) + "\n"]
+            while not subscription.empty():
+                following = subscription.get_nowait()
+                if following is None:
+                    break
+                lines.append(formatter(following) + "\n")
+            if not await asyncio.to_thread(write, lines):
                 stop.set()  # whoever read our output has gone: stop quietly
                 return
 

@@ -157,6 +157,20 @@ class Subscription:
     async def __aexit__(self, *exc: object) -> None:
         self.close()
 
+    def empty(self) -> bool:
+        """True when nothing is waiting to be read."""
+        return self._queue.empty()
+
+    def get_nowait(self) -> Delivery | None:
+        """The next queued delivery without waiting (None at the end of the stream).
+
+        Raises asyncio.QueueEmpty when nothing is queued.
+        """
+        item = self._queue.get_nowait()
+        if item is None:
+            self._closed = True
+        return item
+
     def offer(self, delivery: Delivery) -> None:
         """Queue without waiting; on overflow drop the oldest and count it."""
         if self._closing:

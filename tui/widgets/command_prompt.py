@@ -70,8 +70,9 @@ def complete(text: str, themes: tuple[str, ...] = ()) -> str | None:
         return None
     head, sep, rest = text.partition(" ")
     if not sep:
-        words = [a.key for a in AREAS] + list(ID_COMMANDS) + list(OTHER_COMMANDS)
-        for word in sorted(words, key=lambda w: (len(w), w)):
+        # Area names first: `ev` means events more often than the `evt <id>` form.
+        areas = sorted((a.key for a in AREAS), key=lambda w: (len(w), w))
+        for word in [*areas, *ID_COMMANDS, *OTHER_COMMANDS]:
             if word.startswith(head.lower()) and word != head.lower():
                 return word
         return None

@@ -14,7 +14,7 @@ from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.errors import not_found
 from tui.sandbox.resource import Resource
 from tui.sandbox.resources._merchant import check_merchant
-from tui.sandbox.responses import respond
+from tui.sandbox.responses import json_body, read_body, respond
 from tui.sandbox.state import state_of
 
 router = APIRouter(tags=["api keys"])
@@ -37,9 +37,10 @@ def _view(row: sqlite3.Row | tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
-@router.post("/api_keys/{merchant_id}", summary="Create an API key (the key is shown once)")
-async def create_key(request: Request, merchant_id: str, body: ApiKeyCreateRequest) -> Response:
+@router.post("/api_keys/{merchant_id}", summary="Create an API key (the key is shown once)", openapi_extra=json_body(ApiKeyCreateRequest))
+async def create_key(request: Request, merchant_id: str) -> Response:
     """Make a new secret key; only its digest is kept."""
+    body = await read_body(request, ApiKeyCreateRequest)
     state = state_of(request)
     check_merchant(state, merchant_id)
     secret = ids.secret_key("snd")

@@ -19,7 +19,7 @@ from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import conflict, not_found
 from tui.sandbox.resource import Resource, SeedContext
-from tui.sandbox.responses import respond, respond_list, validate_query
+from tui.sandbox.responses import json_body, read_body, respond, respond_list, validate_query
 from tui.sandbox.state import state_of
 
 SCHEMA = """
@@ -45,9 +45,10 @@ def _load(conn: sqlite3.Connection, customer_id: str) -> dict[str, Any]:
     return data
 
 
-@router.post("/customers", summary="Create a customer")
-async def create_customer(request: Request, body: CustomerCreateRequest) -> Response:
+@router.post("/customers", summary="Create a customer", openapi_extra=json_body(CustomerCreateRequest))
+async def create_customer(request: Request) -> Response:
     """Create a customer; its `customer_id` is what later payments send."""
+    body = await read_body(request, CustomerCreateRequest)
     state = state_of(request)
     now = state.clock.now_iso()
     customer_id = body.customer_id or ids.new_id("cus")
@@ -88,11 +89,11 @@ async def retrieve_customer(request: Request, customer_id: str) -> Response:
     return respond(_load(state_of(request).db.conn, customer_id))
 
 
-@router.post("/customers/{customer_id}", summary="Update a customer")
+@router.post("/customers/{customer_id}", summary="Update a customer", openapi_extra=json_body(CustomerUpdateRequest))
 async def update_customer(
-    request: Request, customer_id: str, body: CustomerUpdateRequest
-) -> Response:
+    request: Request, customer_id: str) -> Response:
     """Change the fields sent; the others stay."""
+    body = await read_body(request, CustomerUpdateRequest)
     state = state_of(request)
     with state.db.transaction() as conn:
         data = _load(conn, customer_id)

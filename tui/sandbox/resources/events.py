@@ -14,17 +14,17 @@ from tui.sandbox.errors import not_found
 from tui.sandbox.outbox import attempt_record
 from tui.sandbox.resource import Resource
 from tui.sandbox.resources._merchant import check_merchant
-from tui.sandbox.responses import respond
+from tui.sandbox.responses import json_body, read_body, respond
 from tui.sandbox.state import SandboxState, state_of
 
 router = APIRouter(tags=["events"])
 
 
-@router.post("/events/{merchant_id}", summary="List webhook events, newest first")
+@router.post("/events/{merchant_id}", summary="List webhook events, newest first", openapi_extra=json_body(EventListRequest, required=False))
 async def list_events(
-    request: Request, merchant_id: str, body: EventListRequest | None = None
-) -> Response:
+    request: Request, merchant_id: str) -> Response:
     """Filters: created_after, created_before, object_id, event_types[], is_delivered."""
+    body = await read_body(request, EventListRequest, required=False)
     state = state_of(request)
     check_merchant(state, merchant_id)
     q = body or EventListRequest()

@@ -59,7 +59,7 @@ from tui.sandbox.errors import (
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
-from tui.sandbox.responses import respond, respond_list, validate_query
+from tui.sandbox.responses import json_body, read_body, respond, respond_list, validate_query
 from tui.sandbox.state import SandboxState, principal_of, state_of
 
 SCHEMA = """
@@ -81,6 +81,8 @@ CREATE INDEX IF NOT EXISTS payments_created ON payments(created);
 CREATE INDEX IF NOT EXISTS payments_status_created ON payments(status, created);
 CREATE INDEX IF NOT EXISTS payments_currency_created ON payments(currency, created);
 CREATE INDEX IF NOT EXISTS payments_customer_created ON payments(customer_id, created);
+CREATE INDEX IF NOT EXISTS payments_amount ON payments(amount);
+CREATE INDEX IF NOT EXISTS payments_method_created ON payments(payment_method, created);
 CREATE INDEX IF NOT EXISTS payments_expiry ON payments(expires_at) WHERE expires_at IS NOT NULL;
 CREATE TABLE IF NOT EXISTS payment_attempts (
     attempt_id TEXT PRIMARY KEY,
@@ -261,16 +263,20 @@ def _clear_decline(data: dict[str, Any]) -> None:
 
 
 def _add_attempt(
-    conn: sqlite3.Connection, row: Row, status: str, now_iso: str, decline: dict[str, Any]
+    conn: sqlite3.Connection,
+    row: Row,
+    status: str,
+    now_iso: str,
+    decline: dict[str, Any],
+    first: bool = False,
 ) -> str:
-    seq = (
-        int(
+    seq = 1
+    if not first:
+        seq += int(
             conn.execute(
                 "SELECT COUNT(*) FROM payment_attempts WHERE payment_id = ?", (row.payment_id,)
             ).fetchone()[0]
         )
-        + 1
-    )
     attempt_id = f"{row.payment_id}_{seq}"
     attempt = {
         "attempt_id": attempt_id,
@@ -430,9 +436,10 @@ def _check_client_secret(request: Request, row: Row, presented: str | None) -> N
 # -- routes --------------------------------------------------------------------------------------
 
 
-@router.post("/payments", summary="Create a payment (confirm: true for one-step)")
-async def create_payment(request: Request, body: PaymentCreateRequest) -> Response:
+@router.post("/payments", summary="Create a payment (confirm: true for one-step)", openapi_extra=json_body(PaymentCreateRequest))
+async def create_payment(request: Request) -> Response:
     """Create a payment; with `confirm: true` it is confirmed in the same request."""
+    body = await read_body(request, PaymentCreateRequest)
     _secret_only(request)
     state = state_of(request)
     if body.confirm:
@@ -522,9 +529,10 @@ async def create_payment(request: Request, body: PaymentCreateRequest) -> Respon
     return respond(row.data)
 
 
-@router.post("/payments/list", summary="List payments (filters in the body), newest first")
-async def list_payments_post(request: Request, body: PaymentListRequest | None = None) -> Response:
+@router.post("/payments/list", summary="List payments (filters in the body), newest first", openapi_extra=json_body(PaymentListRequest, required=False))
+async def list_payments_post(request: Request) -> Response:
     """POST /payments/list with the filter body."""
+    body = await read_body(request, PaymentListRequest, required=False)
     return _list(state_of(request), body or PaymentListRequest())
 
 
@@ -618,9 +626,10 @@ async def retrieve_payment(request: Request, payment_id: str) -> Response:
     return respond(data)
 
 
-@router.post("/payments/{payment_id}", summary="Update a payment before confirmation")
-async def update_payment(request: Request, payment_id: str, body: PaymentUpdateRequest) -> Response:
+@router.post("/payments/{payment_id}", summary="Update a payment before confirmation", openapi_extra=json_body(PaymentUpdateRequest))
+async def update_payment(request: Request, payment_id: str) -> Response:
     """Change amount, currency, customer, card, ... while the payment is not yet confirmed."""
+    body = await read_body(request, PaymentUpdateRequest)
     _secret_only(request)
     state = state_of(request)
     with state.db.transaction() as conn:
@@ -659,11 +668,11 @@ async def update_payment(request: Request, payment_id: str, body: PaymentUpdateR
     return respond(row.data)
 
 
-@router.post("/payments/{payment_id}/confirm", summary="Confirm a payment (two-step or SDK)")
+@router.post("/payments/{payment_id}/confirm", summary="Confirm a payment (two-step or SDK)", openapi_extra=json_body(PaymentConfirmRequest, required=False))
 async def confirm_payment(
-    request: Request, payment_id: str, body: PaymentConfirmRequest | None = None
-) -> Response:
+    request: Request, payment_id: str) -> Response:
     """Authorise with the card given here (or earlier). A publishable key sends client_secret."""
+    body = await read_body(request, PaymentConfirmRequest, required=False)
     state = state_of(request)
     body = body or PaymentConfirmRequest()
     await _latency(state)
@@ -680,11 +689,11 @@ async def confirm_payment(
     return respond(row.data)
 
 
-@router.post("/payments/{payment_id}/capture", summary="Capture an authorised payment")
+@router.post("/payments/{payment_id}/capture", summary="Capture an authorised payment", openapi_extra=json_body(PaymentCaptureRequest, required=False))
 async def capture_payment(
-    request: Request, payment_id: str, body: PaymentCaptureRequest | None = None
-) -> Response:
+    request: Request, payment_id: str) -> Response:
     """Take all (default) or part of the authorised amount."""
+    body = await read_body(request, PaymentCaptureRequest, required=False)
     state = state_of(request)
     body = body or PaymentCaptureRequest()
     await _latency(state)
@@ -727,11 +736,11 @@ async def capture_payment(
     return respond(row.data)
 
 
-@router.post("/payments/{payment_id}/cancel", summary="Cancel (void) a payment")
+@router.post("/payments/{payment_id}/cancel", summary="Cancel (void) a payment", openapi_extra=json_body(PaymentCancelRequest, required=False))
 async def cancel_payment(
-    request: Request, payment_id: str, body: PaymentCancelRequest | None = None
-) -> Response:
+    request: Request, payment_id: str) -> Response:
     """Void the payment: nothing is (or will be) charged."""
+    body = await read_body(request, PaymentCancelRequest, required=False)
     state = state_of(request)
     with state.db.transaction() as conn:
         row = load(conn, payment_id)

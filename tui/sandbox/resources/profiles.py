@@ -11,7 +11,7 @@ from tui.api.models.profiles import BusinessProfileUpdate
 from tui.sandbox.errors import not_found
 from tui.sandbox.resource import Resource
 from tui.sandbox.resources._merchant import check_merchant
-from tui.sandbox.responses import respond
+from tui.sandbox.responses import json_body, read_body, respond
 from tui.sandbox.state import SandboxState, state_of
 
 router = APIRouter(tags=["business profile"])
@@ -49,12 +49,11 @@ async def retrieve_profile(request: Request, merchant_id: str, profile_id: str) 
 
 
 @router.post(
-    "/account/{merchant_id}/business_profile/{profile_id}", summary="Update the business profile"
-)
+    "/account/{merchant_id}/business_profile/{profile_id}", summary="Update the business profile", openapi_extra=json_body(BusinessProfileUpdate))
 async def update_profile(
-    request: Request, merchant_id: str, profile_id: str, body: BusinessProfileUpdate
-) -> Response:
+    request: Request, merchant_id: str, profile_id: str) -> Response:
     """Set `webhook_details.webhook_url`, `payment_response_hash_key`, name or return URL."""
+    body = await read_body(request, BusinessProfileUpdate)
     state = state_of(request)
     check_merchant(state, merchant_id)
     _view(state, profile_id)

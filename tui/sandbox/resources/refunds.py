@@ -23,7 +23,7 @@ from tui.sandbox.errors import INVALID, SandboxError, bad_state, conflict, inval
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
-from tui.sandbox.responses import respond, respond_list
+from tui.sandbox.responses import json_body, read_body, respond, respond_list
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -67,9 +67,10 @@ def refunded_so_far(conn: sqlite3.Connection, payment_id: str) -> tuple[int, int
     return int(found[0]), int(found[1])
 
 
-@router.post("/refunds", summary="Refund a payment (full by default, or partial)")
-async def create_refund(request: Request, body: RefundCreateRequest) -> Response:
+@router.post("/refunds", summary="Refund a payment (full by default, or partial)", openapi_extra=json_body(RefundCreateRequest))
+async def create_refund(request: Request) -> Response:
     """Create a `pending` refund; it settles on the sandbox clock."""
+    body = await read_body(request, RefundCreateRequest)
     state = state_of(request)
     now = state.clock.now()
     refund_id = body.refund_id or ids.new_id("ref")
@@ -145,9 +146,10 @@ async def create_refund(request: Request, body: RefundCreateRequest) -> Response
     return respond(data)
 
 
-@router.post("/refunds/list", summary="List refunds (filters in the body), newest first")
-async def list_refunds(request: Request, body: RefundListRequest | None = None) -> Response:
+@router.post("/refunds/list", summary="List refunds (filters in the body), newest first", openapi_extra=json_body(RefundListRequest, required=False))
+async def list_refunds(request: Request) -> Response:
     """Filters: payment_id, refund_id, refund_status[], currency[], created_gte/lte."""
+    body = await read_body(request, RefundListRequest, required=False)
     q = body or RefundListRequest()
     where: list[str] = []
     args: list[Any] = []
@@ -185,9 +187,10 @@ async def retrieve_refund(request: Request, refund_id: str) -> Response:
     return respond(_load(state_of(request).db.conn, refund_id))
 
 
-@router.post("/refunds/{refund_id}", summary="Update a refund's reason or metadata")
-async def update_refund(request: Request, refund_id: str, body: RefundUpdateRequest) -> Response:
+@router.post("/refunds/{refund_id}", summary="Update a refund's reason or metadata", openapi_extra=json_body(RefundUpdateRequest))
+async def update_refund(request: Request, refund_id: str) -> Response:
     """Only `reason` and `metadata` change."""
+    body = await read_body(request, RefundUpdateRequest)
     state = state_of(request)
     with state.db.transaction() as conn:
         data = _load(conn, refund_id)

@@ -1,0 +1,140 @@
+"""Pilot tests: the app as a user drives it, on a real embedded sandbox and listener."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual.widgets import DataTable
+
+from tests.tui.conftest import SEEDED_PAYMENTS
+from tests.tui.snapshot_app import build, ready
+from tui.screens.events import EventsView
+from tui.screens.payment_detail import PaymentDetailScreen
+from tui.screens.payment_forms import CaptureForm, NewPaymentScreen, RefundForm
+from tui.screens.payments import PaymentsView
+
+Dirs = tuple[Path, Path]
+
+
+async def _until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
+
+
+async def test_start_up_shows_the_seeded_payments(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        view = app.screen.query_one(PaymentsView)
+        table = view.query_one(DataTable)
+        assert table.row_count == min(SEEDED_PAYMENTS, 100)
+        assert view.total == SEEDED_PAYMENTS
+        assert app.runtime.environment == "local"
+        assert app.runtime.listener_url.endswith("/webhooks")
+
+
+async def test_create_capture_refund_updates_row_and_events(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("n")
+        assert isinstance(app.screen, NewPaymentScreen)
+        form = app.screen
+        form.query_one("#field-amount").value = "42.00"
+        form.query_one("#field-capture_method").value = "manual"
+        form.query_one("#field-payment_id").value = "pay_tui_flow_1"
+        await pilot.press("ctrl+s")
+        await _until(lambda: not isinstance(app.screen, NewPaymentScreen))
+        view = app.screen.query_one(PaymentsView)
+        await _until(lambda: "pay_tui_flow_1" in view.rows)
+        assert view.rows["pay_tui_flow_1"].status == "requires_capture"
+
+        table = view.query_one(DataTable)
+        table.move_cursor(row=table.get_row_index("pay_tui_flow_1"))
+        await pilot.press("c")
+        await _until(lambda: isinstance(app.screen, CaptureForm))
+        await pilot.press("ctrl+s")
+        await _until(lambda: view.rows["pay_tui_flow_1"].status == "succeeded")
+        assert str(table.get_cell("pay_tui_flow_1", "status")) == "succeeded"
+
+        await pilot.press("f")
+        await _until(lambda: isinstance(app.screen, RefundForm))
+        app.screen.query_one("#field-amount").value = "10.00"
+        await pilot.press("ctrl+s")
+        await _until(lambda: not isinstance(app.screen, RefundForm))
+
+        journal = app.runtime.listener.journal
+        await _until(lambda: journal.count(object_id="pay_tui_flow_1") >= 2)
+        await pilot.press("colon", *"events", "enter")
+        events = app.screen.query_one(EventsView)
+        await _until(lambda: any(r.object_id == "pay_tui_flow_1" for r in events.records.values()))
+        types = {r.event_type for r in events.records.values() if r.object_id == "pay_tui_flow_1"}
+        assert {"payment_authorized", "payment_succeeded"} & types
+
+
+async def test_command_mode_opens_a_payment_by_id(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        first = next(iter(app.screen.query_one(PaymentsView).rows))
+        await pilot.press("colon", *f"pay {first}", "enter")
+        await _until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await app.workers.wait_for_complete()
+        assert app.screen.payment.payment_id == first
+        await pilot.press("escape")
+        assert not isinstance(app.screen, PaymentDetailScreen)
+
+
+async def test_unknown_command_is_a_notification_not_a_crash(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("colon", *"frobnicate", "enter")
+        await pilot.pause()
+        assert any("Unknown command" in n.message for n in app._notifications)
+
+
+async def test_faulty_sandbox_errors_are_shown_not_crashed(dirs: Dirs) -> None:
+    app = build(*dirs, fault_rate=1.0)
+    async with app.run_test(size=(120, 40)) as pilot:
+        shown: list[str] = []
+        notify = app.notify
+
+        def recording(message: str, **kwargs):  # type: ignore[no-untyped-def]
+            if kwargs.get("severity") == "error":
+                shown.append(message)
+            notify(message, **kwargs)
+
+        app.notify = recording  # type: ignore[method-assign]
+        await app.runtime.ready.wait()
+        await _until(lambda: bool(shown), timeout=30)
+        assert "What to do" in shown[0]
+        await pilot.press("r")  # reload while the service keeps failing: no crash
+        await pilot.pause(0.2)
+        assert app.is_running
+
+
+async def test_broken_user_theme_falls_back_with_a_notification(dirs: Dirs) -> None:
+    config, _data = dirs
+    (config / "themes").mkdir()
+    (config / "themes" / "mine.toml").write_text('name = "mine"\nprimary = "nope"\n')
+    app = build(*dirs, theme="mine")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.theme == "payscope-dark"
+        messages = " ".join(n.message for n in app._notifications)
+        assert "mine.toml" in messages and "not found" in messages
+
+
+async def test_keymap_from_settings_remaps_a_binding(dirs: Dirs) -> None:
+    config, _data = dirs
+    (config / "profiles.toml").write_text('keymap = { "payments.new" = "ctrl+n" }\n')
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, NewPaymentScreen)

@@ -1,0 +1,125 @@
+"""Snapshots of every screen at 120x40 and 80x24, in two themes (plus the demo themes once).
+
+Each snapshot runs the real app on a copy of the seeded sandbox with a frozen clock; what
+still moves (ports, receive times, latencies) is hidden by the test config.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tui.snapshot_app import build, ready
+
+Drive = Callable[[Any], Awaitable[None]]
+
+
+async def _payments(pilot: Any) -> None:
+    await ready(pilot)
+
+
+async def _detail(pilot: Any) -> None:
+    await ready(pilot)
+    from tui.screens.payments import PaymentsView
+
+    view = pilot.app.screen.query_one(PaymentsView)
+    failed = next(p for p in view.rows.values() if p.status == "failed")
+    view.open_record(failed.payment_id)
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def _new_payment(pilot: Any) -> None:
+    await ready(pilot)
+    await pilot.press("n")
+    await pilot.pause()
+
+
+async def _new_payment_errors(pilot: Any) -> None:
+    await _new_payment(pilot)
+    pilot.app.screen.query_one("#field-amount").value = "12.345"
+    pilot.app.screen.query_one("#field-currency").value = "XXQ"
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
+async def _area(name: str, pilot: Any) -> None:
+    await ready(pilot)
+    await pilot.press("colon", *name, "enter")
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def _events(pilot: Any) -> None:
+    await _area("events", pilot)
+
+
+async def _requests(pilot: Any) -> None:
+    await _area("requests", pilot)
+
+
+async def _settings(pilot: Any) -> None:
+    await _area("settings", pilot)
+
+
+async def _placeholder(pilot: Any) -> None:
+    await _area("customers", pilot)
+
+
+async def _command(pilot: Any) -> None:
+    await ready(pilot)
+    await pilot.press("colon", "e", "v")
+    await pilot.pause()
+
+
+async def _keys(pilot: Any) -> None:
+    await ready(pilot)
+    await pilot.press("question_mark")
+    await pilot.pause()
+
+
+async def _filter(pilot: Any) -> None:
+    await ready(pilot)
+    await pilot.press("slash", *"status:failed", "enter")
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+SCREENS: dict[str, Drive] = {
+    "payments": _payments,
+    "payment_detail": _detail,
+    "new_payment": _new_payment,
+    "new_payment_errors": _new_payment_errors,
+    "payments_filtered": _filter,
+    "events": _events,
+    "requests": _requests,
+    "settings": _settings,
+    "placeholder": _placeholder,
+    "command_mode": _command,
+    "key_help": _keys,
+}
+
+LOOKS = [
+    pytest.param((120, 40), "payscope-dark", id="120x40-dark"),
+    pytest.param((80, 24), "payscope-light", id="80x24-light"),
+]
+
+
+@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_screen(
+    screen: str, look: tuple[tuple[int, int], str], dirs: tuple[Path, Path], snap_compare: Any
+) -> None:
+    size, theme = look
+    assert snap_compare(build(*dirs, theme=theme), terminal_size=size, run_before=SCREENS[screen])
+
+
+@pytest.mark.parametrize("theme", ["payscope-high-contrast", "payscope-presentation"])
+def test_demo_themes(theme: str, dirs: tuple[Path, Path], snap_compare: Any) -> None:
+    assert snap_compare(build(*dirs, theme=theme), terminal_size=(120, 40), run_before=_detail)

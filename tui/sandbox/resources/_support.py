@@ -1,0 +1,213 @@
+"""Helpers shared by the second batch of resources (disputes, subscriptions, payouts, links,
+analytics, users): body parsing for routes that read their own body, and payments written on
+the merchant's behalf (subscription charges, the payment behind a payment link).
+
+Payments written here have the same JSON shape as `payments.create_payment` writes, so the
+payments list, retrieve, confirm and analytics treat them like any other.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from starlette.requests import Request
+
+from tui.sandbox import cards, ids
+from tui.sandbox.clock import iso
+from tui.sandbox.db import dumps
+from tui.sandbox.errors import SandboxError, from_validation_error, invalid
+from tui.sandbox.resources import payments
+from tui.sandbox.state import SandboxState
+
+M = TypeVar("M", bound=BaseModel)
+
+
+async def read_json(request: Request, example: str) -> Any:
+    """The request body as JSON (None when empty); bad JSON is a 400 naming `example`."""
+    raw = await request.body()
+    if not raw.strip():
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise SandboxError(
+            400,
+            "invalid_request",
+            "IR_04",
+            f"The request body is not valid JSON. Send a JSON object such as {example}.",
+        ) from None
+
+
+async def read_object(request: Request, example: str) -> dict[str, Any]:
+    """The request body as a JSON object ({} when empty)."""
+    parsed = await read_json(request, example)
+    if parsed is None:
+        return {}
+    if not isinstance(parsed, dict):
+        raise invalid("body", parsed, f"a JSON object such as {example}")
+    return parsed
+
+
+def validate(model: type[M], data: Any) -> M:
+    """`model.model_validate(data)` with failures mapped to the envelope (IR_01 / IR_04)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+
+
+def new_payment(
+    state: SandboxState,
+    *,
+    amount: int,
+    currency: str,
+    now: float,
+    customer_id: str | None = None,
+    description: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    capture_method: str = "automatic",
+    authentication_type: str = "no_three_ds",
+    email: str | None = None,
+    return_url: str | None = None,
+) -> payments.Row:
+    """A payment in `requires_payment_method`, shaped like one made by POST /payments."""
+    creds = state.credentials
+    payment_id = ids.new_id("pay")
+    created = iso(now)
+    data: dict[str, Any] = {
+        "payment_id": payment_id,
+        "merchant_id": creds.merchant_id,
+        "status": "requires_payment_method",
+        "amount": amount,
+        "amount_received": 0,
+        "amount_capturable": 0,
+        "currency": currency,
+        "capture_method": capture_method,
+        "authentication_type": authentication_type,
+        "payment_method": None,
+        "payment_method_type": None,
+        "payment_method_data": None,
+        "customer_id": customer_id,
+        "email": email,
+        "name": None,
+        "phone": None,
+        "phone_country_code": None,
+        "description": description,
+        "statement_descriptor": None,
+        "statement_descriptor_suffix": None,
+        "metadata": metadata,
+        "profile_id": creds.profile_id,
+        "return_url": return_url,
+        "billing": None,
+        "shipping": None,
+        "order_details": None,
+        "created": created,
+        "modified_at": created,
+        "captured_at": None,
+        "client_secret": f"{payment_id}_secret_{ids.random_part(20)}",
+        "error_code": None,
+        "error_message": None,
+        "unified_code": None,
+        "unified_message": None,
+        "error_details": None,
+        "next_action": None,
+        "cancellation_reason": None,
+    }
+    return payments.Row("requires_payment_method", data, None, None)
+
+
+def charge_off_session(row: payments.Row, rule: dict[str, Any], card: dict[str, Any], now: float) -> bool:
+    """Charge a stored card without the customer present; True when the money was taken.
+
+    `rule` is the card's stored outcome (`payments.card_rule`), `card` its display view. A
+    merchant-initiated charge has no one to run 3-D Secure or a review, so only a decline
+    fails it (a card needing authentication declines with UE_2002).
+    """
+    row.card_rule = {k: rule.get(k) for k in ("outcome", "code", "brand")}
+    row.data.update(
+        {
+            "payment_method": "card",
+            "payment_method_type": "credit",
+            "payment_method_data": {"card": card},
+        }
+    )
+    outcome, code = rule.get("outcome"), rule.get("code")
+    if outcome == cards.NEEDS_3DS:
+        outcome, code = cards.DECLINED, "UE_2002"
+    if outcome == cards.DECLINED or rule.get("fails_renewals"):
+        decline = cards.decline(str(code or "UE_1001")).fields(str(rule.get("brand", "Unknown")))
+        row.status = "failed"
+        row.data.update(decline)
+        return False
+    row.status = "succeeded"
+    row.data.update({"amount_received": row.data["amount"], "captured_at": iso(now)})
+    return True
+
+
+def insert_payment(conn: sqlite3.Connection, state: SandboxState, row: payments.Row) -> None:
+    """Write a new payment (and, once attempted, its first attempt and its event)."""
+    data = row.data
+    data["status"] = payments.SHOWN.get(row.status, row.status)
+    conn.execute(
+        "INSERT INTO payments(payment_id, merchant_id, status, amount, currency, customer_id,"
+        " payment_method, created, client_secret, card_rule, expires_at, data) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            row.payment_id,
+            data["merchant_id"],
+            row.status,
+            data["amount"],
+            data["currency"],
+            data.get("customer_id"),
+            data.get("payment_method"),
+            data["created"],
+            data["client_secret"],
+            dumps(row.card_rule) if row.card_rule else None,
+            row.expires_at,
+            dumps(data),
+        ),
+    )
+    if row.status in ("succeeded", "failed"):
+        attempt = {
+            "attempt_id": f"{row.payment_id}_1",
+            "status": "charged" if row.status == "succeeded" else "failure",
+            "amount": data["amount"],
+            "currency": data["currency"],
+            "payment_method": "card",
+            "authentication_type": data.get("authentication_type"),
+            "created_at": data["created"],
+            "modified_at": data["created"],
+            **{
+                k: data.get(k)
+                for k in ("error_code", "error_message", "unified_code", "unified_message")
+            },
+        }
+        conn.execute(
+            "INSERT INTO payment_attempts(attempt_id, payment_id, seq, data) VALUES (?, ?, 1, ?)",
+            (attempt["attempt_id"], row.payment_id, dumps(attempt)),
+        )
+        payments.emit_status(conn, state, row)
+
+
+def customer_exists(conn: sqlite3.Connection, customer_id: str) -> bool:
+    """True when the customers table holds this id."""
+    return payments.customer_exists(conn, customer_id)
+
+
+def unknown_customer(customer_id: str) -> SandboxError:
+    """404 IR_05 for a customer id this sandbox does not hold, saying how to get one."""
+    return SandboxError(
+        404,
+        "invalid_request",
+        "IR_05",
+        f"Customer {customer_id!r} does not exist: create it with POST /customers first and "
+        "send the customer_id it returns.",
+    )
+
+
+def base_url(request: Request) -> str:
+    """The sandbox's own root URL as the caller reached it."""
+    return str(request.base_url).rstrip("/")
