@@ -52,8 +52,11 @@ class EmbeddedServer:
     def bind(self) -> int:
         """Open the listening socket now (raises OSError if the port is taken)."""
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP explicitly: asyncio only turns Nagle off on accepted sockets whose proto
+        # says TCP, and without it every small response waits ~40 ms for a delayed ACK.
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             sock.bind((self.host, self.requested_port))
         except OSError:

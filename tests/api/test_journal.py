@@ -72,6 +72,9 @@ def test_card_numbers_keep_their_last_four_and_the_cvc_goes() -> None:
         "totp",
         "Client_Secret",
         "refresh_secret",
+        "webhook_password",
+        "recovery_code",
+        "secret_key",
     ],
 )
 def test_secret_fields_are_redacted_at_any_depth(name: str) -> None:
@@ -80,6 +83,9 @@ def test_secret_fields_are_redacted_at_any_depth(name: str) -> None:
     assert out[name] == REDACTED
     assert out["outer"][0]["inner"] == {name: REDACTED, "keep": "visible"}
     assert "s3cr3t" not in json.dumps(out)
+    # the path a journal entry takes: raw body text in, redacted text out
+    stored = Redactor().body(json.dumps(body).encode(), "application/json")
+    assert stored is not None and json.loads(stored) == out
 
 
 def test_a_secret_field_holding_a_structure_keeps_its_shape_only() -> None:

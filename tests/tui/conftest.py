@@ -31,6 +31,15 @@ class _SeededSecrets:
     def choice(self, seq):  # type: ignore[no-untyped-def]
         return self._rng.choice(seq)
 
+    def token_bytes(self, n: int = 32) -> bytes:
+        return self._rng.randbytes(n)
+
+    def token_hex(self, n: int = 32) -> str:
+        return self._rng.randbytes(n).hex()
+
+    def randbelow(self, n: int) -> int:
+        return self._rng.randrange(n)
+
 
 async def _build_template(directory: Path) -> None:
     from tui.sandbox.config import SandboxConfig

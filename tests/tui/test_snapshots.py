@@ -106,8 +106,8 @@ SCREENS: dict[str, Drive] = {
 }
 
 LOOKS = [
-    pytest.param((120, 40), "payscope-dark", id="120x40-dark"),
-    pytest.param((80, 24), "payscope-light", id="80x24-light"),
+    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
+    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
 ]
 
 

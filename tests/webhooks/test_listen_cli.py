@@ -66,31 +66,51 @@ def running(
         proc.wait(10)
 
 
-def test_print_secret_prints_the_stored_secret_and_exits(tmp_path: Path) -> None:
-    def print_secret(*extra: str) -> str:
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "tui",
-                "listen",
-                "--data",
-                str(tmp_path),
-                "--print-secret",
-                *extra,
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=True,
-        )
-        return out.stdout.strip()
+def _print_secret(
+    data: Path, *extra: str, env: dict[str, str] | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui", "listen", "--data", str(data), "--print-secret", *extra],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=check,
+        env={**os.environ, **(env or {})},
+    )
 
-    generated = print_secret()
-    assert re.fullmatch(r"[A-Za-z0-9]{64}", generated)
-    assert print_secret() == generated  # stored, not regenerated
-    assert print_secret("--secret", "given-one") == "given-one"
+
+@pytest.mark.keyring
+def test_print_secret_generates_one_into_the_keyring_and_reuses_it(
+    tmp_path: Path, real_keyring: object
+) -> None:
+    import keyring
+
+    try:
+        first = _print_secret(tmp_path)
+        generated = first.stdout.strip()
+        assert re.fullmatch(r"[A-Za-z0-9]{64}", generated)
+        assert "stored it in the OS keyring" in first.stderr
+        assert keyring.get_password("payscope", "listener:webhook") == generated
+        assert _print_secret(tmp_path).stdout.strip() == generated  # kept, not regenerated
+        assert _print_secret(tmp_path, "--secret", "given-one").stdout.strip() == "given-one"
+        env = {"PAYSCOPE_WEBHOOK_SECRET": "from-env"}
+        assert _print_secret(tmp_path, env=env).stdout.strip() == "from-env"
+        # Never in a file: nothing under the data dir holds it.
+        assert not any(
+            generated.encode() in p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()
+        )
+    finally:
+        keyring.delete_password("payscope", "listener:webhook")
+
+
+def test_without_a_secret_or_a_keyring_it_says_how_to_give_one(tmp_path: Path) -> None:
+    done = _print_secret(
+        tmp_path, env={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}, check=False
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert "--secret" in done.stderr and "PAYSCOPE_WEBHOOK_SECRET" in done.stderr
 
 
 def test_json_format_prints_one_object_per_delivery_and_stops_cleanly(tmp_path: Path) -> None:
@@ -124,12 +144,14 @@ def test_json_format_prints_one_object_per_delivery_and_stops_cleanly(tmp_path: 
     assert SECRET not in err
 
 
-def test_text_header_masks_a_generated_secret(tmp_path: Path) -> None:
-    with running("--port", "0", "--data", str(tmp_path), header_on="stdout") as (proc, _, out):
+def test_text_header_masks_the_secret(tmp_path: Path) -> None:
+    secret = "s3cr3t-" + "x" * 40 + "-tail"
+    with running(
+        "--port", "0", "--data", str(tmp_path), "--secret", secret, header_on="stdout"
+    ) as (proc, _, out):
         proc.send_signal(signal.SIGTERM)
         rest, err = proc.communicate(timeout=10)
     out += rest
-    secret = (tmp_path / "signing-secret").read_text().strip()
     assert proc.returncode == 0
     assert secret not in out and secret not in err
     assert secret[-4:] in out  # masked, but recognisable
@@ -142,7 +164,18 @@ def test_a_taken_explicit_port_is_a_clear_error(tmp_path: Path) -> None:
         holder.listen()
         port = holder.getsockname()[1]
         done = subprocess.run(
-            [sys.executable, "-m", "tui", "listen", "--port", str(port), "--data", str(tmp_path)],
+            [
+                sys.executable,
+                "-m",
+                "tui",
+                "listen",
+                "--port",
+                str(port),
+                "--data",
+                str(tmp_path),
+                "--secret",
+                SECRET,
+            ],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -182,21 +215,24 @@ def test_every_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
             failures = 0
             limits = httpx.Limits(max_connections=40)
             async with httpx.AsyncClient(timeout=10, limits=limits) as client:
+                pending = iter(range(1500))
 
-                async def one(i: int) -> None:
+                async def sender() -> None:
                     nonlocal failures
-                    event_id = f"evt_burst_{i:05d}"
-                    try:
-                        response = await post_signed(client, url, event_body(event_id))
-                    except httpx.HTTPError:
-                        failures += 1
-                        return
-                    if response.status_code == 200:
-                        acked.append(event_id)
-                        if len(acked) == 300:
-                            os.kill(proc.pid, signal.SIGKILL)
+                    for i in pending:
+                        event_id = f"evt_burst_{i:05d}"
+                        try:
+                            response = await post_signed(client, url, event_body(event_id))
+                        except httpx.HTTPError:
+                            failures += 1
+                            continue
+                        if response.status_code == 200:
+                            acked.append(event_id)
+                            if len(acked) == 300:
+                                os.kill(proc.pid, signal.SIGKILL)
 
-                await asyncio.gather(*(one(i) for i in range(1500)))
+                # 40 senders at once, each sending one event after another.
+                await asyncio.gather(*(sender() for _ in range(40)))
             return failures
 
         failures = asyncio.run(burst())

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import os
-import stat
 from pathlib import Path
 
 import httpx
@@ -14,7 +12,6 @@ import pytest
 
 from tests.webhooks.conftest import SECRET, event_body, eventually, post_signed
 from tui.webhooks.listener import Delivery, Listener, ListenerError
-from tui.webhooks.secret_store import SECRET_FILE
 
 
 async def test_a_subscription_sees_accepted_duplicate_and_rejected_deliveries(
@@ -116,15 +113,13 @@ def test_filtered_queries_use_the_indexes(tmp_path: Path) -> None:
     assert all("TEMP B-TREE" not in plan for plan in plans.values())
 
 
-async def test_without_secrets_one_is_generated_stored_privately_and_reused(
+async def test_without_secrets_one_is_generated_in_memory_and_never_written(
     tmp_path: Path, client: httpx.AsyncClient
 ) -> None:
     first = Listener(tmp_path / "l")
-    path = tmp_path / "l" / SECRET_FILE
     [secret] = first.secrets
     assert len(secret) == 64 and secret.isalnum()
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    assert Listener(tmp_path / "l").secrets == (secret,)
+    assert Listener(tmp_path / "l").secrets != (secret,)  # fresh each time: nothing stored
 
     url = await first.start(port=0)
     try:
@@ -138,6 +133,9 @@ async def test_without_secrets_one_is_generated_stored_privately_and_reused(
         assert answer.status_code == 200
     finally:
         await first.stop()
+    on_disk = [p.read_bytes() for p in (tmp_path / "l").rglob("*") if p.is_file()]
+    assert on_disk, "the journal should exist"
+    assert not any(secret.encode() in blob for blob in on_disk)
 
 
 def test_an_empty_secret_is_refused(tmp_path: Path) -> None:

@@ -42,7 +42,7 @@ class ApiError(ClientError):
     was not an envelope), `message` is the service's message with secrets redacted.
     """
 
-    advice = "Check the request and try again."
+    advice = "check the request and try again."
 
     def _advice(self) -> str:
         return self.advice

@@ -51,6 +51,9 @@ _SECRET_FIELDS = frozenset(
         "old_password",
         "totp",
         "recovery_code",
+        "token",
+        "access_token",
+        "refresh_token",
     }
 )
 _KEY_PATTERN = re.compile(r"(?<![A-Za-z0-9])((?:pk_)?(?:snd|prd)_)[A-Za-z0-9_\-]{6,}")
@@ -58,8 +61,12 @@ _DIGIT_RUN = re.compile(r"(?<!\d)\d{13,19}(?!\d)")
 # Anything a redaction rule could touch contains one of these; most bodies contain none, and
 # they are stored without being parsed (this runs on every request and answer).
 _SUSPECT = re.compile(
-    r"card_number|dpan|primary_account|network_token|cvc|cvv|security_code|api_key|secret"
-    r"|password|totp|recovery_code|snd_|prd_|\d{13}",
+    "|".join(
+        [
+            *sorted(map(re.escape, _CARD_NUMBER_FIELDS | _CVC_FIELDS | _SECRET_FIELDS)),
+            *("secret", "password", "snd_", "prd_", r"\d{13}"),
+        ]
+    ),
     re.IGNORECASE,
 )
 # Bodies above this size are stored cut, so a long session cannot fill memory with list pages.

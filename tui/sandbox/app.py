@@ -96,7 +96,9 @@ def create_app(state: SandboxState) -> FastAPI:
     app.state.sandbox = state
     for resource in state.resources:
         if resource.router is not None:
-            app.include_router(resource.router)
+            # Routes go straight onto the app: matching through nested routers costs a
+            # scope lookup per router per request.
+            app.router.routes.extend(resource.router.routes)
     _add_docs(app)
     _merge_body_schemas(app)
     app.add_exception_handler(SandboxError, _on_sandbox_error)

@@ -11,11 +11,21 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+_last_second: list[object] = [None, ""]
+
 
 def iso(ts: float) -> str:
     """ISO 8601 with milliseconds and `Z`; fixed width, so strings sort like the times."""
-    dt = datetime.fromtimestamp(ts, UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    second = int(ts // 1)
+    micros = round((ts - second) * 1_000_000)  # rounded like datetime.fromtimestamp
+    if micros >= 1_000_000:
+        second, micros = second + 1, micros - 1_000_000
+    millis = micros // 1000
+    # Requests arrive many per second: format the date-time part once per second.
+    if _last_second[0] != second:
+        prefix = datetime.fromtimestamp(second, UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+        _last_second[0], _last_second[1] = second, prefix
+    return f"{_last_second[1]}{millis:03d}Z"
 
 
 def parse_iso(text: str) -> float:

@@ -123,6 +123,8 @@ class SandboxMiddleware:
         async def send_with_limits(message: Message) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", ()), *extra]
+                # Nothing is acknowledged before it is committed (group commit, see db.py).
+                await state.db.committed()
             await send(message)
 
         try:

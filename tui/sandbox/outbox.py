@@ -82,38 +82,30 @@ def emit(
     event_type: str,
     event_class: str,
     object_id: str,
-    obj: dict[str, Any],
+    obj: dict[str, Any] | None = None,
+    obj_json: str | None = None,
 ) -> str | None:
     """Write one event in the caller's transaction; None if this (object, type) already has one.
 
-    `event_class` is `payments`, `refunds`, `disputes`, `payouts` or `subscriptions`; `obj` is
-    the resource snapshot sent as `content.object`.
+    `event_class` is `payments`, `refunds`, `disputes`, `payouts` or `subscriptions`; the
+    resource snapshot sent as `content.object` is `obj`, or `obj_json` when the caller already
+    has it as JSON text. The body is stored as the exact bytes that will be signed and sent.
     """
     now = state.clock.now()
     event_id = ids.time_ordered_id("evt", now)
     created = iso(now)
-    body = dumps(
-        {
-            "merchant_id": state.credentials.merchant_id,
-            "event_id": event_id,
-            "event_type": event_type,
-            "content": {"type": CONTENT_TYPES.get(event_class, event_class), "object": obj},
-            "timestamp": created,
-        }
+    merchant_id = state.credentials.merchant_id
+    snapshot = obj_json if obj_json is not None else dumps(obj or {})
+    content_type = CONTENT_TYPES.get(event_class, event_class)
+    body = (
+        f'{{"merchant_id":{dumps(merchant_id)},"event_id":"{event_id}",'
+        f'"event_type":{dumps(event_type)},"content":{{"type":{dumps(content_type)},'
+        f'"object":{snapshot}}},"timestamp":"{created}"}}'
     )
     cur = conn.execute(
         "INSERT OR IGNORE INTO events(event_id, merchant_id, event_type, event_class, object_id,"
         " created, body, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            event_id,
-            state.credentials.merchant_id,
-            event_type,
-            event_class,
-            object_id,
-            created,
-            body,
-            now,
-        ),
+        (event_id, merchant_id, event_type, event_class, object_id, created, body, now),
     )
     if cur.rowcount == 0:
         return None

@@ -22,6 +22,11 @@ def respond(obj: Any, status: int = 200) -> Response:
     return Response(dumps(obj).encode(), status_code=status, media_type="application/json")
 
 
+def respond_json(text: str, status: int = 200) -> Response:
+    """A body that is already JSON text."""
+    return Response(text.encode(), status_code=status, media_type="application/json")
+
+
 def respond_list(rows: Sequence[str], total: int) -> Response:
     """`{count, total_count, data[]}` from rows that are already JSON text."""
     body = f'{{"count":{len(rows)},"total_count":{total},"data":[{",".join(rows)}]}}'
@@ -55,9 +60,7 @@ def json_body(model: type[BaseModel], required: bool = True) -> dict[str, Any]:
     DOC_SCHEMAS.update(schema.pop("$defs", {}))
     DOC_SCHEMAS[model.__name__] = schema
     ref = {"$ref": f"#/components/schemas/{model.__name__}"}
-    return {
-        "requestBody": {"required": required, "content": {"application/json": {"schema": ref}}}
-    }
+    return {"requestBody": {"required": required, "content": {"application/json": {"schema": ref}}}}
 
 
 async def read_body(request: Request, model: type[M], required: bool = True) -> M:

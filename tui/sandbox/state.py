@@ -161,6 +161,7 @@ class SandboxState:
         """Start the background loop on the running event loop, once."""
         if self._worker is not None and not self._worker.done():
             return
+        _ = self.outbox.wake_event  # made now, so a wake() before the loop's first turn counts
         self._worker = asyncio.get_running_loop().create_task(self._loop())
 
     async def _loop(self) -> None:

@@ -87,6 +87,10 @@ class EventsView(AreaView):
     EventsView > #events-filter { display: none; border: round $accent; height: 3; }
     EventsView > #events-filter.-shown { display: block; }
     EventsView > DataTable { height: 1fr; }
+    EventsView > #events-empty {
+        display: none; padding: 1 2; color: $text-muted; dock: top; offset: 0 3;
+    }
+    EventsView.-empty > #events-empty { display: block; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -114,6 +118,11 @@ class EventsView(AreaView):
         for key, label, width in COLUMNS:
             table.add_column(label, width=width, key=key)
         yield table
+        yield Static(
+            "No webhooks yet. Create or change a payment (n on Payments) and its events "
+            "appear here as they arrive, verified.",
+            id="events-empty",
+        )
 
     def focus_main(self) -> None:
         self.query_one(DataTable).focus()
@@ -171,10 +180,10 @@ class EventsView(AreaView):
         ]
 
     def _update_header(self) -> None:
-        listener = self.runtime.listener
         where = f"  [dim]{self.runtime.listener_url}[/dim]" if self.runtime.listener_url else ""
         filt = f"  [b]filter[/b] {self.filter_text}" if self.filter_text else ""
         shown = f"{len(self.records):,} of {self.total:,}" if self.total else "none yet"
+        self.set_class(not self.records, "-empty")
         self.query_one("#events-header", Static).update(f"[b]Events[/b]  {shown}{filt}{where}")
 
     def _matches(self, delivery: Any) -> bool:

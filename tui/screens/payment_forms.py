@@ -571,9 +571,15 @@ class NewPaymentScreen(FormScreen):
         from tui.api.models.payments import PaymentCreateRequest
 
         errors: dict[str, str] = {}
+        from tui.api.models._iso import is_currency
+
         currency = str(self.value("currency") or "").upper()
         amount: Any = self.value("amount")
-        if amount is not None:
+        if not is_currency(currency):
+            errors["currency"] = (
+                f"{currency or 'Nothing'!r} is not an ISO 4217 code (USD, EUR, JPY)."
+            )
+        elif amount is not None:
             try:
                 amount = parse_amount(amount, currency or "USD")
             except ValueError as exc:

@@ -130,7 +130,9 @@ class RequestsView(AreaView):
         follow = table.row_count == 0 or table.cursor_row >= table.row_count - 1
         stable = self.runtime.options.stable_display  # snapshots: no wall clock, no timings
         table.add_row(
-            "··:··:··" if stable else datetime.fromtimestamp(entry.started_at, UTC).strftime("%H:%M:%S"),
+            "··:··:··"
+            if stable
+            else datetime.fromtimestamp(entry.started_at, UTC).strftime("%H:%M:%S"),
             entry.method,
             entry.path,
             status,
@@ -181,7 +183,7 @@ class RequestsView(AreaView):
         yield SystemCommand("Export the request log", "JSON lines file", self.action_export)
 
 
-_MOVING_HEADERS = frozenset({"date", "x-ratelimit-remaining", "x-ratelimit-reset"})
+_MOVING_HEADERS = frozenset({"date", "host", "x-ratelimit-remaining", "x-ratelimit-reset"})
 
 
 def render_entry(entry: Any, stable: bool = False) -> Group:

@@ -21,7 +21,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui.webhooks.listener import DEFAULT_PORT, Delivery, Listener, ListenerError
-from tui.webhooks.secret_store import load_or_create_secret, mask
+from tui.webhooks.secret_store import generate_secret, mask
+
+SECRET_ENV = "PAYSCOPE_WEBHOOK_SECRET"
+KEYRING_PROFILE = "listener"
 
 
 def default_data_dir() -> Path:
@@ -85,6 +88,40 @@ def format_json(d: Delivery) -> str:
     return json.dumps(record, ensure_ascii=False)
 
 
+class SecretUnavailable(Exception):
+    """No secret was given and the keyring cannot hold one."""
+
+
+def resolve_secrets(given: list[str] | None, err: TextIO) -> list[str]:
+    """The secrets to verify with: `--secret` values, else `PAYSCOPE_WEBHOOK_SECRET`, else the
+    one kept in the OS keyring (generated and stored there on first use). Never a file."""
+    if given:
+        return given
+    env = os.environ.get(SECRET_ENV, "").strip()
+    if env:
+        return [env]
+    from tui import secrets as keystore
+
+    try:
+        stored = keystore.get_secret(KEYRING_PROFILE, "webhook")
+        if stored:
+            return [stored]
+        value = generate_secret()
+        keystore.set_secret(KEYRING_PROFILE, value, "webhook")
+    except keystore.SecretsError as exc:
+        raise SecretUnavailable(
+            "no signing secret given and the OS keyring cannot keep one.\n"
+            f"  pass it for this run:   payscope listen --secret S   (or set {SECRET_ENV})\n"
+            f"  keyring problem: {exc}"
+        ) from exc
+    print(
+        f"payscope listen: generated a new signing secret and stored it in the OS keyring "
+        f"(payscope keys show --profile {KEYRING_PROFILE} --kind webhook)",
+        file=err,
+    )
+    return [value]
+
+
 def run(args: argparse.Namespace) -> int:
     """Entry point for `payscope listen` (arguments parsed by tui.cli)."""
     err = sys.stderr
@@ -100,15 +137,13 @@ def run(args: argparse.Namespace) -> int:
             file=err,
         )
         return 2
+    try:
+        secrets = resolve_secrets(secrets, err)
+    except SecretUnavailable as exc:
+        print(f"payscope listen: {exc}", file=err)
+        return 1
     if args.print_secret:
-        try:
-            values = secrets or [load_or_create_secret(data_dir)]
-        except OSError as exc:
-            print(
-                f"payscope listen: cannot read or create the secret in {data_dir}: {exc}", file=err
-            )
-            return 1
-        for value in values:
+        for value in secrets:
             print(value)
         return 0
     try:

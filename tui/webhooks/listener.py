@@ -46,7 +46,7 @@ from typing import Any
 
 from tui.webhooks.forward import Forwarder
 from tui.webhooks.journal import Attempt, ForwardRecord, Journal, JournalError
-from tui.webhooks.secret_store import load_or_create_secret
+from tui.webhooks.secret_store import generate_secret
 from tui.webhooks.signing import SIGNATURE_HEADER, verify
 
 log = logging.getLogger("payscope.listener")
@@ -214,7 +214,8 @@ class Listener:
         given = [s for s in (secrets or []) if s is not None]
         if any(not s.strip() for s in given):
             raise ValueError("a webhook signing secret cannot be empty")
-        self.secrets: tuple[str, ...] = tuple(given) or (load_or_create_secret(self.data_dir),)
+        # Without a secret, a fresh one lives in memory only: secrets are never written to disk.
+        self.secrets: tuple[str, ...] = tuple(given) or (generate_secret(),)
         self.journal = Journal(self.data_dir)
         self.forwarder = Forwarder(self.journal, forward_to, routes)
         self.stats = ListenerStats()

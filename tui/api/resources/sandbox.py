@@ -1,9 +1,86 @@
-"""`client.sandbox`."""
+"""`client.sandbox`: the `/_sandbox/` controls of the local sandbox (never the real service).
+
+They stand in for what the real service does on its own: the card network opening and deciding
+disputes, the customer's browser finishing 3-D Secure, an invited user accepting, and time.
+"""
 
 from __future__ import annotations
 
-from tui.api.resources._base import Resource
+from typing import Any, Literal
+
+from tui.api.models.disputes import Dispute
+from tui.api.models.payments import Payment
+from tui.api.resources._base import Resource, seg
+from tui.api.retry import Replay
+
+ThreeDsResult = Literal["authorize", "fail", "abandon"]
+DisputeOutcome = Literal["won", "lost"]
 
 
 class SandboxResource(Resource):
-    """Placeholder until its models exist."""
+    """Controls of the local sandbox (secret key required)."""
+
+    async def test_cards(self) -> list[dict[str, Any]]:
+        """GET /_sandbox/test-cards: number, outcome and unified code of each test card."""
+        data = await self._client.request("GET", "/_sandbox/test-cards")
+        rows = data.get("data") if isinstance(data, dict) else data
+        if not isinstance(rows, list):
+            return []
+        return [row for row in rows if isinstance(row, dict)]
+
+    async def clock(self) -> dict[str, Any]:
+        """GET /_sandbox/clock: the sandbox's current time."""
+        return await self._client.call_json("GET", "/_sandbox/clock")
+
+    async def advance_clock(self, seconds: float) -> dict[str, Any]:
+        """POST /_sandbox/clock/advance: move time on and run what fell due (expiries, webhook
+        retries, renewals)."""
+        if seconds <= 0:
+            raise ValueError(f"the clock only moves forward: give seconds > 0, got {seconds}")
+        return await self._client.call_json(
+            "POST", "/_sandbox/clock/advance", body={"seconds": seconds}
+        )
+
+    async def complete_3ds(self, payment_id: str, result: ThreeDsResult = "authorize") -> Payment:
+        """POST /_sandbox/payments/{payment_id}/3ds: finish the customer's challenge."""
+        if result not in ("authorize", "fail", "abandon"):
+            raise ValueError(f"result must be authorize, fail or abandon, got {result!r}")
+        return await self._client.call(
+            "POST", f"/_sandbox/payments/{seg(payment_id)}/3ds", Payment, body={"result": result}
+        )
+
+    async def open_dispute(
+        self,
+        payment_id: str,
+        *,
+        reason: str = "fraudulent",
+        stage: str = "dispute",
+        amount: int | None = None,
+    ) -> Dispute:
+        """POST /_sandbox/disputes: the card network opens a dispute on a payment."""
+        body: dict[str, Any] = {"payment_id": payment_id, "reason": reason, "stage": stage}
+        if amount is not None:
+            body["amount"] = amount
+        return await self._client.call(
+            "POST", "/_sandbox/disputes", Dispute, body=body, replay=Replay.UNSAFE
+        )
+
+    async def resolve_dispute(self, dispute_id: str, outcome: DisputeOutcome) -> Dispute:
+        """POST /_sandbox/disputes/{dispute_id}/resolve: the network decides."""
+        if outcome not in ("won", "lost"):
+            raise ValueError(f"outcome must be won or lost, got {outcome!r}")
+        return await self._client.call(
+            "POST",
+            f"/_sandbox/disputes/{seg(dispute_id)}/resolve",
+            Dispute,
+            body={"outcome": outcome},
+        )
+
+    async def accept_invite(
+        self, email: str, password: str, totp: str | None = None
+    ) -> dict[str, Any]:
+        """POST /_sandbox/users/accept: an invited user accepts and sets a password."""
+        body: dict[str, Any] = {"email": email, "password": password}
+        if totp is not None:
+            body["totp"] = totp
+        return await self._client.call_json("POST", "/_sandbox/users/accept", body=body)

@@ -1,9 +1,60 @@
-"""`client.users`."""
+"""`client.users`: the team users of the merchant dashboard."""
 
 from __future__ import annotations
 
-from tui.api.resources._base import Resource
+import builtins
+from collections.abc import Iterable
+
+from tui.api.models.users import (
+    DeleteUserRequest,
+    InviteResult,
+    ResendInviteRequest,
+    Role,
+    SignInRequest,
+    SignInResponse,
+    UpdateRoleRequest,
+    UserInvite,
+    UserListResponse,
+)
+from tui.api.resources._base import Resource, body_of
 
 
 class UsersResource(Resource):
-    """Placeholder until its models exist."""
+    """List, invite, change roles, resend invitations, delete; and sign in."""
+
+    async def list(self) -> UserListResponse:
+        """GET /user/user/list (a bare array, read as `data`)."""
+        return await self._client.call("GET", "/user/user/list", UserListResponse)
+
+    async def roles(self) -> builtins.list[Role]:
+        """GET /user/role/list/invite: the roles an invitation may give."""
+        return await self._client.call_list("GET", "/user/role/list/invite", Role)
+
+    async def invite(
+        self, invites: UserInvite | Iterable[UserInvite]
+    ) -> builtins.list[InviteResult]:
+        """POST /user/user/invite_multiple with an array; one result per address."""
+        batch = [invites] if isinstance(invites, UserInvite) else builtins.list(invites)
+        body = [body_of(invite) for invite in batch]
+        return await self._client.call_list(
+            "POST", "/user/user/invite_multiple", InviteResult, body=body
+        )
+
+    async def update_role(self, request: UpdateRoleRequest) -> None:
+        """POST /user/user/update_role."""
+        await self._client.request("POST", "/user/user/update_role", body=body_of(request))
+
+    async def resend_invite(self, request: ResendInviteRequest) -> None:
+        """POST /user/user/resend_invite: a fresh link for an invitation that expired."""
+        await self._client.request("POST", "/user/user/resend_invite", body=body_of(request))
+
+    async def delete(self, request: DeleteUserRequest) -> None:
+        """DELETE /user/user/delete with `{email}` as the body."""
+        await self._client.request("DELETE", "/user/user/delete", body=body_of(request))
+
+    async def signin(self, request: SignInRequest) -> SignInResponse:
+        """POST /user/signin (`totp` included when the user has TOTP set). The password and
+        the token never reach the request journal."""
+        return await self._client.call(
+            "POST", "/user/signin", SignInResponse, body=body_of(request)
+        )

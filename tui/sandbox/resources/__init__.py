@@ -7,13 +7,19 @@ from __future__ import annotations
 
 from tui.sandbox.resource import Resource
 from tui.sandbox.resources import (
+    analytics,
     api_keys,
     controls,
     customers,
+    disputes,
     events,
+    payment_links,
     payments,
+    payouts,
     profiles,
     refunds,
+    subscriptions,
+    users,
 )
 
 RESOURCES: list[Resource] = [
@@ -24,4 +30,10 @@ RESOURCES: list[Resource] = [
     api_keys.RESOURCE,
     profiles.RESOURCE,
     events.RESOURCE,
+    disputes.RESOURCE,
+    subscriptions.RESOURCE,
+    payouts.RESOURCE,
+    payment_links.RESOURCE,
+    users.RESOURCE,
+    analytics.RESOURCE,
 ]

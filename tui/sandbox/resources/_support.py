@@ -119,7 +119,9 @@ def new_payment(
     return payments.Row("requires_payment_method", data, None, None)
 
 
-def charge_off_session(row: payments.Row, rule: dict[str, Any], card: dict[str, Any], now: float) -> bool:
+def charge_off_session(
+    row: payments.Row, rule: dict[str, Any], card: dict[str, Any], now: float
+) -> bool:
     """Charge a stored card without the customer present; True when the money was taken.
 
     `rule` is the card's stored outcome (`payments.card_rule`), `card` its display view. A

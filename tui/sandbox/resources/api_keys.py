@@ -37,7 +37,11 @@ def _view(row: sqlite3.Row | tuple[Any, ...]) -> dict[str, Any]:
     }
 
 
-@router.post("/api_keys/{merchant_id}", summary="Create an API key (the key is shown once)", openapi_extra=json_body(ApiKeyCreateRequest))
+@router.post(
+    "/api_keys/{merchant_id}",
+    summary="Create an API key (the key is shown once)",
+    openapi_extra=json_body(ApiKeyCreateRequest),
+)
 async def create_key(request: Request, merchant_id: str) -> Response:
     """Make a new secret key; only its digest is kept."""
     body = await read_body(request, ApiKeyCreateRequest)

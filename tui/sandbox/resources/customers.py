@@ -45,7 +45,9 @@ def _load(conn: sqlite3.Connection, customer_id: str) -> dict[str, Any]:
     return data
 
 
-@router.post("/customers", summary="Create a customer", openapi_extra=json_body(CustomerCreateRequest))
+@router.post(
+    "/customers", summary="Create a customer", openapi_extra=json_body(CustomerCreateRequest)
+)
 async def create_customer(request: Request) -> Response:
     """Create a customer; its `customer_id` is what later payments send."""
     body = await read_body(request, CustomerCreateRequest)
@@ -89,9 +91,12 @@ async def retrieve_customer(request: Request, customer_id: str) -> Response:
     return respond(_load(state_of(request).db.conn, customer_id))
 
 
-@router.post("/customers/{customer_id}", summary="Update a customer", openapi_extra=json_body(CustomerUpdateRequest))
-async def update_customer(
-    request: Request, customer_id: str) -> Response:
+@router.post(
+    "/customers/{customer_id}",
+    summary="Update a customer",
+    openapi_extra=json_body(CustomerUpdateRequest),
+)
+async def update_customer(request: Request, customer_id: str) -> Response:
     """Change the fields sent; the others stay."""
     body = await read_body(request, CustomerUpdateRequest)
     state = state_of(request)

@@ -20,9 +20,12 @@ from tui.sandbox.state import SandboxState, state_of
 router = APIRouter(tags=["events"])
 
 
-@router.post("/events/{merchant_id}", summary="List webhook events, newest first", openapi_extra=json_body(EventListRequest, required=False))
-async def list_events(
-    request: Request, merchant_id: str) -> Response:
+@router.post(
+    "/events/{merchant_id}",
+    summary="List webhook events, newest first",
+    openapi_extra=json_body(EventListRequest, required=False),
+)
+async def list_events(request: Request, merchant_id: str) -> Response:
     """Filters: created_after, created_before, object_id, event_types[], is_delivered."""
     body = await read_body(request, EventListRequest, required=False)
     state = state_of(request)

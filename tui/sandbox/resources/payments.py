@@ -59,7 +59,14 @@ from tui.sandbox.errors import (
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
-from tui.sandbox.responses import json_body, read_body, respond, respond_list, validate_query
+from tui.sandbox.responses import (
+    json_body,
+    read_body,
+    respond,
+    respond_json,
+    respond_list,
+    validate_query,
+)
 from tui.sandbox.state import SandboxState, principal_of, state_of
 
 SCHEMA = """
@@ -143,7 +150,7 @@ router = APIRouter(tags=["payments"])
 class Row:
     """A loaded payment: internal columns plus the public JSON object."""
 
-    __slots__ = ("card_rule", "data", "expires_at", "status")
+    __slots__ = ("card_rule", "data", "expires_at", "json", "status")
 
     def __init__(
         self, status: str, data: dict[str, Any], card_rule: dict[str, Any] | None, exp: float | None
@@ -152,6 +159,7 @@ class Row:
         self.data = data
         self.card_rule = card_rule
         self.expires_at = exp
+        self.json = ""  # `data` as stored, set by `save` (reused for the event and the answer)
 
     @property
     def payment_id(self) -> str:
@@ -174,6 +182,7 @@ def save(conn: sqlite3.Connection, row: Row, now_iso: str) -> None:
     """Write back a changed payment (status shown as merchants see it)."""
     row.data["status"] = SHOWN.get(row.status, row.status)
     row.data["modified_at"] = now_iso
+    row.json = dumps(row.data)
     conn.execute(
         "UPDATE payments SET status = ?, amount = ?, currency = ?, customer_id = ?, "
         "payment_method = ?, card_rule = ?, expires_at = ?, data = ? WHERE payment_id = ?",
@@ -185,15 +194,10 @@ def save(conn: sqlite3.Connection, row: Row, now_iso: str) -> None:
             row.data.get("payment_method"),
             dumps(row.card_rule) if row.card_rule else None,
             row.expires_at,
-            dumps(row.data),
+            row.json,
             row.payment_id,
         ),
     )
-
-
-def webhook_object(data: dict[str, Any]) -> dict[str, Any]:
-    """The payment as sent in `content.object` (no client secret)."""
-    return {k: v for k, v in data.items() if k != "client_secret"}
 
 
 def emit_status(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None:
@@ -206,7 +210,7 @@ def emit_status(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None
             event_type=event_type,
             event_class="payments",
             object_id=row.payment_id,
-            obj=webhook_object(row.data),
+            obj_json=row.json or dumps(row.data),
         )
 
 
@@ -352,7 +356,12 @@ def _money_taken(conn: sqlite3.Connection, row: Row, now: float) -> None:
 
 
 def _confirm(
-    conn: sqlite3.Connection, state: SandboxState, row: Row, base_url: str, now: float
+    conn: sqlite3.Connection,
+    state: SandboxState,
+    row: Row,
+    base_url: str,
+    now: float,
+    first: bool = False,
 ) -> None:
     """Run a confirmation: the card's outcome decides the next state. Writes the attempt."""
     now_iso = iso(now)
@@ -369,7 +378,7 @@ def _confirm(
         outcome = cards.DECLINED
     if outcome == cards.DECLINED:
         decline = _fail(row, str(code))
-        _add_attempt(conn, row, "failure", now_iso, decline)
+        _add_attempt(conn, row, "failure", now_iso, decline, first)
         return
     if outcome in (cards.CHALLENGE, cards.NEEDS_3DS) or three_ds:
         _clear_decline(row.data)
@@ -378,16 +387,16 @@ def _confirm(
             "type": "redirect_to_url",
             "redirect_to_url": f"{base_url}/_sandbox/payments/{row.payment_id}/3ds",
         }
-        _add_attempt(conn, row, "authentication_pending", now_iso, {})
+        _add_attempt(conn, row, "authentication_pending", now_iso, {}, first)
         return
     if outcome == cards.REVIEW:
         _clear_decline(row.data)
         row.status = "requires_merchant_action"
         row.data["amount_capturable"] = row.data["amount"]
-        _add_attempt(conn, row, "pending", now_iso, {})
+        _add_attempt(conn, row, "pending", now_iso, {}, first)
         return
     status = _authorise(conn, row, now)
-    _add_attempt(conn, row, status, now_iso, {})
+    _add_attempt(conn, row, status, now_iso, {}, first)
 
 
 def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
@@ -436,7 +445,11 @@ def _check_client_secret(request: Request, row: Row, presented: str | None) -> N
 # -- routes --------------------------------------------------------------------------------------
 
 
-@router.post("/payments", summary="Create a payment (confirm: true for one-step)", openapi_extra=json_body(PaymentCreateRequest))
+@router.post(
+    "/payments",
+    summary="Create a payment (confirm: true for one-step)",
+    openapi_extra=json_body(PaymentCreateRequest),
+)
 async def create_payment(request: Request) -> Response:
     """Create a payment; with `confirm: true` it is confirmed in the same request."""
     body = await read_body(request, PaymentCreateRequest)
@@ -504,8 +517,9 @@ async def create_payment(request: Request) -> Response:
             )
         _check_customer(conn, body.customer_id)
         if body.confirm:
-            _confirm(conn, state, row, base_url, now)
+            _confirm(conn, state, row, base_url, now, first=True)
         row.data["status"] = SHOWN.get(row.status, row.status)
+        row.json = dumps(row.data)
         conn.execute(
             "INSERT INTO payments(payment_id, merchant_id, status, amount, currency, customer_id,"
             " payment_method, created, client_secret, card_rule, expires_at, data) "
@@ -522,14 +536,18 @@ async def create_payment(request: Request) -> Response:
                 data["client_secret"],
                 dumps(row.card_rule) if row.card_rule else None,
                 row.expires_at,
-                dumps(row.data),
+                row.json,
             ),
         )
         emit_status(conn, state, row)
-    return respond(row.data)
+    return respond_json(row.json)
 
 
-@router.post("/payments/list", summary="List payments (filters in the body), newest first", openapi_extra=json_body(PaymentListRequest, required=False))
+@router.post(
+    "/payments/list",
+    summary="List payments (filters in the body), newest first",
+    openapi_extra=json_body(PaymentListRequest, required=False),
+)
 async def list_payments_post(request: Request) -> Response:
     """POST /payments/list with the filter body."""
     body = await read_body(request, PaymentListRequest, required=False)
@@ -626,7 +644,11 @@ async def retrieve_payment(request: Request, payment_id: str) -> Response:
     return respond(data)
 
 
-@router.post("/payments/{payment_id}", summary="Update a payment before confirmation", openapi_extra=json_body(PaymentUpdateRequest))
+@router.post(
+    "/payments/{payment_id}",
+    summary="Update a payment before confirmation",
+    openapi_extra=json_body(PaymentUpdateRequest),
+)
 async def update_payment(request: Request, payment_id: str) -> Response:
     """Change amount, currency, customer, card, ... while the payment is not yet confirmed."""
     body = await read_body(request, PaymentUpdateRequest)
@@ -668,9 +690,12 @@ async def update_payment(request: Request, payment_id: str) -> Response:
     return respond(row.data)
 
 
-@router.post("/payments/{payment_id}/confirm", summary="Confirm a payment (two-step or SDK)", openapi_extra=json_body(PaymentConfirmRequest, required=False))
-async def confirm_payment(
-    request: Request, payment_id: str) -> Response:
+@router.post(
+    "/payments/{payment_id}/confirm",
+    summary="Confirm a payment (two-step or SDK)",
+    openapi_extra=json_body(PaymentConfirmRequest, required=False),
+)
+async def confirm_payment(request: Request, payment_id: str) -> Response:
     """Authorise with the card given here (or earlier). A publishable key sends client_secret."""
     body = await read_body(request, PaymentConfirmRequest, required=False)
     state = state_of(request)
@@ -686,12 +711,15 @@ async def confirm_payment(
         _confirm(conn, state, row, _base_url(request), now)
         save(conn, row, iso(now))
         emit_status(conn, state, row)
-    return respond(row.data)
+    return respond_json(row.json)
 
 
-@router.post("/payments/{payment_id}/capture", summary="Capture an authorised payment", openapi_extra=json_body(PaymentCaptureRequest, required=False))
-async def capture_payment(
-    request: Request, payment_id: str) -> Response:
+@router.post(
+    "/payments/{payment_id}/capture",
+    summary="Capture an authorised payment",
+    openapi_extra=json_body(PaymentCaptureRequest, required=False),
+)
+async def capture_payment(request: Request, payment_id: str) -> Response:
     """Take all (default) or part of the authorised amount."""
     body = await read_body(request, PaymentCaptureRequest, required=False)
     state = state_of(request)
@@ -733,12 +761,15 @@ async def capture_payment(
         _money_taken(conn, row, now)
         save(conn, row, iso(now))
         emit_status(conn, state, row)
-    return respond(row.data)
+    return respond_json(row.json)
 
 
-@router.post("/payments/{payment_id}/cancel", summary="Cancel (void) a payment", openapi_extra=json_body(PaymentCancelRequest, required=False))
-async def cancel_payment(
-    request: Request, payment_id: str) -> Response:
+@router.post(
+    "/payments/{payment_id}/cancel",
+    summary="Cancel (void) a payment",
+    openapi_extra=json_body(PaymentCancelRequest, required=False),
+)
+async def cancel_payment(request: Request, payment_id: str) -> Response:
     """Void the payment: nothing is (or will be) charged."""
     body = await read_body(request, PaymentCancelRequest, required=False)
     state = state_of(request)
@@ -773,7 +804,7 @@ async def approve_payment(request: Request, payment_id: str) -> Response:
         _update_last_attempt(conn, row, status, iso(now), {})
         save(conn, row, iso(now))
         emit_status(conn, state, row)
-    return respond(row.data)
+    return respond_json(row.json)
 
 
 @router.post("/payments/{payment_id}/reject", summary="Reject a payment held for review")
@@ -836,7 +867,7 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
             _update_last_attempt(conn, row, "authentication_failed", iso(now), decline)
         save(conn, row, iso(now))
         emit_status(conn, state, row)
-    return respond(row.data)
+    return respond_json(row.json)
 
 
 # -- clock job: authorisations expire ----------------------------------------------------------

@@ -49,9 +49,11 @@ async def retrieve_profile(request: Request, merchant_id: str, profile_id: str) 
 
 
 @router.post(
-    "/account/{merchant_id}/business_profile/{profile_id}", summary="Update the business profile", openapi_extra=json_body(BusinessProfileUpdate))
-async def update_profile(
-    request: Request, merchant_id: str, profile_id: str) -> Response:
+    "/account/{merchant_id}/business_profile/{profile_id}",
+    summary="Update the business profile",
+    openapi_extra=json_body(BusinessProfileUpdate),
+)
+async def update_profile(request: Request, merchant_id: str, profile_id: str) -> Response:
     """Set `webhook_details.webhook_url`, `payment_response_hash_key`, name or return URL."""
     body = await read_body(request, BusinessProfileUpdate)
     state = state_of(request)

@@ -67,7 +67,11 @@ def refunded_so_far(conn: sqlite3.Connection, payment_id: str) -> tuple[int, int
     return int(found[0]), int(found[1])
 
 
-@router.post("/refunds", summary="Refund a payment (full by default, or partial)", openapi_extra=json_body(RefundCreateRequest))
+@router.post(
+    "/refunds",
+    summary="Refund a payment (full by default, or partial)",
+    openapi_extra=json_body(RefundCreateRequest),
+)
 async def create_refund(request: Request) -> Response:
     """Create a `pending` refund; it settles on the sandbox clock."""
     body = await read_body(request, RefundCreateRequest)
@@ -146,7 +150,11 @@ async def create_refund(request: Request) -> Response:
     return respond(data)
 
 
-@router.post("/refunds/list", summary="List refunds (filters in the body), newest first", openapi_extra=json_body(RefundListRequest, required=False))
+@router.post(
+    "/refunds/list",
+    summary="List refunds (filters in the body), newest first",
+    openapi_extra=json_body(RefundListRequest, required=False),
+)
 async def list_refunds(request: Request) -> Response:
     """Filters: payment_id, refund_id, refund_status[], currency[], created_gte/lte."""
     body = await read_body(request, RefundListRequest, required=False)
@@ -187,7 +195,11 @@ async def retrieve_refund(request: Request, refund_id: str) -> Response:
     return respond(_load(state_of(request).db.conn, refund_id))
 
 
-@router.post("/refunds/{refund_id}", summary="Update a refund's reason or metadata", openapi_extra=json_body(RefundUpdateRequest))
+@router.post(
+    "/refunds/{refund_id}",
+    summary="Update a refund's reason or metadata",
+    openapi_extra=json_body(RefundUpdateRequest),
+)
 async def update_refund(request: Request, refund_id: str) -> Response:
     """Only `reason` and `metadata` change."""
     body = await read_body(request, RefundUpdateRequest)

@@ -1,0 +1,105 @@
+"""Every documented test card does what the table says; every unified code is reachable."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.sandbox.conftest import payment_body
+from tui.api.codes import ALL_UNIFIED_CODES, explain
+from tui.sandbox import cards
+from tui.sandbox.cards import TEST_CARDS, TestCard
+
+DECLINE_FIELDS = ("error_code", "error_message", "unified_code", "unified_message")
+
+
+@pytest.mark.parametrize("test_card", TEST_CARDS, ids=lambda c: f"{c.number}-{c.outcome}")
+async def test_card_behaves_as_documented(raw: httpx.AsyncClient, test_card: TestCard) -> None:
+    response = await raw.post("/payments", json=payment_body(test_card.number))
+    assert response.status_code == 200, response.text
+    payment = response.json()
+    expected = {
+        cards.SUCCEEDED: "succeeded",
+        cards.DISPUTE: "succeeded",
+        cards.REFUND_FAILS: "succeeded",
+        cards.CHALLENGE: "requires_action",
+        cards.REVIEW: "requires_merchant_action",
+        cards.DECLINED: "failed",
+        cards.NEEDS_3DS: "failed",
+    }[test_card.outcome]
+    assert payment["status"] == expected
+    if expected == "failed":
+        assert payment["unified_code"] == test_card.unified_code
+        assert all(payment[f] for f in DECLINE_FIELDS)
+        details = payment["error_details"]
+        assert details["unified_details"]["message"] == payment["unified_message"]
+        assert details["issuer_details"]["network_details"]["name"] == test_card.brand
+        assert details["connector_details"]["code"] == payment["error_code"]
+    else:
+        assert all(payment[f] is None for f in DECLINE_FIELDS)
+
+
+def test_every_unified_code_of_the_catalogue_has_a_card() -> None:
+    reachable = {c.unified_code for c in TEST_CARDS if c.unified_code}
+    assert set(ALL_UNIFIED_CODES) <= reachable
+    assert len(ALL_UNIFIED_CODES) == 56
+
+
+@pytest.mark.parametrize("code", ALL_UNIFIED_CODES)
+def test_unified_messages_agree_with_the_catalogue_family(code: str) -> None:
+    # The sandbox's message and the client's catalogue describe the same code.
+    assert cards.UNIFIED[code][0]
+    assert explain(code).code == code
+
+
+async def test_uE_2002_card_succeeds_with_three_ds(raw: httpx.AsyncClient) -> None:
+    number = cards.code_card("UE_2002")
+    payment = (
+        await raw.post("/payments", json=payment_body(number, authentication_type="three_ds"))
+    ).json()
+    assert payment["status"] == "requires_action"
+    done = await raw.post(f"/_sandbox/payments/{payment['payment_id']}/3ds", json={})
+    assert done.json()["status"] == "succeeded"
+
+
+@pytest.mark.parametrize(
+    ("extra", "code"),
+    [
+        ({"card_exp_year": "2020", "card_exp_month": "01"}, "UE_1002"),
+        ({"card_cvc": "1234"}, "UE_4002"),
+    ],
+)
+async def test_rules_for_any_card(raw: httpx.AsyncClient, extra: dict[str, str], code: str) -> None:
+    body = payment_body()
+    body["payment_method_data"]["card"].update(extra)
+    payment = (await raw.post("/payments", json=body)).json()
+    assert (payment["status"], payment["unified_code"]) == ("failed", code)
+
+
+async def test_unknown_luhn_valid_card_succeeds_and_bad_luhn_is_refused(
+    raw: httpx.AsyncClient,
+) -> None:
+    ok = await raw.post("/payments", json=payment_body(cards.with_check_digit("424242000011112")))
+    assert ok.json()["status"] == "succeeded"
+    bad = await raw.post("/payments", json=payment_body("4242424242424241"))
+    assert bad.status_code == 400 and bad.json()["error"]["code"] == "IR_04"
+    assert "4241" in bad.json()["error"]["message"]
+
+
+async def test_table_endpoint_lists_every_card(raw: httpx.AsyncClient) -> None:
+    table = (await raw.get("/_sandbox/test-cards")).json()["data"]
+    assert [row["card_number"] for row in table] == [c.number for c in TEST_CARDS]
+    assert all(cards.luhn_ok(row["card_number"]) for row in table)
+
+
+async def test_dispute_card_schedules_a_dispute(raw: httpx.AsyncClient, sandbox: object) -> None:
+    from tui.sandbox.server import Sandbox
+
+    assert isinstance(sandbox, Sandbox)
+    payment = (await raw.post("/payments", json=payment_body("4000000000000259"))).json()
+    row = sandbox.state.db.conn.execute(
+        "SELECT due_at, opened_at FROM dispute_schedule WHERE payment_id = ?",
+        (payment["payment_id"],),
+    ).fetchone()
+    assert row is not None and row[1] is None
+    assert row[0] > sandbox.state.clock.now() + (cards.DISPUTE_AFTER_HOURS - 1) * 3600

@@ -1,0 +1,444 @@
+"""Analytics: POST /analytics/v1/merchant/metrics/{payments|refunds|disputes}.
+
+Every figure is computed by SQLite (`GROUP BY` over a covering index on the created time), never
+by looping over rows in Python: the time range picks an index range, the group-by dimensions
+and the time bucket are the `GROUP BY` keys, the metrics are `COUNT`/`SUM` columns. Weeks
+(from Monday) and calendar months are folded from day buckets by an outer query, so the inner
+one groups on a plain prefix of the ISO timestamp.
+
+- Both ends of `timeRange` are inclusive (an end without fractional seconds covers that whole
+  second).
+- Payments: a success is a `succeeded` payment; the processed amount is the amount of those.
+  Refunds: a success is a `succeeded` refund.
+- `delta: true` adds `<metric>_delta` (this window minus the previous window of equal length,
+  per group; with a time series, bucket i against the previous window's bucket i) and the
+  same for the metaData totals.
+- `source` BATCH and LIVE read the same local data (a sandbox has no warehouse lag).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from tui.api.models.analytics import (
+    DIMENSIONS,
+    METRICS,
+    AnalyticsQuery,
+    AnalyticsResource,
+)
+from tui.api.models.disputes import canonical_dispute_status
+from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.errors import SandboxError, forbidden, invalid
+from tui.sandbox.resource import Resource
+from tui.sandbox.resources._support import read_json, validate
+from tui.sandbox.responses import respond
+from tui.sandbox.state import state_of
+
+# Covering indexes: the time range and every column the common queries read, so a query over a
+# million payments never touches the table itself.
+SCHEMA = """
+CREATE INDEX IF NOT EXISTS payments_analytics
+    ON payments(created, currency, status, payment_method, amount);
+CREATE INDEX IF NOT EXISTS refunds_analytics ON refunds(created, currency, status, amount);
+CREATE INDEX IF NOT EXISTS disputes_analytics
+    ON disputes(created, currency, status, stage, profile_id, amount);
+"""
+
+DISPUTE_STATUSES: Final = (
+    "dispute_opened",
+    "dispute_expired",
+    "dispute_accepted",
+    "dispute_cancelled",
+    "dispute_challenged",
+    "dispute_won",
+    "dispute_lost",
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """How one resource maps onto SQL: its table, dimension expressions and sums."""
+
+    table: str
+    dimensions: dict[str, str]
+    sums: dict[str, str]
+
+
+SOURCES: Final[dict[str, Source]] = {
+    "payments": Source(
+        "payments",
+        {
+            "currency": "currency",
+            "status": "CASE status WHEN 'requires_customer_action' THEN 'requires_action' "
+            "ELSE status END",
+            "payment_method": "payment_method",
+            "payment_method_type": "json_extract(data, '$.payment_method_type')",
+            "authentication_type": "json_extract(data, '$.authentication_type')",
+            "profile_id": "json_extract(data, '$.profile_id')",
+            "card_network": "json_extract(data, '$.payment_method_data.card.brand')",
+        },
+        {
+            "n": "COUNT(*)",
+            "ok": "SUM(status = 'succeeded')",
+            "amount": "SUM(CASE WHEN status = 'succeeded' THEN amount ELSE 0 END)",
+        },
+    ),
+    "refunds": Source(
+        "refunds",
+        {
+            "currency": "currency",
+            "refund_status": "status",
+            "refund_type": "json_extract(data, '$.refund_type')",
+            "profile_id": "json_extract(data, '$.profile_id')",
+            "refund_reason": "json_extract(data, '$.reason')",
+        },
+        {
+            "n": "COUNT(*)",
+            "ok": "SUM(status = 'succeeded')",
+            "amount": "SUM(CASE WHEN status = 'succeeded' THEN amount ELSE 0 END)",
+        },
+    ),
+    "disputes": Source(
+        "disputes",
+        {
+            "dispute_status": "status",
+            "dispute_stage": "stage",
+            "currency": "currency",
+            "profile_id": "profile_id",
+        },
+        {
+            "n": "COUNT(*)",
+            "amount": "SUM(amount)",
+            "lost_amount": "SUM(CASE WHEN status = 'dispute_lost' THEN amount ELSE 0 END)",
+            **{f"s_{s}": f"SUM(status = '{s}')" for s in DISPUTE_STATUSES},
+        },
+    ),
+}
+
+# granularity -> (inner bucket: length of the created-time prefix, outer bucket expression)
+BUCKETS: Final[dict[str, tuple[int, str]]] = {
+    "G_ONE_HOUR": (13, "b || ':00:00'"),
+    "G_ONE_DAY": (10, "b || 'T00:00:00'"),
+    "G_ONE_WEEK": (10, "date(b, '-6 days', 'weekday 1') || 'T00:00:00'"),
+    "G_ONE_MONTH": (10, "substr(b, 1, 7) || '-01T00:00:00'"),
+}
+
+router = APIRouter(tags=["analytics"])
+
+
+# -- the query ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Window:
+    """An inclusive time window, as ISO strings the created column compares with."""
+
+    start: float
+    end: float
+
+    @property
+    def bounds(self) -> tuple[str, str]:
+        return iso(self.start), iso(self.end)
+
+    def previous(self) -> Window:
+        length = self.end - self.start + 0.001
+        return Window(self.start - length, self.start - 0.001)
+
+
+def _window(start: str, end: str) -> Window:
+    end_ts = parse_iso(end)
+    if "." not in end.split("T")[-1]:
+        end_ts += 0.999  # a whole-second end covers that second
+    return Window(parse_iso(start), end_ts)
+
+
+def _aggregate(
+    conn: Any,
+    source: Source,
+    window: Window,
+    groups: Sequence[str],
+    filters: dict[str, list[Any]],
+    granularity: str | None,
+) -> list[dict[str, Any]]:
+    """One dict per (bucket, group) with the raw sums, computed in SQLite."""
+    dims = [source.dimensions[g] for g in groups]
+    where = ["created >= ?", "created <= ?"]
+    args: list[Any] = list(window.bounds)
+    for name, values in filters.items():
+        where.append(f"{source.dimensions[name]} IN ({','.join('?' * len(values))})")
+        args.extend(values)
+    inner_cols = [f"{expr} AS d{i}" for i, expr in enumerate(dims)]
+    inner_keys = [f"d{i}" for i in range(len(dims))]
+    sums = [f"{expr} AS {name}" for name, expr in source.sums.items()]
+    if granularity is None:
+        sql = (
+            f"SELECT NULL AS bucket, {', '.join([*inner_cols, *sums])} FROM {source.table} "
+            f"WHERE {' AND '.join(where)}"
+        )
+        if inner_keys:
+            sql += f" GROUP BY {', '.join(inner_keys)}"
+    else:
+        prefix, outer = BUCKETS[granularity]
+        inner = (
+            f"SELECT substr(created, 1, {prefix}) AS b, {', '.join([*inner_cols, *sums])} "
+            f"FROM {source.table} WHERE {' AND '.join(where)} "
+            f"GROUP BY {', '.join(['b', *inner_keys])}"
+        )
+        outer_sums = [f"SUM({name}) AS {name}" for name in source.sums]
+        sql = (
+            f"SELECT {outer} AS bucket, {', '.join([*inner_keys, *outer_sums])} FROM ({inner}) "
+            f"GROUP BY {', '.join(['bucket', *inner_keys])} ORDER BY bucket"
+        )
+    cursor = conn.execute(sql, args)
+    names = [c[0] for c in cursor.description]
+    rows = []
+    for found in cursor.fetchall():
+        row = dict(zip(names, found, strict=True))
+        if row["n"] is None or row["n"] == 0:
+            continue
+        rows.append(row)
+    return rows
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return None if not whole else part * 100.0 / whole
+
+
+def _metrics(resource: str, raw: dict[str, Any], wanted: Sequence[str]) -> dict[str, Any]:
+    """The requested metrics of one aggregated row, in the reference's field names."""
+    n = int(raw["n"])
+    out: dict[str, Any] = {}
+    if resource == "payments":
+        ok, amount = int(raw["ok"] or 0), int(raw["amount"] or 0)
+        values: dict[str, Any] = {
+            "payment_count": n,
+            "payment_success_count": ok,
+            "payment_success_rate": _rate(ok, n),
+            "payment_processed_amount": amount,
+            "avg_ticket_size": amount / ok if ok else None,
+        }
+        return {m: values[m] for m in wanted}
+    if resource == "refunds":
+        ok, amount = int(raw["ok"] or 0), int(raw["amount"] or 0)
+        values = {
+            "refund_count": n,
+            "refund_success_count": ok,
+            "refund_success_rate": _rate(ok, n),
+            "refund_processed_amount": amount,
+        }
+        return {m: values[m] for m in wanted}
+    statuses = {s: int(raw[f"s_{s}"] or 0) for s in DISPUTE_STATUSES}
+    if "dispute_status_metric" in wanted:
+        out["dispute_status_metric"] = statuses
+        out["disputes_challenged"] = statuses["dispute_challenged"]
+        out["disputes_won"] = statuses["dispute_won"]
+        out["disputes_lost"] = statuses["dispute_lost"]
+        out["total_dispute"] = n
+    if "total_amount_disputed" in wanted:
+        out["total_amount_disputed"] = out["disputed_amount"] = int(raw["amount"] or 0)
+    if "total_dispute_lost_amount" in wanted:
+        out["total_dispute_lost_amount"] = out["dispute_lost_amount"] = int(raw["lost_amount"] or 0)
+    return out
+
+
+def _totals(resource: str, raws: list[dict[str, Any]]) -> dict[str, Any]:
+    """metaData: totals across every row (summed in SQL already; added across groups here)."""
+
+    def total(key: str) -> int:
+        return sum(int(r[key] or 0) for r in raws)
+
+    n = total("n")
+    if resource == "payments":
+        return {
+            "total_payment_processed_amount": total("amount"),
+            "total_payment_processed_count": total("ok"),
+            "total_payment_count": n,
+        }
+    if resource == "refunds":
+        return {
+            "total_refund_success_rate": _rate(total("ok"), n),
+            "total_refund_processed_amount": total("amount"),
+            "total_refund_processed_count": total("ok"),
+            "total_refund_count": n,
+        }
+    return {
+        "total_amount_disputed_overall": total("amount"),
+        "total_dispute_lost_amount_overall": total("lost_amount"),
+        "total_dispute_count": n,
+    }
+
+
+def _bucket_starts(window: Window, granularity: str) -> list[str]:
+    """Every bucket start of the window, in order (bucket i of two windows are compared)."""
+    start = datetime.fromtimestamp(window.start, UTC)
+    if granularity == "G_ONE_HOUR":
+        cur = start.replace(minute=0, second=0, microsecond=0)
+    elif granularity == "G_ONE_MONTH":
+        cur = start.replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    else:
+        cur = start.replace(hour=0, minute=0, second=0, microsecond=0)
+        if granularity == "G_ONE_WEEK":
+            cur -= timedelta(days=cur.weekday())
+    out: list[str] = []
+    end = datetime.fromtimestamp(window.end, UTC)
+    while cur <= end:
+        out.append(cur.strftime("%Y-%m-%dT%H:%M:%S"))
+        if granularity == "G_ONE_HOUR":
+            cur += timedelta(hours=1)
+        elif granularity == "G_ONE_DAY":
+            cur += timedelta(days=1)
+        elif granularity == "G_ONE_WEEK":
+            cur += timedelta(days=7)
+        else:
+            cur = cur.replace(year=cur.year + cur.month // 12, month=cur.month % 12 + 1)
+    return out
+
+
+def _bucket_range(bucket: str, starts: list[str], window: Window) -> dict[str, str]:
+    """`time_range` of a bucket, clipped to the query window (both ends inclusive)."""
+    i = starts.index(bucket)
+    begin = max(parse_iso(bucket + "Z"), window.start)
+    end = parse_iso(starts[i + 1] + "Z") - 0.001 if i + 1 < len(starts) else window.end
+    return {"start_time": iso(begin), "end_time": iso(min(end, window.end))}
+
+
+def _subtract(now: Any, before: Any) -> Any:
+    if isinstance(now, dict):
+        return {k: _subtract(v, (before or {}).get(k)) for k, v in now.items()}
+    if now is None:
+        return None
+    return now - (before or 0)
+
+
+def run_query(conn: Any, resource: str, query: AnalyticsQuery) -> dict[str, Any]:
+    """The `queryData` rows and `metaData` totals of one query."""
+    source = SOURCES[resource]
+    window = _window(query.time_range.start_time, query.time_range.end_time)
+    groups = list(query.group_by_names or [])
+    filters = _filters(resource, query.filters or {})
+    granularity = query.time_series.granularity.value if query.time_series else None
+    raws = _aggregate(conn, source, window, groups, filters, granularity)
+    starts = _bucket_starts(window, granularity) if granularity else []
+    rows: list[dict[str, Any]] = []
+    keys: list[tuple[Any, ...]] = []
+    for raw in raws:
+        row: dict[str, Any] = {g: raw[f"d{i}"] for i, g in enumerate(groups)}
+        row.update(_metrics(resource, raw, query.metrics))
+        if granularity:
+            row["time_bucket"] = raw["bucket"] + ".000Z"
+            row["time_range"] = _bucket_range(raw["bucket"], starts, window)
+        rows.append(row)
+        index = starts.index(raw["bucket"]) if granularity else None
+        keys.append((index, *(raw[f"d{i}"] for i in range(len(groups)))))
+    meta = _totals(resource, raws)
+    if query.delta:
+        before = window.previous()
+        old_raws = _aggregate(conn, source, before, groups, filters, granularity)
+        old_starts = _bucket_starts(before, granularity) if granularity else []
+        old: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for raw in old_raws:
+            index = old_starts.index(raw["bucket"]) if granularity else None
+            key = (index, *(raw[f"d{i}"] for i in range(len(groups))))
+            old[key] = _metrics(resource, raw, query.metrics)
+        for row, key in zip(rows, keys, strict=True):
+            metrics = _metrics_of(row, groups)
+            previous = old.get(key, {})
+            for name, value in metrics.items():
+                row[f"{name}_delta"] = _subtract(value, previous.get(name))
+        old_meta = _totals(resource, old_raws)
+        meta.update({f"{k}_delta": _subtract(v, old_meta.get(k)) for k, v in meta.items()})
+        meta["previous_time_range"] = {
+            "start_time": iso(before.start),
+            "end_time": iso(before.end),
+        }
+    meta["time_range"] = {"start_time": iso(window.start), "end_time": iso(window.end)}
+    meta["source"] = query.source.value
+    return {"queryData": rows, "metaData": [meta]}
+
+
+def _metrics_of(row: dict[str, Any], groups: Sequence[str]) -> dict[str, Any]:
+    skip = {*groups, "time_bucket", "time_range"}
+    return {k: v for k, v in row.items() if k not in skip}
+
+
+def _filters(resource: str, filters: dict[str, list[Any]]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for name, values in filters.items():
+        if not values:
+            raise invalid(f"filters.{name}", values, "a non-empty array of values")
+        cleaned = [str(v) for v in values]
+        if name == "dispute_status":
+            cleaned = [canonical_dispute_status(v) for v in cleaned]
+        if resource == "payments" and name == "status":
+            cleaned = ["requires_action" if v == "requires_customer_action" else v for v in cleaned]
+        out[name] = cleaned
+    return out
+
+
+# -- the route ---------------------------------------------------------------------------------
+
+
+@router.post(
+    "/analytics/v1/{scope}/metrics/{resource}",
+    summary="Aggregated metrics over payments, refunds or disputes",
+)
+async def metrics(request: Request, scope: str, resource: str) -> Response:
+    """Body: an array of queries (timeRange, metrics, source, delta, timeSeries, groupByNames,
+    filters) -> `{queryData, metaData}`."""
+    if scope != "merchant":
+        raise forbidden(
+            f"Analytics scope {scope!r} is not open to a merchant API key: use "
+            "/analytics/v1/merchant/metrics/{payments|refunds|disputes}."
+        )
+    allowed = [r.value for r in AnalyticsResource]
+    if resource not in allowed:
+        raise invalid("resource", resource, ", ".join(allowed))
+    body = await read_json(
+        request,
+        '[{"timeRange": {"startTime": "...", "endTime": "..."}, "metrics": ["payment_count"], '
+        '"source": "BATCH"}]',
+    )
+    items = body if isinstance(body, list) else [body]
+    if not items or items == [None]:
+        raise SandboxError(
+            400,
+            "invalid_request",
+            "IR_01",
+            "Missing required field: the body must be an array with at least one query object "
+            "(timeRange, metrics, source).",
+        )
+    queries = [validate(AnalyticsQuery, item) for item in items]
+    kind = AnalyticsResource(resource)
+    for query in queries:
+        _check(kind, query)
+    conn = state_of(request).db.conn
+    results = [run_query(conn, resource, q) for q in queries]
+    return respond(
+        {
+            "queryData": [row for r in results for row in r["queryData"]],
+            "metaData": [meta for r in results for meta in r["metaData"]],
+        }
+    )
+
+
+def _check(kind: AnalyticsResource, query: AnalyticsQuery) -> None:
+    """400 IR_04 naming the allowed metrics or dimensions of `kind`."""
+    unknown = [m for m in query.metrics if m not in METRICS[kind]]
+    if unknown:
+        raise invalid("metrics", unknown[0], f"for {kind.value}: {', '.join(METRICS[kind])}")
+    for where, names in (
+        ("groupByNames", query.group_by_names or []),
+        ("filters", list(query.filters or {})),
+    ):
+        bad = [n for n in names if n not in DIMENSIONS[kind]]
+        if bad:
+            raise invalid(where, bad[0], f"for {kind.value}: {', '.join(DIMENSIONS[kind])}")
+
+
+RESOURCE = Resource(name="analytics", router=router, schema=SCHEMA)

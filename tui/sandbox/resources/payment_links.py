@@ -1,0 +1,305 @@
+"""Payment links: create, retrieve, list, and the hosted checkout page behind `link_to_pay`.
+
+Creating a link creates its payment (`requires_payment_method`, with a `client_secret`). The
+link is `active` until `expiry` (default 15 minutes) on the sandbox clock, then `expired`.
+`link_to_pay` serves a small checkout page (no API key needed: a customer's browser opens it)
+that confirms the payment the way the browser SDK does: with the publishable key and the
+payment's `client_secret`, never the secret key.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import sqlite3
+from importlib import resources as package_files
+from typing import Any, Final
+
+from fastapi import APIRouter, Request
+from starlette.responses import HTMLResponse, Response
+
+from tui.api.models.links import PaymentLinkCreateRequest, PaymentLinkListRequest
+from tui.sandbox import ids
+from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.db import dumps
+from tui.sandbox.errors import invalid, not_found
+from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.resources import payments
+from tui.sandbox.resources._support import (
+    base_url,
+    customer_exists,
+    insert_payment,
+    new_payment,
+    read_object,
+    unknown_customer,
+    validate,
+)
+from tui.sandbox.responses import respond, respond_list
+from tui.sandbox.state import SandboxState, state_of
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS payment_links (
+    payment_link_id TEXT PRIMARY KEY,
+    payment_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created TEXT NOT NULL,
+    expires_at REAL NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS payment_links_created ON payment_links(created);
+CREATE INDEX IF NOT EXISTS payment_links_expiry ON payment_links(expires_at)
+    WHERE status = 'active';
+"""
+
+DEFAULT_EXPIRY: Final = 15 * 60
+# The checkout page lives under a prefix the auth middleware lets through without a key
+# (a customer's browser has none); it shows and confirms only its own link's payment.
+PAGE_PREFIX: Final = "/_sandbox/assets/pay"
+
+router = APIRouter(tags=["payment links"])
+
+
+def _load(conn: sqlite3.Connection, link_id: str) -> tuple[dict[str, Any], float]:
+    found = conn.execute(
+        "SELECT data, expires_at FROM payment_links WHERE payment_link_id = ?", (link_id,)
+    ).fetchone()
+    if found is None:
+        raise not_found("Payment link", link_id)
+    data: dict[str, Any] = json.loads(found[0])
+    return data, float(found[1])
+
+
+def _current(data: dict[str, Any], expires_at: float, now: float) -> dict[str, Any]:
+    """The record as of `now` (a link past its expiry reads expired before the job runs)."""
+    if expires_at <= now:
+        data["status"] = "expired"
+    return data
+
+
+def _out(request: Request, data: dict[str, Any], expires_at: float, now: float) -> dict[str, Any]:
+    """The record as answered: current status, and the page URL as this caller reaches it."""
+    data = _current(data, expires_at, now)
+    data["link_to_pay"] = f"{base_url(request)}{PAGE_PREFIX}/{data['payment_link_id']}"
+    return data
+
+
+@router.post("/payment_link", summary="Create a payment link")
+async def create_link(request: Request, body: PaymentLinkCreateRequest) -> Response:
+    """A link to a hosted page where the customer pays `amount` in `currency`."""
+    state = state_of(request)
+    now = state.clock.now()
+    expires_at = parse_iso(body.expiry) if body.expiry else now + DEFAULT_EXPIRY
+    if expires_at <= now:
+        raise invalid("expiry", body.expiry, f"a time after the sandbox's now ({iso(now)})")
+    link_id = ids.new_id("plink")
+    row = new_payment(
+        state,
+        amount=body.amount,
+        currency=body.currency,
+        now=now,
+        customer_id=body.customer_id,
+        description=body.description,
+        metadata={**(body.metadata or {}), "payment_link_id": link_id},
+        capture_method=str(body.capture_method or "automatic"),
+        authentication_type=str(body.authentication_type or "no_three_ds"),
+        email=body.email,
+        return_url=body.return_url,
+    )
+    config = body.payment_link_config.to_body() if body.payment_link_config else {}
+    data = {
+        "payment_link_id": link_id,
+        "payment_id": row.payment_id,
+        "merchant_id": state.credentials.merchant_id,
+        "link_to_pay": None,
+        "secure_link": None,
+        "amount": body.amount,
+        "currency": body.currency,
+        "description": body.description,
+        "link_type": body.link_type or "one_time",
+        "customer_id": body.customer_id,
+        "email": body.email,
+        "send_email": bool(body.send_email),
+        "require_customer_info": bool(body.require_customer_info),
+        "payment_link_config": config or None,
+        "created_at": iso(now),
+        "expiry": iso(expires_at),
+        "status": "active",
+        "profile_id": state.credentials.profile_id,
+    }
+    with state.db.transaction() as conn:
+        if body.customer_id is not None and not customer_exists(conn, body.customer_id):
+            raise unknown_customer(body.customer_id)
+        insert_payment(conn, state, row)
+        conn.execute(
+            "INSERT INTO payment_links(payment_link_id, payment_id, status, created, expires_at, "
+            "data) VALUES (?, ?, 'active', ?, ?, ?)",
+            (link_id, row.payment_id, data["created_at"], expires_at, dumps(data)),
+        )
+    out = _out(request, data, expires_at, now)
+    return respond({**out, "client_secret": row.data["client_secret"]})
+
+
+@router.post("/payment_link/list", summary="List payment links, newest first")
+async def list_links(request: Request) -> Response:
+    """Body `{limit, offset, created_gte, created_lte}` (all optional)."""
+    q = validate(PaymentLinkListRequest, await read_object(request, '{"limit": 10}'))
+    where: list[str] = []
+    args: list[Any] = []
+    if q.created_gte:
+        where.append("created >= ?")
+        args.append(iso(parse_iso(q.created_gte)))
+    if q.created_lte:
+        where.append("created <= ?")
+        args.append(iso(parse_iso(q.created_lte)))
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    state = state_of(request)
+    now = state.clock.now()
+    conn = state.db.conn
+    rows = conn.execute(
+        f"SELECT data, expires_at FROM payment_links{clause} ORDER BY created DESC, rowid DESC "
+        "LIMIT ? OFFSET ?",
+        (*args, q.limit, q.offset),
+    ).fetchall()
+    total = int(conn.execute(f"SELECT COUNT(*) FROM payment_links{clause}", args).fetchone()[0])
+    return respond_list([dumps(_out(request, json.loads(r[0]), r[1], now)) for r in rows], total)
+
+
+@router.get("/payment_link/{payment_link_id}", summary="Retrieve a payment link")
+async def retrieve_link(request: Request, payment_link_id: str) -> Response:
+    """The link record (status as of the sandbox clock), or 404 IR_05."""
+    state = state_of(request)
+    data, expires_at = _load(state.db.conn, payment_link_id)
+    return respond(_out(request, data, expires_at, state.clock.now()))
+
+
+# -- the hosted checkout page ----------------------------------------------------------------
+
+
+def _template() -> str:
+    return (
+        package_files.files("tui.sandbox")
+        .joinpath("static/checkout.html")
+        .read_text(encoding="utf-8")
+    )
+
+
+@router.get(f"{PAGE_PREFIX}/{{payment_link_id}}", include_in_schema=False)
+async def checkout_page(request: Request, payment_link_id: str) -> Response:
+    """The page a customer opens: amount, description and a card form (test cards work)."""
+    state = state_of(request)
+    conn = state.db.conn
+    found = conn.execute(
+        "SELECT data, expires_at FROM payment_links WHERE payment_link_id = ?", (payment_link_id,)
+    ).fetchone()
+    if found is None:
+        return HTMLResponse(_message_page("This payment link does not exist."), status_code=404)
+    link = _current(json.loads(found[0]), float(found[1]), state.clock.now())
+    payment = payments.load(conn, str(link["payment_id"]))
+    shown = payment.data["status"]
+    if link["status"] == "expired" and shown in (
+        "requires_payment_method",
+        "requires_confirmation",
+    ):
+        return HTMLResponse(
+            _message_page("This payment link has expired. Ask the seller for a new one."),
+            status_code=410,
+        )
+    config = link.get("payment_link_config") or {}
+    page = {
+        "payment_id": payment.payment_id,
+        "client_secret": payment.data["client_secret"],
+        "publishable_key": state.credentials.publishable_key,
+        "amount": link["amount"],
+        "currency": link["currency"],
+        "description": link.get("description") or "",
+        "seller_name": config.get("seller_name") or "payscope sandbox",
+        "status": shown,
+        "expiry": link["expiry"],
+    }
+    # `</` cannot close the script element from inside the JSON
+    payload = json.dumps(page).replace("</", "<\\/")
+    body = _template().replace("__PAYSCOPE_LINK__", payload)
+    return HTMLResponse(body, headers={"Cache-Control": "no-store"})
+
+
+def _message_page(text: str) -> str:
+    return (
+        "<!doctype html><meta charset='utf-8'><title>payscope checkout</title>"
+        f"<body style='font-family:sans-serif;margin:3em'><p>{html.escape(text)}</p></body>"
+    )
+
+
+# -- clock job: links expire ------------------------------------------------------------------
+
+
+def _next_expiry(conn: sqlite3.Connection) -> float | None:
+    value = conn.execute(
+        "SELECT MIN(expires_at) FROM payment_links WHERE status = 'active'"
+    ).fetchone()[0]
+    return None if value is None else float(value)
+
+
+def _expire(state: SandboxState, now: float) -> int:
+    due = state.db.conn.execute(
+        "SELECT payment_link_id FROM payment_links WHERE status = 'active' AND expires_at <= ?",
+        (now,),
+    ).fetchall()
+    for (link_id,) in due:
+        with state.db.transaction() as conn:
+            data, _ = _load(conn, link_id)
+            data["status"] = "expired"
+            conn.execute(
+                "UPDATE payment_links SET status = 'expired', data = ? WHERE payment_link_id = ?",
+                (dumps(data), link_id),
+            )
+    return len(due)
+
+
+def seed_links(ctx: SeedContext) -> None:
+    """Links for the seeded payments still awaiting a method (active ones are payable)."""
+    rng = ctx.rng
+    rows: list[tuple[Any, ...]] = []
+    waiting = [p for p in ctx.shared.get("payments", []) if p.status == "requires_payment_method"][
+        : max(4, ctx.n // 50)
+    ]
+    for i, p in enumerate(waiting):
+        link_id = ids.new_id("plink", rng)
+        active = i % 3 != 2
+        expires_at = ctx.now + rng.uniform(1, 30) * 86400 if active else p.created + 900
+        data = {
+            "payment_link_id": link_id,
+            "payment_id": p.payment_id,
+            "merchant_id": ctx.merchant_id,
+            "link_to_pay": None,
+            "secure_link": None,
+            "amount": p.amount,
+            "currency": p.currency,
+            "description": rng.choice(("Invoice", "Workshop seat", "Deposit", "Gift card")),
+            "link_type": "one_time",
+            "customer_id": p.customer_id,
+            "email": None,
+            "send_email": False,
+            "require_customer_info": False,
+            "payment_link_config": None,
+            "created_at": iso(p.created),
+            "expiry": iso(expires_at),
+            "status": "active" if active else "expired",
+            "profile_id": ctx.profile_id,
+        }
+        rows.append(
+            (link_id, p.payment_id, data["status"], data["created_at"], expires_at, dumps(data))
+        )
+    ctx.conn.executemany(
+        "INSERT OR IGNORE INTO payment_links(payment_link_id, payment_id, status, created, "
+        "expires_at, data) VALUES (?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+RESOURCE = Resource(
+    name="payment_links",
+    router=router,
+    schema=SCHEMA,
+    jobs=(Job("expired_payment_links", _next_expiry, _expire),),
+    seed=seed_links,
+)

@@ -1,0 +1,763 @@
+"""Subscriptions: plans, create-and-confirm, retrieve, update plan, pause, resume, cancel.
+
+Every call needs `X-Profile-Id` (this sandbox's business profile). Charges are real sandbox
+payments (they show in the payments list and analytics) made off-session with the stored card:
+
+    create   -> active (first term charged: `payment` + `invoice` invoice_paid)
+             -> trial (a price with a trial period: charged when the trial ends)
+             -> failed (the first charge was declined)
+    renewal on the clock at next_billing_at -> active with a new invoice and payment,
+             or unpaid when the charge fails (billing stops until resumed)
+    update   active/unpaid -> charged on the new price now: active, or unpaid when it fails;
+             trial -> stays trial on the new price; paused -> pending (activated on resume)
+    pause    active/trial -> paused (immediately, end_of_term or specific_date)
+    resume   paused/pending/unpaid -> active (immediately or on a specific_date)
+    cancel   -> cancelled (immediately, end_of_term or specific_date)
+
+`client_secret` lives 15 minutes on the sandbox clock, then reads null. The card
+4000000000000341 pays the first term and fails every later charge (renewals, plan changes).
+"""
+
+from __future__ import annotations
+
+import calendar
+import json
+import sqlite3
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from tui.api.models.subscriptions import (
+    SubscriptionCancelRequest,
+    SubscriptionCreateRequest,
+    SubscriptionPauseRequest,
+    SubscriptionResumeRequest,
+    SubscriptionUpdateRequest,
+)
+from tui.sandbox import cards, ids
+from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.db import dumps
+from tui.sandbox.errors import SandboxError, bad_state, invalid, missing, not_found
+from tui.sandbox.outbox import emit
+from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.resources import payments
+from tui.sandbox.resources._support import (
+    charge_off_session,
+    customer_exists,
+    insert_payment,
+    new_payment,
+    read_object,
+    unknown_customer,
+    validate,
+)
+from tui.sandbox.responses import respond
+from tui.sandbox.state import SandboxState, state_of
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS subscriptions (
+    id TEXT PRIMARY KEY,
+    profile_id TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    created TEXT NOT NULL,
+    billing_at REAL,
+    secret_expires_at REAL,
+    scheduled_at REAL,
+    card_rule TEXT,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS subscriptions_billing ON subscriptions(billing_at)
+    WHERE billing_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS subscriptions_secret ON subscriptions(secret_expires_at)
+    WHERE secret_expires_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS subscriptions_scheduled ON subscriptions(scheduled_at)
+    WHERE scheduled_at IS NOT NULL;
+CREATE TABLE IF NOT EXISTS subscription_invoices (
+    id TEXT PRIMARY KEY,
+    subscription_id TEXT NOT NULL,
+    created TEXT NOT NULL,
+    data TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS subscription_invoices_sub ON subscription_invoices(subscription_id);
+"""
+
+CLIENT_SECRET_LIFETIME: Final = 15 * 60
+RENEWAL_FAILS_CARD: Final = "4000000000000341"
+
+PLANS: Final[tuple[dict[str, Any], ...]] = (
+    {
+        "plan_id": "plan_basic",
+        "name": "Basic",
+        "description": "One seat, email support",
+        "price_id": [
+            {
+                "price_id": "price_basic_monthly",
+                "amount": 900,
+                "currency": "USD",
+                "interval": "Month",
+                "interval_count": 1,
+                "trial_period": None,
+            },
+            {
+                "price_id": "price_basic_yearly",
+                "amount": 9000,
+                "currency": "USD",
+                "interval": "Year",
+                "interval_count": 1,
+                "trial_period": None,
+            },
+        ],
+    },
+    {
+        "plan_id": "plan_pro",
+        "name": "Pro",
+        "description": "Five seats, priority support; try it free for 14 days",
+        "price_id": [
+            {
+                "price_id": "price_pro_monthly",
+                "amount": 2900,
+                "currency": "USD",
+                "interval": "Month",
+                "interval_count": 1,
+                "trial_period": None,
+            },
+            {
+                "price_id": "price_pro_yearly",
+                "amount": 29000,
+                "currency": "USD",
+                "interval": "Year",
+                "interval_count": 1,
+                "trial_period": None,
+            },
+            {
+                "price_id": "price_pro_monthly_trial",
+                "amount": 2900,
+                "currency": "USD",
+                "interval": "Month",
+                "interval_count": 1,
+                "trial_period": 14,
+            },
+        ],
+    },
+    {
+        "plan_id": "plan_team",
+        "name": "Team",
+        "description": "Unlimited seats, billed weekly in euros",
+        "price_id": [
+            {
+                "price_id": "price_team_weekly",
+                "amount": 4900,
+                "currency": "EUR",
+                "interval": "Week",
+                "interval_count": 1,
+                "trial_period": None,
+            },
+        ],
+    },
+)
+PRICES: Final[dict[str, tuple[str, dict[str, Any]]]] = {
+    price["price_id"]: (plan["plan_id"], price) for plan in PLANS for price in plan["price_id"]
+}
+
+PAUSABLE: Final = ("active", "trial")
+RESUMABLE: Final = ("paused", "pending", "unpaid")
+UPDATABLE: Final = ("active", "trial", "paused", "unpaid")
+CANCELLABLE: Final = ("active", "trial", "paused", "pending", "unpaid")
+
+router = APIRouter(tags=["subscriptions"])
+
+
+# -- profile header, storage ----------------------------------------------------------------
+
+
+def _profile(request: Request) -> str:
+    """The X-Profile-Id header, which must name this sandbox's business profile."""
+    value = request.headers.get("x-profile-id")
+    expected = state_of(request).credentials.profile_id
+    if not value:
+        raise missing(
+            "X-Profile-Id",
+            f"Subscription calls need the X-Profile-Id header: this sandbox's profile is "
+            f"{expected}.",
+        )
+    if value != expected:
+        raise not_found("Business profile", value)
+    return value
+
+
+class Sub:
+    """A loaded subscription: the public record and its scheduling columns."""
+
+    def __init__(self, data: dict[str, Any], rule: dict[str, Any] | None) -> None:
+        self.data = data
+        self.rule = rule
+        self.billing_at: float | None = _ts(data.get("next_billing_at"))
+        self.secret_expires_at: float | None = _ts(data.get("client_secret_expires_at"))
+        scheduled = data.get("scheduled_change")
+        self.scheduled_at: float | None = _ts(scheduled["at"]) if scheduled else None
+
+
+def _ts(value: Any) -> float | None:
+    return None if value is None else parse_iso(str(value))
+
+
+def _load(conn: sqlite3.Connection, sub_id: str, profile_id: str | None = None) -> Sub:
+    found = conn.execute(
+        "SELECT data, card_rule, profile_id FROM subscriptions WHERE id = ?", (sub_id,)
+    ).fetchone()
+    if found is None or (profile_id is not None and found[2] != profile_id):
+        raise not_found("Subscription", sub_id)
+    return Sub(json.loads(found[0]), json.loads(found[1]) if found[1] else None)
+
+
+def _save(conn: sqlite3.Connection, sub: Sub, now: float) -> None:
+    data = sub.data
+    data["modified_at"] = iso(now)
+    billing = sub.billing_at if data["status"] in ("active", "trial") else None
+    data["next_billing_at"] = iso(billing) if billing is not None else None
+    sub.billing_at = billing
+    conn.execute(
+        "UPDATE subscriptions SET status = ?, billing_at = ?, secret_expires_at = ?, "
+        "scheduled_at = ?, card_rule = ?, data = ? WHERE id = ?",
+        (
+            data["status"],
+            billing,
+            sub.secret_expires_at,
+            sub.scheduled_at,
+            dumps(sub.rule) if sub.rule else None,
+            dumps(data),
+            data["id"],
+        ),
+    )
+
+
+def _view(sub: Sub) -> dict[str, Any]:
+    return {k: v for k, v in sub.data.items() if k != "client_secret_expires_at"}
+
+
+# -- billing --------------------------------------------------------------------------------
+
+
+def add_interval(ts: float, interval: str, count: int) -> float:
+    """`ts` moved on by `count` intervals (Day, Week, Month, Year); months on the calendar."""
+    if interval == "Day":
+        return ts + 86400 * count
+    if interval == "Week":
+        return ts + 7 * 86400 * count
+    months = count * (12 if interval == "Year" else 1)
+    dt = datetime.fromtimestamp(ts, UTC)
+    total = dt.month - 1 + months
+    year, month = dt.year + total // 12, total % 12 + 1
+    day = min(dt.day, calendar.monthrange(year, month)[1])
+    return dt.replace(year=year, month=month, day=day).timestamp()
+
+
+def _price(sub: Sub) -> dict[str, Any]:
+    return PRICES[str(sub.data["item_price_id"])][1]
+
+
+def _charge(conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float) -> bool:
+    """Invoice the current price and charge the stored card; True when it was paid."""
+    price = _price(sub)
+    rule = sub.rule or {}
+    row = new_payment(
+        state,
+        amount=int(price["amount"]),
+        currency=str(price["currency"]),
+        now=now,
+        customer_id=str(sub.data["customer_id"]),
+        description=f"Subscription {sub.data['id']} ({price['price_id']})",
+        metadata={"subscription_id": sub.data["id"]},
+    )
+    # Only the first charge of the renewal-failure card succeeds.
+    first = sub.data.get("invoice") is None
+    effective = {**rule, "fails_renewals": bool(rule.get("fails_renewals")) and not first}
+    paid = charge_off_session(row, effective, dict(rule.get("card") or {}), now)
+    insert_payment(conn, state, row)
+    invoice = {
+        "id": ids.new_id("inv"),
+        "subscription_id": sub.data["id"],
+        "amount": price["amount"],
+        "currency": price["currency"],
+        "status": "invoice_paid" if paid else "payment_failed",
+        "payment_id": row.payment_id,
+        "created": iso(now),
+    }
+    conn.execute(
+        "INSERT INTO subscription_invoices(id, subscription_id, created, data) VALUES (?, ?, ?, ?)",
+        (invoice["id"], sub.data["id"], invoice["created"], dumps(invoice)),
+    )
+    sub.data["invoice"] = invoice
+    sub.data["payment"] = {
+        "payment_id": row.payment_id,
+        "status": row.data["status"],
+        "amount": row.data["amount"],
+        "currency": row.data["currency"],
+        "payment_method_type": row.data.get("payment_method_type"),
+        "unified_code": row.data.get("unified_code"),
+        "unified_message": row.data.get("unified_message"),
+    }
+    if paid:
+        emit(
+            conn,
+            state,
+            event_type="invoice_paid",
+            event_class="subscriptions",
+            object_id=str(invoice["id"]),
+            obj=_view(sub) | {"client_secret": None},
+        )
+    return paid
+
+
+def _start_term(sub: Sub, now: float) -> None:
+    price = _price(sub)
+    sub.billing_at = add_interval(now, str(price["interval"]), int(price["interval_count"]))
+
+
+def _charge_new_term(
+    conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float, fail_status: str
+) -> None:
+    if _charge(conn, state, sub, now):
+        sub.data["status"] = "active"
+        _start_term(sub, now)
+    else:
+        sub.data["status"] = fail_status
+        sub.billing_at = None
+
+
+# -- routes -----------------------------------------------------------------------------------
+
+
+@router.get("/subscriptions/plans", summary="The plan catalogue and its prices")
+async def list_plans(request: Request) -> Response:
+    """Plans with `price_id[]` (amount, currency, interval, interval_count, trial_period days)."""
+    _profile(request)
+    return respond({"count": len(PLANS), "total_count": len(PLANS), "data": list(PLANS)})
+
+
+def _resolve_price(plan_id: str | None, price_id: str, status: int) -> dict[str, Any]:
+    found = PRICES.get(price_id)
+    allowed = ", ".join(PRICES)
+    if found is None:
+        if status == 404:
+            raise SandboxError(
+                404,
+                "invalid_request",
+                "IR_05",
+                f"Price {price_id!r} does not exist; GET /subscriptions/plans lists them "
+                f"({allowed}).",
+            )
+        raise invalid("item_price_id", price_id, allowed)
+    if plan_id is not None and plan_id != found[0]:
+        plans = ", ".join(p["plan_id"] for p in PLANS)
+        if status == 404 and plan_id not in {p["plan_id"] for p in PLANS}:
+            raise not_found("Plan", plan_id)
+        raise invalid(
+            "plan_id", plan_id, f"the plan that owns {price_id} ({found[0]}); plans: {plans}"
+        )
+    return found[1]
+
+
+def _card_of(
+    conn: sqlite3.Connection, state: SandboxState, body: SubscriptionCreateRequest
+) -> dict[str, Any]:
+    """The stored outcome and view of the subscription's card (new, or saved earlier)."""
+    details = body.payment_details
+    if details.payment_method is not None and details.payment_method.value != "card":
+        raise invalid(
+            "payment_details.payment_method",
+            details.payment_method.value,
+            "'card' (the local sandbox charges subscriptions to cards)",
+        )
+    card = details.payment_method_data.card if details.payment_method_data else None
+    if card is not None:
+        rule = payments.card_rule(state, card)
+        rule["card"] = payments.card_view(card)
+        rule["fails_renewals"] = card.card_number == RENEWAL_FAILS_CARD
+        rule["payment_method_id"] = ids.new_id("pm")
+        return rule
+    if details.payment_method_id:
+        for (text,) in conn.execute(
+            "SELECT card_rule FROM subscriptions WHERE customer_id = ? AND card_rule IS NOT NULL",
+            (body.customer_id,),
+        ):
+            saved: dict[str, Any] = json.loads(text)
+            if saved.get("payment_method_id") == details.payment_method_id:
+                return saved
+        raise not_found("Payment method", details.payment_method_id)
+    raise missing(
+        "payment_details.payment_method_data",
+        "Give the card in payment_details.payment_method_data.card (card_number, "
+        "card_exp_month, card_exp_year, card_holder_name, card_cvc) or a saved "
+        "payment_method_id.",
+    )
+
+
+@router.post("/subscriptions", summary="Create and confirm a subscription")
+async def create_subscription(request: Request, body: SubscriptionCreateRequest) -> Response:
+    """Charges the first term now (or starts the trial); answers with `payment` and `invoice`."""
+    profile_id = _profile(request)
+    state = state_of(request)
+    now = state.clock.now()
+    price = _resolve_price(body.plan_id, body.item_price_id, 404)
+    sub_id = ids.new_id("sub")
+    with state.db.transaction() as conn:
+        if not customer_exists(conn, body.customer_id):
+            raise unknown_customer(body.customer_id)
+        rule = _card_of(conn, state, body)
+        data: dict[str, Any] = {
+            "id": sub_id,
+            "status": "created",
+            "profile_id": profile_id,
+            "merchant_id": state.credentials.merchant_id,
+            "customer_id": body.customer_id,
+            "plan_id": PRICES[body.item_price_id][0],
+            "item_price_id": body.item_price_id,
+            "merchant_reference_id": body.merchant_reference_id,
+            "coupon_code": body.coupon_code,
+            "client_secret": f"{sub_id}_secret_{ids.random_part(20)}",
+            "client_secret_expires_at": iso(now + CLIENT_SECRET_LIFETIME),
+            "payment_method_id": rule.get("payment_method_id"),
+            "payment": None,
+            "invoice": None,
+            "next_billing_at": None,
+            "trial_end": None,
+            "scheduled_change": None,
+            "billing": body.billing.to_body() if body.billing else None,
+            "shipping": body.shipping.to_body() if body.shipping else None,
+            "created_at": iso(now),
+            "modified_at": iso(now),
+        }
+        conn.execute(
+            "INSERT INTO subscriptions(id, profile_id, customer_id, status, created, card_rule, "
+            "data) VALUES (?, ?, ?, 'created', ?, ?, ?)",
+            (sub_id, profile_id, body.customer_id, iso(now), dumps(rule), dumps(data)),
+        )
+        sub = Sub(data, rule)
+        if price["trial_period"] and rule.get("outcome") != cards.DECLINED:
+            data["status"] = "trial"
+            sub.billing_at = now + int(price["trial_period"]) * 86400
+            data["trial_end"] = iso(sub.billing_at)
+        else:
+            _charge_new_term(conn, state, sub, now, "failed")
+        _save(conn, sub, now)
+    return respond(_view(sub))
+
+
+@router.get("/subscriptions/{subscription_id}", summary="Retrieve a subscription")
+async def retrieve_subscription(request: Request, subscription_id: str) -> Response:
+    """The subscription with its latest `payment` and `invoice`."""
+    profile_id = _profile(request)
+    return respond(_view(_load(state_of(request).db.conn, subscription_id, profile_id)))
+
+
+@router.put("/subscriptions/{subscription_id}/update", summary="Change a subscription's plan")
+async def update_subscription(request: Request, subscription_id: str) -> Response:
+    """Body `{plan_id, item_price_id}`; see the module docstring for the resulting status."""
+    profile_id = _profile(request)
+    raw = await read_object(
+        request, '{"plan_id": "plan_pro", "item_price_id": "price_pro_monthly"}'
+    )
+    body = validate(SubscriptionUpdateRequest, raw)
+    _resolve_price(body.plan_id, body.item_price_id, 400)
+    state = state_of(request)
+    now = state.clock.now()
+    with state.db.transaction() as conn:
+        sub = _load(conn, subscription_id, profile_id)
+        status = str(sub.data["status"])
+        if status not in UPDATABLE:
+            raise bad_state("change the plan of", "subscription", status, UPDATABLE)
+        sub.data["plan_id"], sub.data["item_price_id"] = body.plan_id, body.item_price_id
+        if status == "paused":
+            sub.data["status"] = "pending"
+        elif status in ("active", "unpaid"):
+            _charge_new_term(conn, state, sub, now, "unpaid")
+        _save(conn, sub, now)
+    return respond(_view(sub))
+
+
+def _future(field: str, value: str, now: float) -> float:
+    when = parse_iso(value if "T" in value else f"{value}T00:00:00Z")
+    if when <= now:
+        raise invalid(field, value, f"a time after the sandbox's now ({iso(now)})")
+    return when
+
+
+def _schedule(sub: Sub, action: str, at: float) -> None:
+    sub.data["scheduled_change"] = {"action": action, "at": iso(at)}
+    sub.scheduled_at = at
+
+
+@router.post("/subscriptions/{subscription_id}/pause", summary="Pause a subscription")
+async def pause_subscription(request: Request, subscription_id: str) -> Response:
+    """`pause_option`: immediately (default), end_of_term, or specific_date with `pause_at`."""
+    profile_id = _profile(request)
+    body = validate(
+        SubscriptionPauseRequest, await read_object(request, '{"pause_option": "immediately"}')
+    )
+    state = state_of(request)
+    now = state.clock.now()
+    with state.db.transaction() as conn:
+        sub = _load(conn, subscription_id, profile_id)
+        if sub.data["status"] not in PAUSABLE:
+            raise bad_state("pause", "subscription", str(sub.data["status"]), PAUSABLE)
+        option = body.pause_option.value if body.pause_option else "immediately"
+        if option == "end_of_term" and sub.billing_at is not None:
+            _schedule(sub, "pause", sub.billing_at)
+        elif option == "specific_date" and body.pause_at:
+            _schedule(sub, "pause", _future("pause_at", body.pause_at, now))
+        else:
+            _apply_change(conn, state, sub, "pause", now)
+        _save(conn, sub, now)
+    return respond(_view(sub))
+
+
+@router.post("/subscriptions/{subscription_id}/resume", summary="Resume a subscription")
+async def resume_subscription(request: Request, subscription_id: str) -> Response:
+    """`resume_option` immediately (default) or specific_date with `resume_date`;
+    `charges_handling` and `unpaid_invoices_handling` as in the spec."""
+    profile_id = _profile(request)
+    body = validate(
+        SubscriptionResumeRequest, await read_object(request, '{"resume_option": "immediately"}')
+    )
+    state = state_of(request)
+    now = state.clock.now()
+    with state.db.transaction() as conn:
+        sub = _load(conn, subscription_id, profile_id)
+        if sub.data["status"] not in RESUMABLE:
+            raise bad_state("resume", "subscription", str(sub.data["status"]), RESUMABLE)
+        if body.resume_option is not None and body.resume_option.value == "specific_date":
+            _schedule(sub, "resume", _future("resume_date", str(body.resume_date), now))
+        else:
+            _resume(conn, state, sub, now, body)
+        _save(conn, sub, now)
+    return respond(_view(sub))
+
+
+def _resume(
+    conn: sqlite3.Connection,
+    state: SandboxState,
+    sub: Sub,
+    now: float,
+    body: SubscriptionResumeRequest | None,
+) -> None:
+    status = sub.data["status"]
+    sub.data["scheduled_change"], sub.scheduled_at = None, None
+    charges = body.charges_handling.value if body and body.charges_handling else None
+    unpaid = body.unpaid_invoices_handling.value if body and body.unpaid_invoices_handling else None
+    if status == "unpaid" and unpaid == "no_action":
+        sub.data["status"] = "active"  # the failed invoice stays unpaid
+        _start_term(sub, now)
+    elif status == "paused" and charges == "add_to_unbilled_charges":
+        sub.data["status"] = "active"  # this term is billed with the next cycle
+        _start_term(sub, now)
+    else:
+        _charge_new_term(conn, state, sub, now, "unpaid")
+
+
+@router.post("/subscriptions/{subscription_id}/cancel", summary="Cancel a subscription")
+async def cancel_subscription(request: Request, subscription_id: str) -> Response:
+    """`cancel_option`: immediately (default), end_of_term, or specific_date with `cancel_at`."""
+    profile_id = _profile(request)
+    body = validate(
+        SubscriptionCancelRequest, await read_object(request, '{"cancel_option": "immediately"}')
+    )
+    state = state_of(request)
+    now = state.clock.now()
+    with state.db.transaction() as conn:
+        sub = _load(conn, subscription_id, profile_id)
+        if sub.data["status"] not in CANCELLABLE:
+            raise bad_state("cancel", "subscription", str(sub.data["status"]), CANCELLABLE)
+        option = body.cancel_option.value if body.cancel_option else "immediately"
+        if option == "end_of_term" and sub.billing_at is not None:
+            _schedule(sub, "cancel", sub.billing_at)
+        elif option == "specific_date" and body.cancel_at:
+            _schedule(sub, "cancel", _future("cancel_at", body.cancel_at, now))
+        else:
+            _apply_change(conn, state, sub, "cancel", now)
+        _save(conn, sub, now)
+    return respond(_view(sub))
+
+
+def _apply_change(
+    conn: sqlite3.Connection, state: SandboxState, sub: Sub, action: str, now: float
+) -> None:
+    sub.data["scheduled_change"], sub.scheduled_at = None, None
+    if action == "pause":
+        if sub.data["status"] in PAUSABLE:
+            sub.data["status"] = "paused"
+            sub.data["paused_at"] = iso(now)
+            sub.billing_at = None
+    elif action == "cancel":
+        if sub.data["status"] in CANCELLABLE:
+            sub.data["status"] = "cancelled"
+            sub.data["cancelled_at"] = iso(now)
+            sub.billing_at = None
+    elif sub.data["status"] in RESUMABLE:
+        _resume(conn, state, sub, now, None)
+
+
+# -- clock job: secrets expire, scheduled changes apply, terms renew --------------------------
+
+
+def _next_due(conn: sqlite3.Connection) -> float | None:
+    row = conn.execute(
+        "SELECT MIN(t) FROM (SELECT MIN(billing_at) AS t FROM subscriptions "
+        "UNION ALL SELECT MIN(secret_expires_at) FROM subscriptions "
+        "UNION ALL SELECT MIN(scheduled_at) FROM subscriptions)"
+    ).fetchone()
+    return None if row is None or row[0] is None else float(row[0])
+
+
+def _run_due(state: SandboxState, now: float) -> int:
+    ids_due = [
+        str(r[0])
+        for r in state.db.conn.execute(
+            "SELECT id FROM subscriptions WHERE billing_at <= ?1 OR secret_expires_at <= ?1 "
+            "OR scheduled_at <= ?1",
+            (now,),
+        )
+    ]
+    for sub_id in ids_due:
+        with state.db.transaction() as conn:
+            sub = _load(conn, sub_id)
+            if sub.secret_expires_at is not None and sub.secret_expires_at <= now:
+                sub.data["client_secret"] = None
+                sub.data["client_secret_expires_at"] = None
+                sub.secret_expires_at = None
+            if sub.scheduled_at is not None and sub.scheduled_at <= now:
+                change = sub.data["scheduled_change"] or {}
+                _apply_change(conn, state, sub, str(change.get("action")), sub.scheduled_at)
+            if sub.billing_at is not None and sub.billing_at <= now:
+                due = sub.billing_at
+                if _charge(conn, state, sub, due):
+                    sub.data["status"] = "active"
+                    price = _price(sub)
+                    sub.billing_at = add_interval(
+                        due, str(price["interval"]), int(price["interval_count"])
+                    )
+                else:
+                    sub.data["status"] = "unpaid"
+                    sub.billing_at = None
+            _save(conn, sub, now)
+    return len(ids_due)
+
+
+# -- demo seed --------------------------------------------------------------------------------
+
+_SEED_STATES: Final = ("active", "active", "active", "trial", "paused", "cancelled", "unpaid")
+
+
+def seed_subscriptions(ctx: SeedContext) -> None:
+    """Subscriptions in several states for about one customer in five (at least 7).
+
+    Seeded history carries its latest invoice but no payment object: `seed(n)` writes exactly
+    n payments.
+    """
+    rng = ctx.rng
+    customers: list[str] = ctx.shared.get("customers", [])
+    if not customers:
+        return
+    rows: list[tuple[Any, ...]] = []
+    invoices: list[tuple[Any, ...]] = []
+    paid_prices = [p for p in PRICES if not PRICES[p][1]["trial_period"]]
+    for i in range(max(7, len(customers) // 5)):
+        status = _SEED_STATES[i % len(_SEED_STATES)]
+        customer_id = customers[i % len(customers)]
+        price_id = "price_pro_monthly_trial" if status == "trial" else rng.choice(paid_prices)
+        plan_id, price = PRICES[price_id]
+        sub_id = ids.new_id("sub", rng)
+        created = ctx.now - rng.uniform(86400, 80 * 86400)
+        if status == "trial":
+            created = ctx.now - rng.uniform(3600, 10 * 86400)
+        term_start = created
+        step = (str(price["interval"]), int(price["interval_count"]))
+        while add_interval(term_start, *step) <= ctx.now:
+            term_start = add_interval(term_start, *step)
+        billing: float | None = add_interval(term_start, *step)
+        if status == "trial":
+            billing = created + int(price["trial_period"]) * 86400
+        if status not in ("active", "trial"):
+            billing = None
+        invoice = None
+        if status != "trial":
+            invoice = {
+                "id": ids.new_id("inv", rng),
+                "subscription_id": sub_id,
+                "amount": price["amount"],
+                "currency": price["currency"],
+                "status": "payment_failed" if status == "unpaid" else "invoice_paid",
+                "payment_id": None,
+                "created": iso(term_start),
+            }
+            invoices.append((invoice["id"], sub_id, invoice["created"], dumps(invoice)))
+        data = {
+            "id": sub_id,
+            "status": status,
+            "profile_id": ctx.profile_id,
+            "merchant_id": ctx.merchant_id,
+            "customer_id": customer_id,
+            "plan_id": plan_id,
+            "item_price_id": price_id,
+            "merchant_reference_id": f"order_{rng.randint(10000, 99999)}",
+            "coupon_code": None,
+            "client_secret": None,
+            "payment_method_id": None,
+            "payment": None,
+            "invoice": invoice,
+            "next_billing_at": iso(billing) if billing is not None else None,
+            "trial_end": iso(billing) if status == "trial" and billing else None,
+            "scheduled_change": None,
+            "billing": None,
+            "shipping": None,
+            "created_at": iso(created),
+            "modified_at": iso(term_start),
+        }
+        rule: dict[str, Any] = {
+            "outcome": cards.SUCCEEDED,
+            "code": None,
+            "brand": "Visa",
+            "card": {
+                "last4": "4242",
+                "brand": "Visa",
+                "exp_month": "12",
+                "exp_year": "2031",
+                "card_holder_name": None,
+            },
+            "fails_renewals": False,
+            "payment_method_id": ids.new_id("pm", rng),
+        }
+        data["payment_method_id"] = rule["payment_method_id"]
+        rows.append(
+            (
+                sub_id,
+                ctx.profile_id,
+                customer_id,
+                status,
+                iso(created),
+                billing,
+                dumps(rule),
+                dumps(data),
+            )
+        )
+    ctx.conn.executemany(
+        "INSERT OR IGNORE INTO subscriptions(id, profile_id, customer_id, status, created, "
+        "billing_at, card_rule, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    ctx.conn.executemany(
+        "INSERT OR IGNORE INTO subscription_invoices(id, subscription_id, created, data) "
+        "VALUES (?, ?, ?, ?)",
+        invoices,
+    )
+
+
+RESOURCE = Resource(
+    name="subscriptions",
+    router=router,
+    schema=SCHEMA,
+    jobs=(Job("subscriptions_due", _next_due, _run_due),),
+    seed=seed_subscriptions,
+)
