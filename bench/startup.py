@@ -1,8 +1,10 @@
 """Start-up benchmark: time until the first payment row is visible in a 120x40 tmux pane.
 
 Method of ../shared/tools/first-paint: launch in a fresh tmux pane, poll the screen for a
-marker. Warm start on an embedded sandbox holding 10,000 payments, divided by the same measure
-for a bare Textual app in the same run. Target: ratio <= 1.5. Prints the figures.
+marker. Warm start on an embedded sandbox holding 10,000 payments (run once first to seed it and
+fill the page cache), divided by the same measure for a bare Textual app in the same run.
+Target: ratio <= 1.5; exits 1 when missed. Also prints when the live page replaced the cached
+one, so the cache is never mistaken for the whole story.
 """
 
 from __future__ import annotations
@@ -36,8 +38,11 @@ BARE_APP = textwrap.dedent(
 )
 
 
-def first_paint(marker: str, command: str, env: dict[str, str]) -> float:
-    """Seconds from launch to `marker` on screen (tmux, 120x40), like tools/first-paint."""
+def first_paint(markers: list[str], command: str, env: dict[str, str]) -> list[float]:
+    """Seconds from launch until each marker is on screen (tmux, 120x40), like tools/first-paint.
+
+    Markers are waited for in order; each time is measured from the launch.
+    """
     session = f"bench{os.getpid()}"
     subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
     env_prefix = " ".join(f"{k}={v}" for k, v in env.items())
@@ -57,22 +62,39 @@ def first_paint(marker: str, command: str, env: dict[str, str]) -> float:
         ],
         check=True,
     )
+    seen: list[float] = []
+    screen = ""
     try:
-        deadline = start + 60
-        while time.perf_counter() < deadline:
+        deadline = start + 120
+        while time.perf_counter() < deadline and len(seen) < len(markers):
             screen = subprocess.run(
                 ["tmux", "capture-pane", "-p", "-t", session], capture_output=True, text=True
             ).stdout
-            if marker in screen:
-                return time.perf_counter() - start
-            time.sleep(0.01)
-        raise SystemExit(f"marker {marker!r} not seen; last screen:\n{screen}")
+            now = time.perf_counter() - start
+            while len(seen) < len(markers) and markers[len(seen)] in screen:
+                seen.append(now)
+            if len(seen) < len(markers):
+                time.sleep(0.01)
+        if len(seen) < len(markers):
+            missing = markers[len(seen)]
+            raise SystemExit(f"marker {missing!r} not seen; last screen:\n{screen}")
+        return seen
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
 
 
+# A payment id on screen: a row of the table (the cache's on a warm start).
+ROW_MARKER = "pay_"
+# Only the live page's header says which page of the total it is; the cached one says
+# "cached · refreshing…" instead, so this marks the moment the live page replaced the cache.
+LIVE_MARKER = "page 1/"
+
+
 def main() -> int:
-    """Seed once, warm once, then alternate bare and payscope runs; print medians and ratio."""
+    """Seed once, warm once, then alternate bare and payscope runs; print medians and ratio.
+
+    Exits 1 when the ratio misses the target, so CI or a person sees it at once.
+    """
     if shutil.which("tmux") is None:
         print("bench/startup.py needs tmux (apt-get install tmux)", file=sys.stderr)
         return 1
@@ -81,18 +103,32 @@ def main() -> int:
     bare = work / "bare.py"
     bare.write_text(BARE_APP)
     app_cmd = f"{PYTHON} -m tui --seed {PAYMENTS}"
-    print(f"seeding {PAYMENTS:,} payments (first run, not timed)...", flush=True)
-    first_paint("pay_", app_cmd, env)  # seeds, then shows the first row
-    first_paint("pay_", app_cmd, env)  # warm the OS caches
-    bare_times, app_times = [], []
-    for _ in range(RUNS):
-        bare_times.append(first_paint("pay_bare_marker", f"{PYTHON} {bare}", {}))
-        app_times.append(first_paint("pay_", app_cmd, env))
-    b, a = statistics.median(bare_times), statistics.median(app_times)
-    print(f"bare textual app first paint: {b:.3f}s (median of {RUNS})")
-    print(f"payscope first payment row:   {a:.3f}s (median of {RUNS}, {PAYMENTS:,} payments)")
-    print(f"ratio: {a / b:.2f} (target <= 1.5)")
-    shutil.rmtree(work, ignore_errors=True)
+    try:
+        print(f"seeding {PAYMENTS:,} payments (first run, not timed)...", flush=True)
+        # Seeds, then shows the live first page, which also fills the page cache.
+        (seeded,) = first_paint([LIVE_MARKER], app_cmd, env)
+        print(f"first run (seeding {PAYMENTS:,} payments): {seeded:.3f}s to the live page")
+        first_paint([LIVE_MARKER], app_cmd, env)  # warm the OS caches
+        bare_times, row_times, live_times = [], [], []
+        for _ in range(RUNS):
+            bare_times.append(first_paint(["pay_bare_marker"], f"{PYTHON} {bare}", {})[0])
+            row, live = first_paint([ROW_MARKER, LIVE_MARKER], app_cmd, env)
+            row_times.append(row)
+            live_times.append(live)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    b = statistics.median(bare_times)
+    a = statistics.median(row_times)
+    live = statistics.median(live_times)
+    ratio = a / b
+    print(f"bare textual app first paint:   {b:.3f}s (median of {RUNS})")
+    print(f"payscope first payment row:     {a:.3f}s (median of {RUNS}, warm, from the cache)")
+    print(f"payscope live page on screen:   {live:.3f}s (median of {RUNS}, replaces the cache)")
+    print(f"ratio first row / bare: {ratio:.2f} (target <= 1.5)")
+    print(f"ratio live page / bare: {live / b:.2f} (for information)", flush=True)
+    if ratio > 1.5:
+        print("FAIL: start-up misses its target", file=sys.stderr)
+        return 1
     return 0
 
 

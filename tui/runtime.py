@@ -55,16 +55,55 @@ class RuntimeOptions:
         data_dir: Path | None,
         sandbox_options: dict[str, Any],
     ) -> RuntimeOptions:
-        """Read the settings file (cheap: TOML) and combine it with the command line."""
+        """Combine the command line with the settings file.
+
+        The settings are only peeked at here (plain TOML): validating them needs pydantic, which
+        costs more than the whole first paint, so `load_settings` does that after it. Anything the
+        peek finds odd takes the full, validating path at once, for its precise error messages.
+        """
+        if config_dir is not None:
+            os.environ[ENV_CONFIG_DIR] = str(config_dir)
+        if data_dir is not None:
+            os.environ[ENV_DATA_DIR] = str(data_dir)
+        configs, data = _config_dir(), _data_dir()
+        peeked = _peek_settings(configs / CONFIG_FILE, profile)
+        if peeked is None:
+            return cls._build_validated(
+                profile=profile,
+                seed=seed,
+                theme=theme,
+                allow_production=allow_production,
+                sandbox_options=sandbox_options,
+            )
+        profile = profile or peeked.default_profile
+        return cls(
+            profile=profile,
+            seed=DEFAULT_SEED if seed is None else seed,
+            theme=theme or peeked.profile_theme or peeked.theme,
+            allow_production=allow_production,
+            config_dir=configs,
+            data_dir=data,
+            user_theme_dir=configs / "themes",
+            keymap=peeked.keymap,
+            listener_port=peeked.listener_port or 0,
+            sandbox_options=sandbox_options,
+        )
+
+    @classmethod
+    def _build_validated(
+        cls,
+        *,
+        profile: str | None,
+        seed: int | None,
+        theme: str | None,
+        allow_production: bool,
+        sandbox_options: dict[str, Any],
+    ) -> RuntimeOptions:
         from tui import config
 
-        if config_dir is not None:
-            os.environ["PAYSCOPE_CONFIG_DIR"] = str(config_dir)
-        if data_dir is not None:
-            os.environ["PAYSCOPE_DATA_DIR"] = str(data_dir)
         try:
             settings = config.load_settings()
-        except Exception as exc:  # a broken settings file must not stop the app from opening
+        except Exception as exc:  # said for a person by tui.config; no traceback wanted
             raise OptionsError(str(exc)) from exc
         profile = profile or settings.default_profile
         chosen = None
@@ -89,6 +128,17 @@ class RuntimeOptions:
             settings=settings,
         )
 
+    def load_settings(self) -> Any:
+        """The validated settings (tui.config's `Settings`), read once; `OptionsError` if broken."""
+        if self.settings is None:
+            from tui import config
+
+            try:
+                self.settings = config.load_settings()
+            except Exception as exc:  # said for a person by tui.config
+                raise OptionsError(str(exc)) from exc
+        return self.settings
+
     @property
     def is_local(self) -> bool:
         """True on the embedded sandbox (no --profile)."""
@@ -111,30 +161,53 @@ class Runtime:
         self.merchant_id: str | None = None
         self.business_profile_id: str | None = None
         self.ready = asyncio.Event()
+        self.problems: list[str] = []
 
     async def start(self, progress: Progress | None = None) -> None:
         """Bring everything up; raise a readable error if something cannot start."""
         report = progress or (lambda _text, _fraction: None)
+        if self.options.is_local:
+            # Checked here, after the first paint (see RuntimeOptions.build). The embedded
+            # sandbox needs nothing from the file, so a problem is told, not fatal.
+            try:
+                await asyncio.to_thread(self.options.load_settings)
+            except OptionsError as exc:
+                self.problems.append(str(exc))
+        # A retry after a failed start: what did come up must not linger (ports, open files).
+        await self.stop()
+        self.sandbox = self.listener = self.client = None
         if self.options.is_local:
             await self._start_local(report)
         else:
             await self._start_remote(report)
         self.ready.set()
 
-    async def _import(self, module: str) -> Any:
-        # Imported in a thread: the shell keeps painting while FastAPI and uvicorn load.
-        return await asyncio.to_thread(importlib.import_module, module)
+    async def _import(self, *modules: str) -> list[Any]:
+        # Imported in a thread: the shell keeps painting while FastAPI and uvicorn load. One
+        # thread for all of them: they share most of their dependencies.
+        def load() -> list[Any]:
+            return [importlib.import_module(module) for module in modules]
+
+        return await asyncio.to_thread(load)
 
     async def _start_local(self, report: Progress) -> None:
         report("Starting the local sandbox…", None)
-        server = await self._import("tui.sandbox.server")
-        listener_mod = await self._import("tui.webhooks.listener")
-        api = await self._import("tui.api.client")
+        server, listener_mod, api = await self._import(
+            "tui.sandbox.server", "tui.webhooks.listener", "tui.api.client"
+        )
         data = self.options.data_dir
         config = server.SandboxConfig(data_dir=data / "sandbox", **self.options.sandbox_options)
-        self.sandbox = server.Sandbox(config)
-        self.base_url = await self.sandbox.start(HOST, 0)
+        # Building the sandbox's app opens its database and builds every route: a thread keeps
+        # the loop (and the cached page on screen) responsive meanwhile.
+        self.sandbox = await asyncio.to_thread(server.Sandbox, config)
         credentials = self.sandbox.credentials
+        secret = credentials.webhook_secret
+        self.listener = listener_mod.Listener(data / "listener", secrets=[secret])
+        # Both servers start together: neither needs the other until the webhook is registered.
+        self.base_url, hook = await asyncio.gather(
+            self.sandbox.start(HOST, 0), self.listener.start(HOST, self.options.listener_port or 0)
+        )
+        self.listener_url = self._shown_url(hook)
         if not await _maybe_await(self.sandbox.is_seeded()) and self.options.seed:
             total = self.options.seed
 
@@ -148,11 +221,6 @@ class Runtime:
             report(f"First run: seeding demo data, 0 of {total} payments", 0.0)
             # Seeding writes through its own SQLite connection, so a thread keeps the UI live.
             await asyncio.to_thread(self.sandbox.seed, total, seeded)
-        report("Starting the webhook listener…", None)
-        secret = credentials.webhook_secret
-        self.listener = listener_mod.Listener(data / "listener", secrets=[secret])
-        hook = await self.listener.start(HOST, self.options.listener_port or 0)
-        self.listener_url = self._shown_url(hook)
         await _maybe_await(self.sandbox.set_webhook(hook, secret))
         self.merchant_id = credentials.merchant_id
         self.business_profile_id = credentials.profile_id
@@ -167,7 +235,7 @@ class Runtime:
     async def _start_remote(self, report: Progress) -> None:
         from tui import config, secrets
 
-        settings = self.options.settings
+        settings = await asyncio.to_thread(self.options.load_settings)
         profile = config.get_profile(settings, self.options.profile)
         report(f"Connecting to {profile.base_url}…", None)
         resolved = secrets.resolve_api_key(profile.name)
@@ -179,8 +247,7 @@ class Runtime:
         )
         if secrets.is_production(api_key):
             self.environment = "production"
-        api = await self._import("tui.api.client")
-        listener_mod = await self._import("tui.webhooks.listener")
+        api, listener_mod = await self._import("tui.api.client", "tui.webhooks.listener")
         self.base_url = profile.base_url
         self.merchant_id = profile.merchant_id
         self.business_profile_id = profile.profile_id
@@ -243,3 +310,75 @@ def _clock_of(sandbox: Any) -> Any:
     if clock is None:
         clock = getattr(getattr(sandbox, "state", None), "clock", None)
     return clock
+
+
+# The same rules as tui.config's config_dir/data_dir/CONFIG_FILE. Repeated here because
+# importing tui.config loads pydantic (~80 ms), more than a bare Textual app needs to paint.
+ENV_CONFIG_DIR = "PAYSCOPE_CONFIG_DIR"
+ENV_DATA_DIR = "PAYSCOPE_DATA_DIR"
+CONFIG_FILE = "profiles.toml"
+
+
+def _config_dir() -> Path:
+    value = os.environ.get(ENV_CONFIG_DIR, "").strip()
+    if value:
+        return Path(value).expanduser()
+    import platformdirs
+
+    return platformdirs.user_config_path("payscope", appauthor=False)
+
+
+def _data_dir() -> Path:
+    value = os.environ.get(ENV_DATA_DIR, "").strip()
+    if value:
+        return Path(value).expanduser()
+    import platformdirs
+
+    return platformdirs.user_data_path("payscope", appauthor=False)
+
+
+@dataclass(frozen=True)
+class _Peek:
+    default_profile: str | None = None
+    theme: str | None = None
+    profile_theme: str | None = None
+    listener_port: int | None = None
+    keymap: dict[str, str] = field(default_factory=dict)
+
+
+def _peek_settings(path: Path, profile: str | None) -> _Peek | None:
+    """What the first paint needs from the settings file, unvalidated; None when in doubt."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None if profile else _Peek()
+    except (OSError, ValueError):
+        return None
+    default = data.get("default_profile")
+    theme = data.get("theme")
+    keymap = data.get("keymap", {})
+    profiles = data.get("profiles", {})
+    if not (
+        _optional_str(default)
+        and _optional_str(theme)
+        and isinstance(keymap, dict)
+        and all(isinstance(k, str) and isinstance(v, str) for k, v in keymap.items())
+        and isinstance(profiles, dict)
+    ):
+        return None
+    name = profile or default
+    table: Any = {}
+    if name is not None:
+        table = profiles.get(name)
+        if not isinstance(table, dict):
+            return None  # unknown profile: the validating path says so properly
+    port = table.get("listener_port")
+    if not _optional_str(table.get("theme")) or not (port is None or type(port) is int):
+        return None
+    return _Peek(default, theme, table.get("theme"), port, dict(keymap))
+
+
+def _optional_str(value: Any) -> bool:
+    return value is None or isinstance(value, str)

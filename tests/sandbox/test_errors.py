@@ -157,7 +157,7 @@ async def test_docs_and_openapi_work_offline_without_a_key(sandbox: Sandbox) -> 
     assert asset.status_code == 200 and len(asset.content) > 100_000
     document = spec.json()
     assert "/payments" in document["paths"] and "/_sandbox/clock/advance" in document["paths"]
-    body_ref = document["paths"]["/payments"]["post"]["requestBody"]["content"][
-        "application/json"
-    ]["schema"]["$ref"]
+    body_ref = document["paths"]["/payments"]["post"]["requestBody"]["content"]["application/json"][
+        "schema"
+    ]["$ref"]
     assert body_ref.rsplit("/", 1)[-1] in document["components"]["schemas"]

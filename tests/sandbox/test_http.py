@@ -40,7 +40,9 @@ async def test_client_over_http_and_rate_limit_headers(tmp_path: Path) -> None:
                 "code": "RL_01",
                 "message": over.json()["error"]["message"],
             }
-            assert int(over.headers["x-ratelimit-reset"]) >= int(limited.headers["x-ratelimit-reset"])
+            assert int(over.headers["x-ratelimit-reset"]) >= int(
+                limited.headers["x-ratelimit-reset"]
+            )
             # 404s and auth failures carry the headers too
             lost = await http.get("/nowhere", headers={"api-key": "snd_other_key"})
             assert lost.status_code == 401 and "x-ratelimit-limit" in lost.headers
@@ -79,9 +81,9 @@ async def test_faults_are_seeded_and_reproducible(tmp_path: Path) -> None:
     first = await _fault_run(tmp_path, "a")
     second = await _fault_run(tmp_path, "b")
     assert first == second
-    assert {"200", "500", "502", "503", "429", "drop"} <= set(first) | {"drop"}
-    assert first.count("200") not in (0, len(first))
-    assert set(first) - {"200"} <= {"500", "502", "503", "429", "drop"}
+    faults = set(first) - {"200"}
+    assert "200" in first and len(faults) >= 3, first
+    assert faults <= {"500", "502", "503", "429", "drop"}
 
 
 async def test_state_and_credentials_survive_a_restart(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ import pytest
 from tests.sandbox.conftest import BILLING, card, payment_body
 from tui.api import ApiClient
 from tui.api.errors import (
+    ConflictError,
     DuplicateError,
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
-    ConflictError,
 )
 from tui.api.models.payments import (
     Payment,

@@ -110,7 +110,9 @@ async def test_refund_list_filters_and_update(client: ApiClient) -> None:
     assert [r.refund_id for r in only_first.data] == [r1.refund_id]
     eur = await client.refunds.list(RefundListRequest.model_validate({"currency": "EUR"}))
     assert [r.amount for r in eur.data] == [20]
-    pending = await client.refunds.list(RefundListRequest.model_validate({"refund_status": "pending"}))
+    pending = await client.refunds.list(
+        RefundListRequest.model_validate({"refund_status": "pending"})
+    )
     assert pending.total_count == 2
     updated = await client.refunds.update(
         r1.refund_id, RefundUpdateRequest(reason="duplicate", metadata={"ticket": "T-1"})

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import itertools
 from typing import Any
 
 import httpx
@@ -58,7 +59,7 @@ async def test_status_to_event_table(
     sandbox: Sandbox, raw: httpx.AsyncClient, receiver: Receiver
 ) -> None:
     sandbox.set_webhook(receiver.url, WEBHOOK_SECRET)
-    manual = (await raw.post("/payments", json=payment_body(capture_method="manual_multiple")))
+    manual = await raw.post("/payments", json=payment_body(capture_method="manual_multiple"))
     pid = manual.json()["payment_id"]
     await raw.post(f"/payments/{pid}/capture", json={"amount_to_capture": 100})
     await raw.post(f"/payments/{pid}/capture", json={"amount_to_capture": 100})
@@ -123,7 +124,7 @@ async def test_retries_follow_the_schedule_on_the_clock(
     from tui.sandbox.clock import parse_iso
 
     times = [parse_iso(str(a.created)) for a in attempts]
-    gaps = [round(b - a) for a, b in zip(times, times[1:], strict=False)]
+    gaps = [round(b - a) for a, b in itertools.pairwise(times)]
     assert gaps == list(RETRY_DELAYS)
     # a manual retry once the endpoint is back
     receiver.status = 200

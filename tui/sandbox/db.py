@@ -51,6 +51,8 @@ class Database:
         self.conn = connect(path)
         self.conn.executescript(CORE_SCHEMA)
         self._batch: asyncio.Future[None] | None = None
+        # Turned on when the sandbox starts serving (`SandboxState.ensure_worker`).
+        self.group_commit = False
 
     def apply_schema(self, ddl: str) -> None:
         """Run a resource's `CREATE TABLE/INDEX IF NOT EXISTS` script."""
@@ -62,8 +64,10 @@ class Database:
         """One all-or-nothing change (rolled back on any exception); see the module docstring."""
         conn = self.conn
         try:
-            loop = asyncio.get_running_loop()
+            loop = asyncio.get_running_loop() if self.group_commit else None
         except RuntimeError:
+            loop = None
+        if loop is None:
             self.flush()
             conn.execute("BEGIN IMMEDIATE")
             try:

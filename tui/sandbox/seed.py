@@ -8,6 +8,7 @@ Seeded history writes no webhook events (it is the past, not news).
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -33,6 +34,12 @@ def seed(state: SandboxState, n: int, progress: Callable[[int, int], None] | Non
     """
     if n <= 0 or is_seeded(state):
         return 0
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass  # another thread: the loop commits its pending writes on its next turn
+    else:
+        state.db.flush()  # on the loop thread: commit pending writes, or we would wait on them
     conn = connect(state.db.path)
     try:
         now = state.clock.now()

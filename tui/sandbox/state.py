@@ -162,6 +162,7 @@ class SandboxState:
         if self._worker is not None and not self._worker.done():
             return
         _ = self.outbox.wake_event  # made now, so a wake() before the loop's first turn counts
+        self.db.group_commit = True
         self._worker = asyncio.get_running_loop().create_task(self._loop())
 
     async def _loop(self) -> None:

@@ -162,7 +162,8 @@ class MainScreen(Screen[None]):
         status.set_environment(runtime.environment)
         self.query_one(NavRail).highlighted = 0
         self.current_view().focus_main()
-        self.app.start_runtime()  # type: ignore[attr-defined]
+        # After the first frame: the import thread would otherwise compete with the first paint.
+        self.call_after_refresh(self.app.start_runtime)  # type: ignore[attr-defined]
 
     # -- areas -------------------------------------------------------------------------------
 
@@ -221,6 +222,9 @@ class MainScreen(Screen[None]):
         status.key_source = runtime.key_source
         status.listener_url = runtime.listener_url
         status.set_environment(runtime.environment)
+        for problem in runtime.problems:
+            self.notify(problem, title="Settings problem", severity="warning", timeout=10)
+        runtime.problems.clear()
         for view in self.query_one(ContentSwitcher).children:
             ready = getattr(view, "runtime_ready", None)
             if ready is not None:

@@ -127,6 +127,7 @@ class PaymentsView(AreaView):
         self.filter_text = ""
         self.loaded = False
         self.rows: dict[str, Any] = {}
+        self.cached = False
         self._unsubscribe: Any = None
 
     def compose(self) -> ComposeResult:
@@ -140,6 +141,23 @@ class PaymentsView(AreaView):
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._repaint, init=False)
+        if not self.runtime.ready.is_set():
+            self._show_cache()
+
+    def _cache_path(self) -> Any:
+        from tui.screens.payments_cache import cache_path
+
+        return cache_path(self.app.options.data_dir, self.runtime.profile_name)  # type: ignore[attr-defined]
+
+    def _show_cache(self) -> None:
+        """Warm start: paint the page seen last time at once; the live page replaces it."""
+        from tui.screens.payments_cache import load_page
+
+        cached = load_page(self._cache_path())
+        if not cached:
+            return
+        self.cached = True
+        self._fill(cached)
 
     def focus_main(self) -> None:
         self.query_one(PaymentTable).focus()
@@ -165,15 +183,31 @@ class PaymentsView(AreaView):
         page = await self.runtime.client.payments.list(request)
         self.total = page.total_count
         self.loaded = True
+        self.cached = False
         self._fill(page.data)
+        if self.page_offset == 0 and not self.filters:
+            from tui.screens.payments_cache import save_page
+
+            save_page(self._cache_path(), page.data)
 
     def _fill(self, payments: list[Any]) -> None:
+        """Show `payments`; rows already on screen (e.g. from the cache) are updated in place."""
         table = self.query_one(PaymentTable)
-        table.clear()
-        self.rows = {}
-        for payment in payments:
-            self.rows[payment.payment_id] = payment
-            table.add_row(*self._cells(payment), key=payment.payment_id)
+        ids = [p.payment_id for p in payments]
+        if ids == list(self.rows):
+            for payment in payments:
+                self.rows[payment.payment_id] = payment
+                for (key, _label, _width), cell in zip(COLUMNS, self._cells(payment), strict=True):
+                    table.update_cell(payment.payment_id, key, cell)
+        else:
+            selected = self.selected_id()
+            table.clear()
+            self.rows = {}
+            for payment in payments:
+                self.rows[payment.payment_id] = payment
+                table.add_row(*self._cells(payment), key=payment.payment_id)
+            if selected in self.rows:
+                table.move_cursor(row=table.get_row_index(selected), animate=False)
         self._update_header()
 
     def _cells(self, payment: Any) -> list[Any]:
@@ -195,7 +229,9 @@ class PaymentsView(AreaView):
 
     def _update_header(self) -> None:
         shown = len(self.rows)
-        if self.total == 0:
+        if self.cached:
+            range_text = f"{shown:,} shown last time"
+        elif self.total == 0:
             where = "no payments match" if self.filters else "no payments yet"
             range_text = f"[dim]{where}[/dim]"
         else:
@@ -206,12 +242,17 @@ class PaymentsView(AreaView):
             range_text = f"{first:,}-{last:,} of {self.total:,}  [dim]page {page}/{pages}[/dim]"
         header = Text.assemble(("Payments", "bold"), "\u00a0\u00a0")
         header.append_text(Text.from_markup(range_text))
+        if self.cached:
+            # Said loudly: these rows are from the last run until the service answers.
+            warning = self.app.theme_variables.get("warning", "yellow")
+            header.append("\u00a0\u00a0cached · refreshing…", style=f"bold {warning}")
         if self.filter_text:
             header.append("\u00a0\u00a0filter ", style="bold")
             header.append(self.filter_text)
         self.query_one("#payments-header", Static).update(header)
         empty = self.query_one("#payments-empty", Static)
-        self.set_class(self.total == 0 and self.loaded, "-empty")
+        self.set_class(self.total == 0 and self.loaded and not self.cached, "-empty")
+        self.set_class(self.cached, "-cached")
         if self.filters:
             empty.update("Nothing matches this filter. Esc clears it.")
         else:
@@ -312,11 +353,15 @@ class PaymentsView(AreaView):
 
     def open_record(self, payment_id: str) -> None:
         """Open a payment's detail screen (`:pay <id>` lands here too)."""
+        if self._starting():
+            return
         from tui.screens.payment_detail import PaymentDetailScreen
 
         self.app.push_screen(PaymentDetailScreen(payment_id))
 
     def action_new_payment(self) -> None:
+        if self._starting():
+            return
         from tui.screens.payment_forms import NewPaymentScreen
 
         self.app.push_screen(NewPaymentScreen(), self._created)
@@ -327,14 +372,24 @@ class PaymentsView(AreaView):
             if self.page_offset == 0 and not self.filters:
                 self.load_page()
 
+    def _starting(self) -> bool:
+        if self.runtime.ready.is_set():
+            return False
+        self.notify("Still connecting to the sandbox; try again in a moment.", severity="warning")
+        return True
+
     def _act(self, action: str) -> None:
         payment_id = self.selected_id()
         if payment_id is None:
             self.notify("Select a payment first.", severity="warning")
             return
+        if self._starting():
+            return
         from tui.screens.payment_forms import open_action
 
-        open_action(self.app, action, self.rows.get(payment_id), payment_id, self._acted)
+        # A cached row is only what the table shows: the form fetches the whole payment.
+        payment = None if self.cached else self.rows.get(payment_id)
+        open_action(self.app, action, payment, payment_id, self._acted)
 
     def _acted(self, result: Any) -> None:
         if result is not None and getattr(result, "payment_id", None) in self.rows:

@@ -506,7 +506,7 @@ def seed_disputes(ctx: SeedContext) -> None:
         status, stage = mix[i % len(mix)] if i < len(mix) else rng.choice(mix)
         opened = min(ctx.now - 3600, p.created + rng.uniform(6 * 3600, 20 * 86400))
         if status in OPEN_STATUSES:
-            opened = max(opened, ctx.now - CHALLENGE_WINDOW + 3600)
+            opened = max(opened, ctx.now - CHALLENGE_WINDOW + 2 * 86400)  # not due at start
         reason = rng.choice(list(REASONS))
         dispute_id = ids.new_id("dp", rng)
         amount = p.amount_received if rng.random() < 0.8 else max(1, p.amount_received // 2)

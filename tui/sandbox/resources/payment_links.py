@@ -265,7 +265,7 @@ def seed_links(ctx: SeedContext) -> None:
     for i, p in enumerate(waiting):
         link_id = ids.new_id("plink", rng)
         active = i % 3 != 2
-        expires_at = ctx.now + rng.uniform(1, 30) * 86400 if active else p.created + 900
+        expires_at = ctx.now + rng.uniform(2, 30) * 86400 if active else p.created + 900
         data = {
             "payment_link_id": link_id,
             "payment_id": p.payment_id,

@@ -878,7 +878,9 @@ def seed_payouts(ctx: SeedContext) -> None:
             "unified_message": None,
             "payout_method_id": None,
         }
-        due_at = ctx.now + 600 if status == "initiated" else None
+        if status == "initiated":
+            data["priority"] = "cross_border"  # settles two days on: not due at start
+        due_at = ctx.now + SETTLE_SECONDS["cross_border"] if status == "initiated" else None
         rows.append(
             (
                 payout_id,

@@ -669,13 +669,15 @@ def seed_subscriptions(ctx: SeedContext) -> None:
         price_id = "price_pro_monthly_trial" if status == "trial" else rng.choice(paid_prices)
         plan_id, price = PRICES[price_id]
         sub_id = ids.new_id("sub", rng)
-        created = ctx.now - rng.uniform(86400, 80 * 86400)
+        step = (str(price["interval"]), int(price["interval_count"]))
+        # The current term began up to 5 days ago, so the next charge is at least 2 days after
+        # the seed's day starts: seeded history never falls due (and sends nothing) at start.
+        term_start = ctx.now - rng.uniform(3600, 5 * 86400)
+        created = term_start
+        for _ in range(rng.randint(0, 3)):
+            created = add_interval(created, step[0], -step[1])
         if status == "trial":
             created = ctx.now - rng.uniform(3600, 10 * 86400)
-        term_start = created
-        step = (str(price["interval"]), int(price["interval_count"]))
-        while add_interval(term_start, *step) <= ctx.now:
-            term_start = add_interval(term_start, *step)
         billing: float | None = add_interval(term_start, *step)
         if status == "trial":
             billing = created + int(price["trial_period"]) * 86400

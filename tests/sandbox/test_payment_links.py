@@ -1,0 +1,119 @@
+"""Payment links: create, retrieve, list, expiry on the clock, and the hosted checkout page paid
+over real HTTP the way its script does (publishable key + client_secret)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import httpx
+
+from tests.sandbox.conftest import API_KEY
+from tui.sandbox.clock import iso
+from tui.sandbox.server import Sandbox
+
+
+def page_data(html: str) -> dict[str, Any]:
+    """The JSON the page's script reads (what a browser would run with)."""
+    found = re.search(r'<script id="link" type="application/json">(.*?)</script>', html, re.S)
+    assert found is not None
+    data: dict[str, Any] = json.loads(found.group(1))
+    return data
+
+
+async def test_pay_a_link_in_the_hosted_page_over_http(sandbox: Sandbox) -> None:
+    url = await sandbox.start()
+    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+        link = (
+            await api.post(
+                "/payment_link",
+                json={
+                    "amount": 4200,
+                    "currency": "EUR",
+                    "description": "Workshop seat",
+                    "payment_link_config": {"seller_name": "Payscope Demo Shop"},
+                },
+            )
+        ).json()
+        assert link["status"] == "active" and link["payment_link_id"].startswith("plink_")
+        assert link["link_to_pay"].startswith(url)
+    async with httpx.AsyncClient() as browser:  # no API key: a customer's browser
+        page = await browser.get(link["link_to_pay"])
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"]
+        assert API_KEY not in page.text
+        data = page_data(page.text)
+        assert data["payment_id"] == link["payment_id"] and data["amount"] == 4200
+        assert data["seller_name"] == "Payscope Demo Shop"
+        assert data["publishable_key"].startswith("pk_snd_")
+        confirm = await browser.post(
+            f"{url}/payments/{data['payment_id']}/confirm",
+            headers={"api-key": data["publishable_key"]},
+            json={
+                "client_secret": data["client_secret"],
+                "payment_method": "card",
+                "payment_method_type": "credit",
+                "payment_method_data": {
+                    "card": {
+                        "card_number": "4242424242424242",
+                        "card_exp_month": "12",
+                        "card_exp_year": "2040",
+                        "card_cvc": "123",
+                    }
+                },
+                "billing": {},
+            },
+        )
+        assert confirm.status_code == 200, confirm.text
+        assert confirm.json()["status"] == "succeeded"
+        # the publishable key cannot read the link itself
+        refused = await browser.get(
+            f"{url}/payment_link/{link['payment_link_id']}",
+            headers={"api-key": data["publishable_key"]},
+        )
+        assert refused.status_code == 403
+        again = await browser.get(link["link_to_pay"])
+        assert page_data(again.text)["status"] == "succeeded"
+
+
+async def test_link_expires_on_the_sandbox_clock(raw: httpx.AsyncClient, sandbox: Sandbox) -> None:
+    now = sandbox.state.clock.now()
+    expiry = iso(now + 3600)
+    link = (
+        await raw.post("/payment_link", json={"amount": 500, "currency": "USD", "expiry": expiry})
+    ).json()
+    assert link["expiry"].startswith(expiry[:19]) and link["status"] == "active"
+    link_id = link["payment_link_id"]
+    await raw.post("/_sandbox/clock/advance", json={"seconds": 3599})
+    assert (await raw.get(f"/payment_link/{link_id}")).json()["status"] == "active"
+    await raw.post("/_sandbox/clock/advance", json={"seconds": 2})
+    assert (await raw.get(f"/payment_link/{link_id}")).json()["status"] == "expired"
+    page = await raw.get(link["link_to_pay"].replace("http://sandbox.test", ""))
+    assert page.status_code == 410 and "expired" in page.text
+
+
+async def test_create_validation_list_and_retrieve(raw: httpx.AsyncClient) -> None:
+    made = [
+        (await raw.post("/payment_link", json={"amount": a, "currency": "USD"})).json()
+        for a in (100, 200, 300)
+    ]
+    assert all(m["status"] == "active" for m in made)
+    listed = (await raw.post("/payment_link/list", json={"limit": 2})).json()
+    assert listed["total_count"] == 3 and [d["amount"] for d in listed["data"]] == [300, 200]
+    one = (await raw.get(f"/payment_link/{made[0]['payment_link_id']}")).json()
+    assert one["amount"] == 100 and one["payment_id"] == made[0]["payment_id"]
+    payment = (await raw.get(f"/payments/{one['payment_id']}")).json()
+    assert payment["status"] == "requires_payment_method" and payment["amount"] == 100
+    missing = await raw.get("/payment_link/plink_missing")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "IR_05"
+    cases = [
+        ({"currency": "USD"}, 400, "amount"),
+        ({"amount": 100, "currency": "usd$"}, 400, "currency"),
+        ({"amount": 100, "currency": "USD", "expiry": "2001-01-01T00:00:00Z"}, 400, "expiry"),
+        ({"amount": 100, "currency": "USD", "customer_id": "cus_nope"}, 404, "cus_nope"),
+        ({"amount": 100, "currency": "USD", "send_email": True}, 400, "email"),
+    ]
+    for body, status, word in cases:
+        response = await raw.post("/payment_link", json=body)
+        assert response.status_code == status, (body, response.text)
+        assert word in response.json()["error"]["message"]
