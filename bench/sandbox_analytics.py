@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -41,7 +42,7 @@ def fill(sandbox: Sandbox, n: int) -> float:
     started = time.perf_counter()
     offsets = sorted((rng.random() * DAYS * 86400 for _ in range(n)), reverse=True)
     conn.execute("BEGIN IMMEDIATE")
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for i, offset in enumerate(offsets):
         status = STATUSES[rng.randrange(len(STATUSES))]
         currency = CURRENCIES[rng.randrange(len(CURRENCIES))]
@@ -51,18 +52,18 @@ def fill(sandbox: Sandbox, n: int) -> float:
             f'{{"payment_id":"{payment_id}","status":"{status}","amount":{amount},'
             f'"currency":"{currency}","payment_method":"card"}}'
         )
-        rows.append(
-            (payment_id, merchant, status, amount, currency, iso(now - offset - 60), data)
-        )
+        rows.append((payment_id, merchant, status, amount, currency, iso(now - offset - 60), data))
         if len(rows) >= CHUNK:
             _insert(conn, rows)
     _insert(conn, rows)
     conn.execute("COMMIT")
+    # A sandbox that has run a while has its WAL checkpointed into the main file.
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return time.perf_counter() - started
 
 
-def _insert(conn: object, rows: list[tuple[object, ...]]) -> None:
-    conn.executemany(  # type: ignore[attr-defined]
+def _insert(conn: sqlite3.Connection, rows: list[tuple[object, ...]]) -> None:
+    conn.executemany(
         "INSERT INTO payments(payment_id, merchant_id, status, amount, currency, customer_id, "
         "payment_method, created, client_secret, card_rule, expires_at, data) "
         "VALUES (?, ?, ?, ?, ?, NULL, 'card', ?, 'x', NULL, NULL, ?)",

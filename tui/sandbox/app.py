@@ -92,6 +92,9 @@ def create_app(state: SandboxState) -> FastAPI:
         description=DESCRIPTION,
         docs_url=None,
         redoc_url=None,
+        # Nothing here exports OpenTelemetry data; left on, FastAPI asks the global providers
+        # whether it should, on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.sandbox = state
     for resource in state.resources:

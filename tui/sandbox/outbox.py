@@ -10,6 +10,7 @@ the sandbox clock.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import sqlite3
 from dataclasses import dataclass
@@ -75,6 +76,12 @@ USER_AGENT = "payscope-sandbox/1 (local sandbox of the payment service)"
 _MAX_STORED_RESPONSE = 4096
 
 
+@functools.lru_cache(maxsize=256)
+def _quoted(text: str) -> str:
+    # A handful of names (merchant, event types) recur in every event: encode each once.
+    return dumps(text)
+
+
 def emit(
     conn: sqlite3.Connection,
     state: SandboxState,
@@ -98,8 +105,8 @@ def emit(
     snapshot = obj_json if obj_json is not None else dumps(obj or {})
     content_type = CONTENT_TYPES.get(event_class, event_class)
     body = (
-        f'{{"merchant_id":{dumps(merchant_id)},"event_id":"{event_id}",'
-        f'"event_type":{dumps(event_type)},"content":{{"type":{dumps(content_type)},'
+        f'{{"merchant_id":{_quoted(merchant_id)},"event_id":"{event_id}",'
+        f'"event_type":{_quoted(event_type)},"content":{{"type":{_quoted(content_type)},'
         f'"object":{snapshot}}},"timestamp":"{created}"}}'
     )
     cur = conn.execute(

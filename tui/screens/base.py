@@ -9,6 +9,9 @@ from textual.app import SystemCommand
 from textual.containers import Vertical
 from textual.worker import Worker
 
+# The navigation rail's width (its border included): views size their tables by what is left.
+NAV_WIDTH = 16
+
 
 class AreaView(Vertical):
     """Base of the views in the main screen's switcher."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
@@ -24,7 +25,7 @@ class NavRail(OptionList):
 
     DEFAULT_CSS = """
     NavRail {
-        dock: left; width: 17; height: 1fr; border: none; padding: 0 0;
+        dock: left; width: 16;  /* NAV_WIDTH in tui/screens/base.py */ height: 1fr; border: none; padding: 0 0;
         background: $surface; border-right: vkey $panel;
     }
     NavRail:focus { border: none; border-right: vkey $primary; }
@@ -63,12 +64,16 @@ class StartupProgress(Vertical):
     """
 
     def compose(self) -> ComposeResult:
+        # The bar is mounted when a first run seeds: most starts never need it.
         yield Static(id="progress-text")
-        yield ProgressBar(total=1.0, show_eta=False, id="progress-bar")
 
 
 class MainScreen(Screen[None]):
     """The shell every area lives in."""
+
+    # Focus given as the screen resumes, before its first frame: focusing from on_mount restyles
+    # the table after it was drawn and costs a second full render of it at start-up.
+    AUTO_FOCUS = "#payments-table"
 
     DEFAULT_CSS = """
     MainScreen { layout: vertical; }
@@ -130,7 +135,6 @@ class MainScreen(Screen[None]):
             yield NavRail()
             with ContentSwitcher(id="views", initial="payments"):
                 yield self._build_view("payments")
-        yield CommandPrompt(themes=tuple(sorted(self.app.available_themes)))
         yield StatusBar(id="status")
         yield Footer(show_command_palette=False)
 
@@ -161,7 +165,6 @@ class MainScreen(Screen[None]):
         status.profile = runtime.profile_name
         status.set_environment(runtime.environment)
         self.query_one(NavRail).highlighted = 0
-        self.current_view().focus_main()
         # After the first frame: the import thread would otherwise compete with the first paint.
         self.call_after_refresh(self.app.start_runtime)  # type: ignore[attr-defined]
 
@@ -206,10 +209,15 @@ class MainScreen(Screen[None]):
         box = self.query_one(StartupProgress)
         box.set_class(bool(text), "-shown")
         self.query_one("#progress-text", Static).update(text)
-        bar = self.query_one(ProgressBar)
-        bar.display = fraction is not None
-        if fraction is not None:
-            bar.update(progress=fraction)
+        bars = box.query(ProgressBar)
+        if fraction is not None and not bars and text:
+            bar = ProgressBar(total=1.0, show_eta=False, id="progress-bar")
+            box.mount(bar)
+            self.call_after_refresh(bar.update, progress=fraction)
+        for bar in bars:
+            bar.display = fraction is not None
+            if fraction is not None:
+                bar.update(progress=fraction)
         self.query_one(StatusBar).state = "starting" if text else ""
 
     def runtime_ready(self) -> None:
@@ -267,23 +275,30 @@ class MainScreen(Screen[None]):
 
     # -- actions -----------------------------------------------------------------------------
 
-    def action_command(self) -> None:
-        prompt = self.query_one(CommandPrompt)
+    async def action_command(self) -> None:
+        prompts = self.query(CommandPrompt)
+        if prompts:
+            prompt = prompts.first()
+        else:
+            # Mounted on first use: one widget less to build before the first paint.
+            prompt = CommandPrompt(themes=tuple(sorted(self.app.available_themes)))
+            await self.mount(prompt, before=self.query_one(StatusBar))
         prompt.add_class("-shown")
         prompt.value = ""
         prompt.focus()
 
-    def action_filter(self) -> None:
+    async def action_filter(self) -> None:
         view = self.current_view()
         start = getattr(view, "start_filter", None)
-        if start is not None:
-            start()
-        else:
+        if start is None:
             self.notify("This area has no table to filter yet.", severity="information")
+            return
+        started = start()
+        if inspect.isawaitable(started):
+            await started
 
     def action_back(self) -> None:
-        prompt = self.query_one(CommandPrompt)
-        if prompt.has_class("-shown"):
+        if any(prompt.has_class("-shown") for prompt in self.query(CommandPrompt)):
             self._close_prompt()
             return
         back = getattr(self.current_view(), "back", None)
@@ -299,8 +314,8 @@ class MainScreen(Screen[None]):
         nav.display = not nav.display
 
     def _close_prompt(self) -> None:
-        prompt = self.query_one(CommandPrompt)
-        prompt.remove_class("-shown")
+        for prompt in self.query(CommandPrompt):
+            prompt.remove_class("-shown")
         self.current_view().focus_main()
 
     @on(CommandPrompt.Closed)

@@ -11,19 +11,33 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
 
-from tui.screens.base import AreaView
+from tui.screens.base import NAV_WIDTH, AreaView
 from tui.widgets.format import amount_text, format_time, status_text
 
 PAGE_SIZE = 100
 FILTER_HELP = "status:failed  currency:EUR  customer:cus_…  from:2024-05-01  to:2024-05-31  pay_…"
 
+# Widths fit whole ids (prefix + 20 characters), the longest common status and amounts up to
+# 999,999.99; each column also takes one cell of padding on both sides.
 COLUMNS = (
     ("payment_id", "Payment", 24),
-    ("status", "Status", 24),
+    ("status", "Status", 18),
     ("amount", "Amount", 15),
-    ("created", "Created", 16),
+    ("created", "Created", 12),
     ("customer", "Customer", 24),
 )
+AMOUNT_WIDTH = 15
+# The columns shown at a given table width, most important first: the amount is never dropped.
+LAYOUTS = (
+    (103, ("payment_id", "status", "amount", "created", "customer")),
+    (77, ("payment_id", "status", "amount", "created")),
+    (0, ("payment_id", "status", "amount")),
+)
+
+
+def columns_for(width: int) -> tuple[str, ...]:
+    """The keys of the columns that fit a table `width` cells wide."""
+    return next(keys for minimum, keys in LAYOUTS if width >= minimum)
 
 
 def parse_filter(text: str) -> dict[str, Any]:
@@ -87,7 +101,7 @@ class PaymentsView(AreaView):
     PaymentsView > #payments-header { height: 1; padding: 0 1; background: $surface; }
     PaymentsView > #payments-filter { display: none; border: round $accent; height: 3; }
     PaymentsView > #payments-filter.-shown { display: block; }
-    PaymentsView > PaymentTable { height: 1fr; }
+    PaymentsView > PaymentTable { height: 1fr; scrollbar-size-vertical: 1; }
     PaymentsView > #payments-empty { display: none; padding: 1 2; color: $text-muted; }
     PaymentsView.-empty > #payments-empty { display: block; }
     """
@@ -132,12 +146,30 @@ class PaymentsView(AreaView):
 
     def compose(self) -> ComposeResult:
         yield Static("Payments  [dim]loading…[/dim]", id="payments-header")
-        yield Input(placeholder=FILTER_HELP, id="payments-filter")
         table = PaymentTable(cursor_type="row", zebra_stripes=True, id="payments-table")
-        for key, label, width in COLUMNS:
-            table.add_column(label, width=width, key=key)
+        # The screen's size is known before layout: guess the columns now so the first frame
+        # needs no second layout pass (on_resize corrects the guess if the rail is hidden).
+        self.shown_columns = columns_for(self.app.size.width - NAV_WIDTH - 1)
+        self._add_columns(table)
         yield table
         yield Static(id="payments-empty")
+
+    def _add_columns(self, table: DataTable[Any]) -> None:
+        for key, label, width in COLUMNS:
+            if key in self.shown_columns:
+                table.add_column(label, width=width, key=key)
+
+    def on_resize(self) -> None:
+        table = self.query_one(PaymentTable)
+        # The vertical scrollbar (one cell) is always there for a full page.
+        wanted = columns_for(self.size.width - 1)
+        if wanted == self.shown_columns:
+            return
+        self.shown_columns = wanted
+        table.clear(columns=True)
+        self._add_columns(table)
+        for payment in self.rows.values():
+            table.add_row(*self._cells(payment), key=payment.payment_id)
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._repaint, init=False)
@@ -157,7 +189,16 @@ class PaymentsView(AreaView):
         if not cached:
             return
         self.cached = True
-        self._fill(cached)
+        # The rows a screen can show first, the rest once that frame is out: the table measures
+        # every row it holds before drawing.
+        visible = max(self.app.size.height, 1)
+        self._fill(cached[:visible])
+        if len(cached) > visible:
+            self.call_after_refresh(self._show_rest, cached)
+
+    def _show_rest(self, cached: list[Any]) -> None:
+        if self.cached:  # the live page may have arrived already
+            self._fill(cached)
 
     def focus_main(self) -> None:
         self.query_one(PaymentTable).focus()
@@ -197,8 +238,7 @@ class PaymentsView(AreaView):
         if ids == list(self.rows):
             for payment in payments:
                 self.rows[payment.payment_id] = payment
-                for (key, _label, _width), cell in zip(COLUMNS, self._cells(payment), strict=True):
-                    table.update_cell(payment.payment_id, key, cell)
+                self._update_row(table, payment)
         else:
             selected = self.selected_id()
             table.clear()
@@ -211,21 +251,25 @@ class PaymentsView(AreaView):
         self._update_header()
 
     def _cells(self, payment: Any) -> list[Any]:
+        """The row of `payment`, one cell per shown column."""
         variables = self.app.theme_variables
-        return [
-            payment.payment_id,
-            status_text(payment.status, variables),
-            amount_text(payment.amount, payment.currency, variables, width=15),
-            format_time(payment.created, seconds=False),
-            payment.customer_id or Text("-", style=variables.get("muted", "")),
-        ]
+        every = {
+            "payment_id": payment.payment_id,
+            "status": status_text(payment.status, variables),
+            "amount": amount_text(payment.amount, payment.currency, variables, width=AMOUNT_WIDTH),
+            "created": format_time(payment.created, short=True),
+            "customer": payment.customer_id or Text("-", style=variables.get("muted", "")),
+        }
+        return [every[key] for key in self.shown_columns]
+
+    def _update_row(self, table: DataTable[Any], payment: Any) -> None:
+        for key, cell in zip(self.shown_columns, self._cells(payment), strict=True):
+            table.update_cell(payment.payment_id, key, cell)
 
     def _repaint(self) -> None:
         table = self.query_one(PaymentTable)
-        for payment_id, payment in self.rows.items():
-            cells = self._cells(payment)
-            table.update_cell(payment_id, "status", cells[1])
-            table.update_cell(payment_id, "amount", cells[2])
+        for payment in self.rows.values():
+            self._update_row(table, payment)
 
     def _update_header(self) -> None:
         shown = len(self.rows)
@@ -276,9 +320,7 @@ class PaymentsView(AreaView):
         table = self.query_one(PaymentTable)
         if payment_id in self.rows:
             self.rows[payment_id] = payment
-            cells = self._cells(payment)
-            for (key, _label, _width), cell in zip(COLUMNS, cells, strict=True):
-                table.update_cell(payment_id, key, cell)
+            self._update_row(table, payment)
             return
         newest = max((p.created or "" for p in self.rows.values()), default="")
         if not new or (payment.created or "") < newest:
@@ -291,9 +333,14 @@ class PaymentsView(AreaView):
 
     # -- filter and paging -------------------------------------------------------------------
 
-    def start_filter(self) -> None:
+    async def start_filter(self) -> None:
         """`/`: type filters; Enter applies them on the server."""
-        box = self.query_one("#payments-filter", Input)
+        boxes = self.query("#payments-filter").results(Input)
+        box = next(boxes, None)
+        if box is None:
+            # Mounted on first use: one widget less to build before the first paint.
+            box = Input(placeholder=FILTER_HELP, id="payments-filter")
+            await self.mount(box, after="#payments-header")
         box.add_class("-shown")
         box.value = self.filter_text
         box.focus()
@@ -313,8 +360,8 @@ class PaymentsView(AreaView):
         self.load_page()
 
     def back(self) -> None:
-        box = self.query_one("#payments-filter", Input)
-        if box.has_class("-shown"):
+        box = next(self.query("#payments-filter").results(Input), None)
+        if box is not None and box.has_class("-shown"):
             box.remove_class("-shown")
             self.focus_main()
         elif self.filters:

@@ -76,8 +76,17 @@ def amount_text(
     )
 
 
-def format_time(value: str | datetime | None, *, seconds: bool = True) -> str:
-    """An ISO 8601 timestamp as "2024-05-01 14:03:22" (UTC as the service sends it)."""
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def format_time(
+    value: str | datetime | None, *, seconds: bool = True, short: bool = False
+) -> str:
+    """An ISO 8601 timestamp as "2024-05-01 14:03:22" (UTC as the service sends it).
+
+    `short` gives "May 01 14:03" for tables: unambiguous in every locale, and the year is in
+    the detail view.
+    """
     if value is None or value == "":
         return "-"
     if isinstance(value, str):
@@ -87,4 +96,7 @@ def format_time(value: str | datetime | None, *, seconds: bool = True) -> str:
             return value
     else:
         moment = value
+    if short:
+        # Month names spelled here, not by strftime: they must not follow the process locale.
+        return f"{_MONTHS[moment.month - 1]} {moment:%d %H:%M}"
     return moment.strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")

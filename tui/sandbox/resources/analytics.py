@@ -40,15 +40,18 @@ from tui.sandbox.resources._support import read_json, validate
 from tui.sandbox.responses import respond
 from tui.sandbox.state import state_of
 
-# Covering indexes: the time range and every column the common queries read, so a query over a
-# million payments never touches the table itself.
+# Covering indexes led by the hour of creation and the common dimensions: a query reads an
+# index range in the order its GROUP BY wants, so SQLite aggregates as it scans (no sort, no
+# table lookups) and the hours are rolled up into days, weeks or months afterwards.
 SCHEMA = """
-CREATE INDEX IF NOT EXISTS payments_analytics
-    ON payments(created, currency, status, payment_method, amount);
-CREATE INDEX IF NOT EXISTS refunds_analytics ON refunds(created, currency, status, amount);
-CREATE INDEX IF NOT EXISTS disputes_analytics
-    ON disputes(created, currency, status, stage, profile_id, amount);
+CREATE INDEX IF NOT EXISTS payments_hourly
+    ON payments(substr(created, 1, 13), currency, status, created, amount);
+CREATE INDEX IF NOT EXISTS refunds_hourly
+    ON refunds(substr(created, 1, 13), currency, status, created, amount);
+CREATE INDEX IF NOT EXISTS disputes_hourly
+    ON disputes(substr(created, 1, 13), currency, status, stage, created, amount);
 """
+HOUR = "substr(created, 1, 13)"
 
 DISPUTE_STATUSES: Final = (
     "dispute_opened",
@@ -68,26 +71,37 @@ class Source:
     table: str
     dimensions: dict[str, str]
     sums: dict[str, str]
+    # columns after the hour in the analytics index: always grouped on in the inner query
+    base: tuple[str, ...] = ("currency", "status")
+    # dimension -> how it is shown (applied to the few rolled-up rows)
+    shown: tuple[tuple[str, str], ...] = ()
 
 
+def _when(status: str, column: str) -> str:
+    return f"SUM(CASE WHEN {{st}} = '{status}' THEN {column} ELSE 0 END)"
+
+
+# Sums are written over the inner rows (`n` rows and `total` amount per hour and status), with
+# `{st}` standing for the status column: per stored row SQLite only counts and adds.
 SOURCES: Final[dict[str, Source]] = {
     "payments": Source(
         "payments",
         {
             "currency": "currency",
-            "status": "CASE status WHEN 'requires_customer_action' THEN 'requires_action' "
-            "ELSE status END",
+            "status": "status",
             "payment_method": "payment_method",
             "payment_method_type": "json_extract(data, '$.payment_method_type')",
             "authentication_type": "json_extract(data, '$.authentication_type')",
             "profile_id": "json_extract(data, '$.profile_id')",
             "card_network": "json_extract(data, '$.payment_method_data.card.brand')",
         },
-        {
-            "n": "COUNT(*)",
-            "ok": "SUM(status = 'succeeded')",
-            "amount": "SUM(CASE WHEN status = 'succeeded' THEN amount ELSE 0 END)",
-        },
+        {"n": "SUM(n)", "ok": _when("succeeded", "n"), "amount": _when("succeeded", "total")},
+        shown=(
+            (
+                "status",
+                "CASE {} WHEN 'requires_customer_action' THEN 'requires_action' ELSE {} END",
+            ),
+        ),
     ),
     "refunds": Source(
         "refunds",
@@ -98,11 +112,7 @@ SOURCES: Final[dict[str, Source]] = {
             "profile_id": "json_extract(data, '$.profile_id')",
             "refund_reason": "json_extract(data, '$.reason')",
         },
-        {
-            "n": "COUNT(*)",
-            "ok": "SUM(status = 'succeeded')",
-            "amount": "SUM(CASE WHEN status = 'succeeded' THEN amount ELSE 0 END)",
-        },
+        {"n": "SUM(n)", "ok": _when("succeeded", "n"), "amount": _when("succeeded", "total")},
     ),
     "disputes": Source(
         "disputes",
@@ -113,20 +123,21 @@ SOURCES: Final[dict[str, Source]] = {
             "profile_id": "profile_id",
         },
         {
-            "n": "COUNT(*)",
-            "amount": "SUM(amount)",
-            "lost_amount": "SUM(CASE WHEN status = 'dispute_lost' THEN amount ELSE 0 END)",
-            **{f"s_{s}": f"SUM(status = '{s}')" for s in DISPUTE_STATUSES},
+            "n": "SUM(n)",
+            "amount": "SUM(total)",
+            "lost_amount": _when("dispute_lost", "total"),
+            **{f"s_{s}": _when(s, "n") for s in DISPUTE_STATUSES},
         },
+        base=("currency", "status", "stage"),
     ),
 }
 
-# granularity -> (inner bucket: length of the created-time prefix, outer bucket expression)
-BUCKETS: Final[dict[str, tuple[int, str]]] = {
-    "G_ONE_HOUR": (13, "b || ':00:00'"),
-    "G_ONE_DAY": (10, "b || 'T00:00:00'"),
-    "G_ONE_WEEK": (10, "date(b, '-6 days', 'weekday 1') || 'T00:00:00'"),
-    "G_ONE_MONTH": (10, "substr(b, 1, 7) || '-01T00:00:00'"),
+# granularity -> the bucket start, from the hour `h` ("YYYY-MM-DDTHH") of the inner query
+BUCKETS: Final[dict[str, str]] = {
+    "G_ONE_HOUR": "h || ':00:00'",
+    "G_ONE_DAY": "substr(h, 1, 10) || 'T00:00:00'",
+    "G_ONE_WEEK": "date(substr(h, 1, 10), '-6 days', 'weekday 1') || 'T00:00:00'",
+    "G_ONE_MONTH": "substr(h, 1, 7) || '-01T00:00:00'",
 }
 
 router = APIRouter(tags=["analytics"])
@@ -166,43 +177,66 @@ def _aggregate(
     filters: dict[str, list[Any]],
     granularity: str | None,
 ) -> list[dict[str, Any]]:
-    """One dict per (bucket, group) with the raw sums, computed in SQLite."""
-    dims = [source.dimensions[g] for g in groups]
-    where = ["created >= ?", "created <= ?"]
-    args: list[Any] = list(window.bounds)
+    """One dict per (bucket, group) with the raw sums, computed in SQLite.
+
+    The inner query groups by hour and the index's base columns (plus any other dimension
+    asked for), in index order; the outer one rolls those rows up to the buckets and groups
+    requested.
+    """
+    start, end = window.bounds
+    # Whole hours are summed from the index alone (no per-row time check); the rows of the
+    # first and last hour that fall outside the window are then taken off again (`sign` -1).
+    parts = [
+        ("1", f"{HOUR} BETWEEN ? AND ?", [start[:13], end[:13]]),
+        ("-1", f"{HOUR} = ? AND created < ?", [start[:13], start]),
+        ("-1", f"{HOUR} = ? AND created > ?", [end[:13], end]),
+    ]
+    where: list[str] = []
+    filter_args: list[Any] = []
     for name, values in filters.items():
         where.append(f"{source.dimensions[name]} IN ({','.join('?' * len(values))})")
-        args.extend(values)
-    inner_cols = [f"{expr} AS d{i}" for i, expr in enumerate(dims)]
-    inner_keys = [f"d{i}" for i in range(len(dims))]
-    sums = [f"{expr} AS {name}" for name, expr in source.sums.items()]
-    if granularity is None:
-        sql = (
-            f"SELECT NULL AS bucket, {', '.join([*inner_cols, *sums])} FROM {source.table} "
-            f"WHERE {' AND '.join(where)}"
+        filter_args.extend(values)
+    inner_dims = list(source.base)
+    for name in groups:
+        expr = source.dimensions[name]
+        if expr not in inner_dims:
+            inner_dims.append(expr)
+    alias = {expr: f"k{i}" for i, expr in enumerate(inner_dims)}
+    selects: list[str] = []
+    args: list[Any] = []
+    for sign, condition, bounds in parts:
+        columns = [
+            f"{HOUR} AS h",
+            *(f"{expr} AS {alias[expr]}" for expr in inner_dims),
+            f"{sign} * COUNT(*) AS n",
+            f"{sign} * SUM(amount) AS total",
+        ]
+        selects.append(
+            f"SELECT {', '.join(columns)} FROM {source.table} "
+            f"WHERE {' AND '.join([condition, *where])} "
+            f"GROUP BY {', '.join([HOUR, *inner_dims])}"
         )
-        if inner_keys:
-            sql += f" GROUP BY {', '.join(inner_keys)}"
-    else:
-        prefix, outer = BUCKETS[granularity]
-        inner = (
-            f"SELECT substr(created, 1, {prefix}) AS b, {', '.join([*inner_cols, *sums])} "
-            f"FROM {source.table} WHERE {' AND '.join(where)} "
-            f"GROUP BY {', '.join(['b', *inner_keys])}"
-        )
-        outer_sums = [f"SUM({name}) AS {name}" for name in source.sums]
-        sql = (
-            f"SELECT {outer} AS bucket, {', '.join([*inner_keys, *outer_sums])} FROM ({inner}) "
-            f"GROUP BY {', '.join(['bucket', *inner_keys])} ORDER BY bucket"
-        )
+        args += bounds + filter_args
+    inner = " UNION ALL ".join(selects)
+    shown = dict(source.shown)
+    outer_dims = []
+    for i, name in enumerate(groups):
+        column = alias[source.dimensions[name]]
+        template = shown.get(name)
+        outer_dims.append((template.format(column, column) if template else column, f"d{i}"))
+    bucket = BUCKETS[granularity] if granularity else "NULL"
+    select = [f"{bucket} AS bucket", *(f"{expr} AS {name}" for expr, name in outer_dims)]
+    status = alias["status"]
+    select += [f"{expr.format(st=status)} AS {name}" for name, expr in source.sums.items()]
+    keys = ["bucket", *(name for _, name in outer_dims)]
+    sql = f"SELECT {', '.join(select)} FROM ({inner}) GROUP BY {', '.join(keys)} ORDER BY bucket"
     cursor = conn.execute(sql, args)
     names = [c[0] for c in cursor.description]
     rows = []
     for found in cursor.fetchall():
         row = dict(zip(names, found, strict=True))
-        if row["n"] is None or row["n"] == 0:
-            continue
-        rows.append(row)
+        if row["n"]:
+            rows.append(row)
     return rows
 
 
@@ -376,7 +410,7 @@ def _filters(resource: str, filters: dict[str, list[Any]]) -> dict[str, list[Any
         if name == "dispute_status":
             cleaned = [canonical_dispute_status(v) for v in cleaned]
         if resource == "payments" and name == "status":
-            cleaned = ["requires_action" if v == "requires_customer_action" else v for v in cleaned]
+            cleaned = ["requires_customer_action" if v == "requires_action" else v for v in cleaned]
         out[name] = cleaned
     return out
 

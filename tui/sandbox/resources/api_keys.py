@@ -15,9 +15,10 @@ from tui.sandbox.errors import not_found
 from tui.sandbox.resource import Resource
 from tui.sandbox.resources._merchant import check_merchant
 from tui.sandbox.responses import json_body, read_body, respond
+from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import state_of
 
-router = APIRouter(tags=["api keys"])
+router = APIRouter(tags=["api keys"], route_class=DirectRoute)
 
 _COLUMNS = "key_id, merchant_id, name, description, prefix, created, expiration, revoked_at"
 

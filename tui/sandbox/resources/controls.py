@@ -13,9 +13,10 @@ from tui.sandbox.clock import iso
 from tui.sandbox.errors import invalid, missing
 from tui.sandbox.resource import Resource
 from tui.sandbox.responses import respond
+from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import state_of
 
-router = APIRouter()
+router = APIRouter(route_class=DirectRoute)
 
 _HEALTH = b'{"status":"ok"}'
 

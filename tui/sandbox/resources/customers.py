@@ -20,6 +20,7 @@ from tui.sandbox.db import dumps
 from tui.sandbox.errors import conflict, not_found
 from tui.sandbox.resource import Resource, SeedContext
 from tui.sandbox.responses import json_body, read_body, respond, respond_list, validate_query
+from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import state_of
 
 SCHEMA = """
@@ -33,7 +34,7 @@ CREATE INDEX IF NOT EXISTS customers_created ON customers(created);
 
 FIELDS = ("email", "name", "phone", "phone_country_code", "description", "address", "metadata")
 
-router = APIRouter(tags=["customers"])
+router = APIRouter(tags=["customers"], route_class=DirectRoute)
 
 
 def _load(conn: sqlite3.Connection, customer_id: str) -> dict[str, Any]:

@@ -15,9 +15,10 @@ from tui.sandbox.outbox import attempt_record
 from tui.sandbox.resource import Resource
 from tui.sandbox.resources._merchant import check_merchant
 from tui.sandbox.responses import json_body, read_body, respond
+from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import SandboxState, state_of
 
-router = APIRouter(tags=["events"])
+router = APIRouter(tags=["events"], route_class=DirectRoute)
 
 
 @router.post(

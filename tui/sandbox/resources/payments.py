@@ -67,6 +67,7 @@ from tui.sandbox.responses import (
     respond_list,
     validate_query,
 )
+from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import SandboxState, principal_of, state_of
 
 SCHEMA = """
@@ -143,7 +144,7 @@ CANCELLABLE = (
 )
 MANUAL = ("manual", "manual_multiple")
 
-router = APIRouter(tags=["payments"])
+router = APIRouter(tags=["payments"], route_class=DirectRoute)
 
 
 # -- storage ----------------------------------------------------------------------------------
@@ -361,7 +362,7 @@ def _confirm(
     conn: sqlite3.Connection,
     state: SandboxState,
     row: Row,
-    base_url: str,
+    request: Request,
     now: float,
     first: bool = False,
 ) -> None:
@@ -387,7 +388,7 @@ def _confirm(
         row.status = "requires_customer_action"
         row.data["next_action"] = {
             "type": "redirect_to_url",
-            "redirect_to_url": f"{base_url}/_sandbox/payments/{row.payment_id}/3ds",
+            "redirect_to_url": f"{_base_url(request)}/_sandbox/payments/{row.payment_id}/3ds",
         }
         _add_attempt(conn, row, "authentication_pending", now_iso, {}, first)
         return
@@ -508,9 +509,14 @@ async def create_payment(request: Request) -> Response:
     _apply_method(state, row, body)
     if row.card_rule is not None:
         row.status = "requires_confirmation"
-    base_url = _base_url(request)
     with state.db.transaction() as conn:
-        if conn.execute("SELECT 1 FROM payments WHERE payment_id = ?", (payment_id,)).fetchone():
+        # A generated id is 20 random characters: only an id the caller chose can clash.
+        if (
+            body.payment_id is not None
+            and conn.execute(
+                "SELECT 1 FROM payments WHERE payment_id = ?", (payment_id,)
+            ).fetchone()
+        ):
             raise conflict(
                 "HE_01",
                 f"A payment with payment_id {payment_id!r} already exists: the original request "
@@ -519,7 +525,7 @@ async def create_payment(request: Request) -> Response:
             )
         _check_customer(conn, body.customer_id)
         if body.confirm:
-            _confirm(conn, state, row, base_url, now, first=True)
+            _confirm(conn, state, row, request, now, first=True)
         row.data["status"] = SHOWN.get(row.status, row.status)
         row.json = dumps(row.data)
         conn.execute(
@@ -731,7 +737,7 @@ async def confirm_payment(request: Request, payment_id: str) -> Response:
             raise bad_state("confirm", "payment", row.status, CONFIRMABLE)
         _apply_method(state, row, body)
         now = state.clock.now()
-        _confirm(conn, state, row, _base_url(request), now)
+        _confirm(conn, state, row, request, now)
         save(conn, row, iso(now))
         emit_status(conn, state, row)
     return respond_json(row.json)

@@ -12,9 +12,10 @@ from tui.sandbox.errors import not_found
 from tui.sandbox.resource import Resource
 from tui.sandbox.resources._merchant import check_merchant
 from tui.sandbox.responses import json_body, read_body, respond
+from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import SandboxState, state_of
 
-router = APIRouter(tags=["business profile"])
+router = APIRouter(tags=["business profile"], route_class=DirectRoute)
 
 
 def _view(state: SandboxState, profile_id: str) -> dict[str, Any]:

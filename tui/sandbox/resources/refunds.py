@@ -24,6 +24,7 @@ from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
 from tui.sandbox.responses import json_body, read_body, respond, respond_list
+from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -46,7 +47,7 @@ SETTLE_SECONDS = {"instant": 10, "scheduled": 3600}
 MAX_REFUNDS_PER_PAYMENT = 10
 REFUNDABLE = ("succeeded", "partially_captured", "partially_captured_and_capturable")
 
-router = APIRouter(tags=["refunds"])
+router = APIRouter(tags=["refunds"], route_class=DirectRoute)
 
 
 def _load(conn: sqlite3.Connection, refund_id: str) -> dict[str, Any]:
