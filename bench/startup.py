@@ -111,7 +111,9 @@ def main() -> int:
         print(f"seeding {PAYMENTS:,} payments (first run, not timed)...", flush=True)
         # Seeds, then shows the live first page, which also fills the page cache.
         (seeded,) = first_paint([LIVE_MARKER], app_cmd, env)
-        print(f"first run (seeding {PAYMENTS:,} payments): {seeded:.3f}s to the live page", flush=True)
+        print(
+            f"first run (seeding {PAYMENTS:,} payments): {seeded:.3f}s to the live page", flush=True
+        )
         first_paint([LIVE_MARKER], app_cmd, env)  # warm the OS caches
         bare_times, row_times, live_times = [], [], []
         for _ in range(RUNS):

@@ -14,7 +14,7 @@ from tui import secrets
 
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX = "snd_4fJ8kq2LmN7pR1sT9vWx"
-PRODUCTION = "prd_Z9y8X7w6V5u4T3s2R1qa"
+PRODUCTION = "prd_Z9y8X7w6V5u4qa"
 PK_SANDBOX = "pk_snd_aB3dE5fG7hJ9kL1mN3pq"
 
 pytestmark = pytest.mark.slow
@@ -135,7 +135,7 @@ def test_production_key_needs_allow_production(
     assert done.returncode == 0, done.stderr
     assert secrets.get_secret(keyring_profile) == PRODUCTION
     done = keys("show", "--profile", keyring_profile)
-    assert "prd_...R1qa (production secret)" in done.stdout
+    assert "prd_...u4qa (production secret)" in done.stdout
 
 
 @keyring_test

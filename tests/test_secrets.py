@@ -21,9 +21,9 @@ from tui.secrets import (
 )
 
 SANDBOX = "snd_4fJ8kq2LmN7pR1sT9vWx"
-PRODUCTION = "prd_Z9y8X7w6V5u4T3s2R1qa"
+PRODUCTION = "prd_Z9y8X7w6V5u4qa"
 PK_SANDBOX = "pk_snd_aB3dE5fG7hJ9kL1mN3pq"
-PK_PRODUCTION = "pk_prd_Qw3Er5Ty7Ui9Op1As3Df"
+PK_PRODUCTION = "pk_prd_Qw3Er5Ty7Ui9"
 
 
 # Shapes and masking --------------------------------------------------------------------------
@@ -58,7 +58,7 @@ def test_is_production_only_for_prd_prefixes() -> None:
     [
         (SANDBOX, "snd_...9vWx"),
         (PK_SANDBOX, "pk_snd_...N3pq"),
-        (PRODUCTION, "prd_...R1qa"),
+        (PRODUCTION, "prd_...u4qa"),
         ("whsec0123456789abcd", "...abcd"),
         ("snd_abcdefgh", "snd_****"),  # too short: nothing of the body is shown
         ("short", "****"),

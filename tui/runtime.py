@@ -204,6 +204,7 @@ class Runtime:
         secret = credentials.webhook_secret
         self.listener = listener_mod.Listener(data / "listener", secrets=[secret])
         # Both servers start together: neither needs the other until the webhook is registered.
+        hook: str
         self.base_url, hook = await asyncio.gather(
             self.sandbox.start(HOST, 0), self.listener.start(HOST, self.options.listener_port or 0)
         )

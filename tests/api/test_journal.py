@@ -95,7 +95,7 @@ def test_a_secret_field_holding_a_structure_keeps_its_shape_only() -> None:
 
 @pytest.mark.parametrize(
     "key",
-    [KEY, PUBLISHABLE, "prd_Live0123456789a1b2", "pk_prd_Live0123456789a1b2"],
+    [KEY, PUBLISHABLE, "prd_Live0123a1b2", "pk_prd_Live0123a1b2"],
 )
 def test_key_shaped_strings_are_masked_in_any_text(key: str) -> None:
     redactor = Redactor()
@@ -128,7 +128,7 @@ def test_secret_headers_are_replaced() -> None:
 
 
 def test_mask_key_shows_kind_and_last_four_only() -> None:
-    assert mask_key("prd_Live0123456789a1b2") == "prd_...a1b2"
+    assert mask_key("prd_Live0123a1b2") == "prd_...a1b2"
     assert mask_key("pk_snd_abcdefgh1234") == "pk_snd_...1234"
     assert mask_key("snd_short") == "snd_..."
 

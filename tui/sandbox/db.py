@@ -40,6 +40,7 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys=OFF")
     conn.execute("PRAGMA temp_store=MEMORY")
     conn.execute("PRAGMA cache_size=-32000")
+    conn.execute("PRAGMA wal_autocheckpoint=10000")
     return conn
 
 

@@ -24,8 +24,9 @@ class NavRail(OptionList):
     """The areas, always visible on the left; unbuilt ones are marked."""
 
     DEFAULT_CSS = """
+    /* width: NAV_WIDTH in tui/screens/base.py */
     NavRail {
-        dock: left; width: 16;  /* NAV_WIDTH in tui/screens/base.py */ height: 1fr; border: none; padding: 0 0;
+        dock: left; width: 16; height: 1fr; border: none; padding: 0 0;
         background: $surface; border-right: vkey $panel;
     }
     NavRail:focus { border: none; border-right: vkey $primary; }

@@ -80,13 +80,15 @@ def _row(row: Any) -> CachedPayment | None:
 
 def to_cached(payment: Any) -> CachedPayment:
     """The shown fields of a live payment (a `Payment` model or anything with its attributes)."""
-    created = getattr(payment, "created", None)
+    created: Any = getattr(payment, "created", None)
+    if hasattr(created, "isoformat"):
+        created = created.isoformat()
     return CachedPayment(
         payment_id=str(payment.payment_id),
         status=_text(getattr(payment, "status", None)),
         amount=getattr(payment, "amount", None),
         currency=_text(getattr(payment, "currency", None)),
-        created=created.isoformat() if hasattr(created, "isoformat") else _text(created),
+        created=_text(created),
         customer_id=_text(getattr(payment, "customer_id", None)),
     )
 

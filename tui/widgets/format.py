@@ -79,9 +79,7 @@ def amount_text(
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def format_time(
-    value: str | datetime | None, *, seconds: bool = True, short: bool = False
-) -> str:
+def format_time(value: str | datetime | None, *, seconds: bool = True, short: bool = False) -> str:
     """An ISO 8601 timestamp as "2024-05-01 14:03:22" (UTC as the service sends it).
 
     `short` gives "May 01 14:03" for tables: unambiguous in every locale, and the year is in
