@@ -31,12 +31,16 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+# Re-exported: `tui.config.config_dir()` etc. stay the public names.
+from tui.paths import APP_NAME as APP_NAME
+from tui.paths import CONFIG_FILE as CONFIG_FILE
+from tui.paths import ENV_CONFIG_DIR as ENV_CONFIG_DIR
+from tui.paths import ENV_DATA_DIR as ENV_DATA_DIR
+from tui.paths import config_dir as config_dir
+from tui.paths import config_path as config_path
+from tui.paths import data_dir as data_dir
 from tui.secrets import KEY_IN_TEXT, check_profile_name
 
-APP_NAME = "payscope"
-CONFIG_FILE = "profiles.toml"
-ENV_CONFIG_DIR = "PAYSCOPE_CONFIG_DIR"
-ENV_DATA_DIR = "PAYSCOPE_DATA_DIR"
 DEFAULT_THEME = "payscope-dark"
 DEFAULT_LISTENER_PORT = 8787
 
@@ -52,37 +56,6 @@ class ConfigError(Exception):
 
 class ProfileError(ValueError):
     """A profile operation that cannot be done (unknown name, duplicate name)."""
-
-
-def _env_dir(variable: str) -> Path | None:
-    value = os.environ.get(variable, "").strip()
-    return Path(value).expanduser() if value else None
-
-
-def config_dir() -> Path:
-    """Where ``profiles.toml`` lives: ``PAYSCOPE_CONFIG_DIR`` or the platform config dir."""
-    override = _env_dir(ENV_CONFIG_DIR)
-    if override is not None:
-        return override
-    import platformdirs  # only when needed: tests and CI always set the override
-
-    return platformdirs.user_config_path(APP_NAME, appauthor=False)
-
-
-def data_dir() -> Path:
-    """Where the sandbox and listener keep SQLite files: ``PAYSCOPE_DATA_DIR`` or the platform
-    data dir."""
-    override = _env_dir(ENV_DATA_DIR)
-    if override is not None:
-        return override
-    import platformdirs
-
-    return platformdirs.user_data_path(APP_NAME, appauthor=False)
-
-
-def config_path() -> Path:
-    """The settings file: ``config_dir() / "profiles.toml"``."""
-    return config_dir() / CONFIG_FILE
 
 
 def _refuse_key(value: str | None, field: str) -> None:

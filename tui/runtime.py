@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui import paths
+from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
+
 DEFAULT_SEED = 300
 HOST = "127.0.0.1"
 
@@ -65,7 +68,7 @@ class RuntimeOptions:
             os.environ[ENV_CONFIG_DIR] = str(config_dir)
         if data_dir is not None:
             os.environ[ENV_DATA_DIR] = str(data_dir)
-        configs, data = _config_dir(), _data_dir()
+        configs, data = paths.config_dir(), paths.data_dir()
         peeked = _peek_settings(configs / CONFIG_FILE, profile)
         if peeked is None:
             return cls._build_validated(
@@ -311,31 +314,6 @@ def _clock_of(sandbox: Any) -> Any:
     if clock is None:
         clock = getattr(getattr(sandbox, "state", None), "clock", None)
     return clock
-
-
-# The same rules as tui.config's config_dir/data_dir/CONFIG_FILE. Repeated here because
-# importing tui.config loads pydantic (~80 ms), more than a bare Textual app needs to paint.
-ENV_CONFIG_DIR = "PAYSCOPE_CONFIG_DIR"
-ENV_DATA_DIR = "PAYSCOPE_DATA_DIR"
-CONFIG_FILE = "profiles.toml"
-
-
-def _config_dir() -> Path:
-    value = os.environ.get(ENV_CONFIG_DIR, "").strip()
-    if value:
-        return Path(value).expanduser()
-    import platformdirs
-
-    return platformdirs.user_config_path("payscope", appauthor=False)
-
-
-def _data_dir() -> Path:
-    value = os.environ.get(ENV_DATA_DIR, "").strip()
-    if value:
-        return Path(value).expanduser()
-    import platformdirs
-
-    return platformdirs.user_data_path("payscope", appauthor=False)
 
 
 @dataclass(frozen=True)

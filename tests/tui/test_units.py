@@ -125,3 +125,45 @@ def test_unknown_errors_still_tell_the_user_what_to_do() -> None:
     assert "RuntimeError: boom" in message and "What to do" in message
     title, _ = describe_error(PermissionError("denied"))
     assert title == "Permission denied"
+
+
+def test_payments_cache_keeps_only_what_the_table_shows(tmp_path: Path) -> None:
+    from tui.api.models.payments import Payment
+    from tui.screens.payments_cache import cache_path, load_page, save_page
+
+    payment = Payment.model_validate(
+        {
+            "payment_id": "pay_" + "a" * 20,
+            "status": "succeeded",
+            "amount": 1250,
+            "currency": "EUR",
+            "created": "2024-05-01T12:00:00Z",
+            "customer_id": "cus_" + "b" * 20,
+            "client_secret": "pay_" + "a" * 20 + "_secret_xyz",
+            "metadata": {"note": "private"},
+        }
+    )
+    path = cache_path(tmp_path, "my/profile")
+    assert path.parent == tmp_path / "cache" and "/" not in path.name
+    save_page(path, [payment])
+    text = path.read_text()
+    assert "secret" not in text and "private" not in text
+    (row,) = load_page(path)
+    assert (row.payment_id, row.status, row.amount, row.currency) == (
+        payment.payment_id,
+        "succeeded",
+        1250,
+        "EUR",
+    )
+    assert row.customer_id == payment.customer_id
+
+
+def test_a_damaged_payments_cache_is_ignored(tmp_path: Path) -> None:
+    from tui.screens.payments_cache import load_page
+
+    path = tmp_path / "payments-local.json"
+    assert load_page(path) == []
+    path.write_text('{"version": 1, "rows": [{"payment_id": "pay_x", "amount": "12"}]}')
+    assert load_page(path) == []
+    path.write_text("{not json")
+    assert load_page(path) == []

@@ -284,14 +284,14 @@ class PaymentsView(AreaView):
             pages = (self.total + PAGE_SIZE - 1) // PAGE_SIZE
             page = self.page_offset // PAGE_SIZE + 1
             range_text = f"{first:,}-{last:,} of {self.total:,}  [dim]page {page}/{pages}[/dim]"
-        header = Text.assemble(("Payments", "bold"), "\u00a0\u00a0")
+        header = Text.assemble(("Payments", "bold"), "  ")
         header.append_text(Text.from_markup(range_text))
         if self.cached:
             # Said loudly: these rows are from the last run until the service answers.
             warning = self.app.theme_variables.get("warning", "yellow")
-            header.append("\u00a0\u00a0cached · refreshing…", style=f"bold {warning}")
+            header.append("  cached · refreshing…", style=f"bold {warning}")
         if self.filter_text:
-            header.append("\u00a0\u00a0filter ", style="bold")
+            header.append("  filter ", style="bold")
             header.append(self.filter_text)
         self.query_one("#payments-header", Static).update(header)
         empty = self.query_one("#payments-empty", Static)

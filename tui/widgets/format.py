@@ -62,7 +62,8 @@ def status_text(status: str | None, variables: Mapping[str, str]) -> Text:
     extra = variables.get("status-text-style", "none")
     if extra and extra != "none":
         style = f"{extra} {style}"
-    return Text(status, style=style)
+    # A long status ("partially_captured_and_capturable") ends in "…" rather than being cut.
+    return Text(status, style=style, no_wrap=True, overflow="ellipsis")
 
 
 def amount_text(
@@ -70,9 +71,11 @@ def amount_text(
 ) -> Text:
     """An amount in the theme's amount colour, padded to `width` so decimals line up."""
     return Text(
-        # No-break spaces: the table would trim ordinary leading spaces.
+        # No-break spaces: the table trims ordinary leading spaces and ignores `justify`.
         format_amount(amount, currency).rjust(width, "\u00a0"),
         style=variables.get("amount", "default"),
+        no_wrap=True,
+        overflow="ellipsis",
     )
 
 
