@@ -7,6 +7,7 @@ envelope. Messages are written for a person: what happened and what to do next.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -40,6 +41,58 @@ def envelope(type_: str, code: str, message: str) -> bytes:
     return json.dumps({"error": {"type": type_, "code": code, "message": message}}).encode()
 
 
+# Fields whose values are card data, bank accounts or credentials: an error message (which is
+# logged, shown in the TUI and kept in request journals) never repeats what was sent in them.
+SENSITIVE_FIELDS = frozenset(
+    {
+        "card_number",
+        "card_cvc",
+        "cvc",
+        "dpan",
+        "application_primary_account_number",
+        "network_token",
+        "psp_token",
+        "iban",
+        "bank_account_number",
+        "account_number",
+        "pix_key",
+        "emv",
+        "password",
+        "totp",
+        "api_key",
+        "client_secret",
+        "payment_response_hash_key",
+        "webhook_secret",
+    }
+)
+# pydantic's own text for an absent field; any other text on a `missing` error was written by
+# a model for this case and says more than the generic sandbox sentence
+_PYDANTIC_MISSING = "Field required"
+_DIGIT_RUN = re.compile(r"\d{9,}")
+_MAX_ECHO = 60
+
+
+def is_sensitive(field: str) -> bool:
+    """True when `field` (a dotted path or a bare name) holds a value never to be echoed."""
+    leaf = field.rsplit(".", 1)[-1].split("[", 1)[0]
+    return leaf.lower() in SENSITIVE_FIELDS
+
+
+def echo(field: str, value: Any) -> str | None:
+    """`value` as it may appear in a message about `field`, or None when it must not appear.
+
+    Sensitive fields and whole objects or arrays (which may contain sensitive fields) are never
+    repeated; long digit runs (card or account numbers in an unexpected place) are masked.
+    """
+    if is_sensitive(field) or isinstance(value, dict | list | tuple):
+        return None
+    text = repr(value)
+    text = _DIGIT_RUN.sub(lambda m: "*" * (len(m.group()) - 4) + m.group()[-4:], text)
+    if len(text) > _MAX_ECHO:
+        text = text[: _MAX_ECHO - 1] + "…"
+    return text
+
+
 def missing(field: str, hint: str = "") -> SandboxError:
     """400 IR_01: a required field is absent."""
     extra = f" {hint}" if hint else ""
@@ -48,8 +101,10 @@ def missing(field: str, hint: str = "") -> SandboxError:
 
 def invalid(field: str, value: Any, allowed: str) -> SandboxError:
     """400 IR_04: a field has a value the service does not accept."""
+    shown = echo(field, value)
+    got = f": {shown}" if shown is not None else " (the value is not repeated here)"
     return SandboxError(
-        400, INVALID, "IR_04", f"Invalid value for {field}: {value!r}. Allowed: {allowed}."
+        400, INVALID, "IR_04", f"Invalid value for {field}{got}. Allowed: {allowed}."
     )
 
 
@@ -97,7 +152,8 @@ def from_validation_errors(errors: Sequence[Any]) -> SandboxError:
     """Map pydantic errors to the envelope: `missing` -> IR_01, anything else -> IR_04.
 
     Only the first error is reported (the envelope has one message); the message names the
-    field, the value received and what is allowed, in the models' own words.
+    field and what is allowed, in the models' own words, and the value received unless that
+    value is card data, an account number or a credential (see `echo`).
     """
     if not errors:
         return SandboxError(400, INVALID, "IR_04", "The request body is not valid.")
@@ -123,7 +179,12 @@ def from_validation_errors(errors: Sequence[Any]) -> SandboxError:
             "(Content-Type: application/json); see /docs for its fields.",
         )
     if kind == "missing":
-        return missing(field)
+        own = str(first.get("msg") or "").strip()
+        if not own or own == _PYDANTIC_MISSING:
+            return missing(field)
+        if field.rsplit(".", 1)[-1] in own:
+            return SandboxError(400, INVALID, "IR_01", own)
+        return missing(field, own)
     if kind in ("json_invalid", "model_attributes_type", "model_type", "dict_type") and not (
         [p for p in loc if p != "body"]
     ):
@@ -136,7 +197,10 @@ def from_validation_errors(errors: Sequence[Any]) -> SandboxError:
         )
     message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
     if field.rsplit(".", 1)[-1] not in message:
-        message = f"Invalid value for {field}: {message} (got {first.get('input')!r})"
+        message = f"Invalid value for {field}: {message}"
+        shown = echo(field, first.get("input"))
+        if shown is not None:
+            message += f" (got {shown})"
     return SandboxError(400, INVALID, "IR_04", message)
 
 
