@@ -70,6 +70,8 @@ def test_card_numbers_keep_their_last_four_and_the_cvc_goes() -> None:
         "webhook_secret",
         "password",
         "totp",
+        "totp_secret",
+        "otpauth_url",
         "Client_Secret",
         "refresh_secret",
         "webhook_password",

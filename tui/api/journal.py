@@ -50,6 +50,8 @@ _SECRET_FIELDS = frozenset(
         "new_password",
         "old_password",
         "totp",
+        "totp_secret",
+        "otpauth_url",
         "recovery_code",
         "token",
         "access_token",

@@ -214,4 +214,17 @@ class EventDeliveryAttempt(ResponseModel):
     request: EventDeliveryRequest = Field(default_factory=EventDeliveryRequest)
     response: EventDeliveryResponse = Field(default_factory=EventDeliveryResponse)
     delivered: bool = False
+    is_delivery_successful: bool | None = None
+    delivery_attempt: str | None = None
     created: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _delivered_from_reference_name(cls, data: Any) -> Any:
+        # the reference service (and the sandbox) name the outcome `is_delivery_successful`
+        # as in the event list; `delivered` is this model's short name for the same fact
+        if isinstance(data, dict) and "delivered" not in data:
+            successful = data.get("is_delivery_successful")
+            if isinstance(successful, bool):
+                return {**data, "delivered": successful}
+        return data

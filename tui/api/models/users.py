@@ -93,6 +93,25 @@ class InviteResult(ResponseModel):
     error: str | None = None
 
 
+class AcceptedInvite(ResponseModel):
+    """The local sandbox's answer when an invitee accepts: the user, now `active`, and the TOTP
+    secret (shown once) when one was set."""
+
+    email: str | None = None
+    name: str | None = None
+    roles: list[UserRole] = Field(default_factory=list)
+    status: str | None = None
+    totp_secret: str | None = Field(default=None, repr=False)
+    otpauth_url: str | None = Field(default=None, repr=False)
+
+
+class UserDeleted(ResponseModel):
+    """The answer of a deletion: whose access was removed."""
+
+    email: str
+    deleted: bool | None = None
+
+
 class UpdateRoleRequest(RequestModel):
     """POST /user/user/update_role."""
 

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from tui.api.models.disputes import Dispute
 from tui.api.models.payments import Payment
+from tui.api.models.users import AcceptedInvite
 from tui.api.resources._base import Resource, seg
 from tui.api.retry import Replay
 
@@ -77,10 +78,14 @@ class SandboxResource(Resource):
         )
 
     async def accept_invite(
-        self, email: str, password: str, totp: str | None = None
-    ) -> dict[str, Any]:
-        """POST /_sandbox/users/accept: an invited user accepts and sets a password."""
+        self, email: str, password: str, totp: bool | str | None = None
+    ) -> AcceptedInvite:
+        """POST /_sandbox/users/accept: an invited user accepts and sets a password.
+
+        `totp=True` has the sandbox make a TOTP secret, a base32 string sets that secret; the
+        answer then carries `totp_secret` and `otpauth_url`.
+        """
         body: dict[str, Any] = {"email": email, "password": password}
-        if totp is not None:
+        if totp is not None and totp is not False:
             body["totp"] = totp
-        return await self._client.call_json("POST", "/_sandbox/users/accept", body=body)
+        return await self._client.call("POST", "/_sandbox/users/accept", AcceptedInvite, body=body)

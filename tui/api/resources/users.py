@@ -13,10 +13,12 @@ from tui.api.models.users import (
     SignInRequest,
     SignInResponse,
     UpdateRoleRequest,
+    User,
+    UserDeleted,
     UserInvite,
     UserListResponse,
 )
-from tui.api.resources._base import Resource, body_of
+from tui.api.resources._base import Resource, body_of, call_or_none
 
 
 class UsersResource(Resource):
@@ -40,17 +42,26 @@ class UsersResource(Resource):
             "POST", "/user/user/invite_multiple", InviteResult, body=body
         )
 
-    async def update_role(self, request: UpdateRoleRequest) -> None:
-        """POST /user/user/update_role."""
-        await self._client.request("POST", "/user/user/update_role", body=body_of(request))
+    # The spec does not show the answers of the three calls below: the user (or the result)
+    # is returned when the service sends it, None when it answers with an empty body.
 
-    async def resend_invite(self, request: ResendInviteRequest) -> None:
+    async def update_role(self, request: UpdateRoleRequest) -> User | None:
+        """POST /user/user/update_role; the user with the new role."""
+        return await call_or_none(
+            self._client, "POST", "/user/user/update_role", User, body=body_of(request)
+        )
+
+    async def resend_invite(self, request: ResendInviteRequest) -> InviteResult | None:
         """POST /user/user/resend_invite: a fresh link for an invitation that expired."""
-        await self._client.request("POST", "/user/user/resend_invite", body=body_of(request))
+        return await call_or_none(
+            self._client, "POST", "/user/user/resend_invite", InviteResult, body=body_of(request)
+        )
 
-    async def delete(self, request: DeleteUserRequest) -> None:
+    async def delete(self, request: DeleteUserRequest) -> UserDeleted | None:
         """DELETE /user/user/delete with `{email}` as the body."""
-        await self._client.request("DELETE", "/user/user/delete", body=body_of(request))
+        return await call_or_none(
+            self._client, "DELETE", "/user/user/delete", UserDeleted, body=body_of(request)
+        )
 
     async def signin(self, request: SignInRequest) -> SignInResponse:
         """POST /user/signin (`totp` included when the user has TOTP set). The password and
