@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, TypeVar
 
 import httpx
@@ -59,15 +61,6 @@ class RateLimit:
     reset: float | None = None
 
 
-def _int_header(value: str | None) -> int | None:
-    if value is None:
-        return None
-    try:
-        return int(float(value))
-    except ValueError:
-        return None
-
-
 def _float_header(value: str | None) -> float | None:
     if value is None:
         return None
@@ -77,17 +70,25 @@ def _float_header(value: str | None) -> float | None:
         return None
 
 
+def _int_header(value: str | None) -> int | None:
+    number = _float_header(value)
+    return int(number) if number is not None and math.isfinite(number) else None
+
+
+_TRANSPORT_ERROR_KINDS: dict[type[httpx.TransportError], str] = {
+    httpx.ConnectTimeout: "the connection could not be made in time",
+    httpx.ReadTimeout: "the service accepted the request but did not answer in time",
+    httpx.WriteTimeout: "the request could not be sent in time",
+    httpx.PoolTimeout: "no free connection in time (too many requests at once)",
+    httpx.ConnectError: "the connection was refused or the host is unreachable",
+    httpx.RemoteProtocolError: "the service closed the connection without a full answer",
+    httpx.ReadError: "the connection broke while reading the answer",
+    httpx.WriteError: "the connection broke while sending the request",
+}
+
+
 def _describe_transport_error(exc: httpx.TransportError) -> str:
-    kind = {
-        httpx.ConnectTimeout: "the connection could not be made in time",
-        httpx.ReadTimeout: "the service accepted the request but did not answer in time",
-        httpx.WriteTimeout: "the request could not be sent in time",
-        httpx.PoolTimeout: "no free connection in time (too many requests at once)",
-        httpx.ConnectError: "the connection was refused or the host is unreachable",
-        httpx.RemoteProtocolError: "the service closed the connection without a full answer",
-        httpx.ReadError: "the connection broke while reading the answer",
-        httpx.WriteError: "the connection broke while sending the request",
-    }.get(type(exc), "the request failed on the way")
+    kind = _TRANSPORT_ERROR_KINDS.get(type(exc), "the request failed on the way")
     detail = str(exc)
     return f"{kind} ({detail})" if detail else kind
 
@@ -305,22 +306,16 @@ class ApiClient:
         result: dict[str, Any] = self._validate(dict[str, Any], data, method, path)
         return result
 
-    async def call_json_list(
-        self,
-        method: str,
-        path: str,
-        *,
-        body: Any = None,
-        params: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-        replay: Replay | None = None,
-    ) -> list[dict[str, Any]]:
-        """Send a call whose answer is a JSON array of objects with no model of their own."""
-        data = await self.request(
-            method, path, body=body, params=params, headers=headers, replay=replay
-        )
-        result: list[dict[str, Any]] = self._validate(list[dict[str, Any]], data, method, path)
-        return result
+    async def call_or_none(
+        self, method: str, path: str, result: type[M], *, body: Any = None
+    ) -> M | None:
+        """Like `call`, for operations whose answer the spec does not show: None when the
+        service answers with an empty body or an empty object."""
+        data = await self.request(method, path, body=body)
+        if data is None or data == {}:
+            return None
+        validated: M = self._validate(result, data, method, path)
+        return validated
 
     def _validate(self, target: Any, data: Any, method: str, path: str) -> Any:
         adapter = self._adapters.get(target)
@@ -446,40 +441,36 @@ class ApiClient:
         path = redact.text(request.url.raw_path.decode("ascii", errors="replace"))
         request_headers = redact.headers(request.headers.multi_items())
         request_body = redact.body(request.content or None, request_headers.get("content-type", ""))
+        # What an attempt's entry says whether or not an answer comes.
+        entry = partial(
+            JournalEntry,
+            id=entry_id,
+            call_id=call_id,
+            attempt=attempt,
+            method=request.method,
+            url=url,
+            path=path,
+            request_headers=request_headers,
+            request_body=request_body,
+            started_at=started_at,
+        )
         try:
             response = await self._http.send(request)
         except httpx.TransportError as exc:
             self.journal.record(
-                JournalEntry(
-                    id=entry_id,
-                    call_id=call_id,
-                    attempt=attempt,
-                    method=request.method,
-                    url=url,
-                    path=path,
-                    request_headers=request_headers,
-                    request_body=request_body,
-                    started_at=started_at,
+                entry(
                     latency_ms=(self._clock() - t0) * 1000.0,
                     error=redact.text(_describe_transport_error(exc)),
                 )
             )
             raise
+        latency_ms = (self._clock() - t0) * 1000.0
         raw_headers = response.headers.multi_items()  # one decode; Headers.get is a scan
         self._update_rate_limit(dict(raw_headers))
         response_headers = redact.headers(raw_headers)
         self.journal.record(
-            JournalEntry(
-                id=entry_id,
-                call_id=call_id,
-                attempt=attempt,
-                method=request.method,
-                url=url,
-                path=path,
-                request_headers=request_headers,
-                request_body=request_body,
-                started_at=started_at,
-                latency_ms=(self._clock() - t0) * 1000.0,
+            entry(
+                latency_ms=latency_ms,
                 status=response.status_code,
                 response_headers=response_headers,
                 response_body=redact.body(

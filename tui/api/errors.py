@@ -234,34 +234,35 @@ class ProductionKeyError(ConfigurationError):
         )
 
 
-class MissingProfileIdError(ConfigurationError):
+class _MissingSettingError(ConfigurationError):
+    """A call that needs a client setting this client was made without (nothing is sent)."""
+
+    needs = ""  # what the operation needs, and why
+    fix = ""  # how to give it
+
+    def __init__(self, operation: str) -> None:
+        self.operation = operation
+        super().__init__(operation)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.operation} needs {self.needs}, and this client has none. No request was "
+            f"sent.\nWhat to do: {self.fix}"
+        )
+
+
+class MissingProfileIdError(_MissingSettingError):
     """A subscription call (which needs the `X-Profile-Id` header) on a client without one."""
 
-    def __init__(self, operation: str) -> None:
-        self.operation = operation
-        super().__init__(operation)
-
-    def __str__(self) -> str:
-        return (
-            f"{self.operation} needs a business profile id (sent as X-Profile-Id), and this client "
-            "has none. No request was sent.\nWhat to do: set the profile id of this profile "
-            "(pro_...), or pass profile_id=... to ApiClient."
-        )
+    needs = "a business profile id (sent as X-Profile-Id)"
+    fix = "set the profile id of this profile (pro_...), or pass profile_id=... to ApiClient."
 
 
-class MissingMerchantIdError(ConfigurationError):
+class MissingMerchantIdError(_MissingSettingError):
     """An events, business-profile or API-key call on a client without a merchant id."""
 
-    def __init__(self, operation: str) -> None:
-        self.operation = operation
-        super().__init__(operation)
-
-    def __str__(self) -> str:
-        return (
-            f"{self.operation} needs the merchant id (it is part of the path), and this client "
-            "has none. No request was sent.\nWhat to do: set the merchant id of this profile, "
-            "or pass merchant_id=... to ApiClient."
-        )
+    needs = "the merchant id (it is part of the path)"
+    fix = "set the merchant id of this profile, or pass merchant_id=... to ApiClient."
 
 
 def error_class_for(status: int, code: str | None) -> type[ApiError]:

@@ -83,7 +83,6 @@ def format_json(d: Delivery) -> str:
         "http_status": d.status,
     }
     if not d.accepted:
-        record["verified"] = False
         record["reason"] = d.reason
     return json.dumps(record, ensure_ascii=False)
 
@@ -92,20 +91,22 @@ class SecretUnavailable(Exception):
     """No secret was given and the keyring cannot hold one."""
 
 
-def resolve_secrets(given: list[str] | None, err: TextIO) -> list[str]:
-    """The secrets to verify with: `--secret` values, else `PAYSCOPE_WEBHOOK_SECRET`, else the
-    one kept in the OS keyring (generated and stored there on first use). Never a file."""
+def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], str]:
+    """The secrets to verify with, and where they came from: `--secret` values, else
+    `PAYSCOPE_WEBHOOK_SECRET`, else the one kept in the OS keyring (generated and stored there
+    on first use). Never a file."""
     if given:
-        return given
+        return given, "--secret"
     env = os.environ.get(SECRET_ENV, "").strip()
     if env:
-        return [env]
+        return [env], SECRET_ENV
+    keyring_source = "OS keyring; --print-secret shows it"
     from tui import secrets as keystore
 
     try:
         stored = keystore.get_secret(KEYRING_PROFILE, "webhook")
         if stored:
-            return [stored]
+            return [stored], keyring_source
         value = generate_secret()
         keystore.set_secret(KEYRING_PROFILE, value, "webhook")
     except keystore.SecretsError as exc:
@@ -119,7 +120,7 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> list[str]:
         f"(payscope keys show --profile {KEYRING_PROFILE} --kind webhook)",
         file=err,
     )
-    return [value]
+    return [value], keyring_source
 
 
 def run(args: argparse.Namespace) -> int:
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 2
     try:
-        secrets = resolve_secrets(secrets, err)
+        secrets, source = resolve_secrets(secrets, err)
     except SecretUnavailable as exc:
         print(f"payscope listen: {exc}", file=err)
         return 1
@@ -147,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
             print(value)
         return 0
     try:
-        return asyncio.run(_serve(args, data_dir, secrets, sys.stdout, err))
+        return asyncio.run(_serve(args, data_dir, secrets, source, sys.stdout, err))
     except KeyboardInterrupt:
         return 0
 
@@ -155,7 +156,8 @@ def run(args: argparse.Namespace) -> int:
 async def _serve(
     args: argparse.Namespace,
     data_dir: Path,
-    secrets: list[str] | None,
+    secrets: list[str],
+    source: str,
     out: TextIO,
     err: TextIO,
 ) -> int:
@@ -189,7 +191,6 @@ async def _serve(
             file=err,
         )
     shown = ", ".join(mask(s) for s in listener.secrets)
-    source = "--secret" if secrets else f"{data_dir}/signing-secret; --print-secret shows it"
     print(f"payscope listener on {url}", file=head)
     print(f"  journal  {listener.journal.path}", file=head)
     print(f"  secret   {shown} ({source})", file=head)

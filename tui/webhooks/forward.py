@@ -27,6 +27,7 @@ log = logging.getLogger("payscope.listener")
 
 FORWARD_QUEUE_SIZE = 10_000
 _WORKERS = 4
+# The answer's body is kept this far (bytes): enough to read an error, not a whole page.
 _BODY_KEEP = 4096
 
 
@@ -95,20 +96,18 @@ class Forwarder:
             headers[SIGNATURE_HEADER] = signature
         sent_at = time.time()
         started = time.perf_counter()
+        status: int | None = None
+        text: str | None = None
+        error: str | None = None
         try:
             response = await self._client.post(url, content=body, headers=headers)
         except httpx.HTTPError as exc:
-            latency = (time.perf_counter() - started) * 1000
-            reason = str(exc) or type(exc).__name__
-            record = ForwardRecord(
-                event_id, url, sent_at, None, None, latency, f"could not reach {url}: {reason}"
-            )
+            error = f"could not reach {url}: {str(exc) or type(exc).__name__}"
         else:
-            latency = (time.perf_counter() - started) * 1000
+            status = response.status_code
             text = response.content[:_BODY_KEEP].decode("utf-8", "replace")
-            record = ForwardRecord(
-                event_id, url, sent_at, response.status_code, text, latency, None
-            )
+        latency = (time.perf_counter() - started) * 1000
+        record = ForwardRecord(event_id, url, sent_at, status, text, latency, error)
         await self.journal.record_forward(record)
         return record
 

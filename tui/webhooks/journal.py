@@ -30,7 +30,6 @@ from typing import Any
 JOURNAL_FILE = "journal.sqlite3"
 _MAX_BATCH = 512
 _ROWS_PER_STATEMENT = 64
-_FORWARD_BODY_LIMIT = 4096
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -327,10 +326,7 @@ class Journal:
     ) -> list[EventRecord]:
         """A page of events, newest first, optionally filtered by type or object id."""
         where, params = _filters(event_type, object_id)
-        sql = (
-            "SELECT seq, event_id, event_type, object_id, object_status, first_seen, duplicates,"
-            f" delivery_id FROM events{where} ORDER BY seq DESC LIMIT ? OFFSET ?"
-        )
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events{where} ORDER BY seq DESC LIMIT ? OFFSET ?"
         with self._read() as conn:
             rows = conn.execute(sql, (*params, limit, offset)).fetchall()
         return [EventRecord(*row) for row in rows]
@@ -339,14 +335,14 @@ class Journal:
         """The event with its first delivery (headers, raw body, verification) and forwards."""
         with self._read() as conn:
             row = conn.execute(
-                "SELECT seq, event_id, event_type, object_id, object_status, first_seen,"
-                " duplicates, delivery_id FROM events WHERE event_id = ?",
-                (event_id,),
+                f"SELECT {_EVENT_COLUMNS} FROM events WHERE event_id = ?", (event_id,)
             ).fetchone()
             if row is None:
                 return None
             event = EventRecord(*row)
-            delivery = self._delivery(conn, event.delivery_id)
+            delivery_row = conn.execute(
+                f"SELECT {_DELIVERY_COLUMNS} FROM deliveries WHERE id = ?", (event.delivery_id,)
+            ).fetchone()
             forwards = [
                 ForwardRecord(*r)
                 for r in conn.execute(
@@ -355,8 +351,8 @@ class Journal:
                     (event_id,),
                 )
             ]
-        assert delivery is not None, "an event always has its delivery"
-        return EventDetail(event, delivery, forwards)
+        assert delivery_row is not None, "an event always has its delivery"
+        return EventDetail(event, _delivery_record(delivery_row), forwards)
 
     def deliveries(
         self, limit: int = 50, offset: int = 0, *, rejected_only: bool = False
@@ -364,38 +360,38 @@ class Journal:
         """A page of delivery attempts (accepted, duplicate and rejected), newest first."""
         where = " WHERE verified = 0 OR status >= 300" if rejected_only else ""
         with self._read() as conn:
-            ids = conn.execute(
-                f"SELECT id FROM deliveries{where} ORDER BY id DESC LIMIT ? OFFSET ?",
+            rows = conn.execute(
+                f"SELECT {_DELIVERY_COLUMNS} FROM deliveries{where}"
+                " ORDER BY id DESC LIMIT ? OFFSET ?",
                 (limit, offset),
             ).fetchall()
-            found = [self._delivery(conn, row[0]) for row in ids]
-        return [d for d in found if d is not None]
+        return [_delivery_record(row) for row in rows]
 
     def count_deliveries(self) -> int:
         """How many delivery attempts are stored, rejected ones included."""
         with self._read() as conn:
             return int(conn.execute("SELECT count(*) FROM deliveries").fetchone()[0])
 
-    @staticmethod
-    def _delivery(conn: sqlite3.Connection, delivery_id: int) -> DeliveryRecord | None:
-        row = conn.execute(
-            "SELECT id, received_at, event_id, headers, body, verified, reason, duplicate, status"
-            " FROM deliveries WHERE id = ?",
-            (delivery_id,),
-        ).fetchone()
-        if row is None:
-            return None
-        return DeliveryRecord(
-            id=row[0],
-            received_at=row[1],
-            event_id=row[2],
-            headers=json.loads(row[3]),
-            body=bytes(row[4]),
-            verified=bool(row[5]),
-            reason=row[6],
-            duplicate=bool(row[7]),
-            status=row[8],
-        )
+
+# Column lists in the order of the EventRecord and DeliveryRecord fields.
+_EVENT_COLUMNS = (
+    "seq, event_id, event_type, object_id, object_status, first_seen, duplicates, delivery_id"
+)
+_DELIVERY_COLUMNS = "id, received_at, event_id, headers, body, verified, reason, duplicate, status"
+
+
+def _delivery_record(row: tuple[Any, ...]) -> DeliveryRecord:
+    return DeliveryRecord(
+        id=row[0],
+        received_at=row[1],
+        event_id=row[2],
+        headers=json.loads(row[3]),
+        body=bytes(row[4]),
+        verified=bool(row[5]),
+        reason=row[6],
+        duplicate=bool(row[7]),
+        status=row[8],
+    )
 
 
 def _filters(event_type: str | None, object_id: str | None) -> tuple[str, tuple[str, ...]]:
@@ -429,8 +425,7 @@ def _write_jobs(conn: sqlite3.Connection, batch: list[_Job], first_id: int) -> l
     for kind, args, _future, _loop in batch:
         if kind != "attempt":
             f: ForwardRecord = args[0]
-            body = f.body[:_FORWARD_BODY_LIMIT] if f.body is not None else None
-            forwards.append((f.event_id, f.url, f.sent_at, f.status, body, f.latency_ms, f.error))
+            forwards.append((f.event_id, f.url, f.sent_at, f.status, f.body, f.latency_ms, f.error))
             values.append(None)
             continue
         a: Attempt = args[0]

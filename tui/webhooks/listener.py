@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.webhooks.forward import Forwarder
-from tui.webhooks.journal import Attempt, ForwardRecord, Journal, JournalError
+from tui.webhooks.journal import Attempt, ForwardRecord, Journal, JournalError, Recorded
 from tui.webhooks.secret_store import generate_secret
 from tui.webhooks.signing import SIGNATURE_HEADER, verify
 
@@ -65,12 +65,12 @@ _SIGNATURE_KEY = SIGNATURE_HEADER.lower().encode("latin-1")
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 
 
-def _ack(body: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
+def _json_answer(body: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
     return [*_JSON_HEADERS, (b"content-length", str(len(body)).encode())], body
 
 
-_ACK_NEW = _ack(b'{"received":true,"duplicate":false}')
-_ACK_DUPLICATE = _ack(b'{"received":true,"duplicate":true}')
+_ACK_NEW = _json_answer(b'{"received":true,"duplicate":false}')
+_ACK_DUPLICATE = _json_answer(b'{"received":true,"duplicate":true}')
 # The kind of object each content.type carries, to pick its id; a refund also names its payment.
 _ID_FIELDS = {
     "payment_details": "payment_id",
@@ -125,6 +125,25 @@ class Delivery:
     def accepted(self) -> bool:
         """True when answered 2xx (a new event or a duplicate of one)."""
         return 200 <= self.status < 300
+
+    @classmethod
+    def of(cls, attempt: Attempt, recorded: Recorded) -> Delivery:
+        """The delivery of `attempt`, with what the journal decided about it."""
+        return cls(
+            delivery_id=recorded.delivery_id,
+            received_at=attempt.received_at,
+            status=attempt.status,
+            verified=attempt.verified,
+            reason=attempt.reason,
+            event_id=attempt.event_id,
+            event_type=attempt.event_type,
+            object_id=attempt.object_id,
+            object_status=attempt.object_status,
+            duplicate=recorded.duplicate,
+            duplicate_count=recorded.duplicate_count,
+            headers=attempt.headers,
+            body=attempt.body,
+        )
 
 
 class Subscription:
@@ -460,26 +479,10 @@ class Listener:
             self.stats.duplicates += 1
         else:
             self.stats.accepted += 1
-        answer = _ACK_DUPLICATE if duplicate else _ACK_NEW
-        await send({"type": "http.response.start", "status": 200, "headers": answer[0]})
-        await send({"type": "http.response.body", "body": answer[1]})
-        self._publish(
-            Delivery(
-                recorded.delivery_id,
-                received_at,
-                200,
-                True,
-                None,
-                event_id,
-                event_type,
-                object_id,
-                object_status,
-                duplicate,
-                recorded.duplicate_count,
-                headers,
-                body,
-            )
-        )
+        head, answer = _ACK_DUPLICATE if duplicate else _ACK_NEW
+        await send({"type": "http.response.start", "status": 200, "headers": head})
+        await send({"type": "http.response.body", "body": answer})
+        self._publish(Delivery.of(attempt, recorded))
         if not duplicate and self.forwarder.enabled:
             self.forwarder.enqueue(event_id, event_type, body, sig_text)
 
@@ -497,30 +500,14 @@ class Listener:
     ) -> None:
         self.stats.rejected += 1
         attempt = Attempt(received_at, headers, body, verified, status, reason)
-        delivery_id = 0
         try:
-            delivery_id = (await self.journal.record(attempt)).delivery_id
+            recorded = await self.journal.record(attempt)
         except JournalError as exc:
             log.error("%s", exc)
+            recorded = Recorded(delivery_id=0, duplicate=False, duplicate_count=0)
         extra = [(b"connection", b"close")] if status == 413 else []
         await _respond(send, status, code, reason, extra=extra)
-        self._publish(
-            Delivery(
-                delivery_id,
-                received_at,
-                status,
-                verified,
-                reason,
-                None,
-                None,
-                None,
-                None,
-                False,
-                0,
-                headers,
-                body,
-            )
-        )
+        self._publish(Delivery.of(attempt, recorded))
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, bool]:
@@ -548,8 +535,8 @@ async def _respond(
     message: str,
     extra: list[tuple[bytes, bytes]] | None = None,
 ) -> None:
-    body = json.dumps({"error": code, "message": message}).encode()
-    headers = [*_JSON_HEADERS, (b"content-length", str(len(body)).encode()), *(extra or [])]
+    headers, body = _json_answer(json.dumps({"error": code, "message": message}).encode())
+    headers += extra or []
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 

@@ -3,18 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
-
-from pydantic import BaseModel, ValidationError
-
-from tui.api.errors import ResponseFormatError
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
-
-
-M = TypeVar("M", bound=BaseModel)
 
 
 class _HasBody(Protocol):
@@ -40,19 +33,3 @@ class Resource:
 
     def __init__(self, client: ApiClient) -> None:
         self._client = client
-
-
-async def call_or_none(
-    client: ApiClient, method: str, path: str, result: type[M], *, body: Any = None
-) -> M | None:
-    """For operations whose answer the spec does not show: the answer as `result` when the
-    service sends one, None when it answers with an empty body or an empty object."""
-    data = await client.request(method, path, body=body)
-    if data is None or data == {}:
-        return None
-    try:
-        return result.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors(include_input=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the body"
-        raise ResponseFormatError(method, path, f"{where}: {first['msg']}") from None

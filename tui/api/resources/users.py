@@ -18,7 +18,7 @@ from tui.api.models.users import (
     UserInvite,
     UserListResponse,
 )
-from tui.api.resources._base import Resource, body_of, call_or_none
+from tui.api.resources._base import Resource, body_of
 
 
 class UsersResource(Resource):
@@ -47,20 +47,20 @@ class UsersResource(Resource):
 
     async def update_role(self, request: UpdateRoleRequest) -> User | None:
         """POST /user/user/update_role; the user with the new role."""
-        return await call_or_none(
-            self._client, "POST", "/user/user/update_role", User, body=body_of(request)
+        return await self._client.call_or_none(
+            "POST", "/user/user/update_role", User, body=body_of(request)
         )
 
     async def resend_invite(self, request: ResendInviteRequest) -> InviteResult | None:
         """POST /user/user/resend_invite: a fresh link for an invitation that expired."""
-        return await call_or_none(
-            self._client, "POST", "/user/user/resend_invite", InviteResult, body=body_of(request)
+        return await self._client.call_or_none(
+            "POST", "/user/user/resend_invite", InviteResult, body=body_of(request)
         )
 
     async def delete(self, request: DeleteUserRequest) -> UserDeleted | None:
         """DELETE /user/user/delete with `{email}` as the body."""
-        return await call_or_none(
-            self._client, "DELETE", "/user/user/delete", UserDeleted, body=body_of(request)
+        return await self._client.call_or_none(
+            "DELETE", "/user/user/delete", UserDeleted, body=body_of(request)
         )
 
     async def signin(self, request: SignInRequest) -> SignInResponse:
