@@ -1,5 +1,5 @@
-"""Demo seeding of the second batch (disputes, subscriptions, payouts, links, users):
-deterministic, varied, quiet (no webhook falls due at start) and served by the routes."""
+"""Demo seeding: deterministic, varied, quiet (no seeder leaves work or a webhook due at
+start) and served by the routes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 
 from tests.sandbox.conftest import API_KEY, make_sandbox
+from tui.sandbox.server import Sandbox
 
 FROZEN = 1_750_000_000.0
 TABLES = {
@@ -41,20 +42,43 @@ def test_seed_is_deterministic_and_covers_every_state(tmp_path: Path) -> None:
     assert {row[2] for row in first["users"]} == {"active", "invitation_sent"}
 
 
+# One minute before midnight UTC: seeded times count back from the start of the day, so this
+# is when seeded work is closest to falling due.
+LATE_IN_THE_DAY = (FROZEN // 86400 + 1) * 86400 - 60
+
+
+def stored(box: Sandbox) -> dict[str, list[tuple[object, ...]]]:
+    conn = box.state.db.conn
+    tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    # `meta` holds the clock offset, which advancing changes by design.
+    return {
+        t: sorted(map(tuple, conn.execute(f"SELECT * FROM {t}"))) for t in tables if t != "meta"
+    }
+
+
+async def test_no_seeder_leaves_work_due_at_start(tmp_path: Path) -> None:
+    box = make_sandbox(tmp_path / "sb", time_source=lambda: LATE_IN_THE_DAY)
+    box.seed(1500)
+    now = box.state.clock.now()
+    names = {job.name for job in box.state.jobs}
+    assert {"expired_payments", "settled_refunds", "scheduled_disputes"} <= names
+    for job in box.state.jobs:
+        due = job.next_due(box.state.db.conn)
+        assert due is None or due > now + 3600, job.name
+    assert box.state.outbox.next_due(box.state.db.conn) is None
+    before = stored(box)
+    ran = await box.state.advance(3600)
+    assert not any(ran.values()), ran
+    assert stored(box) == before
+    await box.stop()
+
+
 async def test_seeded_records_are_served_and_nothing_falls_due(tmp_path: Path) -> None:
     box = make_sandbox(tmp_path / "sb")
     box.seed(400)
-    mine = {
-        "scheduled_disputes",
-        "expired_disputes",
-        "subscriptions_due",
-        "payouts_due",
-        "expired_payment_links",
-    }
     for job in box.state.jobs:
-        if job.name in mine:
-            due = job.next_due(box.state.db.conn)
-            assert due is None or due > box.state.clock.now() + 3600, job.name
+        due = job.next_due(box.state.db.conn)
+        assert due is None or due > box.state.clock.now() + 3600, job.name
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=box.app),
         base_url="http://sandbox.test",

@@ -37,7 +37,7 @@ async def test_pay_a_link_in_the_hosted_page_over_http(sandbox: Sandbox) -> None
             )
         ).json()
         assert link["status"] == "active" and link["payment_link_id"].startswith("plink_")
-        assert link["link_to_pay"].startswith(url)
+        assert link["link_to_pay"] == f"{url}/pay/{link['payment_link_id']}"
     async with httpx.AsyncClient() as browser:  # no API key: a customer's browser
         page = await browser.get(link["link_to_pay"])
         assert page.status_code == 200 and "text/html" in page.headers["content-type"]
@@ -74,6 +74,13 @@ async def test_pay_a_link_in_the_hosted_page_over_http(sandbox: Sandbox) -> None
         assert refused.status_code == 403
         again = await browser.get(link["link_to_pay"])
         assert page_data(again.text)["status"] == "succeeded"
+        # links handed out before the page moved still work
+        old = await browser.get(f"{url}/_sandbox/assets/pay/{link['payment_link_id']}")
+        assert old.status_code == 308
+        assert old.headers["location"] == f"/pay/{link['payment_link_id']}"
+        followed = await browser.get(old.url, follow_redirects=True)
+        assert followed.status_code == 200 and followed.url == link["link_to_pay"]
+        assert page_data(followed.text)["payment_id"] == link["payment_id"]
 
 
 async def test_link_expires_on_the_sandbox_clock(raw: httpx.AsyncClient, sandbox: Sandbox) -> None:

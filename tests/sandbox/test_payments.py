@@ -180,7 +180,7 @@ async def test_three_ds_challenge_authorize(client: ApiClient, raw: httpx.AsyncC
     assert payment.status == "requires_action"
     assert payment.next_action and payment.next_action.type == "redirect_to_url"
     assert payment.next_action.redirect_to_url and payment.next_action.redirect_to_url.endswith(
-        f"/_sandbox/payments/{payment.payment_id}/3ds"
+        f"/_sandbox/payments/{payment.payment_id}/3ds?client_secret={payment.client_secret}"
     )
     done = await raw.post(
         f"/_sandbox/payments/{payment.payment_id}/3ds", json={"result": "authorize"}

@@ -260,7 +260,8 @@ def _build() -> list[TestCard]:
             "4000003800000446",
             CHALLENGE,
             None,
-            "3-D Secure challenge: requires_action, then POST /_sandbox/payments/{id}/3ds",
+            "3-D Secure challenge: requires_action; open next_action.redirect_to_url, "
+            "or POST /_sandbox/payments/{id}/3ds",
         ),
         TestCard(
             "4000000000009235",

@@ -1,9 +1,10 @@
 """The request gate, as plain ASGI (no per-request thread or task): authentication, rate
 limits with `X-RateLimit-*` headers on every response, and seeded fault injection.
 
-Order: public paths (docs) pass; the `api-key` header is resolved (401 AU_01 / AU_02, `prd_`
-refused); the key's minute window is counted (429 RL_01); a publishable key is held to the SDK
-flow's two routes (403); a fault may be drawn; then the app runs. Handlers read the caller from
+Order: the public routes (`public.PUBLIC_ROUTES`: docs, checkout and 3-D Secure pages) pass;
+the `api-key` header is resolved (401 AU_01 / AU_02, `prd_` refused); the key's minute window
+is counted (429 RL_01); a publishable key is held to the SDK flow's two routes (403); a fault
+may be drawn; then the app runs. Handlers read the caller from
 `principal_of(request)`.
 """
 
@@ -16,6 +17,7 @@ from typing import Any
 
 from tui.sandbox import keys
 from tui.sandbox.errors import API, AUTH, CONNECTOR, RATE_LIMIT, SandboxError, forbidden
+from tui.sandbox.public import is_public
 from tui.sandbox.state import SandboxState
 
 Scope = MutableMapping[str, Any]
@@ -24,7 +26,6 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-PUBLIC_PREFIXES = ("/docs", "/openapi.json", "/_sandbox/assets/")
 _PUBLISHABLE_ROUTES = re.compile(r"^/payments/(?!list$)[^/]+(/confirm)?$")
 _DROP_MESSAGE = "ASGI callable returned without completing response."
 
@@ -106,7 +107,7 @@ class SandboxMiddleware:
         state = self.state
         state.ensure_worker()
         path: str = scope["path"]
-        if path.startswith(PUBLIC_PREFIXES):
+        if is_public(scope["method"], path):
             await self.app(scope, receive, send)
             return
         key = _header(scope, b"api-key")

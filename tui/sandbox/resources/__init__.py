@@ -19,6 +19,7 @@ from tui.sandbox.resources import (
     profiles,
     refunds,
     subscriptions,
+    three_ds,
     users,
 )
 
@@ -26,6 +27,7 @@ RESOURCES: list[Resource] = [
     controls.RESOURCE,
     customers.RESOURCE,
     payments.RESOURCE,
+    three_ds.RESOURCE,
     refunds.RESOURCE,
     api_keys.RESOURCE,
     profiles.RESOURCE,

@@ -74,48 +74,20 @@ def new_payment(
     return_url: str | None = None,
 ) -> payments.Row:
     """A payment in `requires_payment_method`, shaped like one made by POST /payments."""
-    creds = state.credentials
-    payment_id = ids.new_id("pay")
-    created = iso(now)
-    data: dict[str, Any] = {
-        "payment_id": payment_id,
-        "merchant_id": creds.merchant_id,
-        "status": "requires_payment_method",
-        "amount": amount,
-        "amount_received": 0,
-        "amount_capturable": 0,
-        "currency": currency,
-        "capture_method": capture_method,
-        "authentication_type": authentication_type,
-        "payment_method": None,
-        "payment_method_type": None,
-        "payment_method_data": None,
-        "customer_id": customer_id,
-        "email": email,
-        "name": None,
-        "phone": None,
-        "phone_country_code": None,
-        "description": description,
-        "statement_descriptor": None,
-        "statement_descriptor_suffix": None,
-        "metadata": metadata,
-        "profile_id": creds.profile_id,
-        "return_url": return_url,
-        "billing": None,
-        "shipping": None,
-        "order_details": None,
-        "created": created,
-        "modified_at": created,
-        "captured_at": None,
-        "client_secret": f"{payment_id}_secret_{ids.random_part(20)}",
-        "error_code": None,
-        "error_message": None,
-        "unified_code": None,
-        "unified_message": None,
-        "error_details": None,
-        "next_action": None,
-        "cancellation_reason": None,
-    }
+    data = payments.blank_payment(
+        state,
+        ids.new_id("pay"),
+        iso(now),
+        amount=amount,
+        currency=currency,
+        capture_method=capture_method,
+        authentication_type=authentication_type,
+        customer_id=customer_id,
+        email=email,
+        description=description,
+        metadata=metadata,
+        return_url=return_url,
+    )
     return payments.Row("requires_payment_method", data, None, None)
 
 

@@ -27,9 +27,10 @@ from tui.api.models.disputes import (
     DisputeListRequest,
 )
 from tui.sandbox import ids
-from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import SandboxError, bad_state, conflict, invalid, missing, not_found
+from tui.sandbox.filters import Where
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
@@ -256,30 +257,12 @@ async def list_disputes_post(request: Request) -> Response:
 
 
 def _list(state: SandboxState, q: DisputeListRequest) -> Response:
-    where: list[str] = []
-    args: list[Any] = []
-    if q.status is not None:
-        where.append("status = ?")
-        args.append(str(q.status.value))
-    if q.payment_id:
-        where.append("payment_id = ?")
-        args.append(q.payment_id)
-    if q.dispute_stage is not None:
-        where.append("stage = ?")
-        args.append(str(q.dispute_stage.value))
-    if q.created_gte:
-        where.append("created >= ?")
-        args.append(iso(parse_iso(q.created_gte)))
-    if q.created_lte:
-        where.append("created <= ?")
-        args.append(iso(parse_iso(q.created_lte)))
-    clause = f" WHERE {' AND '.join(where)}" if where else ""
-    conn = state.db.conn
-    rows = conn.execute(
-        f"SELECT data FROM disputes{clause} ORDER BY created DESC, rowid DESC LIMIT ? OFFSET ?",
-        (*args, q.limit, q.offset),
-    ).fetchall()
-    total = int(conn.execute(f"SELECT COUNT(*) FROM disputes{clause}", args).fetchone()[0])
+    where = Where()
+    where.equal("status", str(q.status.value) if q.status is not None else None)
+    where.equal("payment_id", q.payment_id)
+    where.equal("stage", str(q.dispute_stage.value) if q.dispute_stage is not None else None)
+    where.created(q.created_gte, q.created_lte)
+    rows, total = where.page(state.db.conn, "disputes", q.limit, q.offset)
     return respond_list([r[0] for r in rows], total)
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from tui.api.models.events import EventListRequest
-from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.clock import iso
 from tui.sandbox.errors import not_found
+from tui.sandbox.filters import Where
 from tui.sandbox.outbox import attempt_record
 from tui.sandbox.resource import Resource
 from tui.sandbox.resources._merchant import check_merchant
@@ -32,24 +32,14 @@ async def list_events(request: Request, merchant_id: str) -> Response:
     state = state_of(request)
     check_merchant(state, merchant_id)
     q = body or EventListRequest()
-    where: list[str] = []
-    args: list[Any] = []
-    if q.created_after:
-        where.append("created >= ?")
-        args.append(iso(parse_iso(q.created_after)))
-    if q.created_before:
-        where.append("created <= ?")
-        args.append(iso(parse_iso(q.created_before)))
-    if q.object_id:
-        where.append("object_id = ?")
-        args.append(q.object_id)
-    if q.event_types:
-        where.append(f"event_type IN ({','.join('?' * len(q.event_types))})")
-        args.extend(q.event_types)
+    where = Where()
+    where.created(q.created_after, q.created_before)
+    where.equal("object_id", q.object_id)
+    where.among("event_type", q.event_types)
     if q.is_delivered is not None:
-        where.append("delivered = ?")
-        args.append(int(q.is_delivered))
-    clause = f" WHERE {' AND '.join(where)}" if where else ""
+        where.terms.append("delivered = ?")
+        where.args.append(int(q.is_delivered))
+    clause, args = where.sql(), where.args
     conn = state.db.conn
     rows = conn.execute(
         "SELECT event_id, event_type, event_class, object_id, delivered, created, retries, "

@@ -14,15 +14,18 @@ import json
 import sqlite3
 from importlib import resources as package_files
 from typing import Any, Final
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from tui.api.models.links import PaymentLinkCreateRequest, PaymentLinkListRequest
 from tui.sandbox import ids
 from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import invalid, not_found
+from tui.sandbox.filters import Where
+from tui.sandbox.public import OLD_PAY_PAGE, PAY_PAGE
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
 from tui.sandbox.resources._support import (
@@ -52,9 +55,6 @@ CREATE INDEX IF NOT EXISTS payment_links_expiry ON payment_links(expires_at)
 """
 
 DEFAULT_EXPIRY: Final = 15 * 60
-# The checkout page lives under a prefix the auth middleware lets through without a key
-# (a customer's browser has none); it shows and confirms only its own link's payment.
-PAGE_PREFIX: Final = "/_sandbox/assets/pay"
 
 router = APIRouter(tags=["payment links"])
 
@@ -79,7 +79,8 @@ def _current(data: dict[str, Any], expires_at: float, now: float) -> dict[str, A
 def _out(request: Request, data: dict[str, Any], expires_at: float, now: float) -> dict[str, Any]:
     """The record as answered: current status, and the page URL as this caller reaches it."""
     data = _current(data, expires_at, now)
-    data["link_to_pay"] = f"{base_url(request)}{PAGE_PREFIX}/{data['payment_link_id']}"
+    page = PAY_PAGE.format(payment_link_id=quote(str(data["payment_link_id"]), safe=""))
+    data["link_to_pay"] = base_url(request) + page
     return data
 
 
@@ -143,24 +144,11 @@ async def create_link(request: Request, body: PaymentLinkCreateRequest) -> Respo
 async def list_links(request: Request) -> Response:
     """Body `{limit, offset, created_gte, created_lte}` (all optional)."""
     q = validate(PaymentLinkListRequest, await read_object(request, '{"limit": 10}'))
-    where: list[str] = []
-    args: list[Any] = []
-    if q.created_gte:
-        where.append("created >= ?")
-        args.append(iso(parse_iso(q.created_gte)))
-    if q.created_lte:
-        where.append("created <= ?")
-        args.append(iso(parse_iso(q.created_lte)))
-    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    where = Where()
+    where.created(q.created_gte, q.created_lte)
     state = state_of(request)
     now = state.clock.now()
-    conn = state.db.conn
-    rows = conn.execute(
-        f"SELECT data, expires_at FROM payment_links{clause} ORDER BY created DESC, rowid DESC "
-        "LIMIT ? OFFSET ?",
-        (*args, q.limit, q.offset),
-    ).fetchall()
-    total = int(conn.execute(f"SELECT COUNT(*) FROM payment_links{clause}", args).fetchone()[0])
+    rows, total = where.page(state.db.conn, "payment_links", q.limit, q.offset, "data, expires_at")
     return respond_list([dumps(_out(request, json.loads(r[0]), r[1], now)) for r in rows], total)
 
 
@@ -183,7 +171,16 @@ def _template() -> str:
     )
 
 
-@router.get(f"{PAGE_PREFIX}/{{payment_link_id}}", include_in_schema=False)
+@router.get(OLD_PAY_PAGE, include_in_schema=False)
+async def old_checkout_page(payment_link_id: str) -> Response:
+    """Where links made by earlier versions point: moved for good to `/pay/{id}`."""
+    page = PAY_PAGE.format(payment_link_id=quote(payment_link_id, safe=""))
+    return RedirectResponse(page, status_code=308)
+
+
+# Public (see tui/sandbox/public.py): a customer's browser has no key; the page shows and
+# confirms only its own link's payment.
+@router.get(PAY_PAGE, include_in_schema=False)
 async def checkout_page(request: Request, payment_link_id: str) -> Response:
     """The page a customer opens: amount, description and a card form (test cards work)."""
     state = state_of(request)

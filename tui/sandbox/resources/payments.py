@@ -27,8 +27,11 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request
 from pydantic import ValidationError
@@ -44,7 +47,7 @@ from tui.api.models.payments import (
     PaymentUpdateRequest,
 )
 from tui.sandbox import cards, ids
-from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import (
     SandboxError,
@@ -56,6 +59,7 @@ from tui.sandbox.errors import (
     missing,
     not_found,
 )
+from tui.sandbox.filters import Where
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
@@ -143,6 +147,8 @@ CANCELLABLE = (
     "requires_capture",
 )
 MANUAL = ("manual", "manual_multiple")
+_IN_REVIEW = ("requires_merchant_action",)
+_CHALLENGED = ("requires_customer_action",)
 
 router = APIRouter(tags=["payments"], route_class=DirectRoute)
 
@@ -215,6 +221,24 @@ def emit_status(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None
             object_id=row.payment_id,
             obj_json=row.json or dumps(row.data),
         )
+
+
+@contextmanager
+def changing(
+    state: SandboxState, payment_id: str, action: str, allowed: Sequence[str] | None
+) -> Iterator[tuple[sqlite3.Connection, Row, float]]:
+    """One state change of a payment, in one transaction: yields `(conn, row, now)` after
+    loading it (404) and checking its status is in `allowed` (400 naming both; None skips
+    the check), then saves it and writes the event its new status calls for."""
+    with state.db.transaction() as conn:
+        row = load(conn, payment_id)
+        if allowed is not None and row.status not in allowed:
+            shown = SHOWN.get(row.status, row.status)
+            raise bad_state(action, "payment", shown, [SHOWN.get(s, s) for s in allowed])
+        now = state.clock.now()
+        yield conn, row, now
+        save(conn, row, iso(now))
+        emit_status(conn, state, row)
 
 
 def customer_exists(conn: sqlite3.Connection, customer_id: str) -> bool:
@@ -388,7 +412,7 @@ def _confirm(
         row.status = "requires_customer_action"
         row.data["next_action"] = {
             "type": "redirect_to_url",
-            "redirect_to_url": f"{_base_url(request)}/_sandbox/payments/{row.payment_id}/3ds",
+            "redirect_to_url": three_ds_url(_base_url(request), row),
         }
         _add_attempt(conn, row, "authentication_pending", now_iso, {}, first)
         return
@@ -445,6 +469,57 @@ def _check_client_secret(request: Request, row: Row, presented: str | None) -> N
         )
 
 
+def blank_payment(
+    state: SandboxState, payment_id: str, now_iso: str, **fields: Any
+) -> dict[str, Any]:
+    """A new payment object in `requires_payment_method`: every field, `fields` over the
+    defaults. Every way of making a payment (the API, subscriptions, links) starts here."""
+    creds = state.credentials
+    data: dict[str, Any] = {
+        "payment_id": payment_id,
+        "merchant_id": creds.merchant_id,
+        "status": "requires_payment_method",
+        "amount": None,
+        "amount_received": 0,
+        "amount_capturable": 0,
+        "currency": None,
+        "capture_method": "automatic",
+        "authentication_type": "no_three_ds",
+        "payment_method": None,
+        "payment_method_type": None,
+        "payment_method_data": None,
+        "customer_id": None,
+        "email": None,
+        "name": None,
+        "phone": None,
+        "phone_country_code": None,
+        "description": None,
+        "statement_descriptor": None,
+        "statement_descriptor_suffix": None,
+        "metadata": None,
+        "profile_id": creds.profile_id,
+        "return_url": None,
+        "billing": None,
+        "shipping": None,
+        "order_details": None,
+        "created": now_iso,
+        "modified_at": now_iso,
+        "captured_at": None,
+        "client_secret": f"{payment_id}_secret_{ids.random_part(20)}",
+        "error_code": None,
+        "error_message": None,
+        "unified_code": None,
+        "unified_message": None,
+        "error_details": None,
+        "next_action": None,
+        "cancellation_reason": None,
+    }
+    unknown = fields.keys() - data.keys()
+    assert not unknown, f"not payment fields: {sorted(unknown)}"
+    data.update(fields)
+    return data
+
+
 # -- routes --------------------------------------------------------------------------------------
 
 
@@ -466,45 +541,27 @@ async def create_payment(request: Request) -> Response:
     payment_id = body.payment_id or ids.new_id("pay")
     if body.profile_id is not None and body.profile_id != creds.profile_id:
         raise invalid("profile_id", body.profile_id, f"this sandbox's profile {creds.profile_id!r}")
-    data: dict[str, Any] = {
-        "payment_id": payment_id,
-        "merchant_id": creds.merchant_id,
-        "status": "requires_payment_method",
-        "amount": body.amount,
-        "amount_received": 0,
-        "amount_capturable": 0,
-        "currency": body.currency,
-        "capture_method": (body.capture_method or "automatic"),
-        "authentication_type": body.authentication_type or "no_three_ds",
-        "payment_method": None,
-        "payment_method_type": None,
-        "payment_method_data": None,
-        "customer_id": body.customer_id,
-        "email": body.email,
-        "name": body.name,
-        "phone": body.phone,
-        "phone_country_code": body.phone_country_code,
-        "description": body.description,
-        "statement_descriptor": body.statement_descriptor_name,
-        "statement_descriptor_suffix": body.statement_descriptor_suffix,
-        "metadata": body.metadata,
-        "profile_id": creds.profile_id,
-        "return_url": body.return_url,
-        "billing": None,
-        "shipping": body.shipping.to_body() if body.shipping else None,
-        "order_details": [o.to_body() for o in body.order_details] if body.order_details else None,
-        "created": now_iso,
-        "modified_at": now_iso,
-        "captured_at": None,
-        "client_secret": f"{payment_id}_secret_{ids.random_part(20)}",
-        "error_code": None,
-        "error_message": None,
-        "unified_code": None,
-        "unified_message": None,
-        "error_details": None,
-        "next_action": None,
-        "cancellation_reason": None,
-    }
+    data = blank_payment(
+        state,
+        payment_id,
+        now_iso,
+        amount=body.amount,
+        currency=body.currency,
+        capture_method=body.capture_method or "automatic",
+        authentication_type=body.authentication_type or "no_three_ds",
+        customer_id=body.customer_id,
+        email=body.email,
+        name=body.name,
+        phone=body.phone,
+        phone_country_code=body.phone_country_code,
+        description=body.description,
+        statement_descriptor=body.statement_descriptor_name,
+        statement_descriptor_suffix=body.statement_descriptor_suffix,
+        metadata=body.metadata,
+        return_url=body.return_url,
+        shipping=body.shipping.to_body() if body.shipping else None,
+        order_details=[o.to_body() for o in body.order_details] if body.order_details else None,
+    )
     row = Row("requires_payment_method", data, None, None)
     _apply_method(state, row, body)
     if row.card_rule is not None:
@@ -572,30 +629,14 @@ async def list_payments_get(request: Request) -> Response:
 
 
 def _list(state: SandboxState, q: PaymentListRequest) -> Response:
-    where: list[str] = []
-    args: list[Any] = []
-    if q.status:
-        statuses = [FILTER_ALIASES.get(str(s), str(s)) for s in q.status]
-        where.append(f"status IN ({','.join('?' * len(statuses))})")
-        args.extend(statuses)
-    if q.currency:
-        where.append(f"currency IN ({','.join('?' * len(q.currency))})")
-        args.extend(q.currency)
-    if q.customer_id:
-        where.append("customer_id = ?")
-        args.append(q.customer_id)
-    if q.payment_id:
-        where.append("payment_id = ?")
-        args.append(q.payment_id)
-    if q.payment_method:
-        where.append(f"payment_method IN ({','.join('?' * len(q.payment_method))})")
-        args.extend(q.payment_method)
-    if q.created_gte:
-        where.append("created >= ?")
-        args.append(iso(parse_iso(q.created_gte)))
-    if q.created_lte:
-        where.append("created <= ?")
-        args.append(iso(parse_iso(q.created_lte)))
+    filters = Where()
+    filters.among("status", (FILTER_ALIASES.get(str(s), str(s)) for s in q.status or ()))
+    filters.among("currency", q.currency)
+    filters.equal("customer_id", q.customer_id)
+    filters.equal("payment_id", q.payment_id)
+    filters.among("payment_method", q.payment_method)
+    filters.created(q.created_gte, q.created_lte)
+    where, args = filters.terms, filters.args
     # The amount bounds are written twice: `amount` lets SQLite use the amount index, and
     # `+amount` forbids it. Counting uses the index; listing a wide range walks the created
     # index instead (stopping at the page) rather than sorting every match.
@@ -730,16 +771,12 @@ async def confirm_payment(request: Request, payment_id: str) -> Response:
     state = state_of(request)
     body = body or PaymentConfirmRequest()
     await _latency(state)
-    with state.db.transaction() as conn:
-        row = load(conn, payment_id)
+    with changing(state, payment_id, "confirm", None) as (conn, row, now):
         _check_client_secret(request, row, body.client_secret)
         if row.status not in CONFIRMABLE:
             raise bad_state("confirm", "payment", row.status, CONFIRMABLE)
         _apply_method(state, row, body)
-        now = state.clock.now()
         _confirm(conn, state, row, request, now)
-        save(conn, row, iso(now))
-        emit_status(conn, state, row)
     return respond_json(row.json)
 
 
@@ -754,8 +791,7 @@ async def capture_payment(request: Request, payment_id: str) -> Response:
     state = state_of(request)
     body = body or PaymentCaptureRequest()
     await _latency(state)
-    with state.db.transaction() as conn:
-        row = load(conn, payment_id)
+    with changing(state, payment_id, "capture", None) as (conn, row, now):
         if row.status in ("succeeded", "partially_captured", "cancelled", "expired"):
             raise conflict(
                 "IR_04",
@@ -768,7 +804,6 @@ async def capture_payment(request: Request, payment_id: str) -> Response:
         amount = body.amount_to_capture if body.amount_to_capture is not None else capturable
         if amount > capturable:
             raise invalid("amount_to_capture", amount, f"at most amount_capturable ({capturable})")
-        now = state.clock.now()
         received = int(row.data.get("amount_received") or 0) + amount
         left = capturable - amount
         row.data["amount_received"] = received
@@ -788,8 +823,6 @@ async def capture_payment(request: Request, payment_id: str) -> Response:
                 None,
             )
         _money_taken(conn, row, now)
-        save(conn, row, iso(now))
-        emit_status(conn, state, row)
     return respond_json(row.json)
 
 
@@ -802,10 +835,7 @@ async def cancel_payment(request: Request, payment_id: str) -> Response:
     """Void the payment: nothing is (or will be) charged."""
     body = await read_body(request, PaymentCancelRequest, required=False)
     state = state_of(request)
-    with state.db.transaction() as conn:
-        row = load(conn, payment_id)
-        if row.status not in CANCELLABLE:
-            raise bad_state("cancel", "payment", row.status, CANCELLABLE)
+    with changing(state, payment_id, "cancel", CANCELLABLE) as (_, row, _now):
         row.status = "cancelled"
         row.expires_at = None
         row.data.update(
@@ -815,8 +845,6 @@ async def cancel_payment(request: Request, payment_id: str) -> Response:
                 "cancellation_reason": body.cancellation_reason if body else None,
             }
         )
-        save(conn, row, state.clock.now_iso())
-        emit_status(conn, state, row)
     return respond(row.data)
 
 
@@ -824,15 +852,9 @@ async def cancel_payment(request: Request, payment_id: str) -> Response:
 async def approve_payment(request: Request, payment_id: str) -> Response:
     """requires_merchant_action -> succeeded (or requires_capture with manual capture)."""
     state = state_of(request)
-    with state.db.transaction() as conn:
-        row = load(conn, payment_id)
-        if row.status != "requires_merchant_action":
-            raise bad_state("approve", "payment", row.status, ["requires_merchant_action"])
-        now = state.clock.now()
+    with changing(state, payment_id, "approve", _IN_REVIEW) as (conn, row, now):
         status = _authorise(conn, row, now)
         _update_last_attempt(conn, row, status, iso(now), {})
-        save(conn, row, iso(now))
-        emit_status(conn, state, row)
     return respond_json(row.json)
 
 
@@ -840,10 +862,7 @@ async def approve_payment(request: Request, payment_id: str) -> Response:
 async def reject_payment(request: Request, payment_id: str) -> Response:
     """requires_merchant_action -> failed with error_code manual_review_rejected."""
     state = state_of(request)
-    with state.db.transaction() as conn:
-        row = load(conn, payment_id)
-        if row.status != "requires_merchant_action":
-            raise bad_state("reject", "payment", row.status, ["requires_merchant_action"])
+    with changing(state, payment_id, "reject", _IN_REVIEW) as (conn, row, now):
         row.status = "failed"
         decline = {
             "error_code": "manual_review_rejected",
@@ -854,11 +873,38 @@ async def reject_payment(request: Request, payment_id: str) -> Response:
         }
         row.data.update(decline)
         row.data["amount_capturable"] = 0
-        now_iso = state.clock.now_iso()
-        _update_last_attempt(conn, row, "voided", now_iso, decline)
-        save(conn, row, now_iso)
-        emit_status(conn, state, row)
+        _update_last_attempt(conn, row, "voided", iso(now), decline)
     return respond(row.data)
+
+
+THREE_DS_RESULTS = ("authorize", "fail", "abandon")
+
+
+def three_ds_url(base: str, row: Row) -> str:
+    """Where the customer completes the challenge: the page, with the payment's own token.
+
+    Like a real issuer's redirect, the URL carries a per-payment credential (the
+    `client_secret`), so a browser with no API key can open and complete it.
+    """
+    query = urlencode({"client_secret": row.data["client_secret"]})
+    return f"{base}/_sandbox/payments/{quote(row.payment_id, safe='')}/3ds?{query}"
+
+
+def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row:
+    """Finish the 3-D Secure challenge of `payment_id` with `result` (see THREE_DS_RESULTS).
+
+    Raises 404 for an unknown payment and 400 when no challenge is pending.
+    """
+    if result not in THREE_DS_RESULTS:
+        raise invalid("result", result, "'authorize', 'fail' or 'abandon'")
+    with changing(state, payment_id, "complete 3-D Secure for", _CHALLENGED) as (conn, row, now):
+        if result == "authorize":
+            status = _authorise(conn, row, now)
+            _update_last_attempt(conn, row, status, iso(now), {})
+        else:
+            decline = _fail(row, "UE_5001" if result == "fail" else "UE_5003")
+            _update_last_attempt(conn, row, "authentication_failed", iso(now), decline)
+    return row
 
 
 @router.post(
@@ -867,9 +913,9 @@ async def reject_payment(request: Request, payment_id: str) -> Response:
     tags=["sandbox controls"],
 )
 async def complete_three_ds(request: Request, payment_id: str) -> Response:
-    """Body `{result: authorize | fail | abandon}` (default authorize)."""
+    """Body `{result: authorize | fail | abandon}` (default authorize). Needs the secret key;
+    a browser uses the challenge page (GET on this path) instead."""
     _secret_only(request)
-    state = state_of(request)
     raw = await request.body()
     result = "authorize"
     if raw.strip():
@@ -880,22 +926,7 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
         if not isinstance(parsed, dict):
             raise invalid("body", parsed, 'a JSON object such as {"result": "authorize"}')
         result = parsed.get("result", "authorize")
-    if result not in ("authorize", "fail", "abandon"):
-        raise invalid("result", result, "'authorize', 'fail' or 'abandon'")
-    with state.db.transaction() as conn:
-        row = load(conn, payment_id)
-        if row.status != "requires_customer_action":
-            shown = SHOWN.get(row.status, row.status)
-            raise bad_state("complete 3-D Secure for", "payment", shown, ["requires_action"])
-        now = state.clock.now()
-        if result == "authorize":
-            status = _authorise(conn, row, now)
-            _update_last_attempt(conn, row, status, iso(now), {})
-        else:
-            decline = _fail(row, "UE_5001" if result == "fail" else "UE_5003")
-            _update_last_attempt(conn, row, "authentication_failed", iso(now), decline)
-        save(conn, row, iso(now))
-        emit_status(conn, state, row)
+    row = complete_challenge(state_of(request), payment_id, result)
     return respond_json(row.json)
 
 

@@ -49,6 +49,9 @@ DECLINES = (
 )
 DESCRIPTIONS = ("Order", "Subscription box", "Gift card", "Annual plan", "Concert tickets")
 DISPUTE_SHARE = 0.02
+# `ctx.now` is the start of today, up to a day before the real start: seeded work falls due
+# no sooner than this after it (a clock pass at start must not change seeded records).
+QUIET_FOR = 2 * 86400
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,12 @@ def _flush(
     dispute_rows.clear()
 
 
+def _hold_until(ctx: SeedContext, created: float) -> float:
+    """When a seeded authorisation lapses: 7 days after it was made, but never within
+    QUIET_FOR of the seed's day, so the first clock pass after start changes nothing."""
+    return max(created + AUTHORISATION_LIFETIME, ctx.now + QUIET_FOR)
+
+
 def _payment(
     ctx: SeedContext, status: str, currency: str, created: float, customers: list[str]
 ) -> tuple[tuple[Any, ...], tuple[Any, ...] | None, tuple[Any, ...] | None]:
@@ -168,7 +177,7 @@ def _payment(
     elif status in ("requires_capture", "requires_merchant_action"):
         capturable = amount
         if status == "requires_capture":
-            expires_at = created + AUTHORISATION_LIFETIME
+            expires_at = _hold_until(ctx, created)
     elif status == "partially_captured":
         received = amount // 2
         captured_at = iso(created + 3600)
@@ -176,9 +185,7 @@ def _payment(
         received = amount // 3
         capturable = amount - received
         captured_at = iso(created + 3600)
-        expires_at = created + AUTHORISATION_LIFETIME
-        if ctx.now > expires_at:
-            expires_at = ctx.now + 3600
+        expires_at = _hold_until(ctx, created)
     data: dict[str, Any] = {
         "payment_id": payment_id,
         "merchant_id": ctx.merchant_id,

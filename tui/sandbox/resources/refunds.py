@@ -17,9 +17,10 @@ from starlette.responses import Response
 
 from tui.api.models.refunds import RefundCreateRequest, RefundListRequest, RefundUpdateRequest
 from tui.sandbox import cards, ids
-from tui.sandbox.clock import iso, parse_iso
+from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import INVALID, SandboxError, bad_state, conflict, invalid, not_found
+from tui.sandbox.filters import Where
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
@@ -160,33 +161,13 @@ async def list_refunds(request: Request) -> Response:
     """Filters: payment_id, refund_id, refund_status[], currency[], created_gte/lte."""
     body = await read_body(request, RefundListRequest, required=False)
     q = body or RefundListRequest()
-    where: list[str] = []
-    args: list[Any] = []
-    if q.payment_id:
-        where.append("payment_id = ?")
-        args.append(q.payment_id)
-    if q.refund_id:
-        where.append("refund_id = ?")
-        args.append(q.refund_id)
-    if q.refund_status:
-        where.append(f"status IN ({','.join('?' * len(q.refund_status))})")
-        args.extend(str(s.value) for s in q.refund_status)
-    if q.currency:
-        where.append(f"currency IN ({','.join('?' * len(q.currency))})")
-        args.extend(q.currency)
-    if q.created_gte:
-        where.append("created >= ?")
-        args.append(iso(parse_iso(q.created_gte)))
-    if q.created_lte:
-        where.append("created <= ?")
-        args.append(iso(parse_iso(q.created_lte)))
-    clause = f" WHERE {' AND '.join(where)}" if where else ""
-    conn = state_of(request).db.conn
-    rows = conn.execute(
-        f"SELECT data FROM refunds{clause} ORDER BY created DESC, rowid DESC LIMIT ? OFFSET ?",
-        (*args, q.limit, q.offset),
-    ).fetchall()
-    total = int(conn.execute(f"SELECT COUNT(*) FROM refunds{clause}", args).fetchone()[0])
+    where = Where()
+    where.equal("payment_id", q.payment_id)
+    where.equal("refund_id", q.refund_id)
+    where.among("status", (str(s.value) for s in q.refund_status or ()))
+    where.among("currency", q.currency)
+    where.created(q.created_gte, q.created_lte)
+    rows, total = where.page(state_of(request).db.conn, "refunds", q.limit, q.offset)
     return respond_list([r[0] for r in rows], total)
 
 

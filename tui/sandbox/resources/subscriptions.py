@@ -23,6 +23,7 @@ from __future__ import annotations
 import calendar
 import json
 import sqlite3
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -493,25 +494,7 @@ def _schedule(sub: Sub, action: str, at: float) -> None:
 @router.post("/subscriptions/{subscription_id}/pause", summary="Pause a subscription")
 async def pause_subscription(request: Request, subscription_id: str) -> Response:
     """`pause_option`: immediately (default), end_of_term, or specific_date with `pause_at`."""
-    profile_id = _profile(request)
-    body = validate(
-        SubscriptionPauseRequest, await read_object(request, '{"pause_option": "immediately"}')
-    )
-    state = state_of(request)
-    now = state.clock.now()
-    with state.db.transaction() as conn:
-        sub = _load(conn, subscription_id, profile_id)
-        if sub.data["status"] not in PAUSABLE:
-            raise bad_state("pause", "subscription", str(sub.data["status"]), PAUSABLE)
-        option = body.pause_option.value if body.pause_option else "immediately"
-        if option == "end_of_term" and sub.billing_at is not None:
-            _schedule(sub, "pause", sub.billing_at)
-        elif option == "specific_date" and body.pause_at:
-            _schedule(sub, "pause", _future("pause_at", body.pause_at, now))
-        else:
-            _apply_change(conn, state, sub, "pause", now)
-        _save(conn, sub, now)
-    return respond(_view(sub))
+    return await _stop(request, subscription_id, "pause", SubscriptionPauseRequest, PAUSABLE)
 
 
 @router.post("/subscriptions/{subscription_id}/resume", summary="Resume a subscription")
@@ -560,23 +543,35 @@ def _resume(
 @router.post("/subscriptions/{subscription_id}/cancel", summary="Cancel a subscription")
 async def cancel_subscription(request: Request, subscription_id: str) -> Response:
     """`cancel_option`: immediately (default), end_of_term, or specific_date with `cancel_at`."""
+    return await _stop(request, subscription_id, "cancel", SubscriptionCancelRequest, CANCELLABLE)
+
+
+async def _stop(
+    request: Request,
+    subscription_id: str,
+    action: str,
+    model: type[SubscriptionPauseRequest | SubscriptionCancelRequest],
+    allowed: Sequence[str],
+) -> Response:
+    """Pause or cancel (`action`) now, at the end of the term, or on `{action}_at`: both
+    bodies name their fields after the action (`pause_option`/`pause_at`, `cancel_...`)."""
     profile_id = _profile(request)
-    body = validate(
-        SubscriptionCancelRequest, await read_object(request, '{"cancel_option": "immediately"}')
-    )
+    body = validate(model, await read_object(request, f'{{"{action}_option": "immediately"}}'))
+    chosen = getattr(body, f"{action}_option")
+    at: str | None = getattr(body, f"{action}_at")
     state = state_of(request)
     now = state.clock.now()
     with state.db.transaction() as conn:
         sub = _load(conn, subscription_id, profile_id)
-        if sub.data["status"] not in CANCELLABLE:
-            raise bad_state("cancel", "subscription", str(sub.data["status"]), CANCELLABLE)
-        option = body.cancel_option.value if body.cancel_option else "immediately"
+        if sub.data["status"] not in allowed:
+            raise bad_state(action, "subscription", str(sub.data["status"]), allowed)
+        option = chosen.value if chosen else "immediately"
         if option == "end_of_term" and sub.billing_at is not None:
-            _schedule(sub, "cancel", sub.billing_at)
-        elif option == "specific_date" and body.cancel_at:
-            _schedule(sub, "cancel", _future("cancel_at", body.cancel_at, now))
+            _schedule(sub, action, sub.billing_at)
+        elif option == "specific_date" and at:
+            _schedule(sub, action, _future(f"{action}_at", at, now))
         else:
-            _apply_change(conn, state, sub, "cancel", now)
+            _apply_change(conn, state, sub, action, now)
         _save(conn, sub, now)
     return respond(_view(sub))
 

@@ -1,0 +1,152 @@
+"""The 3-D Secure challenge page a browser opens from `next_action.redirect_to_url`.
+
+`GET /_sandbox/payments/{id}/3ds?client_secret=...` shows the payment and three buttons
+(Authorize, Fail, Abandon). They post a plain HTML form to `.../3ds/challenge`, so the page
+works offline and without JavaScript. No API key is involved: like a real issuer's page, it
+is authorised by the per-payment token in its URL (the payment's `client_secret`). The answer
+shows the outcome and, when the payment has a `return_url`, sends the browser there with
+`payment_id` and `status` added to its query. Scripts keep using `POST .../3ds` with the
+secret key (payments.py).
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+from importlib import resources as package_files
+from urllib.parse import parse_qs, quote, urlencode, urlsplit, urlunsplit
+
+from fastapi import APIRouter, Request
+from starlette.responses import HTMLResponse, Response
+
+from tui.api.models._iso import format_minor_units
+from tui.sandbox.errors import SandboxError, forbidden
+from tui.sandbox.public import THREE_DS_FORM, THREE_DS_PAGE
+from tui.sandbox.resource import Resource
+from tui.sandbox.resources import payments
+from tui.sandbox.routing import DirectRoute
+from tui.sandbox.state import state_of
+
+router = APIRouter(tags=["sandbox controls"], route_class=DirectRoute)
+
+_BUTTONS = (
+    ("authorize", "", "Authorize"),
+    ("fail", "fail", "Fail authentication"),
+    ("abandon", "abandon", "Abandon the challenge"),
+)
+_SECONDS_BEFORE_RETURN = 2
+
+
+def _template() -> str:
+    return (
+        package_files.files("tui.sandbox")
+        .joinpath("static/three_ds.html")
+        .read_text(encoding="utf-8")
+    )
+
+
+def _page(content: str, status: int = 200, refresh_to: str | None = None) -> HTMLResponse:
+    refresh = ""
+    if refresh_to is not None:
+        target = html.escape(refresh_to, quote=True)
+        refresh = f'<meta http-equiv="refresh" content="{_SECONDS_BEFORE_RETURN};url={target}">'
+    body = _template().replace("__REFRESH__", refresh).replace("__CONTENT__", content)
+    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _error_page(exc: SandboxError) -> HTMLResponse:
+    return _page(f'  <p class="bad">{html.escape(exc.message)}</p>', exc.status)
+
+
+def _pending(request: Request, payment_id: str, presented: str | None) -> payments.Row:
+    """The payment whose challenge this browser may complete (404, 403, then 400)."""
+    row = payments.load(state_of(request).db.conn, payment_id)
+    expected = str(row.data.get("client_secret") or "")
+    if not presented or not hmac.compare_digest(presented.encode(), expected.encode()):
+        raise forbidden(
+            "This 3-D Secure link is not valid for this payment: open the exact URL from the "
+            "payment's next_action.redirect_to_url (it carries the payment's client_secret)."
+        )
+    if row.status != "requires_customer_action":
+        shown = payments.SHOWN.get(row.status, row.status)
+        raise SandboxError(
+            400,
+            "invalid_request",
+            "IR_04",
+            f"This 3-D Secure challenge is already over: payment {payment_id} is {shown}, and "
+            "only a payment in requires_action has a challenge to complete.",
+        )
+    return row
+
+
+@router.get(THREE_DS_PAGE, include_in_schema=False)
+async def challenge_page(request: Request, payment_id: str) -> Response:
+    """The challenge: what is being paid, and the customer's three possible answers."""
+    try:
+        row = _pending(request, payment_id, request.query_params.get("client_secret"))
+    except SandboxError as exc:
+        return _error_page(exc)
+    data = row.data
+    card = (data.get("payment_method_data") or {}).get("card") or {}
+    card_text = f"{card.get('brand') or 'Card'} ending {card.get('last4') or '????'}"
+    action = THREE_DS_FORM.format(payment_id=quote(payment_id, safe=""))
+    secret = html.escape(str(data["client_secret"]), quote=True)
+    buttons = "\n".join(
+        f'    <button type="submit" name="result" value="{value}" class="{css}">{label}</button>'
+        for value, css, label in _BUTTONS
+    )
+    content = f"""\
+  <div class="amount">{html.escape(format_minor_units(int(data["amount"]), data["currency"]))}</div>
+  <p>Your bank asks you to confirm this payment with {html.escape(card_text)}.</p>
+  <p>Payment {html.escape(payment_id)}</p>
+  <form method="post" action="{html.escape(action, quote=True)}">
+    <input type="hidden" name="client_secret" value="{secret}">
+{buttons}
+  </form>"""
+    return _page(content)
+
+
+@router.post(THREE_DS_FORM, include_in_schema=False)
+async def challenge_answer(request: Request, payment_id: str) -> Response:
+    """The form's answer: complete the challenge, show the outcome, go back to the shop."""
+    form = parse_qs((await request.body()).decode("utf-8", "replace"))
+    presented = next(iter(form.get("client_secret", ())), None)
+    result = next(iter(form.get("result", ())), "authorize")
+    state = state_of(request)
+    try:
+        _pending(request, payment_id, presented)
+        row = payments.complete_challenge(state, payment_id, result)
+    except SandboxError as exc:
+        return _error_page(exc)
+    status = str(row.data["status"])
+    if status in ("succeeded", "requires_capture"):
+        outcome = f'<p class="ok">Authenticated: payment {html.escape(payment_id)} is {status}.</p>'
+    else:
+        reason = row.data.get("unified_message") or row.data.get("error_message") or status
+        outcome = (
+            f'<p class="bad">Not authenticated ({html.escape(str(reason))}): payment '
+            f"{html.escape(payment_id)} is {html.escape(status)}.</p>"
+        )
+    back = _return_to(row.data.get("return_url"), payment_id, status)
+    if back is not None:
+        link = html.escape(back, quote=True)
+        outcome += f'\n  <p>Returning to the shop... <a href="{link}">continue</a></p>'
+    return _page(f"  {outcome}", refresh_to=back)
+
+
+def _return_to(return_url: object, payment_id: str, status: str) -> str | None:
+    """`return_url` with the outcome added to its query, or None when there is none to follow.
+
+    Only http(s) addresses are followed: anything else (javascript:, data:) is not a shop.
+    """
+    if not isinstance(return_url, str):
+        return None
+    parts = urlsplit(return_url)
+    if parts.scheme not in ("http", "https"):
+        return None
+    added = urlencode({"payment_id": payment_id, "status": status})
+    query = f"{parts.query}&{added}" if parts.query else added
+    return urlunsplit(parts._replace(query=query))
+
+
+RESOURCE = Resource(name="three_ds", router=router)
