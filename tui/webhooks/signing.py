@@ -6,7 +6,6 @@ Shared by the sandbox (which signs deliveries) and the listener (which verifies 
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from collections.abc import Iterable
 
@@ -15,7 +14,8 @@ SIGNATURE_HEADER = "X-Webhook-Signature-512"
 
 def sign(body: bytes, secret: str) -> str:
     """Return the lowercase hex HMAC-SHA512 of `body` keyed with `secret`."""
-    return hmac.new(secret.encode("utf-8"), body, hashlib.sha512).hexdigest()
+    # hmac.digest is the one-shot C path: several times faster than hmac.new(...).hexdigest().
+    return hmac.digest(secret.encode("utf-8"), body, "sha512").hex()
 
 
 def verify(body: bytes, signature: str | None, secrets: Iterable[str]) -> bool:
