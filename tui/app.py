@@ -8,6 +8,7 @@ soon as data arrives. Every worker failure lands in one handler that tells the u
 from __future__ import annotations
 
 import argparse
+import gc
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -16,9 +17,15 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
-from tui.theming import APP_VARIABLE_DEFAULTS, DEFAULT_THEME, load_themes
+from tui.theming import (
+    APP_VARIABLE_DEFAULTS,
+    DEFAULT_THEME,
+    load_one_theme,
+    load_themes,
+)
 from tui.widgets.errors import describe_error
 
 if TYPE_CHECKING:
@@ -70,20 +77,57 @@ class PayscopeApp(App[int]):
         self.options = options
         self._runtime = runtime
         self.startup_problems: list[str] = []
-        loaded = load_themes(options.user_theme_dir)
-        self.startup_problems.extend(loaded.problems)
-        for theme in loaded.themes.values():
-            self.register_theme(theme)
+        self._own_theme_names: list[str] = []
+        self._all_themes_loaded = False
+        self._lazy_themes = False
         wanted = options.theme or DEFAULT_THEME
-        if wanted not in self.available_themes:
-            self.startup_problems.append(
-                f"Theme {wanted!r} was not found; using {DEFAULT_THEME}. "
-                f"Themes: {', '.join(sorted(loaded.themes))}."
-            )
-            wanted = DEFAULT_THEME
+        # Only the active theme before the first frame; the others load right after it, or as
+        # soon as anything lists the themes.
+        first = load_one_theme(wanted, options.user_theme_dir)
+        if first is not None:
+            self.register_theme(first)
+        else:
+            self.startup_problems.extend(self.load_all_themes())
+            if wanted not in self._registered_themes:
+                self.startup_problems.append(
+                    f"Theme {wanted!r} was not found; using {DEFAULT_THEME}. "
+                    f"Themes: {', '.join(sorted(self._own_theme_names))}."
+                )
+                wanted = DEFAULT_THEME
         self.theme = wanted
+        self._lazy_themes = True
         if options.keymap:
             self.set_keymap(options.keymap)
+
+    def load_all_themes(self) -> list[str]:
+        """Register the shipped and the user's themes (once); the problems found, for the user."""
+        if self._all_themes_loaded:
+            return []
+        self._all_themes_loaded = True
+        loaded = load_themes(self.options.user_theme_dir)
+        self._own_theme_names = sorted(loaded.themes)
+        for theme in loaded.themes.values():
+            self.register_theme(theme)
+        return loaded.problems
+
+    @property
+    def available_themes(self) -> dict[str, Theme]:
+        if self._lazy_themes and not self._all_themes_loaded:
+            self._tell_theme_problems(self.load_all_themes())
+        return super().available_themes
+
+    def get_theme(self, theme_name: str) -> Theme | None:
+        # The active theme is asked for on every line drawn; the base class copies the whole
+        # registry (and so would load every theme, see `available_themes`) each time.
+        theme = self._registered_themes.get(theme_name)
+        return theme if theme is not None else super().get_theme(theme_name)
+
+    def _tell_theme_problems(self, problems: list[str]) -> None:
+        if not self.is_running:
+            self.startup_problems.extend(problems)  # told by on_mount
+            return
+        for problem in problems:
+            self.notify(problem, title="Theme problem", severity="warning", timeout=10)
 
     @property
     def runtime(self) -> Runtime:
@@ -105,6 +149,12 @@ class PayscopeApp(App[int]):
     def on_mount(self) -> None:
         for problem in self.startup_problems:
             self.notify(problem, title="Theme problem", severity="warning", timeout=10)
+
+    def first_frame_out(self) -> None:
+        """The shell is on screen: collect garbage again (see `run_tui`) and start the runtime."""
+        _resume_gc()
+        self._tell_theme_problems(self.load_all_themes())
+        self.start_runtime()
 
     @work(exclusive=True, group="runtime", exit_on_error=False, description="Starting")
     async def start_runtime(self) -> None:
@@ -210,21 +260,45 @@ def make_app(
     return PayscopeApp(options, runtime)
 
 
+_gc_paused = False
+
+
+def _pause_gc() -> None:
+    # Until the first frame, nearly every object made lives as long as the app (modules, styles,
+    # widgets): the cyclic collector's passes over them find no garbage yet cost ~15 ms of the
+    # first paint. Textual pauses it during smooth scrolling for the same reason.
+    global _gc_paused
+    if gc.isenabled():
+        gc.disable()
+        _gc_paused = True
+
+
+def _resume_gc() -> None:
+    global _gc_paused
+    if _gc_paused:
+        _gc_paused = False
+        gc.enable()
+
+
 def run_tui(args: argparse.Namespace) -> int:
     """Run the TUI from the parsed command line; the exit status for the shell."""
     from tui.runtime import OptionsError
 
+    _pause_gc()
     try:
-        app = make_app(
-            profile=args.profile,
-            seed=args.seed,
-            theme=args.theme,
-            allow_production=args.allow_production,
-        )
-    except OptionsError as exc:
-        import sys
+        try:
+            app = make_app(
+                profile=args.profile,
+                seed=args.seed,
+                theme=args.theme,
+                allow_production=args.allow_production,
+            )
+        except OptionsError as exc:
+            import sys
 
-        print(f"payscope: {exc}", file=sys.stderr)
-        return 2
-    result = app.run()
+            print(f"payscope: {exc}", file=sys.stderr)
+            return 2
+        result = app.run()
+    finally:
+        _resume_gc()  # an app that failed before its first frame
     return result or 0

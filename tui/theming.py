@@ -196,6 +196,28 @@ def load_theme_dir(directory: Path) -> ThemeLoad:
     return ThemeLoad(themes, problems)
 
 
+def load_one_theme(name: str, user_dir: Path | None = None) -> Theme | None:
+    """The shipped theme `name` alone, when nothing else can decide what `name` means.
+
+    For a fast first frame: None whenever the user has theme files (one may replace a shipped
+    theme by name) or the file is missing or broken, so the caller loads every theme instead and
+    reports problems as usual.
+    """
+    if user_has_themes(user_dir):
+        return None
+    path = BUILTIN_THEME_DIR / f"{name}.toml"
+    try:
+        theme = parse_theme(path.read_text(encoding="utf-8"), str(path))
+    except (ThemeFileError, OSError, UnicodeDecodeError):
+        return None
+    return theme if theme.name == name else None
+
+
+def user_has_themes(user_dir: Path | None) -> bool:
+    """True when the user's theme directory holds theme files."""
+    return user_dir is not None and user_dir.is_dir() and any(user_dir.glob("*.toml"))
+
+
 def load_themes(user_dir: Path | None = None) -> ThemeLoad:
     """The shipped themes, then the user's (a user theme may replace a shipped one by name)."""
     builtin = load_theme_dir(BUILTIN_THEME_DIR)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult, SystemCommand
@@ -12,12 +12,17 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import ContentSwitcher, Footer, OptionList, ProgressBar, Static
+from textual.widgets import ContentSwitcher, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.screens.areas import AREA_BY_KEY, AREAS
-from tui.widgets.command_prompt import Command, CommandPrompt
 from tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from tui.widgets.command_prompt import Command
+
+# The prompt and the progress bar are imported when first shown: neither is in the first frame.
+PROMPT = "#command-prompt"
 
 
 class NavRail(OptionList):
@@ -167,7 +172,7 @@ class MainScreen(Screen[None]):
         status.set_environment(runtime.environment)
         self.query_one(NavRail).highlighted = 0
         # After the first frame: the import thread would otherwise compete with the first paint.
-        self.call_after_refresh(self.app.start_runtime)  # type: ignore[attr-defined]
+        self.call_after_refresh(self.app.first_frame_out)  # type: ignore[attr-defined]
 
     # -- areas -------------------------------------------------------------------------------
 
@@ -207,6 +212,8 @@ class MainScreen(Screen[None]):
 
     def show_progress(self, text: str, fraction: float | None) -> None:
         """Start-up progress from the runtime (seeding shows a bar)."""
+        from textual.widgets import ProgressBar
+
         box = self.query_one(StartupProgress)
         box.set_class(bool(text), "-shown")
         self.query_one("#progress-text", Static).update(text)
@@ -277,10 +284,11 @@ class MainScreen(Screen[None]):
     # -- actions -----------------------------------------------------------------------------
 
     async def action_command(self) -> None:
-        prompts = self.query(CommandPrompt)
-        if prompts:
-            prompt = prompts.first()
-        else:
+        from tui.widgets.command_prompt import CommandPrompt
+
+        prompts = self.query(PROMPT).results(CommandPrompt)
+        prompt = next(prompts, None)
+        if prompt is None:
             # Mounted on first use: one widget less to build before the first paint.
             prompt = CommandPrompt(themes=tuple(sorted(self.app.available_themes)))
             await self.mount(prompt, before=self.query_one(StatusBar))
@@ -299,7 +307,7 @@ class MainScreen(Screen[None]):
             await started
 
     def action_back(self) -> None:
-        if any(prompt.has_class("-shown") for prompt in self.query(CommandPrompt)):
+        if any(prompt.has_class("-shown") for prompt in self.query(PROMPT)):
             self._close_prompt()
             return
         back = getattr(self.current_view(), "back", None)
@@ -315,16 +323,16 @@ class MainScreen(Screen[None]):
         nav.display = not nav.display
 
     def _close_prompt(self) -> None:
-        for prompt in self.query(CommandPrompt):
+        for prompt in self.query(PROMPT):
             prompt.remove_class("-shown")
         self.current_view().focus_main()
 
-    @on(CommandPrompt.Closed)
-    def _prompt_closed(self) -> None:
+    # Handlers by name rather than `@on(CommandPrompt.Run)`: that would import the prompt's
+    # module (and Input's) before the first frame.
+    def on_command_prompt_closed(self) -> None:
         self._close_prompt()
 
-    @on(CommandPrompt.Run)
-    def _run_command(self, event: CommandPrompt.Run) -> None:
+    def on_command_prompt_run(self, event: Any) -> None:
         self._close_prompt()
         self.run_command(event.command)
 

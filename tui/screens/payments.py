@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Static
 
 from tui.screens.base import NAV_WIDTH, AreaView
 from tui.widgets.format import amount_text, format_time, status_text
@@ -81,6 +81,11 @@ def _day(value: str, *, start: bool) -> str:
     if len(value) == 10:
         return f"{value}T00:00:00Z" if start else f"{value}T23:59:59Z"
     return value
+
+
+def _plain(value: str) -> Text:
+    # What the table makes of a plain string, without reading it as markup first.
+    return Text(value, no_wrap=True, end="")
 
 
 class PaymentTable(DataTable[Any]):
@@ -157,7 +162,7 @@ class PaymentsView(AreaView):
     def _add_columns(self, table: DataTable[Any]) -> None:
         for key, label, width in COLUMNS:
             if key in self.shown_columns:
-                table.add_column(label, width=width, key=key)
+                table.add_column(Text(label), width=width, key=key)
 
     def on_resize(self) -> None:
         table = self.query_one(PaymentTable)
@@ -253,12 +258,15 @@ class PaymentsView(AreaView):
     def _cells(self, payment: Any) -> list[Any]:
         """The row of `payment`, one cell per shown column."""
         variables = self.app.theme_variables
+        # Text, not str: the table would parse every plain string as markup (emoji codes too).
         every = {
-            "payment_id": payment.payment_id,
+            "payment_id": _plain(payment.payment_id),
             "status": status_text(payment.status, variables),
             "amount": amount_text(payment.amount, payment.currency, variables, width=AMOUNT_WIDTH),
-            "created": format_time(payment.created, short=True),
-            "customer": payment.customer_id or Text("-", style=variables.get("muted", "")),
+            "created": _plain(format_time(payment.created, short=True)),
+            "customer": _plain(payment.customer_id)
+            if payment.customer_id
+            else Text("-", style=variables.get("muted", "")),
         }
         return [every[key] for key in self.shown_columns]
 
@@ -285,7 +293,7 @@ class PaymentsView(AreaView):
             page = self.page_offset // PAGE_SIZE + 1
             range_text = f"{first:,}-{last:,} of {self.total:,}  [dim]page {page}/{pages}[/dim]"
         header = Text.assemble(("Payments", "bold"), "  ")
-        header.append_text(Text.from_markup(range_text))
+        header.append_text(Text.from_markup(range_text, emoji=False))
         if self.cached:
             # Said loudly: these rows are from the last run until the service answers.
             warning = self.app.theme_variables.get("warning", "yellow")
@@ -335,6 +343,8 @@ class PaymentsView(AreaView):
 
     async def start_filter(self) -> None:
         """`/`: type filters; Enter applies them on the server."""
+        from textual.widgets import Input
+
         boxes = self.query("#payments-filter").results(Input)
         box = next(boxes, None)
         if box is None:
@@ -345,8 +355,13 @@ class PaymentsView(AreaView):
         box.value = self.filter_text
         box.focus()
 
-    @on(Input.Submitted, "#payments-filter")
-    def _apply_filter(self, event: Input.Submitted) -> None:
+    # By name rather than `@on(Input.Submitted, ...)`: Input is imported when the box is first
+    # shown, not before the first frame.
+    def on_input_submitted(self, event: Any) -> None:
+        if event.input.id == "payments-filter":
+            self._apply_filter(event)
+
+    def _apply_filter(self, event: Any) -> None:
         try:
             filters = parse_filter(event.value)
         except ValueError as exc:
@@ -360,7 +375,7 @@ class PaymentsView(AreaView):
         self.load_page()
 
     def back(self) -> None:
-        box = next(self.query("#payments-filter").results(Input), None)
+        box = next(iter(self.query("#payments-filter")), None)
         if box is not None and box.has_class("-shown"):
             box.remove_class("-shown")
             self.focus_main()
