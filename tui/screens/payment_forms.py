@@ -22,15 +22,8 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from tui.widgets.errors import describe_error
 from tui.widgets.format import format_amount, parse_amount
 
-# The reference's sandbox cards, used when the sandbox cannot list its own (remote profiles).
-FALLBACK_TEST_CARDS: tuple[tuple[str, str], ...] = (
-    ("4242424242424242", "Visa · succeeds"),
-    ("5555555555554444", "Mastercard · succeeds"),
-    ("378282246310005", "Amex · succeeds"),
-    ("4000000000000002", "Visa · declined"),
-    ("4000000000009995", "Visa · processor error (retryable)"),
-    ("4000003800000446", "Visa · 3-D Secure challenge"),
-)
+# A card that succeeds on the local sandbox and on the reference's sandboxes alike.
+DEFAULT_TEST_CARD = "4242 4242 4242 4242"
 
 
 @dataclass
@@ -91,16 +84,21 @@ class FormScreen(ModalScreen[Any]):
                     yield Label(field.label, classes="field-label")
                     yield field.widget
                     if field.hint:
-                        yield Static(field.hint, classes="field-hint")
+                        yield Static(field.hint, classes="field-hint", id=f"hint-{field.name}")
                     yield Static(classes="field-error", id=f"error-{field.name}")
             yield Static(id="form-error")
             with Horizontal(id="form-buttons"):
+                yield from self.extra_buttons()
                 yield Button("Close", id="form-close")
                 yield Button(
                     self.submit_label,
                     variant=self.submit_variant,  # type: ignore[arg-type]
                     id="form-submit",
                 )
+
+    def extra_buttons(self) -> ComposeResult:
+        """Buttons before Close (e.g. the test-card picker)."""
+        yield from ()
 
     def on_mount(self) -> None:
         focusable = [f.widget for f in self._fields if f.widget.focusable]
@@ -175,10 +173,27 @@ class FormScreen(ModalScreen[Any]):
             result = await self.send(request)
         except Exception as exc:  # shown in the form: the user fixes and sends again
             title, message = describe_error(exc)
-            self.show_errors({}, f"{title}: {message}")
+            field = self.field_of_error(exc)
+            if field is not None:
+                self.show_errors({field: message}, f"{title}: see {self.label_of(field)}.")
+            else:
+                self.show_errors({}, f"{title}: {message}")
             self.query_one("#form-submit", Button).disabled = False
             return
         self.dismiss(result)
+
+    def field_of_error(self, error: BaseException) -> str | None:
+        """The form field a refusal from the service is about, when its message names one."""
+        from tui.api.errors import ApiError
+
+        if not isinstance(error, ApiError):
+            return None
+        return field_named_in(error.message, {f.name for f in self._fields})
+
+    def label_of(self, name: str) -> str:
+        """A field's label as the user sees it (its name when it has none)."""
+        field = next((f for f in self._fields if f.name == name), None)
+        return (field.label if field and field.label else name).lower()
 
 
 class FormErrors(Exception):
@@ -199,6 +214,36 @@ _LOCATION_TO_FIELD = {
     "amount_to_capture": "amount",
     "cancellation_reason": "reason",
 }
+
+
+# Words of the service's messages that name a request field, longest first so that
+# `amount_to_capture` is not taken for `amount`.
+_MESSAGE_WORDS = sorted(
+    {
+        **_LOCATION_TO_FIELD,
+        "amount": "amount",
+        "currency": "currency",
+        "customer_id": "customer_id",
+        "customer": "customer_id",
+        "payment_id": "payment_id",
+        "email": "email",
+        "description": "description",
+        "reason": "reason",
+        "capture_method": "capture_method",
+        "authentication_type": "authentication_type",
+    }.items(),
+    key=lambda item: -len(item[0]),
+)
+
+
+def field_named_in(message: str, fields: set[str]) -> str | None:
+    """The first of `fields` a service message names (`amount_to_capture` -> amount)."""
+    import re
+
+    for word, name in _MESSAGE_WORDS:
+        if name in fields and re.search(rf"(?<![A-Za-z_]){re.escape(word)}(?![A-Za-z_])", message):
+            return name
+    return None
 
 
 def validation_messages(error: Any) -> dict[str, str]:
@@ -372,23 +417,73 @@ class SimpleActionForm(FormScreen):
         return await call(self.payment_id)
 
 
-def _card_fields(cards: tuple[tuple[str, str], ...], local: bool) -> list[Field]:
+def _card_fields(local: bool) -> list[Field]:
     if local:
-        card: Widget = Select(
-            [(f"{label}  {number}", number) for number, label in cards],
-            value=cards[0][0],
-            allow_blank=False,
-            id="field-card",
-        )
-        hint = "The sandbox's test cards: each gives a documented outcome."
+        card = Input(value=DEFAULT_TEST_CARD, id="field-card")
+        hint = "Visa · succeeds. Ctrl+T picks another sandbox test card (outcome, code)."
     else:
-        card = Input(placeholder="4242 4242 4242 4242", id="field-card")
-        hint = "A test card of the remote sandbox."
+        card = Input(placeholder=DEFAULT_TEST_CARD, id="field-card")
+        hint = "Type a test card of the remote sandbox; its documentation lists them."
     return [
         Field("card", "Card", card, hint),
         Field("expiry", "Expiry (MM/YY)", Input(value="12/30", id="field-expiry")),
         Field("cvc", "CVC", Input(value="123", password=True, id="field-cvc")),
     ]
+
+
+class CardFormScreen(FormScreen):
+    """A form with card fields: on local profiles Ctrl+T fills them from the test-card picker."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "ctrl+t",
+            "pick_card",
+            "Test cards",
+            id="form.test-cards",
+            tooltip="Pick a sandbox test card (local profiles)",
+        ),
+    ]
+
+    @property
+    def local(self) -> bool:
+        """True on the embedded sandbox, whose test-card table the picker shows."""
+        return getattr(self.app.runtime, "sandbox", None) is not None  # type: ignore[attr-defined]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pick_card":
+            return self.local
+        return super().check_action(action, parameters)
+
+    def extra_buttons(self) -> ComposeResult:
+        if self.local:
+            yield Button("Test cards…", id="form-pick-card")
+
+    @on(Button.Pressed, "#form-pick-card")
+    def _pick_pressed(self) -> None:
+        self.action_pick_card()
+
+    def action_pick_card(self) -> None:
+        from tui.widgets.card_picker import TestCardPicker
+
+        if self.local:
+            self.app.push_screen(TestCardPicker(), self.use_card)
+
+    def use_card(self, card: Any) -> None:
+        """Fill the card fields from a picked test card (None: the picker was closed)."""
+        if card is None:
+            return
+        self.query_one("#field-card", Input).value = card.grouped
+        self.query_one("#field-cvc", Input).value = card.cvc
+        code = f" {card.unified_code}" if card.unified_code else ""
+        self.query_one("#hint-card", Static).update(
+            f"{card.brand} · {card.outcome.replace('_', ' ')}{code}: {card.description}"
+        )
+        if card.outcome in ("three_ds_challenge", "decline_without_three_ds"):
+            self.card_needs_3ds()
+        self.query_one("#field-card", Input).focus()
+
+    def card_needs_3ds(self) -> None:
+        """A 3-D Secure card was picked (the new-payment form switches authentication on)."""
 
 
 def _card_data(form: FormScreen) -> dict[str, Any]:
@@ -410,21 +505,19 @@ def _card_data(form: FormScreen) -> dict[str, Any]:
 _BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country": "US"}}
 
 
-class ConfirmForm(FormScreen):
+class ConfirmForm(CardFormScreen):
     """Confirm (authorise) a payment created with confirm=false."""
 
     title_text = "Confirm payment"
 
-    def __init__(self, payment: Any, cards: tuple[tuple[str, str], ...], local: bool) -> None:
+    def __init__(self, payment: Any) -> None:
         super().__init__()
         self.payment = payment
-        self.cards = cards
-        self.local = local
         self.intro = f"Authorise {payment.payment_id} with a card."
         self.submit_label = f"Confirm {format_amount(payment.amount, payment.currency)}"
 
     def fields(self) -> list[Field]:
-        return _card_fields(self.cards, self.local)
+        return _card_fields(self.local)
 
     def build(self) -> Any:
         from tui.api.models.payments import PaymentConfirmRequest
@@ -513,19 +606,14 @@ class ThreeDSForm(FormScreen):
         return await client.sandbox.complete_3ds(self.payment_id, self.value("result"))
 
 
-class NewPaymentScreen(FormScreen):
+class NewPaymentScreen(CardFormScreen):
     """Create a payment: amount, currency, customer, capture, authentication, card, id."""
 
     title_text = "New payment"
     intro = "Validated before sending; the service's answer appears on the payment."
     submit_label = "Create payment"
 
-    def __init__(self, cards: tuple[tuple[str, str], ...] = FALLBACK_TEST_CARDS) -> None:
-        super().__init__()
-        self.cards = cards
-
     def fields(self) -> list[Field]:
-        local = bool(getattr(self.app.runtime, "sandbox", None))  # type: ignore[attr-defined]
         return [
             Field("amount", "Amount", Input(value="25.00", id="field-amount")),
             Field("currency", "Currency", Input(value="USD", id="field-currency"), "ISO 4217"),
@@ -559,7 +647,7 @@ class NewPaymentScreen(FormScreen):
                 ),
             ),
             Field("confirm", "", Checkbox("Confirm now (one step)", True, id="field-confirm")),
-            *_card_fields(self.cards, local),
+            *_card_fields(self.local),
             Field(
                 "payment_id",
                 "Payment id (optional)",
@@ -606,6 +694,9 @@ class NewPaymentScreen(FormScreen):
             }
         return PaymentCreateRequest.model_validate({k: v for k, v in body.items() if v is not None})
 
+    def card_needs_3ds(self) -> None:
+        self.query_one("#field-authentication_type", Select).value = "three_ds"
+
     async def send(self, request: Any) -> Any:
         client = self.app.runtime.client  # type: ignore[attr-defined]
         return await client.payments.create(request)
@@ -639,9 +730,7 @@ def open_action(
             "refund": lambda: RefundForm(current),
             "cancel": lambda: CancelForm(current),
             "update": lambda: UpdateForm(current),
-            "confirm": lambda: ConfirmForm(
-                current, FALLBACK_TEST_CARDS, runtime.sandbox is not None
-            ),
+            "confirm": lambda: ConfirmForm(current),
         }
         if action not in forms:
             app.notify(f"No action {action!r}.", severity="warning")

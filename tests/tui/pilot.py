@@ -1,0 +1,84 @@
+"""Helpers shared by the pilot tests of forms, events and settings (not a test module)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+_CARD = {
+    "card_exp_month": "12",
+    "card_exp_year": "2030",
+    "card_cvc": "123",
+    "card_holder_name": "Test Customer",
+}
+_BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country": "US"}}
+
+
+async def until(condition: Callable[[], Any], timeout: float = 10.0) -> None:
+    """Wait for `condition()` to hold (the app keeps running meanwhile); fail after `timeout`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
+
+
+async def create_payment(
+    client: Any,
+    *,
+    card: str = "4242424242424242",
+    amount: int = 4200,
+    capture_method: str = "automatic",
+    confirm: bool = True,
+    authentication_type: str = "no_three_ds",
+    payment_id: str | None = None,
+) -> Any:
+    """A payment made through the client (the tests then act on it through the screens)."""
+    from tui.api.models.payments import PaymentCreateRequest
+
+    body: dict[str, Any] = {
+        "amount": amount,
+        "currency": "USD",
+        "capture_method": capture_method,
+        "authentication_type": authentication_type,
+        "confirm": confirm,
+        "return_url": "https://example.com/return",
+    }
+    if payment_id is not None:
+        body["payment_id"] = payment_id
+    if confirm:
+        body |= {
+            "payment_method": "card",
+            "payment_method_type": "credit",
+            "payment_method_data": {"card": {"card_number": card, **_CARD}},
+            "billing": _BILLING,
+        }
+    return await client.payments.create(PaymentCreateRequest.model_validate(body))
+
+
+async def open_detail(pilot: Any, payment_id: str) -> Any:
+    """Open a payment's detail screen the way `:pay <id>` does, and wait for it to load."""
+    from tui.screens.payment_detail import PaymentDetailScreen
+
+    app = pilot.app
+    await pilot.press("colon", *f"pay {payment_id}", "enter")
+    await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+    screen = app.screen
+    await until(lambda: screen.payment is not None)
+    await pilot.pause()
+    return screen
+
+
+async def submit(pilot: Any, form_type: type) -> None:
+    """Send the open form (Ctrl+S) and wait until it closed."""
+    app = pilot.app
+    await until(lambda: isinstance(app.screen, form_type))
+    await pilot.press("ctrl+s")
+    await until(lambda: not isinstance(app.screen, form_type))
+
+
+def field_error(screen: Any, name: str) -> str:
+    """The error shown under a form field ("" when none is shown)."""
+    line = screen.query_one(f"#error-{name}")
+    return str(line.render()) if line.has_class("-shown") else ""

@@ -1,0 +1,77 @@
+"""Snapshots of the action forms (capture, refund, cancel) and the test-card picker, at 120x40
+and 80x24, in a dark and a light theme, on seeded payments (frozen clock, fixed ids)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tui.pilot import create_payment, until
+from tests.tui.snapshot_app import build, ready
+
+Drive = Callable[[Any], Awaitable[None]]
+
+# Each form opens on a payment with a fixed id made for it (the clock is frozen, so its times are
+# too): manual capture for capture and cancel, captured for refund.
+CAPTURE = {"capture": "manual", "cancel": "manual", "refund": "automatic"}
+
+
+def _form(action: str) -> Drive:
+    async def drive(pilot: Any) -> None:
+        from tui.screens.payment_forms import FormScreen, open_action
+
+        await ready(pilot)
+        app = pilot.app
+        payment = await create_payment(
+            app.runtime.client,
+            amount=123456,
+            capture_method=CAPTURE[action],
+            payment_id=f"pay_snapshot_{action}",
+        )
+        open_action(app, action, None, payment.payment_id, lambda _result: None)
+        await until(lambda: isinstance(app.screen, FormScreen))
+        await pilot.pause()
+
+    return drive
+
+
+async def _picker(pilot: Any) -> None:
+    from textual.widgets import DataTable
+
+    from tui.widgets.card_picker import TestCardPicker
+
+    await ready(pilot)
+    app = pilot.app
+    await pilot.press("n")
+    await pilot.pause()
+    await pilot.press("ctrl+t")
+    await until(lambda: isinstance(app.screen, TestCardPicker))
+    await until(lambda: app.screen.query_one(DataTable).row_count > 0)
+    await pilot.pause()
+
+
+SCREENS: dict[str, Drive] = {
+    "capture": _form("capture"),
+    "refund": _form("refund"),
+    "cancel": _form("cancel"),
+    "test_cards": _picker,
+}
+
+LOOKS = [
+    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
+    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
+    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
+    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
+]
+
+
+@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_form(
+    screen: str, look: tuple[tuple[int, int], str], dirs: tuple[Path, Path], snap_compare: Any
+) -> None:
+    size, theme = look
+    assert snap_compare(build(*dirs, theme=theme), terminal_size=size, run_before=SCREENS[screen])

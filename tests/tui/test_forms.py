@@ -1,0 +1,265 @@
+"""Pilot tests of every payment form against the embedded sandbox: the picker, 3-D Secure, each
+action end to end, and errors shown at the field they are about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Select
+
+from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
+from tests.tui.snapshot_app import build, ready
+from tui.screens.payment_forms import (
+    CancelForm,
+    CaptureForm,
+    ConfirmForm,
+    NewPaymentScreen,
+    RefundForm,
+    SimpleActionForm,
+    ThreeDSForm,
+    UpdateForm,
+)
+from tui.screens.payments import PaymentsView
+from tui.widgets.card_picker import TestCardPicker
+
+Dirs = tuple[Path, Path]
+
+
+async def _pick(pilot, number: str) -> None:  # type: ignore[no-untyped-def]
+    """In the new-payment form: open the picker, move to `number`'s row, Enter."""
+    app = pilot.app
+    await pilot.press("ctrl+t")
+    await until(lambda: isinstance(app.screen, TestCardPicker))
+    picker = app.screen
+    table = picker.query_one(DataTable)
+    await until(lambda: table.row_count > 0)
+    table.move_cursor(row=table.get_row_index(number))
+    await pilot.press("enter")
+    await until(lambda: isinstance(app.screen, NewPaymentScreen))
+
+
+async def _created(pilot) -> str:  # type: ignore[no-untyped-def]
+    """Send the new-payment form; the id of the payment it made (the row that appeared)."""
+    app = pilot.app
+    form = app.screen
+    form.query_one("#field-payment_id", Input).value = "pay_forms_test"
+    await submit(pilot, NewPaymentScreen)
+    return "pay_forms_test"
+
+
+async def test_picker_lists_the_sandbox_cards_and_fills_the_form(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        rows = await app.runtime.client.sandbox.test_cards()
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await pilot.press("ctrl+t")
+        await until(lambda: isinstance(app.screen, TestCardPicker))
+        table = app.screen.query_one(DataTable)
+        await until(lambda: table.row_count > 0)
+        assert table.row_count == len(rows)
+        row = table.get_row("4000000000000002")
+        assert [str(cell) for cell in row[2:4]] == ["declined", "UE_1007"]
+
+        table.move_cursor(row=table.get_row_index("4000000000000002"))
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        form = app.screen
+        assert form.query_one("#field-card", Input).value == "4000 0000 0000 0002"
+        assert "UE_1007" in str(form.query_one("#hint-card").render())
+
+        payment_id = await _created(pilot)
+        payment = await app.runtime.client.payments.retrieve(payment_id)
+        assert payment.status == "failed"
+        assert payment.unified_code == "UE_1007"
+
+
+async def test_picker_closed_without_choosing_keeps_the_card(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await pilot.press("ctrl+t")
+        await until(lambda: isinstance(app.screen, TestCardPicker))
+        await pilot.press("escape")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        assert app.screen.query_one("#field-card", Input).value == "4242 4242 4242 4242"
+
+
+@pytest.mark.parametrize(
+    ("result", "status", "code"),
+    [
+        ("authorize", "succeeded", None),
+        ("fail", "failed", "UE_5001"),
+        ("abandon", "failed", "UE_5003"),
+    ],
+)
+async def test_three_ds_card_then_completion_from_the_detail(
+    dirs: Dirs, result: str, status: str, code: str | None
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await _pick(pilot, "4000003800000446")
+        # A challenge card switches the form to 3-D Secure by itself.
+        assert app.screen.query_one("#field-authentication_type", Select).value == "three_ds"
+        payment_id = await _created(pilot)
+
+        detail = await open_detail(pilot, payment_id)
+        assert detail.payment.status in ("requires_customer_action", "requires_action")
+        await pilot.press("3")
+        await until(lambda: isinstance(app.screen, ThreeDSForm))
+        app.screen.query_one("#field-result", Select).value = result
+        await submit(pilot, ThreeDSForm)
+        await until(lambda: detail.payment.status == status)
+        assert detail.payment.unified_code == code
+
+
+async def test_confirm_a_payment_created_for_later(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, confirm=False)
+        detail = await open_detail(pilot, created.payment_id)
+        await pilot.press("o")
+        await until(lambda: isinstance(app.screen, ConfirmForm))
+        form = app.screen
+        assert str(form.query_one("#form-submit").label) == "Confirm 42.00 USD"
+        await submit(pilot, ConfirmForm)
+        await until(lambda: detail.payment.status == "succeeded")
+
+
+async def test_partial_capture_and_an_amount_over_the_limit(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, capture_method="manual")
+        detail = await open_detail(pilot, created.payment_id)
+        await pilot.press("c")
+        await until(lambda: isinstance(app.screen, CaptureForm))
+        form = app.screen
+        form.query_one("#field-amount", Input).value = "50.00"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is form  # refused before sending, at the field
+        assert "At most 42.00 USD" in field_error(form, "amount")
+
+        form.query_one("#field-amount", Input).value = "10.00"
+        await submit(pilot, CaptureForm)
+        await until(lambda: detail.payment.amount_received == 1000)
+        assert detail.payment.status.startswith("partially_captured")
+
+
+async def test_cancel_with_a_reason(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, capture_method="manual")
+        detail = await open_detail(pilot, created.payment_id)
+        await pilot.press("x")
+        await until(lambda: isinstance(app.screen, CancelForm))
+        app.screen.query_one("#field-reason", Input).value = "requested_by_customer"
+        await submit(pilot, CancelForm)
+        await until(lambda: detail.payment.status == "cancelled")
+        raw = detail.payment.model_dump()
+        assert raw.get("cancellation_reason") == "requested_by_customer"
+
+
+async def test_service_refusal_is_shown_in_the_form_which_stays_open(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, capture_method="manual")
+        detail = await open_detail(pilot, created.payment_id)
+        await pilot.press("x")
+        await until(lambda: isinstance(app.screen, CancelForm))
+        form = app.screen
+        # Meanwhile the payment is captured elsewhere: the cancel is refused by the service.
+        from tui.api.models.payments import PaymentCaptureRequest
+
+        await app.runtime.client.payments.capture(created.payment_id, PaymentCaptureRequest())
+        await pilot.press("ctrl+s")
+        error = form.query_one("#form-error")
+        await until(lambda: error.has_class("-shown"))
+        assert app.screen is form
+        assert "What to do" in str(error.render())
+        assert not form.query_one("#form-submit").disabled  # fix and send again
+        await pilot.press("escape")
+        assert detail.payment is not None
+
+
+@pytest.mark.parametrize(("key", "status"), [("a", "succeeded"), ("d", "failed")])
+async def test_approve_or_reject_a_payment_held_for_review(
+    dirs: Dirs, key: str, status: str
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, card="4000000000009235")
+        assert created.status == "requires_merchant_action"
+        detail = await open_detail(pilot, created.payment_id)
+        await pilot.press(key)
+        await submit(pilot, SimpleActionForm)
+        await until(lambda: detail.payment.status == status)
+
+
+async def test_full_refund_and_an_over_refund_refused_at_the_field(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, amount=2500)
+        detail = await open_detail(pilot, created.payment_id)
+        await pilot.press("f")
+        await until(lambda: isinstance(app.screen, RefundForm))
+        form = app.screen
+        assert str(form.query_one("#form-submit").label) == "Refund 25.00 USD"
+        form.query_one("#field-amount", Input).value = "25.01"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "At most 25.00 USD" in field_error(form, "amount")
+        form.query_one("#field-amount", Input).value = "25.00"
+        form.query_one("#field-reason", Input).value = "duplicate order"
+        await submit(pilot, RefundForm)
+        await until(lambda: bool(detail.payment.refunds))
+        (refund,) = detail.payment.refunds
+        assert (refund.amount, refund.reason) == (2500, "duplicate order")
+
+
+async def test_update_an_unconfirmed_payment_and_a_bad_amount_at_the_field(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, confirm=False)
+        detail = await open_detail(pilot, created.payment_id)
+        await pilot.press("e")
+        await until(lambda: isinstance(app.screen, UpdateForm))
+        form = app.screen
+        form.query_one("#field-amount", Input).value = "12.345"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "2 decimal places" in field_error(form, "amount")
+        form.query_one("#field-amount", Input).value = "30.00"
+        form.query_one("#field-description", Input).value = "two mugs"
+        await submit(pilot, UpdateForm)
+        await until(lambda: detail.payment.amount == 3000)
+        assert detail.payment.description == "two mugs"
+
+
+async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        existing = next(iter(app.screen.query_one(PaymentsView).rows))
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        form = app.screen
+        form.query_one("#field-payment_id", Input).value = existing
+        await pilot.press("ctrl+s")
+        await until(lambda: bool(field_error(form, "payment_id")))
+        assert app.screen is form
+        assert existing in field_error(form, "payment_id")
