@@ -155,8 +155,8 @@ def main() -> int:
         label = "baseline (1 event)" if r["events"] == 0 else f"{r['events']:,} events"
         print(
             f"{label:>20}: RSS {r['rss_before']:6.1f} MiB on Payments, "
-            f"{r['rss_after']:6.1f} MiB with Events open; first rows in {r['open_s'] * 1000:5.0f} ms;"
-            f" {r['rows']} rows loaded"
+            f"{r['rss_after']:6.1f} MiB with Events open; "
+            f"first rows in {r['open_s'] * 1000:5.0f} ms; {r['rows']} rows loaded"
         )
     base, big = results
     extra = big["rss_after"] - base["rss_after"]
