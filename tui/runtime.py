@@ -270,7 +270,8 @@ class Runtime:
             self.options.data_dir / "listener",
             secrets=[webhook_secret] if webhook_secret else None,
         )
-        hook = await self.listener.start(HOST, self.options.listener_port or 8787)
+        # The profile's port (0 = any free one): the user registers this URL with the service.
+        hook = await self.listener.start(HOST, profile.listener_port)
         self.listener_url = self._shown_url(hook)
         report("", 1.0)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, ClassVar
@@ -22,6 +23,7 @@ from tui.screens.base import AreaView
 from tui.widgets.format import status_text
 
 BATCH = 200
+REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed
 COLUMNS = (
     ("time", "Time", 8),
     ("event_type", "Event", 22),
@@ -88,9 +90,16 @@ class EventsView(AreaView):
     EventsView > #events-filter.-shown { display: block; }
     EventsView > DataTable { height: 1fr; }
     EventsView > #events-empty {
-        display: none; padding: 1 2; color: $text-muted; dock: top; offset: 0 3;
+        display: none; height: 1fr; width: 1fr; padding: 0 4;
+        content-align: center middle; text-align: center; color: $text-muted;
     }
     EventsView.-empty > #events-empty { display: block; }
+    EventsView.-empty > DataTable { display: none; }
+    EventsView > #events-rejected {
+        display: none; height: auto; max-height: 7; padding: 0 1;
+        border: round $error; border-title-color: $error; border-title-style: bold;
+    }
+    EventsView > #events-rejected.-shown { display: block; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -98,6 +107,13 @@ class EventsView(AreaView):
         Binding("g", "goto_object", "Go to object", id="events.goto", tooltip="Open its object"),
         Binding("p", "replay", "Replay", id="events.replay", tooltip="Re-POST to the forward URL"),
         Binding("r", "reload", "Reload", id="events.reload", tooltip="Reload from the journal"),
+        Binding(
+            "h",
+            "service_history",
+            "Service history",
+            id="events.service_history",
+            tooltip="What the service says it sent (events API), with manual retry",
+        ),
     ]
 
     def __init__(self, *, id: str) -> None:
@@ -108,6 +124,7 @@ class EventsView(AreaView):
         self.object_id: str | None = None
         self.filter_text = ""
         self.records: dict[str, Any] = {}
+        self.rejected: list[Any] = []
         self._unsubscribe: Any = None
         self._loading = False
 
@@ -119,10 +136,14 @@ class EventsView(AreaView):
             table.add_column(label, width=width, key=key)
         yield table
         yield Static(
-            "No webhooks yet. Create or change a payment (n on Payments) and its events "
-            "appear here as they arrive, verified.",
+            "[b]No webhooks yet[/b]\n\n"
+            "Create or change a payment ([b]n[/b] on Payments):\n"
+            "its events appear here as they arrive, verified.",
             id="events-empty",
         )
+        rejected = Static(id="events-rejected")
+        rejected.border_title = "Rejected deliveries"
+        yield rejected
 
     def focus_main(self) -> None:
         self.query_one(DataTable).focus()
@@ -146,6 +167,8 @@ class EventsView(AreaView):
         self.loaded = 0
         journal = self.runtime.listener.journal
         self.total = journal.count(self.event_type, self.object_id)
+        self.rejected = journal.deliveries(REJECTED_SHOWN, rejected_only=True)
+        self._show_rejected()
         self.load_more()
 
     def load_more(self) -> None:
@@ -179,6 +202,24 @@ class EventsView(AreaView):
             str(record.duplicates) if record.duplicates else "",
         ]
 
+    def _show_rejected(self) -> None:
+        """The newest refused deliveries, each with the reason the listener gave the sender."""
+        panel = self.query_one("#events-rejected", Static)
+        panel.set_class(bool(self.rejected), "-shown")
+        if not self.rejected:
+            return
+        stable = self.runtime.options.stable_display
+        error = self.app.theme_variables.get("event-rejected", "red")
+        lines = []
+        for item in self.rejected:
+            line = Stamp(getattr(item, "received_at", 0.0), stable).__rich__()
+            line.append(f" {item.status} ", style=f"bold {error}")
+            line.append(item.reason or "")
+            line.no_wrap = True
+            line.overflow = "ellipsis"
+            lines.append(line)
+        panel.update(Group(*lines))
+
     def _update_header(self) -> None:
         where = f"  [dim]{self.runtime.listener_url}[/dim]" if self.runtime.listener_url else ""
         filt = f"  [b]filter[/b] {self.filter_text}" if self.filter_text else ""
@@ -193,13 +234,17 @@ class EventsView(AreaView):
 
     def _on_delivery(self, delivery: Any) -> None:
         """Live: a delivery reached the listener. Runs on the app's loop, so it shows at once."""
-        if not delivery.accepted or not delivery.event_id or not self._matches(delivery):
-            if not delivery.accepted:
+        if not delivery.accepted:
+            self.rejected = [delivery, *self.rejected][:REJECTED_SHOWN]
+            self._show_rejected()
+            if not self.is_on_screen:  # on screen, the panel of rejections says it
                 self.notify(
                     f"A delivery was refused ({delivery.status}): {delivery.reason}.",
                     title="Webhook rejected",
                     severity="warning",
                 )
+            return
+        if not delivery.event_id or not self._matches(delivery):
             return
         table = self.query_one(DataTable)
         if delivery.event_id in self.records:
@@ -271,6 +316,14 @@ class EventsView(AreaView):
 
     def action_reload(self) -> None:
         self.reload()
+
+    def action_service_history(self) -> None:
+        if self.runtime.client is None:
+            self.notify("Not connected yet: the history loads once the service answers.")
+            return
+        from tui.screens.service_events import ServiceEventsScreen
+
+        self.app.push_screen(ServiceEventsScreen())
 
     def start_filter(self) -> None:
         box = self.query_one("#events-filter", Input)
@@ -347,7 +400,10 @@ class EventDetailScreen(Screen[None]):
     DEFAULT_CSS = """
     EventDetailScreen > #event-title { height: 1; padding: 0 1; background: $surface; }
     EventDetailScreen > VerticalScroll { padding: 0 1; }
-    EventDetailScreen .section { border: round $panel; padding: 0 1; height: auto; }
+    EventDetailScreen .section {
+        border: round $panel-lighten-2; border-title-color: $accent; border-title-style: bold;
+        padding: 0 1; height: auto;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -379,10 +435,14 @@ class EventDetailScreen(Screen[None]):
             id="event-title",
         )
         with VerticalScroll():
+            yield self._section("Verification", self._verification(ok, variables))
+            stable = self.app.runtime.options.stable_display  # type: ignore[attr-defined]
             headers = Table.grid(padding=(0, 2))
             headers.add_column(style="bold", no_wrap=True)
             headers.add_column()
             for name, value in sorted(d.headers.items()):
+                if stable and name == "host":  # snapshots: the listener's port changes
+                    value = re.sub(r":\d+$", ":PORT", value)
                 headers.add_row(name, value)
             yield self._section("Headers", headers)
             raw = d.body.decode("utf-8", "replace")
@@ -405,6 +465,22 @@ class EventDetailScreen(Screen[None]):
                     )
                 forwards = table
             yield self._section("Forwards", Group(forwards))
+
+    def _verification(self, ok: bool, variables: dict[str, str]) -> Text:
+        from tui.webhooks.signing import SIGNATURE_HEADER
+
+        d = self.detail
+        if ok:
+            verdict = Text("✓ verified", style=f"bold {variables.get('event-verified', 'green')}")
+            why = f": {SIGNATURE_HEADER} is the HMAC of the raw body below under a known secret."
+        else:
+            verdict = Text("✗ not verified", style=f"bold {variables.get('event-rejected', 'red')}")
+            why = f": {d.delivery.reason or 'the signature does not match'}."
+        seen = d.event.duplicates
+        again = (
+            f"\nDelivered again {seen} time{'s' if seen != 1 else ''} (duplicates)." if seen else ""
+        )
+        return Text.assemble(verdict, why, f"\nAnswered HTTP {d.delivery.status}.", again)
 
     def _section(self, title: str, content: Any) -> Static:
         section = Static(content, classes="section")

@@ -134,6 +134,9 @@ class MainScreen(Screen[None]):
         ),
     ]
 
+    service_is_down = False
+    _health_wake: Any = None
+
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
         yield StartupProgress(id="startup")
@@ -246,6 +249,44 @@ class MainScreen(Screen[None]):
             if ready is not None:
                 ready()
         self._watch_runtime()
+        if not runtime.options.is_local:
+            self.run_worker(
+                self._watch_health(), group="health", exit_on_error=False, description="Health"
+            )
+
+    async def _watch_health(self) -> None:
+        import asyncio
+
+        from tui.screens.health import watch_health
+
+        self._health_wake = asyncio.Event()
+        client = self.app.runtime.client  # type: ignore[attr-defined]
+        await watch_health(client.health, self.service_down, self.service_up, self._health_wake)
+
+    def service_down(self, error: BaseException, retry_in: float) -> None:
+        """The remote service does not answer: a banner that says so and when it is tried again."""
+        from tui.widgets.errors import describe_error
+
+        title, message = describe_error(error)
+        self.service_is_down = True
+        banner = self.query_one(Banner)
+        banner.update(
+            f"[b]The service is not answering: {title}.[/b] {message}\n"
+            f"[dim]Checking again in {retry_in:.0f} s; Ctrl+R to retry now.[/dim]"
+        )
+        banner.add_class("-shown")
+        self.query_one(StatusBar).state = "offline"
+
+    def service_up(self) -> None:
+        """The service answers again: hide the banner and reload what the views show."""
+        self.service_is_down = False
+        self.query_one(Banner).remove_class("-shown")
+        self.query_one(StatusBar).state = ""
+        self.notify("The service answers again.", title="Reconnected")
+        for view in self.query_one(ContentSwitcher).children:
+            ready = getattr(view, "runtime_ready", None)
+            if ready is not None:
+                ready()
 
     def runtime_failed(self, title: str, message: str) -> None:
         """Start-up failed: say so on a banner that offers a retry (Ctrl+R)."""
@@ -315,6 +356,9 @@ class MainScreen(Screen[None]):
             back()
 
     def action_retry(self) -> None:
+        if self.service_is_down:  # the runtime is up; only the remote service is not
+            self._health_wake.set()
+            return
         self.query_one(Banner).remove_class("-shown")
         self.app.start_runtime()  # type: ignore[attr-defined]
 
