@@ -19,7 +19,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from tui.screens.base import AreaView
+from tui.screens.base import NAV_WIDTH, AreaView
 from tui.widgets.format import status_text
 
 BATCH = 200
@@ -32,6 +32,19 @@ COLUMNS = (
     ("verified", "Sig", 3),
     ("dups", "Dup", 3),
 )
+# The columns shown at a given table width (each column also takes two cells of padding).
+# The receive time goes first; then the object's status, which the event type mostly implies
+# (payment_succeeded -> succeeded) and the detail shows. Verification and duplicates stay.
+LAYOUTS = (
+    (92, ("time", "event_type", "object_id", "status", "verified", "dups")),
+    (82, ("event_type", "object_id", "status", "verified", "dups")),
+    (0, ("event_type", "object_id", "verified", "dups")),
+)
+
+
+def columns_for(width: int) -> tuple[str, ...]:
+    """The keys of the event columns that fit a table `width` cells wide."""
+    return next(keys for minimum, keys in LAYOUTS if width >= minimum)
 
 
 class Stamp:
@@ -132,8 +145,9 @@ class EventsView(AreaView):
         yield Static("[b]Events[/b]  [dim]waiting for the listener…[/dim]", id="events-header")
         yield Input(placeholder="type:payment_failed  object:pay_…", id="events-filter")
         table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True, id="events-table")
-        for key, label, width in COLUMNS:
-            table.add_column(label, width=width, key=key)
+        # The size is known before layout: guess the columns now (on_resize corrects it).
+        self.shown_columns = columns_for(self.app.size.width - NAV_WIDTH - 1)
+        self._add_columns(table)
         yield table
         yield Static(
             "[b]No webhooks yet[/b]\n\n"
@@ -144,6 +158,23 @@ class EventsView(AreaView):
         rejected = Static(id="events-rejected")
         rejected.border_title = "Rejected deliveries"
         yield rejected
+
+    def _add_columns(self, table: DataTable[Any]) -> None:
+        for key, label, width in COLUMNS:
+            if key in self.shown_columns:
+                table.add_column(label, width=width, key=key)
+
+    def on_resize(self) -> None:
+        # One cell for the vertical scrollbar a long journal brings.
+        wanted = columns_for(self.size.width - 1)
+        if wanted == self.shown_columns:
+            return
+        self.shown_columns = wanted
+        table = self.query_one("#events-table", DataTable)
+        table.clear(columns=True)
+        self._add_columns(table)
+        for event_id, record in self.records.items():
+            table.add_row(*self._cells(record), key=event_id)
 
     def focus_main(self) -> None:
         self.query_one(DataTable).focus()
@@ -193,14 +224,15 @@ class EventsView(AreaView):
 
     def _cells(self, record: Any) -> list[Any]:
         variables = self.app.theme_variables
-        return [
-            Stamp(record.first_seen, self.runtime.options.stable_display),
-            record.event_type or "?",
-            record.object_id or "-",
-            status_text(record.object_status, variables),
-            Text("✓", style=variables.get("event-verified", "green")),
-            str(record.duplicates) if record.duplicates else "",
-        ]
+        cells = {
+            "time": Stamp(record.first_seen, self.runtime.options.stable_display),
+            "event_type": record.event_type or "?",
+            "object_id": record.object_id or "-",
+            "status": status_text(record.object_status, variables),
+            "verified": Text("✓", style=variables.get("event-verified", "green")),
+            "dups": str(record.duplicates) if record.duplicates else "",
+        }
+        return [cells[key] for key in self.shown_columns]
 
     def _show_rejected(self) -> None:
         """The newest refused deliveries, each with the reason the listener gave the sender."""

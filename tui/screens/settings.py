@@ -1,4 +1,4 @@
-"""Settings: profiles (add, delete, switch), keys into the keyring (masked), listener, theme."""
+"""Settings: profiles (add, edit, delete, switch), keys in the keyring (masked), listener, theme."""
 
 from __future__ import annotations
 
@@ -11,25 +11,61 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.screens.base import AreaView
+from tui.screens.base import NAV_WIDTH, AreaView
 from tui.screens.payment_forms import Field, FormErrors, FormScreen
+
+# Below this area width the profile table and the side panels no longer fit side by side.
+NARROW_WIDTH = 104
+SIDE_WIDTH = 36
+# Fixed columns fit a name, a masked key ("snd_...abcd") and the mark; the URL takes the rest.
+PROFILE_COLUMNS = (
+    ("name", "Name", 12),
+    ("url", "Base URL", 0),
+    ("key", "Key", 11),
+    ("default", "Default", 7),
+)
+# Box border and padding (4), one cell of cell padding each side per column, a scrollbar.
+TABLE_CHROME = 4 + 2 * len(PROFILE_COLUMNS) + 1
+
+
+def url_width(area_width: int) -> int:
+    """The Base URL column's width for a settings area `area_width` cells wide."""
+    side = 0 if area_width < NARROW_WIDTH else SIDE_WIDTH
+    fixed = sum(width for _, _, width in PROFILE_COLUMNS)
+    return max(12, area_width - side - TABLE_CHROME - fixed)
 
 
 class SettingsView(AreaView):
-    """Profiles on the left, theme picker (live preview) and listener on the right."""
+    """Profiles beside (or, when narrow, above) the theme picker (live preview) and listener."""
 
+    # Titles use the foreground colour: the muted panel colour all but vanishes on light themes.
     DEFAULT_CSS = """
     SettingsView > #settings-body { height: 1fr; }
-    SettingsView #profiles-box { width: 1fr; border: round $panel; padding: 0 1; }
-    SettingsView #side { width: 40; }
-    SettingsView #themes-box { height: 1fr; border: round $panel; }
-    SettingsView #listener-box { height: auto; border: round $panel; padding: 0 1; }
+    SettingsView .panel {
+        border: round $primary; border-title-color: $foreground; border-title-style: bold;
+    }
+    SettingsView #profiles-box { width: 1fr; padding: 0 1; }
+    SettingsView #side { width: 36; }  /* SIDE_WIDTH */
+    SettingsView #themes-box { height: 1fr; }
+    SettingsView #listener-box { height: auto; padding: 0 1; }
     SettingsView #profiles-hint { color: $text-muted; }
     SettingsView OptionList { border: none; }
+    SettingsView #settings-body.-narrow { layout: vertical; }
+    SettingsView .-narrow #profiles-box { width: 1fr; height: auto; max-height: 60%; }
+    SettingsView .-narrow #side { width: 1fr; height: 1fr; layout: horizontal; }
+    SettingsView .-narrow #themes-box { width: 1fr; height: 1fr; }
+    SettingsView .-narrow #listener-box { width: 1fr; height: 1fr; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "add_profile", "Add profile", id="settings.add", tooltip="Add a profile"),
+        Binding(
+            "e",
+            "edit_profile",
+            "Edit profile",
+            id="settings.edit",
+            tooltip="Edit the selected profile and set its webhook secret",
+        ),
         Binding(
             "delete", "delete_profile", "Delete", id="settings.delete", tooltip="Delete profile"
         ),
@@ -43,27 +79,42 @@ class SettingsView(AreaView):
     ]
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="settings-body"):
-            with Vertical(id="profiles-box") as box:
+        # The size is known before layout: choosing the layout now avoids a second pass.
+        self._area_width = self.app.size.width - NAV_WIDTH
+        narrow = self._area_width < NARROW_WIDTH
+        with Horizontal(id="settings-body", classes="-narrow" if narrow else ""):
+            with Vertical(id="profiles-box", classes="panel") as box:
                 box.border_title = "Profiles"
                 table: DataTable[Any] = DataTable(cursor_type="row", id="profiles-table")
-                table.add_column("Name", width=14, key="name")
-                table.add_column("Base URL", width=30, key="url")
-                table.add_column("Key", width=14, key="key")
-                table.add_column("Default", width=7, key="default")
+                self._add_columns(table)
                 yield table
                 yield Static(
-                    "a add · Del delete · Enter make default.  Keys go to the OS keyring and are "
-                    "shown masked; prd_ keys need a typed confirmation.",
+                    "a add · e edit · Del delete · Enter make default.  Keys go to the OS "
+                    "keyring and are shown masked; prd_ keys need a typed confirmation.",
                     id="profiles-hint",
                 )
             with Vertical(id="side"):
-                with Vertical(id="themes-box") as themes:
-                    themes.border_title = "Theme (preview as you move)"
+                with Vertical(id="themes-box", classes="panel") as themes:
+                    themes.border_title = "Theme (live preview)"
                     yield OptionList(id="theme-list")
-                with Vertical(id="listener-box") as listener:
+                with Vertical(id="listener-box", classes="panel") as listener:
                     listener.border_title = "Listener"
                     yield Static(id="listener-info")
+
+    def _add_columns(self, table: DataTable[Any]) -> None:
+        for key, label, width in PROFILE_COLUMNS:
+            table.add_column(label, width=width or url_width(self._area_width), key=key)
+
+    def on_resize(self) -> None:
+        if self.size.width == self._area_width:
+            return
+        self._area_width = self.size.width
+        body = self.query_one("#settings-body")
+        body.set_class(self._area_width < NARROW_WIDTH, "-narrow")
+        table = self.query_one("#profiles-table", DataTable)
+        table.clear(columns=True)
+        self._add_columns(table)
+        self.refresh_profiles()
 
     def on_mount(self) -> None:
         options = self.query_one("#theme-list", OptionList)
@@ -90,7 +141,7 @@ class SettingsView(AreaView):
             text = (
                 f"{runtime.listener_url or '-'}\n"
                 f"secrets: {len(listener.secrets)} (shown masked in `payscope listen`)\n"
-                f"[dim]Set listener_port per profile in Add profile.[/dim]"
+                f"[dim]Set listener_port and the webhook secret per profile: e edit.[/dim]"
             )
         self.query_one("#listener-info", Static).update(text)
 
@@ -156,6 +207,22 @@ class SettingsView(AreaView):
             ProfileForm(), lambda saved: self.refresh_profiles() if saved else None
         )
 
+    def action_edit_profile(self) -> None:
+        from tui import config
+
+        name = self.selected_profile()
+        if not name:
+            self.notify(
+                "The embedded sandbox is set up by payscope itself; pick a remote profile to "
+                "edit (a to add one).",
+                severity="warning",
+            )
+            return
+        profile = config.get_profile(config.load_settings(), name)
+        self.app.push_screen(
+            ProfileForm(profile), lambda saved: self.refresh_profiles() if saved else None
+        )
+
     def action_delete_profile(self) -> None:
         from tui import config
 
@@ -194,24 +261,81 @@ class SettingsView(AreaView):
 
 
 class ProfileForm(FormScreen):
-    """Add a remote profile; the key goes to the keyring, never to the file."""
+    """Add or edit a remote profile; keys go to the keyring, never to the file."""
 
-    title_text = "Add profile"
-    intro = "A remote sandbox. The key is stored in the OS keyring, never in profiles.toml."
+    intro = "A remote sandbox. Keys are stored in the OS keyring, never in profiles.toml."
     submit_label = "Save profile"
 
+    def __init__(self, profile: Any = None) -> None:
+        super().__init__()
+        # The profile being edited (a tui.config.Profile), None when adding one.
+        self.editing = profile
+        self.title_text = f"Edit profile {profile.name}" if profile else "Add profile"
+
+    def _stored(self, kind: str) -> str | None:
+        from tui import secrets
+
+        if self.editing is None:
+            return None
+        try:
+            value = secrets.get_secret(self.editing.name, kind)
+        except secrets.SecretsError:
+            return None
+        return secrets.mask(value) if value else None
+
     def fields(self) -> list[Field]:
+        old = self.editing
+        key_hint = "snd_…"
+        webhook_hint = "The secret the service signs deliveries with (listener verification)."
+        if old is not None:
+            key_hint = f"Stored: {self._stored('secret') or 'none'}. Leave blank to keep it."
+            webhook_hint = (
+                f"Stored: {self._stored('webhook') or 'none'}. Leave blank to keep it. "
+                + webhook_hint
+            )
+        name = Input(old.name if old else "", placeholder="staging", id="field-name")
+        # The name is the profile's key in the file and the keyring: renaming is delete + add.
+        name.disabled = old is not None
+        port = str(old.listener_port) if old else "8787"
         return [
-            Field("name", "Name", Input(placeholder="staging", id="field-name")),
+            Field("name", "Name", name),
             Field(
                 "base_url",
                 "Base URL",
-                Input(placeholder="https://sandbox.example.com", id="field-base_url"),
+                Input(
+                    old.base_url if old else "",
+                    placeholder="https://sandbox.example.com",
+                    id="field-base_url",
+                ),
             ),
-            Field("merchant_id", "Merchant id", Input(id="field-merchant_id")),
-            Field("profile_id", "Business profile id", Input(id="field-profile_id")),
-            Field("listener_port", "Listener port", Input("8787", id="field-listener_port")),
-            Field("api_key", "Secret key", Input(password=True, id="field-api_key"), "snd_…"),
+            Field(
+                "merchant_id",
+                "Merchant id",
+                Input((old.merchant_id or "") if old else "", id="field-merchant_id"),
+            ),
+            Field(
+                "profile_id",
+                "Business profile id",
+                Input((old.profile_id or "") if old else "", id="field-profile_id"),
+            ),
+            Field("listener_port", "Listener port", Input(port, id="field-listener_port")),
+            Field(
+                "theme",
+                "Theme",
+                Input(
+                    (old.theme or "") if old else "",
+                    placeholder="payscope-dark",
+                    id="field-theme",
+                ),
+                "Blank: the app's theme. One of the names in Settings → Theme.",
+            ),
+            Field("api_key", "Secret key", Input(password=True, id="field-api_key"), key_hint),
+            Field(
+                "webhook_secret",
+                "Webhook secret",
+                Input(password=True, id="field-webhook_secret"),
+                webhook_hint,
+            ),
             Field(
                 "confirm_production",
                 "Production confirmation",
@@ -221,16 +345,18 @@ class ProfileForm(FormScreen):
         ]
 
     def build(self) -> Any:
-        from pydantic import ValidationError
-
         from tui import config, secrets
 
         errors: dict[str, str] = {}
         port_text = self.value("listener_port") or "8787"
         if not port_text.isdigit():
             errors["listener_port"] = "A port is a number between 1 and 65535."
+        theme = self.value("theme")
+        if theme and theme not in self.app.available_themes:
+            errors["theme"] = f"No theme named {theme!r}: pick one of the names listed under Theme."
         key = self.value("api_key")
-        allow = False
+        # An edit without a new key keeps the production permission the old key was given.
+        allow = bool(self.editing and self.editing.allow_production and not key)
         if key and secrets.is_production(key):
             if self.value("confirm_production") != self.value("name"):
                 errors["api_key"] = (
@@ -238,37 +364,45 @@ class ProfileForm(FormScreen):
                     "the confirmation field to accept it."
                 )
             allow = True
+        webhook = self.value("webhook_secret")
+        if webhook:
+            try:
+                secrets.validate_secret(webhook, "webhook")
+            except secrets.SecretsError as exc:
+                errors["webhook_secret"] = str(exc)
         if errors:
             raise FormErrors(errors)
-        try:
-            profile = config.Profile(
-                name=self.value("name") or "",
-                base_url=self.value("base_url") or "",
-                merchant_id=self.value("merchant_id"),
-                profile_id=self.value("profile_id"),
-                listener_port=int(port_text),
-                allow_production=allow,
-            )
-        except ValidationError:
-            raise
+        profile = config.Profile(
+            name=self.value("name") or "",
+            base_url=self.value("base_url") or "",
+            merchant_id=self.value("merchant_id"),
+            profile_id=self.value("profile_id"),
+            listener_port=int(port_text),
+            theme=theme,
+            allow_production=allow,
+        )
         if key:
             try:
                 secrets.validate_secret(key, "secret", allow_production=allow)
             except secrets.SecretsError as exc:
                 raise FormErrors({"api_key": str(exc)}) from None
-        return (profile, key, allow)
+        return (profile, key, webhook, allow)
 
     async def send(self, request: Any) -> Any:
-        return await self._save(request)
-
-    async def _save(self, request: Any) -> Any:
         from tui import config, secrets
 
-        profile, key, allow = request
-        settings = config.add_profile(config.load_settings(), profile)
+        profile, key, webhook, allow = request
+        editing = self.editing is not None
+        settings = config.add_profile(config.load_settings(), profile, replace=editing)
         if key:
             secrets.set_secret(profile.name, key, "secret", allow_production=allow)
+        if webhook:
+            secrets.set_secret(profile.name, webhook, "webhook")
         config.save_settings(settings)
-        masked = secrets.mask(key) if key else "no key yet"
-        self.app.notify(f"{profile.name} saved ({masked}).", title="Profile added")
+        stored = [f"key {secrets.mask(key)}"] if key else []
+        if webhook:
+            stored.append(f"webhook secret {secrets.mask(webhook)}")
+        what = ", ".join(stored) or ("keys unchanged" if editing else "no key yet")
+        title = "Profile updated" if editing else "Profile added"
+        self.app.notify(f"{profile.name} saved ({what}).", title=title)
         return profile

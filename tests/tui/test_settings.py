@@ -1,0 +1,144 @@
+"""Pilot tests of Settings: editing a profile (pre-filled, saved to the file, webhook secret to
+the keyring and shown masked) and the layout that stacks the panels on narrow terminals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import DataTable, Input
+
+from tests.tui.pilot import field_error, submit, until
+from tests.tui.snapshot_app import build, ready
+from tui import config, secrets
+from tui.screens.settings import NARROW_WIDTH, ProfileForm, SettingsView, url_width
+
+Dirs = tuple[Path, Path]
+WEBHOOK = "whsec_edit_test_0123456789abcdef"
+
+
+def _staging() -> None:
+    profile = config.Profile(
+        name="staging",
+        base_url="https://sandbox.example.com",
+        merchant_id="merchant_1",
+        listener_port=8787,
+    )
+    config.save_settings(config.add_profile(config.load_settings(), profile))
+
+
+async def _open_edit(pilot: Any, name: str) -> ProfileForm:
+    app = pilot.app
+    await ready(pilot)
+    await pilot.press("colon", *"settings", "enter")
+    await until(lambda: bool(app.screen.query(SettingsView)))
+    table = app.screen.query_one("#profiles-table", DataTable)
+    await until(lambda: table.row_count > 1)
+    table.move_cursor(row=table.get_row_index(name))
+    await pilot.press("e")
+    await until(lambda: isinstance(app.screen, ProfileForm))
+    form = app.screen
+    assert isinstance(form, ProfileForm)
+    return form
+
+
+async def test_edit_profile_is_prefilled_and_saves_fields_and_webhook_secret(dirs: Dirs) -> None:
+    _staging()
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        form = await _open_edit(pilot, "staging")
+        assert form.query_one("#field-name", Input).value == "staging"
+        assert form.query_one("#field-name", Input).disabled
+        assert form.query_one("#field-base_url", Input).value == "https://sandbox.example.com"
+        assert form.query_one("#field-merchant_id", Input).value == "merchant_1"
+        assert form.query_one("#field-listener_port", Input).value == "8787"
+        assert "Stored: none" in str(form.query_one("#hint-webhook_secret").render())
+
+        form.query_one("#field-base_url", Input).value = "https://other.example.com/"
+        form.query_one("#field-profile_id", Input).value = "pro_1"
+        form.query_one("#field-listener_port", Input).value = "9000"
+        form.query_one("#field-theme", Input).value = "payscope-light"
+        form.query_one("#field-webhook_secret", Input).value = WEBHOOK
+        await submit(pilot, ProfileForm)
+
+        saved = config.get_profile(config.load_settings(), "staging")
+        assert saved.base_url == "https://other.example.com"
+        assert saved.merchant_id == "merchant_1"
+        assert saved.profile_id == "pro_1"
+        assert saved.listener_port == 9000
+        assert saved.theme == "payscope-light"
+        assert secrets.get_secret("staging", "webhook") == WEBHOOK
+        assert secrets.get_secret("staging", "secret") is None
+        # Shown masked afterwards: in the notification and in the form's hint, never whole.
+        shown = [str(n.message) for n in app._notifications]
+        assert any(secrets.mask(WEBHOOK) in text for text in shown)
+        assert not any(WEBHOOK in text for text in shown)
+
+        form = await _open_edit(pilot, "staging")
+        hint = str(form.query_one("#hint-webhook_secret").render())
+        assert secrets.mask(WEBHOOK) in hint
+        assert WEBHOOK not in hint
+        assert form.query_one("#field-listener_port", Input).value == "9000"
+        # Saving again with the secret left blank keeps the stored one.
+        await submit(pilot, ProfileForm)
+        assert secrets.get_secret("staging", "webhook") == WEBHOOK
+
+
+async def test_edit_profile_shows_bad_input_at_the_field(dirs: Dirs) -> None:
+    _staging()
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        form = await _open_edit(pilot, "staging")
+        form.query_one("#field-listener_port", Input).value = "eighty"
+        form.query_one("#field-theme", Input).value = "no-such-theme"
+        form.query_one("#field-webhook_secret", Input).value = "has a space"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileForm)
+        assert "port" in field_error(form, "listener_port")
+        assert "no-such-theme" in field_error(form, "theme")
+        assert "spaces" in field_error(form, "webhook_secret")
+        assert "has a space" not in field_error(form, "webhook_secret")
+        assert config.get_profile(config.load_settings(), "staging").listener_port == 8787
+        assert secrets.get_secret("staging", "webhook") is None
+
+
+async def test_embedded_sandbox_is_not_editable(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("colon", *"settings", "enter")
+        await until(lambda: bool(app.screen.query(SettingsView)))
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        assert not isinstance(app.screen, ProfileForm)
+        assert any("embedded sandbox" in str(n.message) for n in app._notifications)
+
+
+async def test_panels_stack_when_narrow_and_the_table_fits(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("colon", *"settings", "enter")
+        await until(lambda: bool(app.screen.query(SettingsView)))
+        await pilot.pause()
+        view = app.screen.query_one(SettingsView)
+        body = view.query_one("#settings-body")
+        assert body.has_class("-narrow")
+        profiles = view.query_one("#profiles-box")
+        side = view.query_one("#side")
+        assert side.region.y >= profiles.region.bottom
+        table = view.query_one("#profiles-table", DataTable)
+        assert table.virtual_size.width <= table.content_region.width
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause()
+        assert not body.has_class("-narrow")
+        assert side.region.x >= profiles.region.right
+        assert table.virtual_size.width <= table.content_region.width
+
+
+def test_url_column_takes_the_width_left() -> None:
+    assert url_width(NARROW_WIDTH) < url_width(NARROW_WIDTH - 1)
+    assert url_width(200) > url_width(NARROW_WIDTH)
+    assert url_width(10) == 12
