@@ -22,6 +22,7 @@ CAPTURE = {"capture": "manual", "cancel": "manual", "refund": "automatic"}
 def _form(action: str) -> Drive:
     async def drive(pilot: Any) -> None:
         from tui.screens.payment_forms import FormScreen, open_action
+        from tui.screens.payments import PaymentsView
 
         await ready(pilot)
         app = pilot.app
@@ -31,6 +32,11 @@ def _form(action: str) -> Drive:
             capture_method=CAPTURE[action],
             payment_id=f"pay_snapshot_{action}",
         )
+        # The new payment's webhook adds its row: wait for it, so nothing moves after the shot.
+        view = app.screen.query_one(PaymentsView)
+        await until(lambda: payment.payment_id in view.rows)
+        await app.workers.wait_for_complete()
+        app.clear_notifications()
         open_action(app, action, None, payment.payment_id, lambda _result: None)
         await until(lambda: isinstance(app.screen, FormScreen))
         await pilot.pause()

@@ -62,6 +62,20 @@ class Stamp:
         return Text(datetime.fromtimestamp(self.timestamp, UTC).strftime("%H:%M:%S"))
 
 
+class EventName:
+    """The event type cell; it also carries the receive time, so the newest-first order can be
+    kept with a column every layout shows (narrow layouts drop Time)."""
+
+    __slots__ = ("name", "timestamp")
+
+    def __init__(self, name: str, timestamp: float) -> None:
+        self.name = name
+        self.timestamp = timestamp
+
+    def __rich__(self) -> Text:
+        return Text(self.name)
+
+
 def parse_event_filter(text: str) -> tuple[str | None, str | None]:
     """`type:payment_failed pay_123` -> (event type, object id); ValueError says what is wrong."""
     event_type = object_id = None
@@ -226,7 +240,7 @@ class EventsView(AreaView):
         variables = self.app.theme_variables
         cells = {
             "time": Stamp(record.first_seen, self.runtime.options.stable_display),
-            "event_type": record.event_type or "?",
+            "event_type": EventName(record.event_type or "?", record.first_seen),
             "object_id": record.object_id or "-",
             "status": status_text(record.object_status, variables),
             "verified": Text("✓", style=variables.get("event-verified", "green")),
@@ -300,7 +314,7 @@ class EventsView(AreaView):
         at_top = table.cursor_row == 0
         table.add_row(*self._cells(record), key=delivery.event_id)
         # Newest first: a near-sorted list, so this sort is linear in practice.
-        table.sort("time", key=lambda stamp: stamp.timestamp, reverse=True)
+        table.sort("event_type", key=lambda cell: cell.timestamp, reverse=True)
         if at_top:
             table.move_cursor(row=0)
         self._update_header()

@@ -47,6 +47,8 @@ class FormScreen(ModalScreen[Any]):
     }
     FormScreen #form-intro { padding: 0 0 1 0; color: $text-muted; }
     FormScreen VerticalScroll { height: auto; max-height: 28; }
+    /* Docked: on a short terminal the fields scroll, the buttons stay in sight. */
+    FormScreen #form-footer { dock: bottom; height: auto; }
     FormScreen .field-label { padding: 0 0 0 1; text-style: bold; }
     FormScreen .field-hint { padding: 0 0 0 1; color: $text-muted; }
     FormScreen .field-error { padding: 0 0 0 1; color: $error; display: none; }
@@ -86,15 +88,16 @@ class FormScreen(ModalScreen[Any]):
                     if field.hint:
                         yield Static(field.hint, classes="field-hint", id=f"hint-{field.name}")
                     yield Static(classes="field-error", id=f"error-{field.name}")
-            yield Static(id="form-error")
-            with Horizontal(id="form-buttons"):
-                yield from self.extra_buttons()
-                yield Button("Close", id="form-close")
-                yield Button(
-                    self.submit_label,
-                    variant=self.submit_variant,  # type: ignore[arg-type]
-                    id="form-submit",
-                )
+            with Vertical(id="form-footer"):
+                yield Static(id="form-error")
+                with Horizontal(id="form-buttons"):
+                    yield from self.extra_buttons()
+                    yield Button("Close", id="form-close")
+                    yield Button(
+                        self.submit_label,
+                        variant=self.submit_variant,  # type: ignore[arg-type]
+                        id="form-submit",
+                    )
 
     def extra_buttons(self) -> ComposeResult:
         """Buttons before Close (e.g. the test-card picker)."""
