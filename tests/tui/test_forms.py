@@ -263,3 +263,37 @@ async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
         await until(lambda: bool(field_error(form, "payment_id")))
         assert app.screen is form
         assert existing in field_error(form, "payment_id")
+
+
+@pytest.mark.parametrize(
+    ("status", "offered"),
+    [
+        ("failed", set()),
+        ("succeeded", {"refund"}),
+        ("requires_capture", {"capture", "cancel"}),
+        ("requires_merchant_action", {"approve", "reject", "cancel"}),
+        ("requires_payment_method", {"confirm", "update", "cancel"}),
+        ("requires_customer_action", {"3ds", "cancel"}),
+    ],
+)
+def test_detail_offers_only_the_actions_a_status_allows(status: str, offered: set[str]) -> None:
+    from tui.screens.payment_detail import ACTION_STATUSES, action_applies
+
+    assert {a for a in ACTION_STATUSES if action_applies(a, status)} == offered
+
+
+async def test_detail_hides_actions_the_payment_cannot_take(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, card="4000000000000002")
+        assert created.status == "failed"
+        detail = await open_detail(pilot, created.payment_id)
+        shown = {b.binding.action for b in detail.active_bindings.values() if b.enabled}
+        assert "toggle_raw" in shown
+        assert "act('refund')" not in shown and "act('capture')" not in shown
+        await pilot.press("c")  # nothing to capture: no form opens
+        await pilot.pause()
+        assert app.screen is detail
+        titles = [c.title for c in detail.context_commands()]
+        assert "Capture this payment" not in titles and "Toggle raw JSON" in titles

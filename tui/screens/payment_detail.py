@@ -33,6 +33,36 @@ ACTION_BINDINGS: list[BindingType] = [
 ]
 
 
+_UNCONFIRMED = ("requires_payment_method", "requires_confirmation")
+_OPEN = (
+    *_UNCONFIRMED,
+    "requires_action",
+    "requires_customer_action",
+    "requires_merchant_action",
+    "requires_capture",
+)
+# The statuses each action applies to; the footer only offers what the payment can do now.
+ACTION_STATUSES: dict[str, tuple[str, ...]] = {
+    "confirm": _UNCONFIRMED,
+    "capture": ("requires_capture", "partially_captured_and_capturable"),
+    "cancel": _OPEN,
+    "approve": ("requires_merchant_action",),
+    "reject": ("requires_merchant_action",),
+    "refund": ("succeeded", "partially_captured", "partially_captured_and_capturable"),
+    "update": _UNCONFIRMED,
+    "3ds": ("requires_action", "requires_customer_action"),
+}
+
+
+def action_applies(action: str, status: str | None) -> bool:
+    """True when `action` makes sense for a payment in `status` (unknown statuses: allowed)."""
+    allowed = ACTION_STATUSES.get(action)
+    known = {s for statuses in ACTION_STATUSES.values() for s in statuses}
+    if allowed is None or status is None or status not in known | {"failed", "cancelled"}:
+        return True
+    return status in allowed
+
+
 def _grid() -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold", min_width=14, no_wrap=True)
@@ -87,7 +117,7 @@ class PaymentDetailScreen(Screen[None]):
                 section.border_title = title
                 yield section
             yield Static(id="raw")
-        yield Footer()
+        yield Footer(show_command_palette=False)  # Ctrl+P is already an app binding
 
     def on_mount(self) -> None:
         self.query_one("#section-decline").display = False
@@ -124,6 +154,7 @@ class PaymentDetailScreen(Screen[None]):
             return
         self.payment = payment
         self._render_payment(payment)
+        self.refresh_bindings()
 
     def _render_payment(self, p: Any) -> None:
         variables = self.app.theme_variables
@@ -281,6 +312,14 @@ class PaymentDetailScreen(Screen[None]):
     def action_reload(self) -> None:
         self.load()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "act" and parameters and self.payment is not None:
+            name = str(parameters[0])
+            if name == "3ds" and self.app.runtime.sandbox is None:  # type: ignore[attr-defined]
+                return False
+            return action_applies(name, self.payment.status)
+        return super().check_action(action, parameters)
+
     def action_act(self, action: str) -> None:
         from tui.screens.payment_forms import open_action
 
@@ -301,5 +340,7 @@ class PaymentDetailScreen(Screen[None]):
             ("confirm", "Confirm this payment"),
             ("update", "Update this payment"),
         ):
+            if self.payment is not None and not action_applies(action, self.payment.status):
+                continue
             yield SystemCommand(title, self.payment_id, lambda a=action: self.action_act(a))
         yield SystemCommand("Toggle raw JSON", self.payment_id, self.action_toggle_raw)

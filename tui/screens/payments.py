@@ -336,7 +336,10 @@ class PaymentsView(AreaView):
         self.rows[payment_id] = payment
         self.total += 1
         table.add_row(*self._cells(payment), key=payment_id)
-        table.sort("created", key=str, reverse=True)
+        # Newest first by the full ISO timestamp, through the id column: every layout shows it
+        # (narrow ones drop Created), and the short "Nov 20 19:47" text does not sort by date.
+        rows = self.rows
+        table.sort("payment_id", key=lambda cell: rows[cell.plain].created or "", reverse=True)
         self._update_header()
 
     # -- filter and paging -------------------------------------------------------------------
