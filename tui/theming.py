@@ -63,6 +63,9 @@ APP_VARIABLE_DEFAULTS: dict[str, str] = {
 _STATUS_TO_VARIABLE: dict[str, str] = {
     "succeeded": "status-succeeded",
     "success": "status-succeeded",
+    "charged": "status-succeeded",  # attempt statuses, as the service records them
+    "failure": "status-failed",
+    "authorized": "status-requires-capture",
     "active": "status-succeeded",
     "invoice_paid": "status-succeeded",
     "dispute_won": "status-succeeded",

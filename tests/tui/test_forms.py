@@ -269,6 +269,8 @@ async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
     ("status", "offered"),
     [
         ("failed", set()),
+        ("expired", set()),
+        ("cancelled", set()),
         ("succeeded", {"refund"}),
         ("requires_capture", {"capture", "cancel"}),
         ("requires_merchant_action", {"approve", "reject", "cancel"}),

@@ -167,3 +167,11 @@ def test_a_damaged_payments_cache_is_ignored(tmp_path: Path) -> None:
     assert load_page(path) == []
     path.write_text("{not json")
     assert load_page(path) == []
+
+
+@pytest.mark.parametrize(
+    ("status", "like"),
+    [("failure", "failed"), ("charged", "succeeded"), ("authorized", "requires_capture")],
+)
+def test_attempt_statuses_take_the_colour_of_their_payment_status(status: str, like: str) -> None:
+    assert status_variable(status) == status_variable(like)

@@ -54,11 +54,15 @@ ACTION_STATUSES: dict[str, tuple[str, ...]] = {
 }
 
 
+# Final statuses no action applies to (refunds of succeeded payments are in the table above).
+TERMINAL_WITHOUT_ACTIONS = frozenset({"failed", "cancelled", "expired"})
+
+
 def action_applies(action: str, status: str | None) -> bool:
     """True when `action` makes sense for a payment in `status` (unknown statuses: allowed)."""
     allowed = ACTION_STATUSES.get(action)
     known = {s for statuses in ACTION_STATUSES.values() for s in statuses}
-    if allowed is None or status is None or status not in known | {"failed", "cancelled"}:
+    if allowed is None or status is None or status not in known | TERMINAL_WITHOUT_ACTIONS:
         return True
     return status in allowed
 

@@ -57,7 +57,7 @@ class ServiceEventsScreen(Screen[None]):
         attempts = Static("Select an event to see its delivery attempts.", id="service-attempts")
         attempts.border_title = "Attempts"
         yield attempts
-        yield Footer()
+        yield Footer(show_command_palette=False)  # Ctrl+P is already an app binding
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()
