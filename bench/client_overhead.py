@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
 import statistics
 import sys
 import time
@@ -51,15 +50,6 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": BODY})
 
 
-def _no_delay(server: EmbeddedServer) -> None:
-    # asyncio only turns Nagle off on sockets whose proto is IPPROTO_TCP; a socket opened as
-    # socket(family, SOCK_STREAM) has proto 0, so each keep-alive answer would wait ~40 ms for
-    # a delayed ACK. Set it on the listening socket (Linux passes it on to accepted ones).
-    sock = getattr(server, "_sock", None)
-    if sock is not None and sock.proto != socket.IPPROTO_TCP:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-
 async def _timed(batch: int, one: Callable[[], Awaitable[Any]]) -> float:
     start = time.perf_counter()
     for _ in range(batch):
@@ -69,8 +59,6 @@ async def _timed(batch: int, one: Callable[[], Awaitable[Any]]) -> float:
 
 async def run(total: int, batch: int) -> float:
     server = EmbeddedServer(app, "127.0.0.1", 0)
-    server.bind()
-    _no_delay(server)
     url = await server.start()
     client = ApiClient(url, KEY)
     bare = httpx.AsyncClient(base_url=url, headers={"api-key": KEY})

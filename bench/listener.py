@@ -158,12 +158,10 @@ async def _run_senders(url: str, events: int, senders: int, prefix: str) -> dict
 
 async def _bench(events: int, senders: int, rounds: int) -> int:
     from tui.asgi_server import EmbeddedServer
-    from tui.webhooks.listener import Listener, no_delay
+    from tui.webhooks.listener import Listener
 
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
         bare = EmbeddedServer(_bare_app, "127.0.0.1", 0)
-        bare.bind()
-        no_delay(bare)
         bare_url = await bare.start() + "/webhooks"
         listener = Listener(Path(tmp), [SECRET])
         listener_url = await listener.start(port=0)

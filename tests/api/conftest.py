@@ -4,7 +4,6 @@ fake clock whose sleep records delays instead of waiting."""
 from __future__ import annotations
 
 import json
-import socket
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -158,12 +157,6 @@ async def app() -> AsyncIterator[tuple[ScriptedApp, str]]:
     """A scripted service listening on a free loopback port: (app, base_url)."""
     scripted = ScriptedApp()
     server = EmbeddedServer(scripted, "127.0.0.1", 0)
-    server.bind()
-    sock = getattr(server, "_sock", None)
-    if sock is not None and sock.proto != socket.IPPROTO_TCP:
-        # Without TCP_NODELAY each keep-alive answer waits ~40 ms for a delayed ACK (asyncio
-        # only sets it on sockets opened with proto IPPROTO_TCP).
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     url = await server.start()
     try:
         yield scripted, url

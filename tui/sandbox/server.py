@@ -24,7 +24,6 @@ restart keeps the same keys and ids; a value given replaces the stored one.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Callable
 
 from fastapi import FastAPI
@@ -37,26 +36,6 @@ from tui.sandbox.seed import is_seeded, seed
 from tui.sandbox.state import SandboxState
 
 __all__ = ["ConfigError", "Credentials", "Sandbox", "SandboxConfig"]
-
-
-class _NoDelayServer(EmbeddedServer):
-    """`EmbeddedServer` whose accepted connections get TCP_NODELAY.
-
-    asyncio only sets TCP_NODELAY on sockets whose `proto` is IPPROTO_TCP, and a socket made
-    as `socket(family, SOCK_STREAM)` has proto 0, as do the connections it accepts: uvicorn's
-    separate writes of headers and body then meet delayed ACKs (about 40 ms per response on
-    Linux). Re-wrapping the bound socket with the explicit protocol fixes it.
-    """
-
-    def bind(self) -> int:
-        port = super().bind()
-        bound = self._sock
-        if bound is not None and bound.proto != socket.IPPROTO_TCP:
-            self._sock = socket.socket(
-                bound.family, bound.type, socket.IPPROTO_TCP, fileno=bound.detach()
-            )
-            self._sock.setblocking(False)
-        return port
 
 
 class Sandbox:
@@ -89,7 +68,7 @@ class Sandbox:
         """Serve on `host:port` (0 = a free port) inside the running loop; returns the URL."""
         if self._server is not None:
             raise RuntimeError("this sandbox is already running")
-        server = _NoDelayServer(self.app, host, port)
+        server = EmbeddedServer(self.app, host, port)
         url = await server.start()
         self._server = server
         self.state.set_base_url(url)

@@ -37,7 +37,6 @@ import errno
 import inspect
 import json
 import logging
-import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -278,7 +277,6 @@ class Listener:
                 server.bind()
             else:
                 raise ListenerError(_bind_error(host, port, exc)) from exc
-        no_delay(server)
         base = await server.start()
         self._server = server
         self.port = server.port
@@ -563,19 +561,6 @@ def _json_problem(exc: Exception) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
     return "not UTF-8 text"
-
-
-def no_delay(server: Any) -> None:
-    """Turn Nagle off on the bound listening socket (accepted sockets inherit it on Linux).
-
-    asyncio only sets TCP_NODELAY on sockets whose proto is IPPROTO_TCP, and the embedded
-    server's socket is made with proto 0; without this every answer (head and body written
-    separately) waits ~40 ms for the client's delayed ACK.
-    """
-    sock = getattr(server, "_sock", None)
-    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
-        with contextlib.suppress(OSError):
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> str:
