@@ -58,11 +58,13 @@ ACTION_STATUSES: dict[str, tuple[str, ...]] = {
 TERMINAL_WITHOUT_ACTIONS = frozenset({"failed", "cancelled", "expired"})
 
 
+_KNOWN_STATUSES = TERMINAL_WITHOUT_ACTIONS.union(*ACTION_STATUSES.values())
+
+
 def action_applies(action: str, status: str | None) -> bool:
     """True when `action` makes sense for a payment in `status` (unknown statuses: allowed)."""
     allowed = ACTION_STATUSES.get(action)
-    known = {s for statuses in ACTION_STATUSES.values() for s in statuses}
-    if allowed is None or status is None or status not in known | TERMINAL_WITHOUT_ACTIONS:
+    if allowed is None or status is None or status not in _KNOWN_STATUSES:
         return True
     return status in allowed
 
