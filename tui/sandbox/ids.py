@@ -1,7 +1,9 @@
 """Identifiers in the reference's shapes: a prefix and 20 random characters.
 
 `pay_`, `cus_`, `ref_`, `dp_`, `payout_`, `plink_`, `pro_`, `evt_`, `sub_`, `inv_`, `pm_`, ...
-Event ids are time-ordered (a millisecond stamp first) so they sort like their creation.
+Event and payment ids are time-ordered (a millisecond stamp first) so they sort like their
+creation: a new row then lands on the last page of every index keyed by the id, where a random
+id would dirty a page anywhere in the index, and each commit would write several times more.
 """
 
 from __future__ import annotations

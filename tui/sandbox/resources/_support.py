@@ -76,7 +76,7 @@ def new_payment(
     """A payment in `requires_payment_method`, shaped like one made by POST /payments."""
     data = payments.blank_payment(
         state,
-        ids.new_id("pay"),
+        ids.time_ordered_id("pay", now),
         iso(now),
         amount=amount,
         currency=currency,

@@ -538,7 +538,7 @@ async def create_payment(request: Request) -> Response:
     now = state.clock.now()
     now_iso = iso(now)
     creds = state.credentials
-    payment_id = body.payment_id or ids.new_id("pay")
+    payment_id = body.payment_id or ids.time_ordered_id("pay", now)
     if body.profile_id is not None and body.profile_id != creds.profile_id:
         raise invalid("profile_id", body.profile_id, f"this sandbox's profile {creds.profile_id!r}")
     data = blank_payment(
