@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -238,12 +238,14 @@ def make_app(
     data_dir: Path | None = None,
     runtime: Runtime | None = None,
     stable_display: bool = False,
+    retry_rng: Callable[[], float] | None = None,
     **sandbox_options: Any,
 ) -> PayscopeApp:
     """Build the app the CLI runs and the tests drive; nothing starts until it is mounted.
 
     `sandbox_options` go to the embedded sandbox's config (tests freeze its clock with them);
-    `stable_display` hides what changes from run to run (ports, receive times) for snapshots.
+    `stable_display` hides what changes from run to run (ports, receive times) for snapshots;
+    `retry_rng` replaces the API client's backoff jitter (`random.random`) so tests repeat exactly.
     """
     from tui.runtime import RuntimeOptions
 
@@ -257,6 +259,7 @@ def make_app(
         sandbox_options=sandbox_options,
     )
     options.stable_display = stable_display
+    options.retry_rng = retry_rng
     return PayscopeApp(options, runtime)
 
 

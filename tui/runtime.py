@@ -45,6 +45,9 @@ class RuntimeOptions:
     sandbox_options: dict[str, Any] = field(default_factory=dict)
     settings: Any = None
     stable_display: bool = False
+    # The API client's backoff jitter (`random.random` when None); tests fix it so that retries
+    # against a service that is down take the same time on every run.
+    retry_rng: Callable[[], float] | None = None
 
     @classmethod
     def build(
@@ -147,6 +150,10 @@ class RuntimeOptions:
         """True on the embedded sandbox (no --profile)."""
         return self.profile is None
 
+    def client_options(self) -> dict[str, Any]:
+        """Keyword arguments for `ApiClient` that these options change from its defaults."""
+        return {} if self.retry_rng is None else {"rng": self.retry_rng}
+
 
 class Runtime:
     """Owns the embedded sandbox (local profile), the listener and the shared API client."""
@@ -233,6 +240,7 @@ class Runtime:
             credentials.api_key,
             profile_id=credentials.profile_id,
             merchant_id=credentials.merchant_id,
+            **self.options.client_options(),
         )
         report("", 1.0)
 
@@ -261,6 +269,7 @@ class Runtime:
             profile_id=profile.profile_id,
             merchant_id=profile.merchant_id,
             allow_production=self.options.allow_production or profile.allow_production,
+            **self.options.client_options(),
         )
         try:
             webhook_secret = secrets.get_secret(profile.name, "webhook")

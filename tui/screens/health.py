@@ -51,5 +51,10 @@ async def watch_health(
             delay = FIRST_RETRY
             wait = healthy_interval
         wake.clear()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(wake.wait(), wait)
+        await wait_or_wake(wake, wait)
+
+
+async def wait_or_wake(wake: asyncio.Event, seconds: float) -> None:
+    """Wait `seconds`, less if `wake` is set; the loop's only clock (tests freeze it here)."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(wake.wait(), seconds)

@@ -17,12 +17,20 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 PAGE = 100
+# (key, label, width): the outcome first, so it stays in sight at any width.
 COLUMNS = (
-    ("event_id", "Event id", 26),
-    ("event_type", "Event", 22),
-    ("object_id", "Object", 26),
-    ("delivered", "Delivered", 10),
+    ("delivered", "Delivered", 9),
+    ("event_type", "Event", 18),
+    ("object_id", "Object", 24),
+    ("event_id", "Event id", 24),
 )
+# Below this width the event id column is left out: the attempts panel's title names it.
+WIDE = 90
+KINDS = {
+    "initial_attempt": "first",
+    "automatic_retry": "automatic retry",
+    "manual_retry": "manual retry",
+}
 
 
 class ServiceEventsScreen(Screen[None]):
@@ -30,10 +38,10 @@ class ServiceEventsScreen(Screen[None]):
 
     DEFAULT_CSS = """
     ServiceEventsScreen > #service-title { height: 1; padding: 0 1; background: $surface; }
-    ServiceEventsScreen > DataTable { height: 1fr; }
+    ServiceEventsScreen > DataTable { height: auto; max-height: 60%; }
     ServiceEventsScreen > #service-attempts {
-        height: auto; max-height: 12; padding: 0 1;
-        border: round $panel-lighten-2; border-title-color: $accent; border-title-style: bold;
+        height: 1fr; min-height: 6; padding: 0 1;
+        border: round $foreground 25%; border-title-color: $accent; border-title-style: bold;
     }
     """
 
@@ -47,17 +55,24 @@ class ServiceEventsScreen(Screen[None]):
         super().__init__()
         self.events: dict[str, Any] = {}
         self.attempts: dict[str, list[Any]] = {}
+        self.total: int | None = None
+        # Outcomes learnt after the list was fetched (a manual retry that got through).
+        self._delivered: dict[str, bool | None] = {}
+        self._wide: bool | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static("[b]Service delivery history[/b]  [dim]loading…[/dim]", id="service-title")
-        table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True)
-        for key, label, width in COLUMNS:
-            table.add_column(label, width=width, key=key)
-        yield table
+        yield Static(self._title("loading…"), id="service-title")
+        yield DataTable(cursor_type="row", zebra_stripes=True)
         attempts = Static("Select an event to see its delivery attempts.", id="service-attempts")
         attempts.border_title = "Attempts"
         yield attempts
         yield Footer(show_command_palette=False)  # Ctrl+P is already an app binding
+
+    @staticmethod
+    def _title(status: str) -> Text:
+        return Text.assemble(
+            ("Service delivery history", "bold"), "  ", status, ("  r retry · Esc back", "dim")
+        )
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()
@@ -73,32 +88,48 @@ class ServiceEventsScreen(Screen[None]):
         from tui.api.models.events import EventListRequest
 
         answer = await self.client.events.list(EventListRequest(limit=PAGE))
-        table = self.query_one(DataTable)
-        table.clear()
-        self.events = {}
-        variables = self.app.theme_variables
-        for event in answer.events:
-            self.events[event.event_id] = event
-            ok = event.is_delivery_successful
-            delivered = (
-                Text("✓ yes", style=variables.get("event-verified", "green"))
-                if ok
-                else Text("✗ no" if ok is False else "pending", style="bold")
-            )
-            table.add_row(
-                event.event_id,
-                event.event_type,
-                event.object_id or "-",
-                delivered,
-                key=event.event_id,
-            )
-        total = answer.total_count if answer.total_count is not None else len(answer.events)
+        self.events = {event.event_id: event for event in answer.events}
+        self._delivered = {}
+        self.total = answer.total_count if answer.total_count is not None else len(self.events)
+        self._fill_table()
         self.query_one("#service-title", Static).update(
-            f"[b]Service delivery history[/b]  {len(self.events)} of {total}  "
-            "[dim]r retry · Esc back[/dim]"
+            self._title(f"{len(self.events)} of {self.total}")
         )
         if self.events:
-            self.show_attempts(next(iter(self.events)))
+            self.show_attempts(self.selected() or next(iter(self.events)))
+
+    def on_resize(self) -> None:
+        if self._wide is not None and self._wide != (self.size.width >= WIDE):
+            self._fill_table()
+
+    def _fill_table(self) -> None:
+        """(Re)build the table for the current width, keeping the selected row."""
+        table: DataTable[Any] = self.query_one(DataTable)
+        keep = self.selected()
+        self._wide = self.size.width >= WIDE
+        table.clear(columns=True)
+        for key, label, width in COLUMNS:
+            if key != "event_id" or self._wide:
+                table.add_column(label, width=width, key=key)
+        for event_id, event in self.events.items():
+            cells = [
+                self._delivered_cell(self._delivered.get(event_id, event.is_delivery_successful)),
+                event.event_type,
+                event.object_id or "-",
+            ]
+            if self._wide:
+                cells.append(event_id)
+            table.add_row(*cells, key=event_id)
+        if keep in self.events:
+            table.move_cursor(row=table.get_row_index(keep))
+
+    def _delivered_cell(self, ok: bool | None) -> Text:
+        variables = self.app.theme_variables
+        if ok:
+            return Text("✓ yes", style=variables.get("event-verified", "green"))
+        if ok is False:
+            return Text("✗ no", style=f"bold {variables.get('event-rejected', 'red')}")
+        return Text("pending", style="dim")
 
     def selected(self) -> str | None:
         """The event id under the cursor."""
@@ -123,18 +154,18 @@ class ServiceEventsScreen(Screen[None]):
         if not attempts:
             panel.update(Text("No delivery attempts yet.", style="dim"))
             return
-        grid = Table(box=None, header_style="bold", pad_edge=False)
-        for column in ("#", "When", "Delivered", "Answer"):
+        grid = Table(box=None, header_style="bold", pad_edge=False, expand=True)
+        for column in ("#", "When", "Kind", "Delivered"):
             grid.add_column(column, no_wrap=True)
-        stable = self.app.runtime.options.stable_display  # type: ignore[attr-defined]
+        grid.add_column("Answer", no_wrap=True, overflow="ellipsis", ratio=1)
         for number, attempt in enumerate(attempts, 1):
-            answer = attempt.response
-            code = f"HTTP {answer.status_code}" if answer.status_code else "no answer"
+            ok = bool(attempt.is_delivery_successful or attempt.delivered)
             grid.add_row(
                 str(number),
-                "··" if stable else (attempt.created or ""),
-                "✓" if attempt.is_delivery_successful or attempt.delivered else "✗",
-                code,
+                _when(attempt.created),
+                KINDS.get(attempt.delivery_attempt or "", attempt.delivery_attempt or "-"),
+                self._delivered_cell(ok),
+                _answer(attempt.response),
             )
         panel.update(grid)
 
@@ -152,6 +183,11 @@ class ServiceEventsScreen(Screen[None]):
         code = attempt.response.status_code
         outcome = f"answered HTTP {code}" if code else "got no answer"
         self.notify(f"{event_id}: the endpoint {outcome}.", title="Delivery retried")
+        if attempt.is_delivery_successful or attempt.delivered:
+            self._delivered[event_id] = True
+            table = self.query_one(DataTable)
+            if event_id in self.events:
+                table.update_cell(event_id, "delivered", self._delivered_cell(True))
         self.show_attempts(event_id)
 
     def action_reload(self) -> None:
@@ -163,3 +199,15 @@ class ServiceEventsScreen(Screen[None]):
     def on_worker_state_changed(self, event: Any) -> None:
         # Worker messages do not bubble: hand them to the app's one handler.
         self.app.on_worker_state_changed(event)  # type: ignore[attr-defined]
+
+
+def _when(created: str | None) -> str:
+    # The service's ISO time (UTC), to the second: `2024-05-01T12:00:00.000Z` -> `... 12:00:00`.
+    return created.replace("T", " ")[:19] if created else "-"
+
+
+def _answer(response: Any) -> Text:
+    if not response.status_code:
+        return Text("no answer", style="dim")
+    body = " ".join((response.body or "").split())
+    return Text.assemble(f"HTTP {response.status_code}  ", (body, "dim"))
