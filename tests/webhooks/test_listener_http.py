@@ -8,6 +8,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
 
 from tests.webhooks.conftest import (
     OLD_SECRET,
@@ -259,3 +260,77 @@ async def test_many_concurrent_senders_lose_nothing_and_process_nothing_twice(
     assert (listener.stats.accepted, listener.stats.duplicates) == (120, 120)
     await eventually(lambda: len(seen_new) >= 120)
     assert sorted(seen_new) == sorted(ids)
+
+
+async def test_one_byte_over_the_limit_is_refused_from_the_header_alone(listener: Listener) -> None:
+    assert listener.url is not None
+    path = urlsplit(listener.url).path
+    declared = (
+        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {MAX_BODY_BYTES + 1}\r\n\r\n"
+    ).encode()
+    answer = await _raw_exchange(listener.url, declared, [])
+    assert answer.startswith(b"HTTP/1.1 413")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"event_id": "evt_nan", "amount": NaN}',
+        b'\xef\xbb\xbf{"event_id": "evt_bom"}',
+        '{"event_id": "evt_utf16"}'.encode("utf-16"),
+    ],
+    ids=["nan", "utf8-bom", "utf16"],
+)
+async def test_json_the_standard_library_reads_is_still_accepted(
+    listener: Listener, client: httpx.AsyncClient, body: bytes
+) -> None:
+    assert listener.url is not None
+    response = await post_signed(client, listener.url, body)
+
+    assert response.status_code == 200
+    [event] = listener.journal.recent()
+    detail = listener.journal.get(event.event_id)
+    assert detail is not None and detail.body == body
+
+
+async def test_an_event_id_with_a_lone_surrogate_is_a_400_and_nothing_breaks(
+    listener: Listener, client: httpx.AsyncClient
+) -> None:
+    assert listener.url is not None
+    odd = await post_signed(client, listener.url, b'{"event_id": "evt_\\ud800"}')
+    after = await post_signed(client, listener.url, event_body("evt_after_odd"))
+
+    assert odd.status_code == 400
+    assert "surrogate" in odd.json()["message"]
+    assert after.status_code == 200
+    assert listener.journal.count() == 1
+    [attempt] = listener.journal.deliveries(rejected_only=True)
+    assert attempt.status == 400 and attempt.verified
+
+
+async def test_json_nested_too_deeply_is_a_400(
+    listener: Listener, client: httpx.AsyncClient
+) -> None:
+    assert listener.url is not None
+    response = await post_signed(client, listener.url, b"[" * 100_000 + b"]" * 100_000)
+
+    assert response.status_code == 400
+    assert "nested too deeply" in response.json()["message"]
+    [attempt] = listener.journal.deliveries(rejected_only=True)
+    assert attempt.status == 400
+
+
+async def test_secrets_replaced_at_run_time_take_effect_at_once(
+    listener: Listener, client: httpx.AsyncClient
+) -> None:
+    assert listener.url is not None
+    listener.secrets = ("rotated-secret-0123456789",)
+
+    old = await post_signed(client, listener.url, event_body("evt_old_key"))
+    new = await post_signed(
+        client, listener.url, event_body("evt_new_key"), secret="rotated-secret-0123456789"
+    )
+
+    assert (old.status_code, new.status_code) == (401, 200)
+    assert listener.secrets == ("rotated-secret-0123456789",)

@@ -1,13 +1,23 @@
 """The listener's journal: every delivery attempt and every distinct event, in SQLite (WAL).
 
-One writer thread owns the write connection and commits in groups: a request hands its attempt
-over with `await journal.record(attempt)`, the thread drains whatever is queued, writes it in
-one transaction, commits (synchronous=FULL, so the commit is on disk), and only then wakes the
-requests of that group. No caller is ever told "stored" before its commit returned, which is
-what lets the listener answer 2xx only after durable storage.
+One writer thread owns the write connection and commits in groups. A request hands its attempt
+over with `await journal.record(attempt)`; the attempts submitted during one turn of the event
+loop are handed to the thread together (one queue put, so one wake-up, per turn rather than per
+request). The thread takes every group that has arrived, stores them in one transaction (one
+multi-row INSERT, whose trigger files each row into `deliveries` and `events`), commits it
+with synchronous=FULL (the WAL is fsync'ed: the commit is on disk, not only in the OS cache,
+so it survives a kill -9 and a power cut alike), and only then wakes the requests of each group
+with one call into their loop. No caller is ever told "stored" before its commit returned,
+which is what lets the listener answer 2xx only after durable storage.
+
+The thread spends most of its time inside SQLite, which runs without the GIL, so the event loop
+keeps serving requests meanwhile. Everything else the thread does holds the GIL and competes
+with the loop, so it is kept small: little Python per attempt, and few SQLite calls per group
+(each call releases the GIL and must wait to take it back from the busy loop).
 
 Deduplication lives here too: the single writer decides "new or duplicate" for each event_id in
-arrival order, so concurrent requests can never both process the same event.
+arrival order (one indexed lookup per group, then the group's own earlier attempts), so
+concurrent requests can never both process the same event.
 
 Reads (`count`, `recent`, `get`, `deliveries`) use their own connection and indexed queries; WAL
 lets them run while the writer commits. They are synchronous and fast (well under a millisecond
@@ -25,11 +35,14 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import orjson
 
 JOURNAL_FILE = "journal.sqlite3"
 _MAX_BATCH = 512
-_ROWS_PER_STATEMENT = 64
+_ROWS_PER_STATEMENT = 128
+_IDS_PER_LOOKUP = 512
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -70,13 +83,49 @@ CREATE INDEX IF NOT EXISTS forwards_event ON forwards(event_id, id);
 """
 
 
+# On the writer's connection only: inserting a row into `intake` files one attempt, its delivery
+# and, for a verified event, either its new events row or its new duplicate count (the writer
+# decides which beforehand). A whole batch is then one multi-row INSERT, which SQLite runs, and
+# outside an explicit transaction commits, inside a single call that releases the GIL
+# throughout; a statement per table (and BEGIN, COMMIT) would each retake the GIL on the way out
+# and wait for the event loop to let go of it.
+_INTAKE = """
+CREATE TEMP VIEW intake AS SELECT
+    NULL AS id, NULL AS received_at, NULL AS event_id, NULL AS headers, NULL AS body,
+    NULL AS verified, NULL AS reason, NULL AS status, NULL AS event_type, NULL AS object_id,
+    NULL AS object_status, NULL AS new, NULL AS duplicates;
+CREATE TEMP TRIGGER intake_file INSTEAD OF INSERT ON intake
+BEGIN
+    INSERT INTO deliveries (id, received_at, event_id, headers, body, verified, reason,
+                            duplicate, status)
+    VALUES (NEW.id, NEW.received_at, NEW.event_id, NEW.headers, NEW.body, NEW.verified,
+            NEW.reason, NEW.duplicates > 0, NEW.status);
+    INSERT INTO events (event_id, event_type, object_id, object_status, first_seen, delivery_id)
+    SELECT NEW.event_id, NEW.event_type, NEW.object_id, NEW.object_status, NEW.received_at,
+           NEW.id
+    WHERE NEW.new;
+    UPDATE events SET duplicates = NEW.duplicates
+    WHERE NEW.duplicates > 0 AND event_id = NEW.event_id;
+END;
+"""
+_INTAKE_HEAD = (
+    "INSERT INTO intake (id, received_at, event_id, headers, body, verified, reason, status,"
+    " event_type, object_id, object_status, new, duplicates) VALUES "
+)
+_INTAKE_ROW = "(?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_INTAKE_WIDTH = 13
+
+
 class JournalError(RuntimeError):
     """The journal could not store something (disk full, file locked, closed)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Attempt:
-    """One HTTP delivery attempt as received, before it is stored."""
+    """One HTTP delivery attempt as received, before it is stored (not changed afterwards).
+
+    Not frozen: a frozen dataclass costs about a microsecond more to build, once per request.
+    """
 
     received_at: float
     headers: dict[str, str]
@@ -90,8 +139,7 @@ class Attempt:
     object_status: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Recorded:
+class Recorded(NamedTuple):
     """What the journal decided about an attempt once it was committed."""
 
     delivery_id: int
@@ -165,7 +213,10 @@ class EventDetail:
         return self.delivery.verified
 
 
-_Job = tuple[str, tuple[Any, ...], "asyncio.Future[Any]", asyncio.AbstractEventLoop]
+# A job is an attempt or a forward with the future its caller awaits; a group is the jobs one
+# event loop handed over in one turn.
+_Job = tuple["Attempt | ForwardRecord", "asyncio.Future[Any]"]
+_Group = tuple[asyncio.AbstractEventLoop, list[_Job]]
 _STOP = object()
 
 
@@ -179,11 +230,13 @@ class Journal:
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
         self.path = self.directory / JOURNAL_FILE
-        self._jobs: queue.SimpleQueue[_Job | object] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[_Group | object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._read_lock = threading.Lock()
         self._reader: sqlite3.Connection | None = None
         self._next_delivery_id = 1
+        # Jobs submitted during the current turn of each event loop, not yet handed over.
+        self._pending: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -214,7 +267,13 @@ class Journal:
         if self._thread is not None:
             return
         conn = self._connect()
-        conn.executescript(_SCHEMA)
+        try:
+            conn.executescript(_SCHEMA + _INTAKE)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise JournalError(
+                f"cannot prepare the listener journal at {self.path}: {exc}"
+            ) from exc
         self._thread = threading.Thread(
             target=self._writer, args=(conn,), name="payscope-journal", daemon=True
         )
@@ -223,6 +282,8 @@ class Journal:
     def close(self) -> None:
         """Commit what is queued, stop the writer, close the connections."""
         if self._thread is not None:
+            for loop in list(self._pending):
+                self._hand_over(loop)
             self._jobs.put(_STOP)
             self._thread.join()
             self._thread = None
@@ -233,71 +294,91 @@ class Journal:
 
     # -- writes (from the event loop) --------------------------------------------------------
 
-    async def record(self, attempt: Attempt) -> Recorded:
-        """Store `attempt`; return once it is committed, with the dedupe decision."""
-        result: Recorded = await self._submit("attempt", (attempt,))
-        return result
+    def record(self, attempt: Attempt) -> asyncio.Future[Recorded]:
+        """Store `attempt`; the future resolves once it is committed, with the dedupe decision.
+
+        Await it (it is a future rather than a coroutine to save a frame per request).
+        """
+        return self._submit(attempt)
 
     async def record_forward(self, forward: ForwardRecord) -> None:
         """Store the outcome of one forward."""
-        await self._submit("forward", (forward,))
+        await self._submit(forward)
 
-    def _submit(self, kind: str, args: tuple[Any, ...]) -> asyncio.Future[Any]:
+    def _submit(self, item: Attempt | ForwardRecord) -> asyncio.Future[Any]:
         if self._thread is None:
             raise JournalError("the journal is closed; start the listener first")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._jobs.put((kind, args, future, loop))
+        pending = self._pending.get(loop)
+        if pending is None:
+            # The first job of this turn: hand the turn's jobs over together once it ends, so
+            # the writer wakes (and takes the GIL) once per group rather than once per request.
+            pending = self._pending[loop] = []
+            loop.call_soon(self._hand_over, loop)
+        pending.append((item, future))
         return future
+
+    def _hand_over(self, loop: asyncio.AbstractEventLoop) -> None:
+        jobs = self._pending.pop(loop, None)
+        if not jobs:
+            return
+        if self._thread is None:
+            error = JournalError("the journal was closed before the delivery could be stored")
+            _resolve(jobs, None, error)
+            return
+        self._jobs.put((loop, jobs))
 
     # -- the writer thread -------------------------------------------------------------------
 
     def _writer(self, conn: sqlite3.Connection) -> None:
-        # Delivery ids are assigned here (the only writer) so a batch is a few executemany calls.
+        # Delivery ids are assigned here (the only writer) so a batch is one set-form insert.
         row = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM deliveries").fetchone()
         self._next_delivery_id = int(row[0])
         stopping = False
         while not stopping:
-            batch: list[_Job] = []
+            groups: list[_Group] = []
+            size = 0
             item = self._jobs.get()
             while True:
                 if item is _STOP:
                     stopping = True
-                else:
-                    batch.append(item)  # type: ignore[arg-type]
-                if stopping or len(batch) >= _MAX_BATCH:
+                    break
+                group: _Group = item  # type: ignore[assignment]
+                groups.append(group)
+                size += len(group[1])
+                if size >= _MAX_BATCH:
                     break
                 try:
                     item = self._jobs.get_nowait()
                 except queue.Empty:
                     break
-            if batch:
-                self._write_batch(conn, batch)
+            if groups:
+                self._write_batch(conn, groups)
         conn.close()
 
-    def _write_batch(self, conn: sqlite3.Connection, batch: list[_Job]) -> None:
-        results: list[tuple[asyncio.Future[Any], Any, BaseException | None]]
+    def _write_batch(self, conn: sqlite3.Connection, groups: list[_Group]) -> None:
+        jobs = groups[0][1] if len(groups) == 1 else [job for g in groups for job in g[1]]
         first_id = self._next_delivery_id
+        values: list[Any] | None = None
+        error: JournalError | None = None
         try:
-            conn.execute("BEGIN IMMEDIATE")
-            values = _write_jobs(conn, batch, first_id)
-            conn.execute("COMMIT")
-        except sqlite3.Error as exc:
+            values, next_id = _write_jobs(conn, jobs, first_id)
+        except Exception as exc:  # any failure must reach the waiting requests, not kill the thread
             if conn.in_transaction:
                 conn.rollback()
             error = JournalError(f"the listener journal could not store the delivery: {exc}")
-            results = [(job[2], None, error) for job in batch]
         else:
-            self._next_delivery_id = first_id + sum(1 for job in batch if job[0] == "attempt")
-            results = [(job[2], value, None) for job, value in zip(batch, values, strict=True)]
+            self._next_delivery_id = next_id
         # One wake-up per loop per batch, not one per request.
-        by_loop: dict[asyncio.AbstractEventLoop, list[Any]] = {}
-        for (_kind, _args, _future, loop), outcome in zip(batch, results, strict=True):
-            by_loop.setdefault(loop, []).append(outcome)
-        for loop, outcomes in by_loop.items():
+        start = 0
+        for loop, group_jobs in groups:
+            end = start + len(group_jobs)
+            part = None if values is None else values[start:end]
+            start = end
             # A closed loop means nobody is waiting any more; the rows are stored regardless.
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(_resolve, outcomes)
+                loop.call_soon_threadsafe(_resolve, group_jobs, part, error)
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -406,96 +487,89 @@ def _filters(event_type: str | None, object_id: str | None) -> tuple[str, tuple[
     return ((" WHERE " + " AND ".join(clauses)) if clauses else "", tuple(params))
 
 
-def _write_jobs(conn: sqlite3.Connection, batch: list[_Job], first_id: int) -> list[Any]:
-    """Write one batch in set form; return each job's result (a Recorded, or None)."""
-    attempts: list[Attempt] = [job[1][0] for job in batch if job[0] == "attempt"]
-    wanted = list({a.event_id for a in attempts if a.verified and a.event_id is not None})
-    # Events already stored, with their duplicate counts (the batch is <= 512: one IN query).
-    known: dict[str, int] = {}
-    if wanted:
-        marks = ",".join("?" * len(wanted))
+def _write_jobs(conn: sqlite3.Connection, jobs: list[_Job], first_id: int) -> tuple[list[Any], int]:
+    """Store one batch and commit it; return each job's result (a Recorded, or None), next id.
+
+    New or duplicate is decided here, in arrival order, against the events already stored (one
+    indexed lookup for the batch) and the earlier attempts of the batch. The usual batch
+    (attempts only, up to `_ROWS_PER_STATEMENT`) is then a single INSERT into `intake`,
+    committed by SQLite on its own; anything larger, or with forwards, is wrapped in one
+    explicit transaction. Either way the commit has returned before this does.
+
+    The lookup is not inside the insert's transaction: this thread is the journal's only
+    writer, so nothing can store an event in between. (Should another process write to the
+    same file anyway, the events table's UNIQUE event_id makes the insert fail as a whole: the
+    batch is answered 503 and retried, never stored or processed twice.)
+    """
+    wanted = list(
+        {
+            item.event_id
+            for item, _future in jobs
+            if type(item) is Attempt and item.verified and item.event_id is not None
+        }
+    )
+    known: dict[str, int] = {}  # event_id -> its duplicate count so far
+    for start in range(0, len(wanted), _IDS_PER_LOOKUP):
+        chunk = wanted[start : start + _IDS_PER_LOOKUP]
+        # Padded to a power of two (repeating an id changes nothing) so that a handful of
+        # prepared statements serve every group size.
+        chunk += chunk[-1:] * ((1 << (len(chunk) - 1).bit_length()) - len(chunk))
+        marks = ",".join("?" * len(chunk))
         sql = f"SELECT event_id, duplicates FROM events WHERE event_id IN ({marks})"
-        known = {row[0]: int(row[1]) for row in conn.execute(sql, wanted)}
-    bumped: set[str] = set()
-    deliveries: list[tuple[Any, ...]] = []
-    events: list[tuple[Any, ...]] = []
-    forwards: list[tuple[Any, ...]] = []
+        known.update((row[0], int(row[1])) for row in conn.execute(sql, chunk))
+    params: list[Any] = []
     values: list[Any] = []
+    forwards: list[tuple[Any, ...]] = []
     delivery_id = first_id
-    for kind, args, _future, _loop in batch:
-        if kind != "attempt":
-            f: ForwardRecord = args[0]
+    dumps = orjson.dumps
+    for item, _future in jobs:
+        if type(item) is not Attempt:
+            f: ForwardRecord = item  # type: ignore[assignment]
             forwards.append((f.event_id, f.url, f.sent_at, f.status, f.body, f.latency_ms, f.error))
             values.append(None)
             continue
-        a: Attempt = args[0]
-        duplicate = False
+        a: Attempt = item
+        event_id = a.event_id
+        new = False
         count = 0
-        if a.verified and a.event_id is not None:
-            if a.event_id in known:
-                duplicate = True
-                count = known[a.event_id] = known[a.event_id] + 1
-                bumped.add(a.event_id)
+        if a.verified and event_id is not None:
+            if event_id in known:
+                count = known[event_id] = known[event_id] + 1
             else:
-                known[a.event_id] = 0
-                events.append(
-                    (a.event_id, a.event_type, a.object_id, a.object_status, a.received_at,
-                     delivery_id)
-                )  # fmt: skip
-        deliveries.append(
-            (delivery_id, a.received_at, a.event_id, json.dumps(a.headers), a.body,
-             int(a.verified), a.reason, int(duplicate), a.status)
+                new = True
+                known[event_id] = 0
+        params += (
+            delivery_id, a.received_at, event_id, dumps(a.headers).decode(), a.body, a.verified,
+            a.reason, a.status, a.event_type, a.object_id, a.object_status, new, count,
         )  # fmt: skip
-        values.append(Recorded(delivery_id, duplicate, count))
+        values.append(Recorded(delivery_id, count > 0, count))
         delivery_id += 1
-    _insert_rows(
-        conn,
-        "INSERT INTO deliveries (id, received_at, event_id, headers, body, verified, reason,"
-        " duplicate, status) VALUES ",
-        deliveries,
-    )
-    _insert_rows(
-        conn,
-        "INSERT INTO events (event_id, event_type, object_id, object_status, first_seen,"
-        " delivery_id) VALUES ",
-        events,
-    )
-    if bumped:
-        conn.executemany(
-            "UPDATE events SET duplicates = ? WHERE event_id = ?",
-            [(known[event_id], event_id) for event_id in bumped],
-        )
+    rows = delivery_id - first_id
+    explicit = bool(forwards) or rows > _ROWS_PER_STATEMENT
+    if explicit:
+        conn.execute("BEGIN IMMEDIATE")
+    for start in range(0, rows, _ROWS_PER_STATEMENT):
+        size = min(_ROWS_PER_STATEMENT, rows - start)
+        chunk = params[start * _INTAKE_WIDTH : (start + size) * _INTAKE_WIDTH]
+        conn.execute(_INTAKE_HEAD + ",".join([_INTAKE_ROW] * size), chunk)
     if forwards:
         conn.executemany(
             "INSERT INTO forwards (event_id, url, sent_at, status, body, latency_ms, error)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             forwards,
         )
-    return values
+    if explicit:
+        conn.execute("COMMIT")
+    return values, delivery_id
 
 
-def _insert_rows(conn: sqlite3.Connection, head: str, rows: list[tuple[Any, ...]]) -> None:
-    """Insert with multi-row VALUES, `_ROWS_PER_STATEMENT` rows per statement.
-
-    sqlite3 releases and retakes the GIL around every statement step; one step per row (as
-    executemany does) makes the writer thread fight the event loop for the GIL hundreds of times
-    per batch, which costs far more than the inserts themselves.
-    """
-    if not rows:
+def _resolve(jobs: list[_Job], values: list[Any] | None, error: BaseException | None) -> None:
+    """Wake the callers of one group (in their loop): each gets its value, or the error."""
+    if values is None:
+        for _item, future in jobs:
+            if not future.done():  # done: the request was cancelled (client went away)
+                future.set_exception(error or JournalError("the journal stopped"))
         return
-    width = len(rows[0])
-    one = "(" + ",".join("?" * width) + ")"
-    for start in range(0, len(rows), _ROWS_PER_STATEMENT):
-        chunk = rows[start : start + _ROWS_PER_STATEMENT]
-        params = [value for row in chunk for value in row]
-        conn.execute(head + ",".join([one] * len(chunk)), params)
-
-
-def _resolve(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
-    for future, value, error in outcomes:
-        if future.done():
-            continue  # the request was cancelled (client went away); the row is stored anyway
-        if error is not None:
-            future.set_exception(error)
-        else:
+    for (_item, future), value in zip(jobs, values, strict=True):
+        if not future.done():
             future.set_result(value)

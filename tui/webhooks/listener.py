@@ -19,10 +19,11 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
 What a request gets, in the order checked: another path -> 404; another method -> 405 (with
 `Allow: POST`); a content type other than application/json -> 415; a body over 1 MiB -> 413
 (reading stops there); a missing or wrong `X-Webhook-Signature-512` -> 401; a body that is not a
-JSON object with a string `event_id` -> 400; otherwise 200, after the journal has committed the
-event. A duplicate `event_id` is answered 200 too, counted, marked duplicate, and neither
-forwarded nor announced as new. Every attempt (rejected ones included, with their reason) is in
-the journal; rejected ones are never processed.
+JSON object with a string `event_id` -> 400 (so is JSON nested too deeply to read, or holding an
+unpaired UTF-16 surrogate escape, which SQLite cannot store); otherwise 200, after the journal
+has committed the event. A duplicate `event_id` is answered 200 too, counted, marked duplicate,
+and neither forwarded nor announced as new. Every attempt (rejected ones included, with their
+reason) is in the journal; rejected ones are never processed.
 
 Subscribers each get a bounded queue (1,000 deliveries by default). Publishing never waits: when
 a subscriber falls that far behind, its oldest undelivered delivery is dropped and counted in
@@ -32,7 +33,6 @@ a subscriber falls that far behind, its oldest undelivered delivery is dropped a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import errno
 import inspect
 import json
@@ -43,10 +43,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from tui.webhooks.forward import Forwarder
 from tui.webhooks.journal import Attempt, ForwardRecord, Journal, JournalError, Recorded
 from tui.webhooks.secret_store import generate_secret
-from tui.webhooks.signing import SIGNATURE_HEADER, verify
+from tui.webhooks.signing import SIGNATURE_HEADER, Verifier
 
 log = logging.getLogger("payscope.listener")
 
@@ -70,6 +72,13 @@ def _json_answer(body: bytes) -> tuple[list[tuple[bytes, bytes]], bytes]:
 
 _ACK_NEW = _json_answer(b'{"received":true,"duplicate":false}')
 _ACK_DUPLICATE = _json_answer(b'{"received":true,"duplicate":true}')
+_WEBHOOK_PATH_SLASH = WEBHOOK_PATH + "/"
+_ALLOW_POST = ((b"allow", b"POST"),)
+_CLOSE = ((b"connection", b"close"),)
+_UNSUPPORTED = "unsupported_media_type"
+_TOO_LARGE = "payload_too_large"
+_UNAUTHORIZED = "unauthorized"
+_BAD_REQUEST = "bad_request"
 # The kind of object each content.type carries, to pick its id; a refund also names its payment.
 _ID_FIELDS = {
     "payment_details": "payment_id",
@@ -210,11 +219,18 @@ class Subscription:
 class ListenerApp:
     """The listener's raw ASGI 3 application (an object, so servers detect ASGI 3 by itself)."""
 
+    __slots__ = ("_http", "listener")
+
     def __init__(self, listener: Listener) -> None:
         self.listener = listener
+        self._http = listener._http
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.listener._asgi(scope, receive, send)
+        kind = scope["type"]
+        if kind == "http":
+            await self._http(scope, receive, send)
+        elif kind == "lifespan":
+            await self.listener._lifespan(receive, send)
 
 
 class Listener:
@@ -233,7 +249,7 @@ class Listener:
         if any(not s.strip() for s in given):
             raise ValueError("a webhook signing secret cannot be empty")
         # Without a secret, a fresh one lives in memory only: secrets are never written to disk.
-        self.secrets: tuple[str, ...] = tuple(given) or (generate_secret(),)
+        self.secrets = tuple(given) or (generate_secret(),)
         self.journal = Journal(self.data_dir)
         self.forwarder = Forwarder(self.journal, forward_to, routes)
         self.stats = ListenerStats()
@@ -243,6 +259,17 @@ class Listener:
         self._subscriptions: set[Subscription] = set()
         self._callback_tasks: set[asyncio.Task[None]] = set()
         self.app = ListenerApp(self)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The accepted signing secrets (never log them)."""
+        return self._secrets
+
+    @secrets.setter
+    def secrets(self, value: Sequence[str]) -> None:
+        # The keyed HMAC states are prepared once per set of secrets, not per request.
+        self._secrets = tuple(value)
+        self._verify = Verifier(self._secrets)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -355,13 +382,6 @@ class Listener:
 
     # -- ASGI --------------------------------------------------------------------------------
 
-    async def _asgi(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = scope["type"]
-        if kind == "http":
-            await self._http(scope, receive, send)
-        elif kind == "lifespan":
-            await self._lifespan(receive, send)
-
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
             message = await receive()
@@ -377,93 +397,81 @@ class Listener:
                 return
 
     async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # The hot path: one pass over the raw headers, no per-request closures or extra awaits.
         path = scope["path"]
-        if path != WEBHOOK_PATH and path != WEBHOOK_PATH + "/":
-            await _respond(
-                send, 404, "not_found", f"nothing at {path}; webhooks go to POST {WEBHOOK_PATH}"
-            )
+        if path != WEBHOOK_PATH and path != _WEBHOOK_PATH_SLASH:
+            text = f"nothing at {path}; webhooks go to POST {WEBHOOK_PATH}"
+            await _respond(send, 404, "not_found", text)
             return
-        if scope["method"] != "POST":
-            await _respond(
-                send,
-                405,
-                "method_not_allowed",
-                f"{scope['method']} is not accepted here; send webhooks with POST",
-                extra=[(b"allow", b"POST")],
-            )
+        method = scope["method"]
+        if method != "POST":
+            text = f"{method} is not accepted here; send webhooks with POST"
+            await _respond(send, 405, "method_not_allowed", text, _ALLOW_POST)
             return
 
         received_at = time.time()
         content_type = b""
-        length: int | None = None
+        length = b""
         signature: bytes | None = None
-        for name, value in scope["headers"]:
+        raw_headers = scope["headers"]
+        for name, value in raw_headers:
             if name == b"content-type":
                 content_type = value
             elif name == b"content-length":
-                with contextlib.suppress(ValueError):
-                    length = int(value)
+                length = value
             elif name == _SIGNATURE_KEY:
                 signature = value
-        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw_headers}
 
-        media_type = content_type.split(b";", 1)[0].strip().lower()
-        if media_type != b"application/json":
+        if content_type != b"application/json" and not _is_json(content_type):
             shown = content_type.decode("latin-1") or "none"
             reason = f"content type {shown!r} is not application/json"
-            await self._reject(
-                send, received_at, headers, b"", 415, "unsupported_media_type", reason
-            )
+            await self._reject(send, received_at, headers, b"", 415, _UNSUPPORTED, reason)
             return
 
-        body = b""
-        if length is not None and length > MAX_BODY_BYTES:
-            too_big = True
+        if len(length) >= 7 and _declared_length(length) > MAX_BODY_BYTES:
+            body, too_big = b"", True
         else:
-            body, too_big = await _read_body(receive)
+            message = await receive()
+            body = message.get("body", b"")
+            too_big = len(body) > MAX_BODY_BYTES
+            if message.get("more_body", False) and not too_big:
+                body, too_big = await _read_rest(receive, body)
         if too_big:
             reason = f"body larger than {MAX_BODY_BYTES} bytes (1 MiB); not read"
-            await self._reject(send, received_at, headers, b"", 413, "payload_too_large", reason)
+            await self._reject(send, received_at, headers, b"", 413, _TOO_LARGE, reason)
             return
 
-        sig_text = signature.decode("latin-1") if signature is not None else None
-        if sig_text is None:
+        if signature is None:
             reason = f"missing {SIGNATURE_HEADER} header"
-            await self._reject(send, received_at, headers, body, 401, "unauthorized", reason)
+            await self._reject(send, received_at, headers, body, 401, _UNAUTHORIZED, reason)
             return
-        if not verify(body, sig_text, self.secrets):
+        if not self._verify(body, signature):
             reason = f"{SIGNATURE_HEADER} does not match the body under any configured secret"
-            await self._reject(send, received_at, headers, body, 401, "unauthorized", reason)
+            await self._reject(send, received_at, headers, body, 401, _UNAUTHORIZED, reason)
             return
 
         try:
-            payload = json.loads(body)
-        except (ValueError, UnicodeDecodeError) as exc:
+            payload = _parse(body)
+        except ValueError as exc:
             reason = f"body is not valid JSON ({_json_problem(exc)})"
             await self._reject(
-                send, received_at, headers, body, 400, "bad_request", reason, verified=True
+                send, received_at, headers, body, 400, _BAD_REQUEST, reason, verified=True
             )
             return
-        event_id = payload.get("event_id") if isinstance(payload, dict) else None
-        if not isinstance(event_id, str) or not event_id:
+        event_id = payload.get("event_id") if type(payload) is dict else None
+        if type(event_id) is not str or not event_id:
             reason = "body is not a JSON object with a string event_id"
             await self._reject(
-                send, received_at, headers, body, 400, "bad_request", reason, verified=True
+                send, received_at, headers, body, 400, _BAD_REQUEST, reason, verified=True
             )
             return
 
         event_type, object_id, object_status = _describe(payload)
         attempt = Attempt(
-            received_at=received_at,
-            headers=headers,
-            body=body,
-            verified=True,
-            status=200,
-            event_id=event_id,
-            event_type=event_type,
-            object_id=object_id,
-            object_status=object_status,
-        )
+            received_at, headers, body, True, 200, None, event_id, event_type, object_id,
+            object_status,
+        )  # fmt: skip
         try:
             recorded = await self.journal.record(attempt)
         except JournalError as exc:
@@ -475,14 +483,17 @@ class Listener:
         duplicate = recorded.duplicate
         if duplicate:
             self.stats.duplicates += 1
+            head, answer = _ACK_DUPLICATE
         else:
             self.stats.accepted += 1
-        head, answer = _ACK_DUPLICATE if duplicate else _ACK_NEW
+            head, answer = _ACK_NEW
+        # Fresh message dicts: middleware around a mounted listener may change them in place.
         await send({"type": "http.response.start", "status": 200, "headers": head})
         await send({"type": "http.response.body", "body": answer})
-        self._publish(Delivery.of(attempt, recorded))
+        if self._subscriptions:  # a Delivery is only worth building for someone
+            self._publish(Delivery.of(attempt, recorded))
         if not duplicate and self.forwarder.enabled:
-            self.forwarder.enqueue(event_id, event_type, body, sig_text)
+            self.forwarder.enqueue(event_id, event_type, body, signature.decode("latin-1"))
 
     async def _reject(
         self,
@@ -503,15 +514,51 @@ class Listener:
         except JournalError as exc:
             log.error("%s", exc)
             recorded = Recorded(delivery_id=0, duplicate=False, duplicate_count=0)
-        extra = [(b"connection", b"close")] if status == 413 else []
-        await _respond(send, status, code, reason, extra=extra)
-        self._publish(Delivery.of(attempt, recorded))
+        extra = _CLOSE if status == 413 else ()
+        await _respond(send, status, code, reason, extra)
+        if self._subscriptions:
+            self._publish(Delivery.of(attempt, recorded))
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
-    """The request body, or (partial, True) as soon as it passes the limit."""
-    chunks: list[bytes] = []
-    size = 0
+def _is_json(content_type: bytes) -> bool:
+    """True for application/json with parameters or in another case (`; charset=utf-8`)."""
+    return content_type.split(b";", 1)[0].strip().lower() == b"application/json"
+
+
+def _declared_length(value: bytes) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        return 0  # not a number: the body read decides
+
+
+def _parse(body: bytes) -> Any:
+    """The JSON value of `body`: orjson, with the standard library as the judge of last resort.
+
+    orjson is several times faster but stricter (no NaN, no UTF-16, no lone surrogates); the
+    standard library decides whatever orjson refuses, so what is accepted has not changed. A
+    string with a lone surrogate is refused here, though: SQLite cannot store it as text.
+    """
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        payload = json.loads(body)
+        json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    except RecursionError as exc:
+        raise ValueError("nested too deeply to read") from exc
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            "a string holds an unpaired UTF-16 surrogate escape, which cannot be stored"
+        ) from exc
+    return payload
+
+
+async def _read_rest(receive: Receive, first: bytes) -> tuple[bytes, bool]:
+    """The rest of a body sent in several messages, or (b"", True) once it passes the limit."""
+    chunks = [first]
+    size = len(first)
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
@@ -523,7 +570,7 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
         chunks.append(chunk)
         if not message.get("more_body", False):
             break
-    return (chunks[0] if len(chunks) == 1 else b"".join(chunks)), False
+    return b"".join(chunks), False
 
 
 async def _respond(
@@ -531,10 +578,10 @@ async def _respond(
     status: int,
     code: str,
     message: str,
-    extra: list[tuple[bytes, bytes]] | None = None,
+    extra: Sequence[tuple[bytes, bytes]] = (),
 ) -> None:
     headers, body = _json_answer(json.dumps({"error": code, "message": message}).encode())
-    headers += extra or []
+    headers += extra
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -560,7 +607,9 @@ def _describe(payload: dict[str, Any]) -> tuple[str | None, str | None, str | No
 def _json_problem(exc: Exception) -> str:
     if isinstance(exc, json.JSONDecodeError):
         return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    return "not UTF-8 text"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    return str(exc)
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> str:
