@@ -191,6 +191,9 @@ class PayscopeApp(App[int]):
             if screen is not None:
                 screen.runtime_failed(title, message)
             return
+        main = self.get_screen_main()
+        if main is not None and main.service_is_down and _is_connection_error(error):
+            return  # the service-down banner already says it, with when it is tried again
         self.notify(message, title=f"{title} ({what})" if what else title, severity="error")
 
     def action_help(self) -> None:
@@ -305,3 +308,8 @@ def run_tui(args: argparse.Namespace) -> int:
     finally:
         _resume_gc()  # an app that failed before its first frame
     return result or 0
+
+
+def _is_connection_error(error: BaseException) -> bool:
+    """No answer or a timeout: the kind of failure the service-down banner covers."""
+    return any(cls.__name__ == "ApiConnectionError" for cls in type(error).__mro__)

@@ -24,7 +24,7 @@ def frozen_clock() -> float:
     return FROZEN_TIME
 
 
-class _SeededSecrets:
+class SeededSecrets:
     def __init__(self, seed: int) -> None:
         self._rng = random.Random(seed)
 
@@ -45,7 +45,15 @@ async def _build_template(directory: Path) -> None:
     from tui.sandbox.config import SandboxConfig
     from tui.sandbox.server import Sandbox
 
-    sandbox = Sandbox(SandboxConfig(data_dir=directory / "sandbox", time_source=frozen_clock))
+    sandbox = Sandbox(
+        SandboxConfig(
+            data_dir=directory / "sandbox",
+            time_source=frozen_clock,
+            # Fixed, as they show in raw JSON: generated ones come from the unseeded `random`.
+            merchant_id="merchant_snapshot",
+            profile_id="pro_snapshot",
+        )
+    )
     await sandbox.start("127.0.0.1", 0)
     try:
         result = sandbox.seed(SEEDED_PAYMENTS)
@@ -64,7 +72,7 @@ def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     directory = tmp_path_factory.mktemp("template")
     saved = ids.secrets
-    ids.secrets = _SeededSecrets(2024)  # type: ignore[assignment]
+    ids.secrets = SeededSecrets(2024)  # type: ignore[assignment]
     try:
         asyncio.run(_build_template(directory))
     finally:

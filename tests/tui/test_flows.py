@@ -138,3 +138,32 @@ async def test_keymap_from_settings_remaps_a_binding(dirs: Dirs) -> None:
         await ready(pilot)
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, NewPaymentScreen)
+
+
+async def test_ctrl_r_reloads_the_views_without_restarting(dirs: Dirs) -> None:
+    """With everything up, Ctrl+R loads the views again; the sandbox and listener stay."""
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        runtime = app.runtime
+        client, listener = runtime.client, runtime.listener
+
+        def lists() -> int:
+            return sum(1 for e in client.journal.entries() if e.url.endswith("/payments/list"))
+
+        before = lists()
+        await pilot.press("ctrl+r")
+        await _until(lambda: lists() == before + 1)
+        await app.workers.wait_for_complete()
+        assert runtime.client is client and runtime.listener is listener
+        # One subscription counts deliveries: a new event adds exactly one.
+        from tui.widgets.status_bar import StatusBar
+
+        status = app.screen.query_one(StatusBar)
+        count = status.event_count
+        from tests.tui.pilot import create_payment
+
+        await create_payment(client, payment_id="pay_tui_ctrl_r")
+        await _until(lambda: status.event_count > count)
+        await asyncio.sleep(0.2)
+        assert status.event_count == count + 1

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.tui.conftest import SeededSecrets
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -22,14 +23,36 @@ async def _payments(pilot: Any) -> None:
 
 
 async def _detail(pilot: Any) -> None:
+    """A declined payment: the decline explained, with retry advice."""
+    await _open_first(pilot, "failed")
+
+
+async def _open_first(pilot: Any, status: str) -> None:
     await ready(pilot)
     from tui.screens.payments import PaymentsView
 
     view = pilot.app.screen.query_one(PaymentsView)
-    failed = next(p for p in view.rows.values() if p.status == "failed")
-    view.open_record(failed.payment_id)
+    payment = next(p for p in view.rows.values() if p.status == status)
+    view.open_record(payment.payment_id)
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def _detail_capture(pilot: Any) -> None:
+    """A held payment (manual capture): the footer offers capture and cancel."""
+    await ready(pilot)
+    from tests.tui.pilot import create_payment
+
+    await create_payment(
+        pilot.app.runtime.client, capture_method="manual", payment_id="pay_snapshot_held"
+    )
+    await _open_first(pilot, "requires_capture")
+
+
+async def _detail_raw(pilot: Any) -> None:
+    await _detail(pilot)
+    await pilot.press("v")
     await pilot.pause()
 
 
@@ -67,6 +90,12 @@ async def _settings(pilot: Any) -> None:
     await _area("settings", pilot)
 
 
+async def _profile_add(pilot: Any) -> None:
+    await _settings(pilot)
+    await pilot.press("a")
+    await pilot.pause()
+
+
 async def _placeholder(pilot: Any) -> None:
     await _area("customers", pilot)
 
@@ -83,9 +112,9 @@ async def _keys(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def _filter(pilot: Any) -> None:
+async def _filter(pilot: Any, query: str = "status:failed") -> None:
     await ready(pilot)
-    await pilot.press("slash", *"status:failed", "enter")
+    await pilot.press("slash", *query, "enter")
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
@@ -94,12 +123,15 @@ async def _filter(pilot: Any) -> None:
 SCREENS: dict[str, Drive] = {
     "payments": _payments,
     "payment_detail": _detail,
+    "payment_detail_raw": _detail_raw,
+    "payment_detail_capture": _detail_capture,
     "new_payment": _new_payment,
     "new_payment_errors": _new_payment_errors,
     "payments_filtered": _filter,
     "events": _events,
     "requests": _requests,
     "settings": _settings,
+    "profile_add": _profile_add,
     "placeholder": _placeholder,
     "command_mode": _command,
     "key_help": _keys,
@@ -107,6 +139,8 @@ SCREENS: dict[str, Drive] = {
 
 LOOKS = [
     pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
+    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
+    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
     pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
 ]
 
@@ -114,8 +148,16 @@ LOOKS = [
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_screen(
-    screen: str, look: tuple[tuple[int, int], str], dirs: tuple[Path, Path], snap_compare: Any
+    screen: str,
+    look: tuple[tuple[int, int], str],
+    dirs: tuple[Path, Path],
+    snap_compare: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    import tui.sandbox.ids as ids
+
+    # Ids of what a screen creates (payments, events) repeat from run to run.
+    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     size, theme = look
     assert snap_compare(build(*dirs, theme=theme), terminal_size=size, run_before=SCREENS[screen])
 

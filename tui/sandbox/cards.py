@@ -2,7 +2,7 @@
 
 Success cards succeed; the reference's own decline cards behave as it documents; and every
 unified code of the spec is reached by its own card, `4000 0000 000C CCCx` where `CCCC` is the
-code's number (UE_1001 -> 4000000000010011) and `x` the Luhn check digit. Rules that apply to
+code's number (UE_1001 -> 4000000000010019) and `x` the Luhn check digit. Rules that apply to
 any card that would otherwise succeed:
 
 - `authentication_type: three_ds` -> a 3-D Secure challenge (`requires_action`);
@@ -197,7 +197,7 @@ def with_check_digit(body: str) -> str:
 
 
 def code_card(code: str) -> str:
-    """The card number that declines with `code` (e.g. UE_1001 -> 4000000000010011)."""
+    """The card number that declines with `code` (e.g. UE_1001 -> 4000000000010019)."""
     return with_check_digit("40000000000" + code.removeprefix("UE_"))
 
 

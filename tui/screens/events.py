@@ -447,7 +447,7 @@ class EventDetailScreen(Screen[None]):
     EventDetailScreen > #event-title { height: 1; padding: 0 1; background: $surface; }
     EventDetailScreen > VerticalScroll { padding: 0 1; }
     EventDetailScreen .section {
-        border: round $panel-lighten-2; border-title-color: $accent; border-title-style: bold;
+        border: round $foreground 25%; border-title-color: $accent; border-title-style: bold;
         padding: 0 1; height: auto;
     }
     """

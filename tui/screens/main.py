@@ -121,7 +121,7 @@ class MainScreen(Screen[None]):
             "retry",
             "Retry",
             id="main.retry",
-            tooltip="Retry starting or reconnecting",
+            tooltip="Retry starting or reconnecting; reload the views when all is up",
             show=False,
         ),
         Binding(
@@ -135,6 +135,8 @@ class MainScreen(Screen[None]):
     ]
 
     service_is_down = False
+    _stop_counting: Any = None  # unsubscribes the status bar's event counter
+    _status_timer: Any = None
     _health_wake: Any = None
 
     def compose(self) -> ComposeResult:
@@ -269,9 +271,13 @@ class MainScreen(Screen[None]):
 
         title, message = describe_error(error)
         self.service_is_down = True
+        # A plain "no answer" is what the heading already says; a timeout or a 5xx is news.
+        heading = "" if type(error).__name__ == "ApiConnectionError" else f": {title}"
+        # The views' own failed loads said the same in toasts: the banner replaces them.
+        self.app.clear_notifications()
         banner = self.query_one(Banner)
         banner.update(
-            f"[b]The service is not answering: {title}.[/b] {message}\n"
+            f"[b]The service is not answering{heading}.[/b] {message}\n"
             f"[dim]Checking again in {retry_in:.0f} s; Ctrl+R to retry now.[/dim]"
         )
         banner.add_class("-shown")
@@ -283,6 +289,9 @@ class MainScreen(Screen[None]):
         self.query_one(Banner).remove_class("-shown")
         self.query_one(StatusBar).state = ""
         self.notify("The service answers again.", title="Reconnected")
+        self._reload_views()
+
+    def _reload_views(self) -> None:
         for view in self.query_one(ContentSwitcher).children:
             ready = getattr(view, "runtime_ready", None)
             if ready is not None:
@@ -300,11 +309,21 @@ class MainScreen(Screen[None]):
         runtime = self.app.runtime  # type: ignore[attr-defined]
         listener = runtime.listener
         status = self.query_one(StatusBar)
+        # Runs again after a retried start (a new listener): one subscription, one timer.
+        if self._stop_counting is not None:
+            self._stop_counting()
+            self._stop_counting = None
         if listener is not None:
             status.event_count = listener.journal.count()
-            listener.add_subscriber(self._count_delivery)
-        self.set_interval(1.0, self.refresh_status)
+            self._stop_counting = listener.add_subscriber(self._count_delivery)
+        if self._status_timer is None:
+            self._status_timer = self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
+
+    def on_unmount(self) -> None:
+        if self._stop_counting is not None:
+            self._stop_counting()
+            self._stop_counting = None
 
     def refresh_status(self) -> None:
         """Rate limit and clock are polled; cheap reads of state the client already holds."""
@@ -358,6 +377,11 @@ class MainScreen(Screen[None]):
     def action_retry(self) -> None:
         if self.service_is_down:  # the runtime is up; only the remote service is not
             self._health_wake.set()
+            return
+        runtime = self.app.runtime  # type: ignore[attr-defined]
+        if runtime.ready.is_set() and not self.query_one(Banner).has_class("-shown"):
+            # Everything is up; a view's load failed (a 5xx, say): load the views again.
+            self._reload_views()
             return
         self.query_one(Banner).remove_class("-shown")
         self.app.start_runtime()  # type: ignore[attr-defined]

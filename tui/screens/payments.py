@@ -147,6 +147,7 @@ class PaymentsView(AreaView):
         self.loaded = False
         self.rows: dict[str, Any] = {}
         self.cached = False
+        self.load_error = ""  # the title of the last failed page load, until one succeeds
         self._unsubscribe: Any = None
 
     def compose(self) -> ComposeResult:
@@ -230,6 +231,7 @@ class PaymentsView(AreaView):
         self.total = page.total_count
         self.loaded = True
         self.cached = False
+        self.load_error = ""
         self._fill(page.data)
         if self.page_offset == 0 and not self.filters:
             from tui.screens.payments_cache import save_page
@@ -279,9 +281,21 @@ class PaymentsView(AreaView):
         for payment in self.rows.values():
             self._update_row(table, payment)
 
+    def on_worker_state_changed(self, event: Any) -> None:
+        """A failed page load says so in the header (the app tells the details once)."""
+        from textual.worker import WorkerState
+
+        if event.worker.group == "payments-page" and event.state == WorkerState.ERROR:
+            from tui.widgets.errors import describe_error
+
+            self.load_error = describe_error(event.worker.error)[0]
+            self._update_header()
+
     def _update_header(self) -> None:
         shown = len(self.rows)
-        if self.cached:
+        if self.load_error and not self.rows:
+            range_text = f"[dim]could not load ({self.load_error}) · Ctrl+R retries[/dim]"
+        elif self.cached:
             range_text = f"{shown:,} shown last time"
         elif self.total == 0:
             where = "no payments match" if self.filters else "no payments yet"

@@ -16,7 +16,7 @@ class PlaceholderView(AreaView):
     PlaceholderView { align: center middle; }
     PlaceholderView > #placeholder-box {
         width: 64; height: auto; max-width: 90%; padding: 1 2;
-        border: round $panel; background: $surface;
+        border: round $foreground 25%; background: $surface;
     }
     """
 

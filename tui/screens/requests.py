@@ -75,7 +75,8 @@ class RequestsView(AreaView):
     RequestsView > #requests-header { height: 1; padding: 0 1; background: $surface; }
     RequestsView > DataTable { height: 1fr; }
     RequestsView > #requests-detail {
-        height: 1fr; border: round $panel; padding: 0 1;
+        height: 1fr; border: round $foreground 25%; padding: 0 1;
+        border-title-color: $accent; border-title-style: bold;
     }
     """
 

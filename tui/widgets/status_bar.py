@@ -52,6 +52,16 @@ class StatusBar(Horizontal):
             line = self.query_one("#status-line", Static)
         except Exception:
             return
+        text = self._line(compact=False)
+        room = line.content_region.width
+        if room and text.cell_len > room:
+            # Narrow terminal: the listener's port and the event count matter, not its host.
+            text = self._line(compact=True)
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        line.update(text)
+
+    def _line(self, compact: bool) -> Text:
         muted = self.app.theme_variables.get("muted", "grey50")
         parts: list[Text | str] = [Text(self.profile, style="bold")]
         if self.key_source:
@@ -61,22 +71,25 @@ class StatusBar(Horizontal):
         if self.rate_limit:
             parts.append(Text.assemble(("rate ", muted), self.rate_limit))
         if self.listener_url:
+            url = _short_url(self.listener_url) if compact else self.listener_url
             parts.append(
                 Text.assemble(
                     ("listener ", muted),
-                    self.listener_url,
+                    url,
                     ("  ", ""),
                     (f"{self.event_count:,} events", "bold"),
                 )
             )
         if self.clock:
-            parts.append(Text.assemble(("clock ", muted), self.clock))
-        text = Text(" │ ", style=muted).join(
+            # "2026-11-21 09:30" -> "11-21 09:30" when narrow (the year rarely matters).
+            clock = self.clock[5:] if compact and len(self.clock) == 16 else self.clock
+            parts.append(Text.assemble(("clock ", muted), clock))
+        return Text(" │ ", style=muted).join(
             part if isinstance(part, Text) else Text(part) for part in parts
         )
-        text.no_wrap = True
-        text.overflow = "ellipsis"
-        line.update(text)
+
+    def on_resize(self) -> None:
+        self._render_line()
 
     def on_mount(self) -> None:
         self._render_line()
@@ -105,3 +118,11 @@ class StatusBar(Horizontal):
     def set_environment(self, environment: str) -> None:
         """Show `local`, `sandbox` or `production` on the badge."""
         self.query_one(EnvBadge).environment = environment
+
+
+def _short_url(url: str) -> str:
+    """`http://127.0.0.1:8787/webhooks` as `:8787`: what tells listeners apart on one host."""
+    rest = url.split("://", 1)[-1]
+    host, _, after = rest.partition(":")
+    port = after.split("/", 1)[0]
+    return f":{port}" if port else host
