@@ -363,3 +363,18 @@ async def test_list_filters_post_and_get(client: ApiClient, raw: httpx.AsyncClie
     bad = await raw.get("/payments/list", params={"limit": 500})
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "IR_04"
     assert "limit" in bad.json()["error"]["message"]
+
+
+async def test_generated_payment_ids_sort_like_their_creation(
+    client: ApiClient, raw: httpx.AsyncClient
+) -> None:
+    # Time-ordered ids append to every index keyed by the id (a random id would dirty a page
+    # anywhere in it); the order holds across a clock advance too.
+    first = await create(client)
+    await advance(raw, 3600)
+    second = await create(client)
+    third = await create(client)
+    assert first.payment_id < second.payment_id
+    assert second.payment_id[:14] <= third.payment_id[:14]  # same millisecond stamp or later
+    for payment in (first, second, third):
+        assert payment.payment_id[4:].isalnum() and len(payment.payment_id) == 24
