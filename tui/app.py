@@ -21,10 +21,10 @@ from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from tui.theming import (
-    APP_VARIABLE_DEFAULTS,
     DEFAULT_THEME,
     load_one_theme,
     load_themes,
+    theme_defaults,
 )
 from tui.widgets.errors import describe_error
 
@@ -73,6 +73,7 @@ class PayscopeApp(App[int]):
     ]
 
     def __init__(self, options: RuntimeOptions, runtime: Runtime | None = None) -> None:
+        self._theme_defaults: dict[str, dict[str, str]] = {}  # before Textual asks for them
         super().__init__()
         self.options = options
         self._runtime = runtime
@@ -139,7 +140,12 @@ class PayscopeApp(App[int]):
         return self._runtime
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
-        return dict(APP_VARIABLE_DEFAULTS)
+        # Derived from the active theme (see `theme_defaults`), once per theme.
+        theme = self.current_theme
+        cached = self._theme_defaults.get(theme.name)
+        if cached is None:
+            cached = self._theme_defaults[theme.name] = theme_defaults(theme)
+        return dict(cached)
 
     def get_default_screen(self) -> Screen[Any]:
         from tui.screens.main import MainScreen

@@ -161,9 +161,64 @@ def parse_theme(text: str, source: str) -> Theme:
         name=name.strip(),
         dark=bool(data.get("dark", True)),
         luminosity_spread=float(spread),
-        variables={**APP_VARIABLE_DEFAULTS, **variables},
+        # What the file leaves out follows its own colours (`theme_defaults`).
+        variables=variables,
         **colours,
     )
+
+
+# App variables that follow one of the theme's own colours when the theme does not set them.
+_FOLLOW = {
+    "status-succeeded": "success",
+    "status-partially-captured": "success",
+    "event-verified": "success",
+    "env-local": "success",
+    "status-failed": "error",
+    "event-rejected": "error",
+    "env-production": "error",
+    "status-requires-action": "warning",
+    "status-pending": "warning",
+    "amount-refund": "warning",
+    "env-sandbox": "warning",
+    "status-processing": "primary",
+    "status-requires-capture": "secondary",
+    "status-requires-review": "accent",
+    "status-requires-payment-method": "foreground",
+    "status-requires-confirmation": "foreground",
+    "status-other": "foreground",
+    "amount": "foreground",
+}
+_MUTED = ("muted", "status-cancelled", "status-expired")
+
+
+def theme_defaults(theme: Theme) -> dict[str, str]:
+    """Every app variable for `theme`, for what the theme itself does not set.
+
+    Textual's own themes (dracula, catppuccin-latte, ...) set none of payscope's variables: their
+    statuses, amounts and badges then take the theme's success, error, warning, primary,
+    secondary and accent colours, and muted text is its foreground blended into its background.
+    So every theme in the picker reads well, light or dark, truecolour or ANSI.
+    """
+    from textual.color import Color, ColorParseError
+
+    generated = theme.to_color_system().generate()
+    values = dict(APP_VARIABLE_DEFAULTS)
+    for name, source in _FOLLOW.items():
+        if generated.get(source):
+            values[name] = generated[source]
+    try:
+        foreground = Color.parse(generated["foreground"])
+        background = Color.parse(generated["background"])
+        badge = Color.parse(values["env-local"])
+    except (KeyError, ColorParseError):
+        return values  # ANSI themes: the terminal's own palette, kept as it is
+    if foreground.ansi is None and background.ansi is None:
+        muted = background.blend(foreground, 0.55).hex
+        for name in _MUTED:
+            values[name] = muted
+    if badge.ansi is None:
+        values["env-text"] = badge.get_contrast_text(1.0).hex
+    return values
 
 
 def _colour_variables(variables: dict[str, str]) -> dict[str, str]:

@@ -165,3 +165,9 @@ def test_screen(
 @pytest.mark.parametrize("theme", ["payscope-high-contrast", "payscope-presentation"])
 def test_demo_themes(theme: str, dirs: tuple[Path, Path], snap_compare: Any) -> None:
     assert snap_compare(build(*dirs, theme=theme), terminal_size=(120, 40), run_before=_detail)
+
+
+@pytest.mark.parametrize("theme", ["dracula", "catppuccin-latte", "ansi-light"])
+def test_textual_themes(theme: str, dirs: tuple[Path, Path], snap_compare: Any) -> None:
+    """Textual's own themes set none of payscope's colours: statuses follow their palette."""
+    assert snap_compare(build(*dirs, theme=theme), terminal_size=(120, 40), run_before=_payments)

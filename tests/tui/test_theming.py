@@ -32,3 +32,48 @@ def test_any_user_theme_file_takes_the_full_path(tmp_path: Path) -> None:
 
 def test_an_empty_user_dir_keeps_the_fast_path(tmp_path: Path) -> None:
     assert load_one_theme("payscope-dark", tmp_path) is not None
+
+
+def test_textual_themes_colour_statuses_with_their_own_palette() -> None:
+    from textual.color import Color
+    from textual.theme import BUILTIN_THEMES
+
+    from tui.theming import theme_defaults
+
+    dracula = theme_defaults(BUILTIN_THEMES["dracula"])
+    generated = BUILTIN_THEMES["dracula"].to_color_system().generate()
+    assert dracula["status-succeeded"] == generated["success"] == "#50FA7B"
+    assert dracula["status-failed"] == generated["error"]
+    assert dracula["status-processing"] == generated["primary"]
+    latte = theme_defaults(BUILTIN_THEMES["catppuccin-latte"])
+    # Light theme: muted text sits between its dark foreground and light background.
+    muted = Color.parse(latte["muted"])
+    foreground = Color.parse(BUILTIN_THEMES["catppuccin-latte"].foreground or "")
+    background = Color.parse(BUILTIN_THEMES["catppuccin-latte"].background or "")
+    assert foreground.brightness < muted.brightness < background.brightness
+    ansi = theme_defaults(BUILTIN_THEMES["ansi-dark"])
+    assert ansi["status-succeeded"] == "ansi_green"  # the terminal's own palette is kept
+
+
+async def test_every_theme_gives_rich_a_colour_it_can_read(dirs: tuple[Path, Path]) -> None:
+    """Statuses, amounts and badges are coloured in every theme of the picker (a value Rich
+    cannot parse would leave them uncoloured without an error)."""
+    from rich.style import Style
+
+    from tests.tui.snapshot_app import build
+    from tui.theming import APP_VARIABLE_DEFAULTS
+    from tui.widgets.format import theme_colour
+
+    app = build(*dirs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.load_all_themes()
+        names = sorted(app.available_themes)
+        assert {"dracula", "catppuccin-latte", "ansi-light", "payscope-light"} <= set(names)
+        for name in names:
+            app.theme = name
+            await pilot.pause()
+            for variable in APP_VARIABLE_DEFAULTS:
+                if variable.endswith("-style"):
+                    continue
+                colour = theme_colour(app.theme_variables, variable)
+                assert Style.parse(colour).color is not None, (name, variable, colour)

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
 from tui.screens.base import NAV_WIDTH, AreaView
-from tui.widgets.format import status_text
+from tui.widgets.format import status_text, theme_colour
 
 BATCH = 200
 REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed
@@ -243,7 +243,7 @@ class EventsView(AreaView):
             "event_type": EventName(record.event_type or "?", record.first_seen),
             "object_id": record.object_id or "-",
             "status": status_text(record.object_status, variables),
-            "verified": Text("✓", style=variables.get("event-verified", "green")),
+            "verified": Text("✓", style=theme_colour(variables, "event-verified")),
             "dups": str(record.duplicates) if record.duplicates else "",
         }
         return [cells[key] for key in self.shown_columns]
@@ -255,7 +255,7 @@ class EventsView(AreaView):
         if not self.rejected:
             return
         stable = self.runtime.options.stable_display
-        error = self.app.theme_variables.get("event-rejected", "red")
+        error = theme_colour(self.app.theme_variables, "event-rejected")
         lines = []
         for item in self.rejected:
             line = Stamp(getattr(item, "received_at", 0.0), stable).__rich__()
@@ -475,7 +475,7 @@ class EventDetailScreen(Screen[None]):
                 "  ",
                 (
                     "✓ signature verified" if ok else "✗ signature not verified",
-                    variables.get("event-verified" if ok else "event-rejected", ""),
+                    theme_colour(variables, "event-verified" if ok else "event-rejected"),
                 ),
             ),
             id="event-title",
@@ -517,10 +517,12 @@ class EventDetailScreen(Screen[None]):
 
         d = self.detail
         if ok:
-            verdict = Text("✓ verified", style=f"bold {variables.get('event-verified', 'green')}")
+            verdict = Text("✓ verified", style=f"bold {theme_colour(variables, 'event-verified')}")
             why = f": {SIGNATURE_HEADER} is the HMAC of the raw body below under a known secret."
         else:
-            verdict = Text("✗ not verified", style=f"bold {variables.get('event-rejected', 'red')}")
+            verdict = Text(
+                "✗ not verified", style=f"bold {theme_colour(variables, 'event-rejected')}"
+            )
             why = f": {d.delivery.reason or 'the signature does not match'}."
         seen = d.event.duplicates
         again = (

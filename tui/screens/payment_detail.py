@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
-from tui.widgets.format import format_amount, format_time, status_text
+from tui.widgets.format import format_amount, format_time, status_text, theme_colour
 
 ACTION_BINDINGS: list[BindingType] = [
     Binding("o", "act('confirm')", "Confirm", id="payment.confirm", tooltip="Confirm (authorise)"),
@@ -170,7 +170,7 @@ class PaymentDetailScreen(Screen[None]):
             (p.payment_id, "bold"),
             "  ",
             status_text(p.status, variables),
-            ("  " + format_amount(p.amount, p.currency), variables.get("amount", "")),
+            ("  " + format_amount(p.amount, p.currency), theme_colour(variables, "amount")),
         )
         self.query_one("#detail-title", Static).update(title)
 

@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
 from tui.screens.base import NAV_WIDTH, AreaView
-from tui.widgets.format import amount_text, format_time, status_text
+from tui.widgets.format import amount_text, format_time, rich_colour, status_text, theme_colour
 
 PAGE_SIZE = 100
 FILTER_HELP = "status:failed  currency:EUR  customer:cus_…  from:2024-05-01  to:2024-05-31  pay_…"
@@ -268,7 +268,7 @@ class PaymentsView(AreaView):
             "created": _plain(format_time(payment.created, short=True)),
             "customer": _plain(payment.customer_id)
             if payment.customer_id
-            else Text("-", style=variables.get("muted", "")),
+            else Text("-", style=theme_colour(variables, "muted")),
         }
         return [every[key] for key in self.shown_columns]
 
@@ -310,7 +310,7 @@ class PaymentsView(AreaView):
         header.append_text(Text.from_markup(range_text, emoji=False))
         if self.cached:
             # Said loudly: these rows are from the last run until the service answers.
-            warning = self.app.theme_variables.get("warning", "yellow")
+            warning = rich_colour(self.app.theme_variables.get("warning", "yellow"))
             header.append("  cached · refreshing…", style=f"bold {warning}")
         if self.filter_text:
             header.append("  filter ", style="bold")

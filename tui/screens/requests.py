@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tui.screens.base import AreaView
+from tui.widgets.format import theme_colour
 
 COLUMNS = (
     ("time", "Time", 8),
@@ -33,10 +34,10 @@ COLUMNS = (
 
 def _status_style(status: int | None, variables: dict[str, str]) -> str:
     if status is None or status >= 500:
-        return variables.get("status-failed", "red")
+        return theme_colour(variables, "status-failed")
     if status >= 400:
-        return variables.get("status-requires-action", "yellow")
-    return variables.get("status-succeeded", "green")
+        return theme_colour(variables, "status-requires-action")
+    return theme_colour(variables, "status-succeeded")
 
 
 def export_entries(entries: Iterable[Any], directory: Path) -> Path:

@@ -16,6 +16,8 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from tui.widgets.format import theme_colour
+
 PAGE = 100
 # (key, label, width): the outcome first, so it stays in sight at any width.
 COLUMNS = (
@@ -126,9 +128,9 @@ class ServiceEventsScreen(Screen[None]):
     def _delivered_cell(self, ok: bool | None) -> Text:
         variables = self.app.theme_variables
         if ok:
-            return Text("✓ yes", style=variables.get("event-verified", "green"))
+            return Text("✓ yes", style=theme_colour(variables, "event-verified"))
         if ok is False:
-            return Text("✗ no", style=f"bold {variables.get('event-rejected', 'red')}")
+            return Text("✗ no", style=f"bold {theme_colour(variables, 'event-rejected')}")
         return Text("pending", style="dim")
 
     def selected(self) -> str | None:

@@ -48,10 +48,27 @@ def parse_amount(text: str, currency: str) -> int:
     return int(whole or "0") * int(10**exponent) + minor
 
 
+def rich_colour(value: str) -> str:
+    """A theme value as Rich styles read it: `ansi_green` -> `green`, `#RRGGBBAA` -> `#RRGGBB`.
+
+    Textual's CSS and Rich name colours differently; a value Rich cannot read would leave the
+    text uncoloured without a word.
+    """
+    if value.startswith("ansi_"):
+        return value[5:]  # "green", "bright_black", "default"
+    if value.startswith("#") and len(value) == 9:
+        return value[:7]
+    return value
+
+
+def theme_colour(variables: Mapping[str, str], name: str) -> str:
+    """The Rich colour of app variable `name` (e.g. "muted", "event-verified") in this theme."""
+    return rich_colour(variables.get(name) or APP_VARIABLE_DEFAULTS.get(name, "default"))
+
+
 def status_colour(status: str, variables: Mapping[str, str]) -> str:
     """The theme colour of a status (any resource)."""
-    name = status_variable(status)
-    return variables.get(name) or APP_VARIABLE_DEFAULTS[name]
+    return theme_colour(variables, status_variable(status))
 
 
 def status_text(status: str | None, variables: Mapping[str, str]) -> Text:
@@ -73,7 +90,7 @@ def amount_text(
     return Text(
         # No-break spaces: the table trims ordinary leading spaces and ignores `justify`.
         format_amount(amount, currency).rjust(width, "\u00a0"),
-        style=variables.get("amount", "default"),
+        style=theme_colour(variables, "amount"),
         no_wrap=True,
         overflow="ellipsis",
     )

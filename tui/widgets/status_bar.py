@@ -7,6 +7,8 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui.widgets.format import theme_colour
+
 
 class EnvBadge(Static):
     """LOCAL / SANDBOX / PRODUCTION, coloured so production is never missed."""
@@ -62,7 +64,7 @@ class StatusBar(Horizontal):
         line.update(text)
 
     def _line(self, compact: bool) -> Text:
-        muted = self.app.theme_variables.get("muted", "grey50")
+        muted = theme_colour(self.app.theme_variables, "muted")
         parts: list[Text | str] = [Text(self.profile, style="bold")]
         if self.key_source:
             parts.append(Text(self.key_source, style=muted))
