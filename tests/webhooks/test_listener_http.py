@@ -143,15 +143,22 @@ async def _raw_exchange(url: str, head: bytes, body_chunks: list[bytes]) -> byte
     return answer
 
 
+async def _announced_only(listener: Listener, length: int) -> bytes:
+    """The answer to a request that announces `length` body bytes and sends none."""
+    assert listener.url is not None
+    path = urlsplit(listener.url).path
+    declared = (
+        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {length}\r\n\r\n"
+    ).encode()
+    return await _raw_exchange(listener.url, declared, [])
+
+
 async def test_an_oversized_body_is_refused_before_it_is_read(listener: Listener) -> None:
     assert listener.url is not None
     path = urlsplit(listener.url).path
     # Announced as 50 MiB but never sent: the answer must come from the header alone.
-    declared = (
-        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {50 * MAX_BODY_BYTES}\r\n\r\n"
-    ).encode()
-    answer = await _raw_exchange(listener.url, declared, [])
+    answer = await _announced_only(listener, 50 * MAX_BODY_BYTES)
     assert answer.startswith(b"HTTP/1.1 413")
 
     # Chunked, no length: refused as soon as it passes 1 MiB, while the body is still "open".
@@ -263,13 +270,7 @@ async def test_many_concurrent_senders_lose_nothing_and_process_nothing_twice(
 
 
 async def test_one_byte_over_the_limit_is_refused_from_the_header_alone(listener: Listener) -> None:
-    assert listener.url is not None
-    path = urlsplit(listener.url).path
-    declared = (
-        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {MAX_BODY_BYTES + 1}\r\n\r\n"
-    ).encode()
-    answer = await _raw_exchange(listener.url, declared, [])
+    answer = await _announced_only(listener, MAX_BODY_BYTES + 1)
     assert answer.startswith(b"HTTP/1.1 413")
 
 
