@@ -167,3 +167,26 @@ async def test_ctrl_r_reloads_the_views_without_restarting(dirs: Dirs) -> None:
         await _until(lambda: status.event_count > count)
         await asyncio.sleep(0.2)
         assert status.event_count == count + 1
+
+
+async def test_request_log_path_column_takes_the_room_left(dirs: Dirs) -> None:
+    """No horizontal scrolling at 80 columns; the rows survive a resize."""
+    from textual.widgets.data_table import ColumnKey
+
+    from tui.screens.requests import RequestsView
+
+    app = build(*dirs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("colon", *"requests", "enter")
+        await pilot.pause()
+        view = app.screen.query_one(RequestsView)
+        table = view.query_one(DataTable)
+        narrow = table.columns[ColumnKey("path")].width
+        assert table.virtual_size.width <= table.size.width
+        rows = table.row_count
+        assert rows >= 1
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert table.columns[ColumnKey("path")].width > narrow
+        assert table.row_count == rows

@@ -19,16 +19,19 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import ColumnKey
 
 from tui.screens.base import AreaView
 from tui.widgets.format import theme_colour
 
+# The path last: on a narrow terminal it is the one cut short (the detail shows it whole),
+# never the status or the latency.
 COLUMNS = (
     ("time", "Time", 8),
     ("method", "Method", 6),
-    ("path", "Path", 40),
     ("status", "Status", 6),
     ("latency", "Latency", 9),
+    ("path", "Path", 40),
 )
 
 
@@ -123,29 +126,46 @@ class RequestsView(AreaView):
         if key in self.entries:
             return
         self.entries[key] = entry
-        variables = self.app.theme_variables
-        status = Text(
-            str(entry.status) if entry.status is not None else "—",
-            style=_status_style(entry.status, variables),
-        )
         table = self.query_one(DataTable)
         follow = table.row_count == 0 or table.cursor_row >= table.row_count - 1
-        stable = self.runtime.options.stable_display  # snapshots: no wall clock, no timings
-        table.add_row(
-            "··:··:··"
-            if stable
-            else datetime.fromtimestamp(entry.started_at, UTC).strftime("%H:%M:%S"),
-            entry.method,
-            entry.path,
-            status,
-            Text("·· ms" if stable else f"{entry.latency_ms:.0f} ms", justify="right"),
-            key=key,
-        )
+        table.add_row(*self._cells(entry), key=key)
         if follow:
             table.move_cursor(row=table.row_count - 1)
         self.query_one("#requests-header", Static).update(
             f"[b]Requests[/b]  {len(self.entries):,}  [dim]y copy as curl · s export[/dim]"
         )
+
+    def _cells(self, entry: Any) -> list[Any]:
+        stable = self.runtime.options.stable_display  # snapshots: no wall clock, no timings
+        status = Text(
+            str(entry.status) if entry.status is not None else "—",
+            style=_status_style(entry.status, self.app.theme_variables),
+        )
+        return [
+            "··:··:··"
+            if stable
+            else datetime.fromtimestamp(entry.started_at, UTC).strftime("%H:%M:%S"),
+            entry.method,
+            status,
+            Text("·· ms" if stable else f"{entry.latency_ms:.0f} ms", justify="right"),
+            entry.path,
+        ]
+
+    def on_resize(self) -> None:
+        """The path column takes the width the others leave (a table has no flexible column)."""
+        table = self.query_one(DataTable)
+        fixed = sum(width + 2 for key, _, width in COLUMNS if key != "path")
+        wanted = max(12, min(60, self.size.width - fixed - 3))
+        if table.columns[ColumnKey("path")].width == wanted:
+            return
+        selected = table.cursor_row
+        table.clear(columns=True)
+        for key, label, width in COLUMNS:
+            table.add_column(label, width=wanted if key == "path" else width, key=key)
+        for key, entry in self.entries.items():
+            table.add_row(*self._cells(entry), key=key)
+        if table.row_count:
+            table.move_cursor(row=min(selected, table.row_count - 1), animate=False)
 
     def selected(self) -> Any:
         """The journal entry under the cursor, if any."""
