@@ -3,8 +3,8 @@
 Method of ../shared/tools/first-paint: launch in a fresh tmux pane, poll the screen for a
 marker. Warm start on an embedded sandbox holding 10,000 payments (run once first to seed it and
 fill the page cache), divided by the same measure for a bare Textual app in the same run.
-Target: ratio <= 1.5 (medians of 5 alternated runs); exits 1 when missed. Also prints when the live page replaced the cached
-one, so the cache is never mistaken for the whole story.
+Target: ratio <= 1.5 (medians of 5 alternated runs); exits 1 when missed. Also prints when the
+live page replaced the cached one, so the cache is never mistaken for the whole story.
 
 Bytecode: a warm start runs from compiled modules, as every installed Python program does (pip
 compiles on install; a normal run writes them itself), and the bare app's Textual is compiled in
