@@ -175,3 +175,19 @@ def test_a_damaged_payments_cache_is_ignored(tmp_path: Path) -> None:
 )
 def test_attempt_statuses_take_the_colour_of_their_payment_status(status: str, like: str) -> None:
     assert status_variable(status) == status_variable(like)
+
+
+@pytest.mark.parametrize(
+    ("url", "short"),
+    [
+        ("http://127.0.0.1:8787/webhooks", ":8787"),
+        ("http://[::1]:9000/webhooks", ":9000"),
+        ("http://127.0.0.1:PORT/webhooks", ":PORT"),  # the stable display of snapshots
+        ("https://hooks.example.com/webhooks", "hooks.example.com"),
+        ("http://[::1]/webhooks", "[::1]"),
+    ],
+)
+def test_status_bar_shortens_the_listener_url_to_its_port(url: str, short: str) -> None:
+    from tui.widgets.status_bar import _short_url
+
+    assert _short_url(url) == short

@@ -124,7 +124,10 @@ class StatusBar(Horizontal):
 
 def _short_url(url: str) -> str:
     """`http://127.0.0.1:8787/webhooks` as `:8787`: what tells listeners apart on one host."""
-    rest = url.split("://", 1)[-1]
-    host, _, after = rest.partition(":")
-    port = after.split("/", 1)[0]
-    return f":{port}" if port else host
+    from urllib.parse import urlsplit
+
+    netloc = urlsplit(url).netloc
+    _host, sep, port = netloc.rpartition(":")
+    if not sep or port.endswith("]"):  # no port, or the end of an IPv6 address
+        return netloc
+    return f":{port}"
