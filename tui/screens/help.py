@@ -47,7 +47,11 @@ class KeyHelpScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         table.add_column("Key", width=12, key="key")
         table.add_column("Action", width=16, key="action")
-        table.add_column("What it does", key="tooltip")
+        # The last column takes the box's width left and long texts wrap (rows grow to fit), so
+        # nothing hides behind a sideways scroll. Box: 90 or 95% of the screen, less its border
+        # and padding (4), the table's scrollbar (2) and each column's cell padding (2 apiece).
+        box = min(90, self.app.size.width * 95 // 100)
+        table.add_column("What it does", width=max(20, box - 4 - 2 - 14 - 18 - 2), key="tooltip")
         seen: set[tuple[str, str]] = set()
         for key, active in self.below.active_bindings.items():
             binding = active.binding
@@ -56,8 +60,9 @@ class KeyHelpScreen(ModalScreen[None]):
             seen.add((key, binding.action))
             table.add_row(
                 Text(self.app.get_key_display(binding), style="bold"),
-                binding.description or binding.action,
-                binding.tooltip or "",
+                Text(binding.description or binding.action),
+                Text(binding.tooltip or ""),
+                height=None,
             )
         table.focus()
 
