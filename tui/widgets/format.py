@@ -7,7 +7,7 @@ from datetime import datetime
 
 from rich.text import Text
 
-from tui.api.models._iso import minor_units
+from tui.api.models._iso import format_minor_units, minor_units
 from tui.theming import APP_VARIABLE_DEFAULTS, status_variable
 
 
@@ -15,15 +15,7 @@ def format_amount(amount: int | None, currency: str | None, *, code: bool = True
     """Minor units as people read them: 123450 USD -> "1,234.50 USD"; JPY has no decimals."""
     if amount is None:
         return "-"
-    currency = (currency or "").upper()
-    try:
-        exponent = minor_units(currency)
-    except ValueError:
-        exponent = 2
-    sign = "-" if amount < 0 else ""
-    whole, fraction = divmod(abs(amount), 10**exponent)
-    text = f"{whole:,}.{fraction:0{exponent}d}" if exponent else f"{whole:,}"
-    return f"{sign}{text} {currency}" if code and currency else f"{sign}{text}"
+    return format_minor_units(amount, currency or "", grouping=True, code=code)
 
 
 def parse_amount(text: str, currency: str) -> int:

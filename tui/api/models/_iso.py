@@ -489,9 +489,12 @@ def country_name(country: str) -> str:
     return _COUNTRIES.get(country.upper(), country)
 
 
-def format_minor_units(amount: int, currency: str) -> str:
+def format_minor_units(
+    amount: int, currency: str, *, grouping: bool = False, code: bool = True
+) -> str:
     """Render an integer amount in minor units for people: (1050, "USD") -> "10.50 USD".
 
+    `grouping` separates thousands ("1,234.50"); `code=False` leaves the currency code out.
     Unknown currencies are shown with two decimals, the most common exponent.
     """
     try:
@@ -500,5 +503,6 @@ def format_minor_units(amount: int, currency: str) -> str:
         exponent = 2
     sign = "-" if amount < 0 else ""
     whole, fraction = divmod(abs(amount), 10**exponent)
-    text = f"{whole}.{fraction:0{exponent}d}" if exponent else str(whole)
-    return f"{sign}{text} {currency.upper()}"
+    digits = f"{whole:,}" if grouping else str(whole)
+    text = f"{digits}.{fraction:0{exponent}d}" if exponent else digits
+    return f"{sign}{text} {currency.upper()}" if code and currency else f"{sign}{text}"
