@@ -76,6 +76,14 @@ def _grid() -> Table:
     return grid
 
 
+def _table(*columns: str) -> Table:
+    """A borderless table with these column headings (attempts, refunds, disputes, events)."""
+    table = Table(box=None, padding=(0, 2), header_style="bold")
+    for name in columns:
+        table.add_column(name, no_wrap=True)
+    return table
+
+
 class PaymentDetailScreen(Screen[None]):
     """The detail of one payment; Esc goes back to the table."""
 
@@ -239,9 +247,7 @@ class PaymentDetailScreen(Screen[None]):
     def _attempts(self, p: Any) -> RenderableType:
         if not p.attempts:
             return Text("No confirmation attempt yet.", style="dim")
-        table = Table(box=None, padding=(0, 2), header_style="bold")
-        for name in ("Attempt", "Status", "Amount", "Code", "When"):
-            table.add_column(name, no_wrap=True)
+        table = _table("Attempt", "Status", "Amount", "Code", "When")
         for a in p.attempts:
             table.add_row(
                 a.attempt_id,
@@ -255,9 +261,7 @@ class PaymentDetailScreen(Screen[None]):
     def _refunds(self, p: Any) -> RenderableType:
         if not p.refunds:
             return Text("No refunds.", style="dim")
-        table = Table(box=None, padding=(0, 2), header_style="bold")
-        for name in ("Refund", "Status", "Amount", "Reason", "Created"):
-            table.add_column(name, no_wrap=True)
+        table = _table("Refund", "Status", "Amount", "Reason", "Created")
         for r in p.refunds:
             table.add_row(
                 r.refund_id,
@@ -271,9 +275,7 @@ class PaymentDetailScreen(Screen[None]):
     def _disputes(self, p: Any) -> RenderableType:
         if not p.disputes:
             return Text("No disputes.", style="dim")
-        table = Table(box=None, padding=(0, 2), header_style="bold")
-        for name in ("Dispute", "Status", "Amount", "Stage"):
-            table.add_column(name, no_wrap=True)
+        table = _table("Dispute", "Status", "Amount", "Stage")
         for d in p.disputes:
             data = d.model_dump()
             table.add_row(
@@ -293,9 +295,7 @@ class PaymentDetailScreen(Screen[None]):
         records = listener.journal.recent(20, 0, None, self.payment_id)
         if not records:
             return Text("No webhook received for this payment yet.", style="dim")
-        table = Table(box=None, padding=(0, 2), header_style="bold")
-        for name in ("Received", "Event", "Status", "Event id"):
-            table.add_column(name, no_wrap=True)
+        table = _table("Received", "Event", "Status", "Event id")
         from datetime import UTC, datetime
 
         # Receive times are the wall clock's: hidden where the display must not move (tests).
