@@ -28,10 +28,9 @@ router = APIRouter(tags=["events"], route_class=DirectRoute)
 )
 async def list_events(request: Request, merchant_id: str) -> Response:
     """Filters: created_after, created_before, object_id, event_types[], is_delivered."""
-    body = await read_body(request, EventListRequest, required=False)
+    q = await read_body(request, EventListRequest, required=False)
     state = state_of(request)
     check_merchant(state, merchant_id)
-    q = body or EventListRequest()
     where = Where()
     where.created(q.created_after, q.created_before)
     where.equal("object_id", q.object_id)

@@ -616,7 +616,7 @@ async def create_payment(request: Request) -> Response:
 async def list_payments_post(request: Request) -> Response:
     """POST /payments/list with the filter body."""
     body = await read_body(request, PaymentListRequest, required=False)
-    return _list(state_of(request), body or PaymentListRequest())
+    return _list(state_of(request), body)
 
 
 @router.get("/payments/list", summary="List payments (filters in the query string)")
@@ -769,7 +769,6 @@ async def confirm_payment(request: Request, payment_id: str) -> Response:
     """Authorise with the card given here (or earlier). A publishable key sends client_secret."""
     body = await read_body(request, PaymentConfirmRequest, required=False)
     state = state_of(request)
-    body = body or PaymentConfirmRequest()
     await _latency(state)
     with changing(state, payment_id, "confirm", None) as (conn, row, now):
         _check_client_secret(request, row, body.client_secret)
@@ -789,7 +788,6 @@ async def capture_payment(request: Request, payment_id: str) -> Response:
     """Take all (default) or part of the authorised amount."""
     body = await read_body(request, PaymentCaptureRequest, required=False)
     state = state_of(request)
-    body = body or PaymentCaptureRequest()
     await _latency(state)
     with changing(state, payment_id, "capture", None) as (conn, row, now):
         if row.status in ("succeeded", "partially_captured", "cancelled", "expired"):

@@ -159,8 +159,7 @@ async def create_refund(request: Request) -> Response:
 )
 async def list_refunds(request: Request) -> Response:
     """Filters: payment_id, refund_id, refund_status[], currency[], created_gte/lte."""
-    body = await read_body(request, RefundListRequest, required=False)
-    q = body or RefundListRequest()
+    q = await read_body(request, RefundListRequest, required=False)
     where = Where()
     where.equal("payment_id", q.payment_id)
     where.equal("refund_id", q.refund_id)
