@@ -475,9 +475,24 @@ def blank_payment(
     """A new payment object in `requires_payment_method`: every field, `fields` over the
     defaults. Every way of making a payment (the API, subscriptions, links) starts here."""
     creds = state.credentials
+    return payment_object(
+        payment_id,
+        creds.merchant_id,
+        creds.profile_id,
+        now_iso,
+        client_secret=f"{payment_id}_secret_{ids.random_part(20)}",
+        **fields,
+    )
+
+
+def payment_object(
+    payment_id: str, merchant_id: str, profile_id: str, now_iso: str, **fields: Any
+) -> dict[str, Any]:
+    """Every field of a payment, in the service's order, `fields` over the defaults of a new
+    one (the demo seed builds its rows here too, so both always carry the same fields)."""
     data: dict[str, Any] = {
         "payment_id": payment_id,
-        "merchant_id": creds.merchant_id,
+        "merchant_id": merchant_id,
         "status": "requires_payment_method",
         "amount": None,
         "amount_received": 0,
@@ -497,7 +512,7 @@ def blank_payment(
         "statement_descriptor": None,
         "statement_descriptor_suffix": None,
         "metadata": None,
-        "profile_id": creds.profile_id,
+        "profile_id": profile_id,
         "return_url": None,
         "billing": None,
         "shipping": None,
@@ -505,7 +520,7 @@ def blank_payment(
         "created": now_iso,
         "modified_at": now_iso,
         "captured_at": None,
-        "client_secret": f"{payment_id}_secret_{ids.random_part(20)}",
+        "client_secret": None,
         "error_code": None,
         "error_message": None,
         "unified_code": None,
