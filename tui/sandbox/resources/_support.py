@@ -164,24 +164,3 @@ def insert_payment(conn: sqlite3.Connection, state: SandboxState, row: payments.
             (attempt["attempt_id"], row.payment_id, dumps(attempt)),
         )
         payments.emit_status(conn, state, row)
-
-
-def customer_exists(conn: sqlite3.Connection, customer_id: str) -> bool:
-    """True when the customers table holds this id."""
-    return payments.customer_exists(conn, customer_id)
-
-
-def unknown_customer(customer_id: str) -> SandboxError:
-    """404 IR_05 for a customer id this sandbox does not hold, saying how to get one."""
-    return SandboxError(
-        404,
-        "invalid_request",
-        "IR_05",
-        f"Customer {customer_id!r} does not exist: create it with POST /customers first and "
-        "send the customer_id it returns.",
-    )
-
-
-def base_url(request: Request) -> str:
-    """The sandbox's own root URL as the caller reached it."""
-    return str(request.base_url).rstrip("/")

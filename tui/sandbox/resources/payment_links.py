@@ -29,12 +29,9 @@ from tui.sandbox.public import OLD_PAY_PAGE, PAY_PAGE
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
 from tui.sandbox.resources._support import (
-    base_url,
-    customer_exists,
     insert_payment,
     new_payment,
     read_object,
-    unknown_customer,
     validate,
 )
 from tui.sandbox.responses import respond, respond_list
@@ -80,7 +77,7 @@ def _out(request: Request, data: dict[str, Any], expires_at: float, now: float) 
     """The record as answered: current status, and the page URL as this caller reaches it."""
     data = _current(data, expires_at, now)
     page = PAY_PAGE.format(payment_link_id=quote(str(data["payment_link_id"]), safe=""))
-    data["link_to_pay"] = base_url(request) + page
+    data["link_to_pay"] = payments.base_url(request) + page
     return data
 
 
@@ -128,8 +125,7 @@ async def create_link(request: Request, body: PaymentLinkCreateRequest) -> Respo
         "profile_id": state.credentials.profile_id,
     }
     with state.db.transaction() as conn:
-        if body.customer_id is not None and not customer_exists(conn, body.customer_id):
-            raise unknown_customer(body.customer_id)
+        payments.check_customer(conn, body.customer_id)
         insert_payment(conn, state, row)
         conn.execute(
             "INSERT INTO payment_links(payment_link_id, payment_id, status, created, expires_at, "

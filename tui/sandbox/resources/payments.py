@@ -247,15 +247,21 @@ def customer_exists(conn: sqlite3.Connection, customer_id: str) -> bool:
     return found.fetchone() is not None
 
 
-def _check_customer(conn: sqlite3.Connection, customer_id: str | None) -> None:
-    if customer_id is not None and not customer_exists(conn, customer_id):
-        raise SandboxError(
-            404,
-            "invalid_request",
-            "IR_05",
-            f"Customer {customer_id!r} does not exist: create it with POST /customers first "
-            "and send the customer_id it returns (or leave customer_id out).",
-        )
+def check_customer(
+    conn: sqlite3.Connection, customer_id: str | None, *, optional: bool = False
+) -> None:
+    """404 IR_05 unless `customer_id` is None or a customer this sandbox holds (payments,
+    links and subscriptions alike); `optional` adds that leaving it out is fine too."""
+    if customer_id is None or customer_exists(conn, customer_id):
+        return
+    leave_out = " (or leave customer_id out)" if optional else ""
+    raise SandboxError(
+        404,
+        "invalid_request",
+        "IR_05",
+        f"Customer {customer_id!r} does not exist: create it with POST /customers first "
+        f"and send the customer_id it returns{leave_out}.",
+    )
 
 
 # -- cards and outcomes -------------------------------------------------------------------------
@@ -412,7 +418,7 @@ def _confirm(
         row.status = "requires_customer_action"
         row.data["next_action"] = {
             "type": "redirect_to_url",
-            "redirect_to_url": three_ds_url(_base_url(request), row),
+            "redirect_to_url": three_ds_url(base_url(request), row),
         }
         _add_attempt(conn, row, "authentication_pending", now_iso, {}, first)
         return
@@ -445,7 +451,8 @@ def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
         row.data["payment_method_data"] = pmd.to_body()
 
 
-def _base_url(request: Request) -> str:
+def base_url(request: Request) -> str:
+    """The sandbox's own root URL as the caller reached it."""
     return str(request.base_url).rstrip("/")
 
 
@@ -595,7 +602,7 @@ async def create_payment(request: Request) -> Response:
                 f"was received. Read its status with GET /payments/{payment_id}; nothing was "
                 "changed.",
             )
-        _check_customer(conn, body.customer_id)
+        check_customer(conn, body.customer_id, optional=True)
         if body.confirm:
             _confirm(conn, state, row, request, now, first=True)
         row.data["status"] = SHOWN.get(row.status, row.status)
@@ -743,7 +750,7 @@ async def update_payment(request: Request, payment_id: str) -> Response:
         row = load(conn, payment_id)
         if row.status not in UPDATABLE:
             raise bad_state("update", "payment", row.status, UPDATABLE)
-        _check_customer(conn, body.customer_id)
+        check_customer(conn, body.customer_id, optional=True)
         fields = body.model_dump(exclude_none=True, exclude={"payment_method_data", "billing"})
         simple = (
             "amount",

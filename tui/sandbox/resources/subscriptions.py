@@ -46,11 +46,9 @@ from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
 from tui.sandbox.resources._support import (
     charge_off_session,
-    customer_exists,
     insert_payment,
     new_payment,
     read_object,
-    unknown_customer,
     validate,
 )
 from tui.sandbox.responses import respond
@@ -405,8 +403,7 @@ async def create_subscription(request: Request, body: SubscriptionCreateRequest)
     price = _resolve_price(body.plan_id, body.item_price_id, 404)
     sub_id = ids.new_id("sub")
     with state.db.transaction() as conn:
-        if not customer_exists(conn, body.customer_id):
-            raise unknown_customer(body.customer_id)
+        payments.check_customer(conn, body.customer_id)
         rule = _card_of(conn, state, body)
         data: dict[str, Any] = {
             "id": sub_id,
