@@ -99,8 +99,7 @@ class RequestsView(AreaView):
         table: DataTable[Any] = DataTable(
             cursor_type="row", zebra_stripes=True, id="requests-table"
         )
-        for key, label, width in COLUMNS:
-            table.add_column(label, width=width, key=key)
+        _add_columns(table)
         yield table
         with VerticalScroll(id="requests-detail") as detail:
             detail.border_title = "Request"
@@ -160,8 +159,7 @@ class RequestsView(AreaView):
             return
         selected = table.cursor_row
         table.clear(columns=True)
-        for key, label, width in COLUMNS:
-            table.add_column(label, width=wanted if key == "path" else width, key=key)
+        _add_columns(table, path_width=wanted)
         for key, entry in self.entries.items():
             table.add_row(*self._cells(entry), key=key)
         if table.row_count:
@@ -206,6 +204,14 @@ class RequestsView(AreaView):
 
 
 _MOVING_HEADERS = frozenset({"date", "host", "x-ratelimit-remaining", "x-ratelimit-reset"})
+
+
+def _add_columns(table: DataTable[Any], path_width: int | None = None) -> None:
+    """The log's columns; `path_width` overrides the path's default width."""
+    for key, label, width in COLUMNS:
+        if key == "path" and path_width:
+            width = path_width
+        table.add_column(label, width=width, key=key)
 
 
 def render_entry(entry: Any, stable: bool = False) -> Group:
