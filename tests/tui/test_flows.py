@@ -49,12 +49,18 @@ async def test_create_capture_refund_updates_row_and_events(dirs: Dirs) -> None:
         form.query_one("#field-payment_id").value = "pay_tui_flow_1"
         await pilot.press("ctrl+s")
         await _until(lambda: not isinstance(app.screen, NewPaymentScreen))
+        # The new payment opens at once; back on the list, the cursor is on its row.
+        await _until(
+            lambda: isinstance(app.screen, PaymentDetailScreen) and app.screen.payment is not None
+        )
+        assert app.screen.payment_id == "pay_tui_flow_1"
+        assert app.screen.payment.status == "requires_capture"
+        await pilot.press("escape")
         view = app.screen.query_one(PaymentsView)
-        await _until(lambda: "pay_tui_flow_1" in view.rows)
+        await _until(lambda: view.selected_id() == "pay_tui_flow_1")
         assert view.rows["pay_tui_flow_1"].status == "requires_capture"
 
         table = view.query_one(DataTable)
-        table.move_cursor(row=table.get_row_index("pay_tui_flow_1"))
         await pilot.press("c")
         await _until(lambda: isinstance(app.screen, CaptureForm))
         await pilot.press("ctrl+s")

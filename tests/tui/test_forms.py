@@ -4,12 +4,14 @@ action end to end, and errors shown at the field they are about."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import DataTable, Input, Select
 
 from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
 from tests.tui.snapshot_app import build, ready
+from tui.screens.payment_detail import PaymentDetailScreen
 from tui.screens.payment_forms import (
     CancelForm,
     CaptureForm,
@@ -110,7 +112,12 @@ async def test_three_ds_card_then_completion_from_the_detail(
         assert app.screen.query_one("#field-authentication_type", Select).value == "three_ds"
         payment_id = await _created(pilot)
 
-        detail = await open_detail(pilot, payment_id)
+        # The new payment's detail opens by itself, offering the challenge.
+        await until(
+            lambda: isinstance(app.screen, PaymentDetailScreen) and app.screen.payment is not None
+        )
+        detail = app.screen
+        assert detail.payment_id == payment_id
         assert detail.payment.status in ("requires_customer_action", "requires_action")
         await pilot.press("3")
         await until(lambda: isinstance(app.screen, ThreeDSForm))
@@ -299,3 +306,44 @@ async def test_detail_hides_actions_the_payment_cannot_take(dirs: Dirs) -> None:
         assert app.screen is detail
         titles = [c.title for c in detail.context_commands()]
         assert "Capture this payment" not in titles and "Toggle raw JSON" in titles
+
+
+async def test_reloads_asked_together_share_reads(
+    dirs: Dirs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client)
+        detail = await open_detail(pilot, created.payment_id)
+        client = app.runtime.client
+        path = f"/payments/{created.payment_id}"
+
+        def reads() -> int:
+            return sum(1 for e in client.journal if e.method == "GET" and e.url.endswith(path))
+
+        # Asked three times before the read starts: one read sees the latest state.
+        before = reads()
+        detail.load()
+        detail.load()
+        detail.load()
+        await until(lambda: not detail._loading)
+        assert reads() - before == 1
+
+        # Asked again while a read is in flight (webhooks arriving): exactly one more read.
+        real_retrieve = client.payments.retrieve
+        calls = 0
+
+        async def retrieve(payment_id: str) -> Any:
+            nonlocal calls
+            calls += 1
+            if calls == 1:
+                detail.load()
+                detail.load()
+            return await real_retrieve(payment_id)
+
+        monkeypatch.setattr(client.payments, "retrieve", retrieve)
+        before = reads()
+        detail.load()
+        await until(lambda: not detail._loading)
+        assert reads() - before == 2

@@ -191,3 +191,32 @@ def test_status_bar_shortens_the_listener_url_to_its_port(url: str, short: str) 
     from tui.widgets.status_bar import _short_url
 
     assert _short_url(url) == short
+
+
+@pytest.mark.parametrize(
+    ("brand", "label"),
+    [
+        ("AmericanExpress", "American Express"),
+        ("DinersClub", "Diners Club"),
+        ("CartesBancaires", "Cartes Bancaires"),
+        ("visa", "Visa"),
+        ("JCB", "JCB"),
+        ("RuPay", "RuPay"),
+        (None, "Card"),
+        ("", "Card"),
+    ],
+)
+def test_card_networks_are_named_as_people_write_them(brand: str | None, label: str) -> None:
+    from tui.widgets.format import brand_label
+
+    assert brand_label(brand) == label
+
+
+@pytest.mark.parametrize(
+    ("width", "status"),
+    [(60, 18), (103, 18), (104, 19), (109, 24), (140, 24)],
+)
+def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
+    from tui.screens.payments import columns_for, status_width
+
+    assert status_width(width, columns_for(width)) == status

@@ -17,7 +17,13 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
-from tui.widgets.format import format_amount, format_time, status_text, theme_colour
+from tui.widgets.format import (
+    brand_label,
+    format_amount,
+    format_time,
+    status_text,
+    theme_colour,
+)
 
 ACTION_BINDINGS: list[BindingType] = [
     Binding("o", "act('confirm')", "Confirm", id="payment.confirm", tooltip="Confirm (authorise)"),
@@ -114,6 +120,8 @@ class PaymentDetailScreen(Screen[None]):
         self.payment_id = payment_id
         self.payment: Any = None
         self._unsubscribe: Any = None
+        self._loading = False
+        self._stale = False
 
     def compose(self) -> ComposeResult:
         yield Static(f"Payment {self.payment_id}  [dim]loading…[/dim]", id="detail-title")
@@ -150,26 +158,45 @@ class PaymentDetailScreen(Screen[None]):
         if delivery.accepted and delivery.object_id == self.payment_id:
             self.load()
 
-    @work(exclusive=True, group="payment-detail", exit_on_error=False, description="Payment")
-    async def load(self) -> None:
-        """Read the payment (with attempts, refunds, disputes) and its journaled events."""
+    def load(self) -> None:
+        """Read the payment again (with attempts, refunds, disputes) and its journaled events.
+
+        An action's answer and the webhooks it causes arrive within milliseconds of each other:
+        while a read is in flight, further calls only mark it stale, and one more read follows,
+        so the request log shows one or two reads per change rather than one per trigger.
+        """
+        if self._loading:
+            self._stale = True
+            return
+        self._loading = True
+        self._load()
+
+    @work(group="payment-detail", exit_on_error=False, description="Payment")
+    async def _load(self) -> None:
         from tui.api.errors import NotFoundError
 
         client = self.app.runtime.client  # type: ignore[attr-defined]
         try:
-            payment = await client.payments.retrieve(self.payment_id)
-        except NotFoundError:
-            self.query_one("#detail-title", Static).update(
-                f"Payment {self.payment_id}  [b]not found[/b]"
-            )
-            self.query_one("#section-summary", Static).update(
-                "No payment has this id on this profile. Check the id (it starts with pay_) or "
-                "the profile in the status bar; Esc goes back."
-            )
-            return
-        self.payment = payment
-        self._render_payment(payment)
-        self.refresh_bindings()
+            while True:
+                self._stale = False
+                try:
+                    payment = await client.payments.retrieve(self.payment_id)
+                except NotFoundError:
+                    self.query_one("#detail-title", Static).update(
+                        f"Payment {self.payment_id}  [b]not found[/b]"
+                    )
+                    self.query_one("#section-summary", Static).update(
+                        "No payment has this id on this profile. Check the id (it starts with "
+                        "pay_) or the profile in the status bar; Esc goes back."
+                    )
+                    return
+                self.payment = payment
+                self._render_payment(payment)
+                self.refresh_bindings()
+                if not self._stale:
+                    return
+        finally:
+            self._loading = False
 
     def _render_payment(self, p: Any) -> None:
         variables = self.app.theme_variables
@@ -207,7 +234,7 @@ class PaymentDetailScreen(Screen[None]):
         if card is not None:
             card_grid.add_row(
                 "Card",
-                f"{(card.brand or 'card').title()} •••• {card.last4 or '????'}"
+                f"{brand_label(card.brand)} •••• {card.last4 or '????'}"
                 f"  exp {card.exp_month or '??'}/{card.exp_year or '??'}",
             )
         else:

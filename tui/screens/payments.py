@@ -27,6 +27,9 @@ COLUMNS = (
     ("customer", "Customer", 24),
 )
 AMOUNT_WIDTH = 15
+# Spare width goes to the status column first, up to the longest status but one
+# (`partially_captured_and_capturable` stays cut), so wide terminals show statuses whole.
+STATUS_MAX_WIDTH = 24
 # The columns shown at a given table width, most important first: the amount is never dropped.
 LAYOUTS = (
     (103, ("payment_id", "status", "amount", "created", "customer")),
@@ -38,6 +41,13 @@ LAYOUTS = (
 def columns_for(width: int) -> tuple[str, ...]:
     """The keys of the columns that fit a table `width` cells wide."""
     return next(keys for minimum, keys in LAYOUTS if width >= minimum)
+
+
+def status_width(width: int, keys: tuple[str, ...]) -> int:
+    """The status column's width for a table `width` cells wide showing the columns `keys`."""
+    used = sum(w + 2 for key, _label, w in COLUMNS if key in keys)
+    base = next(w for key, _label, w in COLUMNS if key == "status")
+    return max(base, min(STATUS_MAX_WIDTH, base + width - used))
 
 
 def parse_filter(text: str) -> dict[str, Any]:
@@ -149,29 +159,42 @@ class PaymentsView(AreaView):
         self.cached = False
         self.load_error = ""  # the title of the last failed page load, until one succeeds
         self._unsubscribe: Any = None
+        self._columns_layout: tuple[tuple[str, ...], int] | None = None
+        self._select_next: str | None = None  # a row to put the cursor on once it is loaded
 
     def compose(self) -> ComposeResult:
         yield Static("Payments  [dim]loading…[/dim]", id="payments-header")
         table = PaymentTable(cursor_type="row", zebra_stripes=True, id="payments-table")
         # The screen's size is known before layout: guess the columns now so the first frame
         # needs no second layout pass (on_resize corrects the guess if the rail is hidden).
-        self.shown_columns = columns_for(self.app.size.width - NAV_WIDTH - 1)
+        self._layout(self.app.size.width - NAV_WIDTH - 1)
         self._add_columns(table)
         yield table
         yield Static(id="payments-empty")
 
+    def _layout(self, width: int) -> bool:
+        """Pick the columns and the status width for a table `width` cells wide; True if
+        either changed."""
+        keys = columns_for(width)
+        layout = (keys, status_width(width, keys))
+        if layout == self._columns_layout:
+            return False
+        self._columns_layout = layout
+        self.shown_columns = keys
+        return True
+
     def _add_columns(self, table: DataTable[Any]) -> None:
+        assert self._columns_layout is not None, "_layout() runs first"
+        status = self._columns_layout[1]
         for key, label, width in COLUMNS:
             if key in self.shown_columns:
-                table.add_column(Text(label), width=width, key=key)
+                table.add_column(Text(label), width=status if key == "status" else width, key=key)
 
     def on_resize(self) -> None:
         table = self.query_one(PaymentTable)
         # The vertical scrollbar (one cell) is always there for a full page.
-        wanted = columns_for(self.size.width - 1)
-        if wanted == self.shown_columns:
+        if not self._layout(self.size.width - 1):
             return
-        self.shown_columns = wanted
         table.clear(columns=True)
         self._add_columns(table)
         for payment in self.rows.values():
@@ -247,7 +270,8 @@ class PaymentsView(AreaView):
                 self.rows[payment.payment_id] = payment
                 self._update_row(table, payment)
         else:
-            selected = self.selected_id()
+            selected = self._select_next or self.selected_id()
+            self._select_next = None
             table.clear()
             self.rows = {}
             for payment in payments:
@@ -446,10 +470,15 @@ class PaymentsView(AreaView):
         self.app.push_screen(NewPaymentScreen(), self._created)
 
     def _created(self, payment: Any) -> None:
-        if payment is not None:
-            self.notify(f"{payment.payment_id} is {payment.status}.", title="Payment created")
-            if self.page_offset == 0 and not self.filters:
-                self.load_page()
+        if payment is None:
+            return
+        self.notify(f"{payment.payment_id}: {payment.status}", title="Payment created")
+        if self.page_offset == 0 and not self.filters:
+            # Back from the payment, the cursor is on the new row at the top.
+            self._select_next = payment.payment_id
+            self.load_page()
+        # Straight to its story: the status, the next action it offers, its events arriving.
+        self.open_record(payment.payment_id)
 
     def _starting(self) -> bool:
         if self.runtime.ready.is_set():

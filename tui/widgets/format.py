@@ -18,6 +18,26 @@ def format_amount(amount: int | None, currency: str | None, *, code: bool = True
     return format_minor_units(amount, currency or "", grouping=True, code=code)
 
 
+# The service names card networks in one word (`AmericanExpress`); people write some in two.
+_BRAND_NAMES = {
+    "americanexpress": "American Express",
+    "amex": "American Express",
+    "dinersclub": "Diners Club",
+    "cartesbancaires": "Cartes Bancaires",
+    "mastercard": "Mastercard",
+    "visa": "Visa",
+    "discover": "Discover",
+    "maestro": "Maestro",
+}
+
+
+def brand_label(brand: str | None) -> str:
+    """A card network as people write it: `AmericanExpress` -> American Express, `JCB` stays."""
+    if not brand:
+        return "Card"
+    return _BRAND_NAMES.get(brand.lower().replace(" ", "").replace("_", ""), brand)
+
+
 def parse_amount(text: str, currency: str) -> int:
     """What a person typed ("12.50", "1,200") in `currency` -> minor units; ValueError says why."""
     cleaned = text.strip().replace(",", "").replace("_", "")
