@@ -3,6 +3,7 @@ plan changes, pause/resume/cancel, the 15-minute client_secret, X-Profile-Id."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -292,3 +293,28 @@ async def test_pause_resume_cancel_options(
     assert cancelled.status == "cancelled" and cancelled.next_billing_at is None
     with pytest.raises(InvalidRequestError):
         await client.subscriptions.resume(sub.id)
+
+
+async def test_invoice_paid_carries_the_subscription_as_the_api_returns_it(
+    client: ApiClient, raw: httpx.AsyncClient, sandbox: Sandbox
+) -> None:
+    def last_paid_event() -> dict[str, Any]:
+        row = sandbox.state.db.conn.execute(
+            "SELECT body FROM events WHERE event_type = 'invoice_paid' ORDER BY rowid DESC LIMIT 1"
+        ).fetchone()
+        body: dict[str, Any] = json.loads(row[0])
+        return body["content"]["object"]
+
+    sub = await client.subscriptions.create(create_body(await customer(raw)))
+    sent = last_paid_event()
+    assert sent["status"] == sub.status == "active"
+    assert sent["next_billing_at"] == sub.next_billing_at is not None
+
+    headers = {"X-Profile-Id": sandbox.state.credentials.profile_id}
+    paused = await raw.post(f"/subscriptions/{sub.id}/pause", json={}, headers=headers)
+    assert paused.json()["status"] == "paused"
+    resumed = (await raw.post(f"/subscriptions/{sub.id}/resume", json={}, headers=headers)).json()
+    sent = last_paid_event()
+    assert resumed["status"] == sent["status"] == "active"
+    assert sent["next_billing_at"] == resumed["next_billing_at"] is not None
+    assert sent["invoice"]["id"] == resumed["invoice"]["id"] != sub.invoice.id  # type: ignore[union-attr]

@@ -211,18 +211,24 @@ def _load(conn: sqlite3.Connection, sub_id: str, profile_id: str | None = None) 
     return Sub(json.loads(found[0]), json.loads(found[1]) if found[1] else None)
 
 
-def _save(conn: sqlite3.Connection, sub: Sub, now: float) -> None:
+def _derive(sub: Sub, now: float) -> None:
+    """Set the fields that follow from the others: modified_at, next_billing_at."""
     data = sub.data
     data["modified_at"] = iso(now)
     billing = sub.billing_at if data["status"] in ("active", "trial") else None
     data["next_billing_at"] = iso(billing) if billing is not None else None
     sub.billing_at = billing
+
+
+def _save(conn: sqlite3.Connection, sub: Sub, now: float) -> None:
+    _derive(sub, now)
+    data = sub.data
     conn.execute(
         "UPDATE subscriptions SET status = ?, billing_at = ?, secret_expires_at = ?, "
         "scheduled_at = ?, card_rule = ?, data = ? WHERE id = ?",
         (
             data["status"],
-            billing,
+            sub.billing_at,
             sub.secret_expires_at,
             sub.scheduled_at,
             dumps(sub.rule) if sub.rule else None,
@@ -298,16 +304,22 @@ def _charge(conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float)
         "unified_code": row.data.get("unified_code"),
         "unified_message": row.data.get("unified_message"),
     }
-    if paid:
-        emit(
-            conn,
-            state,
-            event_type="invoice_paid",
-            event_class="subscriptions",
-            object_id=str(invoice["id"]),
-            obj=_view(sub) | {"client_secret": None},
-        )
     return paid
+
+
+def _announce_paid(conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float) -> None:
+    """`invoice_paid`, carrying the subscription as the API now returns it: sent once the
+    charge's consequences (status, next term) are applied, not before."""
+    _derive(sub, now)
+    emit(
+        conn,
+        state,
+        event_type="invoice_paid",
+        event_class="subscriptions",
+        # One event per (object, type): each invoice is paid once, a subscription many times.
+        object_id=str(sub.data["invoice"]["id"]),
+        obj=_view(sub) | {"client_secret": None},
+    )
 
 
 def _start_term(sub: Sub, now: float) -> None:
@@ -321,6 +333,7 @@ def _charge_new_term(
     if _charge(conn, state, sub, now):
         sub.data["status"] = "active"
         _start_term(sub, now)
+        _announce_paid(conn, state, sub, now)
     else:
         sub.data["status"] = fail_status
         sub.billing_at = None
@@ -630,6 +643,7 @@ def _run_due(state: SandboxState, now: float) -> int:
                     sub.billing_at = add_interval(
                         due, str(price["interval"]), int(price["interval_count"])
                     )
+                    _announce_paid(conn, state, sub, now)
                 else:
                     sub.data["status"] = "unpaid"
                     sub.billing_at = None
