@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from tui.sandbox.errors import API, INVALID, SandboxError, from_validation_errors
 from tui.sandbox.middleware import SandboxMiddleware
+from tui.sandbox.public import is_public
 from tui.sandbox.responses import DOC_SCHEMAS
 from tui.sandbox.state import SandboxState
 
@@ -59,16 +60,21 @@ async def _on_http_error(request: Request, exc: Exception) -> Response:
             "this service. See /docs for the list.",
         )
     elif exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
         err = SandboxError(
             405,
             INVALID,
             "IR_03",
             f"The HTTP method {request.method} is not allowed on {request.url.path}. "
-            "See /docs for the methods it takes.",
+            f"It takes: {allowed or 'see /docs'}.",
         )
     else:
         err = SandboxError(exc.status_code, INVALID, "IR_04", str(exc.detail))
-    return _error_response(err)
+    response = _error_response(err)
+    if exc.headers:
+        # RFC 9110: a 405 names the methods the resource does take.
+        response.headers.update(exc.headers)
+    return response
 
 
 async def _on_crash(request: Request, exc: Exception) -> Response:
@@ -112,6 +118,77 @@ def create_app(state: SandboxState) -> FastAPI:
     return app
 
 
+_ERROR_SCHEMA: dict[str, Any] = {
+    "title": "Error",
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["type", "code", "message"],
+            "properties": {
+                "type": {"type": "string"},
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+            },
+        }
+    },
+}
+_ERRORS = {
+    "400": "Missing field (IR_01) or invalid value (IR_04)",
+    "401": "Missing, invalid or revoked api-key (AU_01, AU_02)",
+    "403": "The key may not do this",
+    "404": "Not found (IR_05), or not a route (IR_02)",
+    "405": "Wrong method (IR_03); the Allow header lists the right ones",
+    "409": "Conflict: already exists or already done",
+    "429": "Rate limit exceeded (RL_01)",
+    "default": "Any other error (5xx, injected faults), in the same envelope",
+}
+_PROFILE_HEADER = {
+    "name": "X-Profile-Id",
+    "in": "header",
+    "required": True,
+    "description": "This sandbox's business profile id (printed at start)",
+    "schema": {"type": "string"},
+}
+_ERROR_REF = {"$ref": "#/components/schemas/Error"}
+_METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+
+
+def _document_errors(schema: dict[str, Any]) -> None:
+    """Declare what every operation really answers on failure: the envelope, never FastAPI's
+    422 (the sandbox turns validation errors into 400), and the `api-key` header it needs."""
+    components = schema.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    schemas["Error"] = _ERROR_SCHEMA
+    schemas.pop("HTTPValidationError", None)
+    schemas.pop("ValidationError", None)
+    components.setdefault("securitySchemes", {})["api-key"] = {
+        "type": "apiKey",
+        "in": "header",
+        "name": "api-key",
+    }
+    schema["security"] = [{"api-key": []}]
+    errors = {
+        status: {"description": text, "content": {"application/json": {"schema": _ERROR_REF}}}
+        for status, text in _ERRORS.items()
+    }
+    for path, item in schema.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in _METHODS:
+                continue
+            responses = operation.setdefault("responses", {})
+            responses.pop("422", None)
+            for status, response in errors.items():
+                responses.setdefault(status, response)
+            if is_public(method.upper(), path):
+                operation["security"] = []
+            if path.startswith("/subscriptions"):
+                params = operation.setdefault("parameters", [])
+                if not any(p.get("name") == "X-Profile-Id" for p in params):
+                    params.append(_PROFILE_HEADER)
+
+
 def _merge_body_schemas(app: FastAPI) -> None:
     # Bodies are validated by `read_body`, so FastAPI does not see their models: add the
     # schemas `json_body()` collected to the generated document.
@@ -121,6 +198,7 @@ def _merge_body_schemas(app: FastAPI) -> None:
         if app.openapi_schema is None:
             schema = build()
             schema.setdefault("components", {}).setdefault("schemas", {}).update(DOC_SCHEMAS)
+            _document_errors(schema)
             app.openapi_schema = schema
         return app.openapi_schema
 

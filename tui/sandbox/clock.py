@@ -13,6 +13,10 @@ from datetime import UTC, datetime
 
 _last_second: list[object] = [None, ""]
 
+# The latest moment the sandbox clock may reach: far enough from year 9999 (the last one ISO
+# text can hold) that expiries and renewals computed from it still fit.
+LATEST = datetime(9000, 1, 1, tzinfo=UTC).timestamp()
+
 
 def iso(ts: float) -> str:
     """ISO 8601 with milliseconds and `Z`; fixed width, so strings sort like the times."""

@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from tui.sandbox.errors import INVALID, SandboxError
+
 DB_FILE = "sandbox.sqlite3"
 
 CORE_SCHEMA = """
@@ -141,4 +143,39 @@ def dumps(obj: Any) -> str:
     ensure_ascii=False)` for the sandbox's objects, about ten times faster: every write and
     every answer goes through here.
     """
-    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+    try:
+        return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:
+        # Only an integer beyond 64 bits gets here from a request (free-form metadata, a
+        # quantity): found on this failure path only, so the hot path pays nothing.
+        path = _first_wide_int(obj, "")
+        if path is None:
+            raise
+        raise SandboxError(
+            400,
+            INVALID,
+            "IR_04",
+            f"Invalid value for {path or 'body'}: the number is too large to store. "
+            f"Allowed: a whole number from {_INT_MIN} to {_INT_MAX}.",
+        ) from None
+
+
+_INT_MIN = -(2**63)
+_INT_MAX = 2**64 - 1
+
+
+def _first_wide_int(obj: Any, path: str) -> str | None:
+    """The dotted path of the first int orjson cannot write (beyond 64 bits), or None."""
+    if isinstance(obj, int) and not isinstance(obj, bool):
+        return path if not _INT_MIN <= obj <= _INT_MAX else None
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            found = _first_wide_int(value, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+    elif isinstance(obj, list | tuple):
+        for i, value in enumerate(obj):
+            found = _first_wide_int(value, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None

@@ -19,6 +19,8 @@ from tui.api.models._base import RequestModel, ResponseModel, field_error
 from tui.api.models._iso import COUNTRY_CODES, CURRENCY_CODES, NON_PAYMENT_CURRENCY_CODES
 
 __all__ = [
+    "MAX_AMOUNT",
+    "MAX_OFFSET",
     "Address",
     "Amount",
     "Billing",
@@ -52,6 +54,13 @@ def _name(info: ValidationInfo, default: str) -> str:
     return info.field_name or default
 
 
+# The largest amount accepted: the largest integer every JSON reader keeps exact (JavaScript's
+# Number.MAX_SAFE_INTEGER). Larger values cannot be stored (64-bit) or read back reliably.
+MAX_AMOUNT = 2**53 - 1
+# Offsets are bound to a signed 64-bit integer (what the service and SQLite store).
+MAX_OFFSET = 2**63 - 1
+
+
 def _whole_amount(value: Any, info: ValidationInfo, *, minimum: int) -> int:
     field = _name(info, "amount")
     # bool is an int subclass: True would silently become 1 cent
@@ -69,6 +78,12 @@ def _whole_amount(value: Any, info: ValidationInfo, *, minimum: int) -> int:
             "{field} must be {allowed} in the currency's minor unit (got {value})",
             {"field": field, "allowed": allowed, "value": value},
         )
+    if value > MAX_AMOUNT:
+        raise PydanticCustomError(
+            "amount_range",
+            "{field} must be at most {maximum} in the currency's minor unit (got {value})",
+            {"field": field, "maximum": MAX_AMOUNT, "value": value},
+        )
     return value
 
 
@@ -80,10 +95,10 @@ def _positive_amount(value: Any, info: ValidationInfo) -> int:
     return _whole_amount(value, info, minimum=1)
 
 
-Amount = Annotated[int, Field(ge=0), BeforeValidator(_amount)]
+Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT), BeforeValidator(_amount)]
 """An amount in the currency's minor unit (cents for USD): an int >= 0, never a float."""
 
-PositiveAmount = Annotated[int, Field(ge=1), BeforeValidator(_positive_amount)]
+PositiveAmount = Annotated[int, Field(ge=1, le=MAX_AMOUNT), BeforeValidator(_positive_amount)]
 """Like `Amount`, but at least 1."""
 
 
@@ -190,11 +205,11 @@ def _offset(value: Any, info: ValidationInfo) -> int:
     field = _name(info, "offset")
     if isinstance(value, str) and value.strip().isdigit():
         value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OFFSET:
         raise PydanticCustomError(
             "offset",
-            "{field} must be a whole number, 0 or more (got {value})",
-            {"field": field, "value": repr(value)},
+            "{field} must be a whole number, 0 or more and at most {maximum} (got {value})",
+            {"field": field, "maximum": MAX_OFFSET, "value": repr(value)},
         )
     return value
 
@@ -202,7 +217,7 @@ def _offset(value: Any, info: ValidationInfo) -> int:
 Limit = Annotated[int, Field(ge=1, le=100), BeforeValidator(_limit)]
 """A page size for list operations: 1 to 100."""
 
-Offset = Annotated[int, Field(ge=0), BeforeValidator(_offset)]
+Offset = Annotated[int, Field(ge=0, le=MAX_OFFSET), BeforeValidator(_offset)]
 """How many records a list skips: 0 or more."""
 
 

@@ -350,6 +350,40 @@ def _subtract(now: Any, before: Any) -> Any:
     return now - (before or 0)
 
 
+# A time series longer than this is refused before any bucket is made: a year of hours fits,
+# and an hourly series over centuries would hold the sandbox for minutes.
+MAX_BUCKETS: Final = 10_000
+_BUCKET_SECONDS: Final = {
+    "G_ONE_HOUR": 3600,
+    "G_ONE_DAY": 86400,
+    "G_ONE_WEEK": 7 * 86400,
+    "G_ONE_MONTH": 28 * 86400,
+}
+# The earliest instant a timestamp can name (0001-01-01T00:00:00Z).
+_EARLIEST: Final = datetime(1, 1, 1, tzinfo=UTC).timestamp()
+
+
+def _check_window(window: Window, granularity: str | None, delta: bool) -> None:
+    """400 for a window whose time series or previous window cannot be computed."""
+    if granularity:
+        count = int((window.end - window.start) // _BUCKET_SECONDS[granularity]) + 1
+        if count > MAX_BUCKETS:
+            raise invalid(
+                "timeSeries.granularity",
+                granularity,
+                f"at most {MAX_BUCKETS} buckets per query (this timeRange holds about "
+                f"{count}): use a coarser granularity (G_ONE_HOUR, G_ONE_DAY, G_ONE_WEEK, "
+                "G_ONE_MONTH) or a shorter timeRange",
+            )
+    if delta and window.previous().start < _EARLIEST:
+        raise invalid(
+            "delta",
+            delta,
+            "false for a timeRange this long: the previous window of the same length would "
+            "start before the year 1",
+        )
+
+
 def run_query(conn: Any, resource: str, query: AnalyticsQuery) -> dict[str, Any]:
     """The `queryData` rows and `metaData` totals of one query."""
     source = SOURCES[resource]
@@ -357,6 +391,7 @@ def run_query(conn: Any, resource: str, query: AnalyticsQuery) -> dict[str, Any]
     groups = list(query.group_by_names or [])
     filters = _filters(resource, query.filters or {})
     granularity = query.time_series.granularity.value if query.time_series else None
+    _check_window(window, granularity, bool(query.delta))
     raws = _aggregate(conn, source, window, groups, filters, granularity)
     starts = _bucket_starts(window, granularity) if granularity else []
     rows: list[dict[str, Any]] = []

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from tui.sandbox.cards import TEST_CARDS
-from tui.sandbox.clock import iso
+from tui.sandbox.clock import LATEST, iso
 from tui.sandbox.errors import invalid, missing
 from tui.sandbox.resource import Resource
 from tui.sandbox.responses import respond
@@ -44,10 +45,27 @@ async def get_clock(request: Request) -> Response:
     return respond(_clock_view(request))
 
 
+_ADVANCE_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "properties": {"seconds": {"type": "number", "minimum": 0}},
+                    "required": ["seconds"],
+                }
+            }
+        },
+    }
+}
+
+
 @router.post(
     "/_sandbox/clock/advance",
     tags=["sandbox controls"],
     summary="Advance the clock, running what falls due",
+    openapi_extra=_ADVANCE_BODY,
 )
 async def advance_clock(request: Request) -> Response:
     """Body `{seconds}`: expiries, refund settlements and webhook retries run on the way."""
@@ -61,9 +79,17 @@ async def advance_clock(request: Request) -> Response:
     seconds = parsed.get("seconds")
     if seconds is None:
         raise missing("seconds", 'How far to move the clock, e.g. {"seconds": 3600}.')
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
-        raise invalid("seconds", seconds, "a number of seconds, 0 or more")
-    ran = await state_of(request).advance(float(seconds))
+    state = state_of(request)
+    # Every timestamp is written as ISO text: the clock must stay within what that can say.
+    most = max(0, int(LATEST - state.clock.now()))
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not 0 <= seconds <= most
+        or not math.isfinite(seconds)
+    ):
+        raise invalid("seconds", seconds, f"a number of seconds from 0 to {most}")
+    ran = await state.advance(float(seconds))
     return respond({**_clock_view(request), "ran": ran})
 
 

@@ -101,6 +101,8 @@ SETTLE_SECONDS: Final = {
     "cross_border": 2 * 86400,
 }
 DEFAULT_SESSION_EXPIRY: Final = 900
+# A payout link longer-lived than this is a mistake (and far-off expiries overflow the clock).
+MAX_SESSION_EXPIRY: Final = 365 * 24 * 3600
 
 # Fields holding an account number, card number or token: stored and shown masked.
 MASKED: Final = frozenset(
@@ -500,6 +502,10 @@ async def create_payout(request: Request, body: PayoutCreateRequest) -> Response
     """Only amount and currency are mandatory; see the module docstring for the flow."""
     state = state_of(request)
     now = state.clock.now()
+    if body.session_expiry is not None and body.session_expiry > MAX_SESSION_EXPIRY:
+        raise invalid(
+            "session_expiry", body.session_expiry, f"1 to {MAX_SESSION_EXPIRY} seconds (a year)"
+        )
     payout_id = ids.new_id("payout")
     data = _new_record(state, payout_id, now)
     due_at: float | None = None
