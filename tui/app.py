@@ -38,6 +38,8 @@ class PayscopeApp(App[int]):
     TITLE = "payscope"
     CSS = """
     Screen { background: $background; }
+    /* A form or the key help dims the screen it opened over instead of hiding it. */
+    ModalScreen { background: $background 60%; }
     Toast { max-width: 70; }
     DataTable > .datatable--header { text-style: bold; color: $text-muted; }
     Footer { background: $surface; }
