@@ -138,3 +138,23 @@ def test_response_rows_are_free_form_and_kept() -> None:
     assert response.meta_data[0]["total_payment_processed_amount"] == 123400
     assert response.model_dump(by_alias=True) == raw
     assert AnalyticsResponse.model_validate({}).query_data == []
+
+
+@pytest.mark.parametrize(
+    ("filters", "loc", "got"),
+    [
+        ({"currency": {"a": 1}}, ("filters", "currency"), "got an object"),
+        ({"currency": ["USD", 2]}, ("filters", "currency"), "got an array holding a number"),
+        ({"status": None}, ("filters", "status"), "got null"),
+        (["USD"], ("filters",), "got an array"),
+    ],
+)
+def test_filter_values_that_are_not_strings_are_refused_by_path(
+    filters: Any, loc: tuple[str, ...], got: str
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        AnalyticsQuery.model_validate({**QUERY, "filters": filters})
+    error = caught.value.errors()[0]
+    assert error["loc"] == loc
+    assert "array of strings" in error["msg"]
+    assert got in error["msg"]

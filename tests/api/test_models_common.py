@@ -37,6 +37,8 @@ from tui.api.models.common import (
     PhoneCountryCode,
     PositiveAmount,
     Timestamp,
+    ascii_digits,
+    other_digits_note,
     parse_timestamp,
 )
 from tui.api.models.errors import ErrorEnvelope
@@ -405,3 +407,28 @@ def test_error_envelope() -> None:
     assert envelope.model_dump() == raw
     with pytest.raises(ValidationError):
         ErrorEnvelope.model_validate({"error": {"type": "x"}})
+
+
+# Arabic-Indic, Devanagari, superscript and fullwidth digits
+@pytest.mark.parametrize("text", ["١٢", "१२", "²", "\uff11\uff12"])
+def test_other_scripts_digits_are_not_ascii_digits(text: str) -> None:
+    assert text.isdigit()  # what let them through before
+    assert not ascii_digits(text)
+    assert "ASCII digits 0-9" in other_digits_note(text)
+
+
+def test_ascii_digits_and_plain_text_get_no_note() -> None:
+    assert ascii_digits("0123456789")
+    assert not ascii_digits("")
+    assert other_digits_note("12") == ""
+    assert other_digits_note("abc") == ""
+
+
+@pytest.mark.parametrize("field", ["limit", "offset"])
+@pytest.mark.parametrize("text", ["١٢", "²"])
+def test_limit_and_offset_text_must_use_ascii_digits(field: str, text: str) -> None:
+    # Before: "١٢" was read as 12 and "²" raised int()'s own ValueError text.
+    error = only_error(**{field: text})
+    assert error["loc"] == (field,)
+    assert error["msg"].startswith(f"{field} must be a whole number")
+    assert "ASCII digits 0-9" in error["msg"]

@@ -410,6 +410,25 @@ def test_card_field_constraints(field: str, value: str) -> None:
     assert locs(errors_of(CardData, {**CARD, field: value})) == [(field,)]
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("card_exp_month", "١٢"),  # Arabic-Indic 12: str.isdigit() is true for it
+        ("card_exp_month", "²"),
+        ("card_exp_year", "٢٠٤٠"),
+        ("card_exp_year", "\uff12\uff10\uff14\uff10"),  # fullwidth 2040
+        ("card_cvc", "١٢٣"),
+        ("card_number", "٤٢٤٢٤٢٤٢٤٢٤٢٤٢٤٢"),
+    ],
+)
+def test_card_digits_must_be_ascii(field: str, value: str) -> None:
+    # Before: the expiry fields took "١٢" as month 12 (int() reads other scripts' digits).
+    errors = errors_of(CardData, {**CARD, field: value})
+    assert locs(errors) == [(field,)]
+    assert errors[0]["msg"].startswith(field)
+    assert "ASCII digits 0-9" in errors[0]["msg"]
+
+
 def test_luhn() -> None:
     assert luhn_ok("79927398713") and not luhn_ok("79927398710")
 

@@ -175,7 +175,7 @@ UNIFIED: dict[str, tuple[str, str, str, str]] = {
 
 def luhn_ok(number: str) -> bool:
     """True when `number` (digits only) passes the Luhn check."""
-    if not number.isdigit() or len(number) < 12:
+    if not (number.isascii() and number.isdigit()) or len(number) < 12:
         return False
     total = 0
     for i, ch in enumerate(reversed(number)):
@@ -367,7 +367,7 @@ def outcome_for(
         return DECLINED, "UE_1002"
     if cvc is not None:
         want = 4 if brand_of(number) == "AmericanExpress" else 3
-        if len(cvc) != want or not cvc.isdigit():
+        if len(cvc) != want or not (cvc.isascii() and cvc.isdigit()):
             return DECLINED, "UE_4002"
     if card is None:
         return SUCCEEDED, None

@@ -204,6 +204,68 @@ def from_validation_errors(errors: Sequence[Any]) -> SandboxError:
     return SandboxError(400, INVALID, "IR_04", message)
 
 
+# A JSON \\u escape of a UTF-16 surrogate half (D800-DFFF): paired, two of them spell one
+# character beyond U+FFFF; alone, they spell nothing.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _surrogate_path(value: Any, path: str) -> str | None:
+    """Where in parsed JSON a string (or an object key) holds a lone surrogate, else None."""
+    if isinstance(value, str):
+        return (path or "body") if _has_surrogate(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _has_surrogate(key):
+                return f"a field name in {path}" if path else "a field name of the body"
+            found = _surrogate_path(item, f"{path}.{key}" if path else key)
+            if found is not None:
+                return found
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _surrogate_path(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+def lone_surrogate_error(raw: bytes, parsed: Any = None) -> SandboxError | None:
+    """400 IR_04 when JSON `raw` holds an unpaired UTF-16 surrogate escape (`"\\ud800"`).
+
+    pydantic-core refuses such a body with a parser message ("unexpected end of hex escape")
+    that does not say what is wrong; Python's `json` accepts it and the string then fails
+    wherever it is encoded (SQLite, the response). Meant for error paths and bodies parsed
+    with `json`: the escape is looked for in the bytes first, and only then is the body
+    walked to name the field (`parsed`, when the caller already has it).
+    """
+    if not _SURROGATE_ESCAPE.search(raw):
+        return None
+    if parsed is None:
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return None
+    where = _surrogate_path(parsed, "")
+    if where is None:
+        return None
+    return SandboxError(
+        400,
+        INVALID,
+        "IR_04",
+        f"Invalid value for {where}: the string holds an unpaired UTF-16 surrogate escape "
+        "(\\ud800 to \\udfff without its other half), which is not valid text. Send the "
+        "character itself in UTF-8, or escape a character beyond U+FFFF as a full pair "
+        "such as \\ud83d\\ude00.",
+    )
+
+
 def from_validation_error(exc: ValidationError) -> SandboxError:
     """`from_validation_errors` for a raised pydantic `ValidationError`."""
     return from_validation_errors(exc.errors())

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
@@ -12,7 +13,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import INVALID, SandboxError, from_validation_error
+from tui.sandbox.errors import (
+    INVALID,
+    SandboxError,
+    from_validation_error,
+    lone_surrogate_error,
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -20,6 +26,19 @@ M = TypeVar("M", bound=BaseModel)
 def respond(obj: Any, status: int = 200) -> Response:
     """`obj` as a JSON response."""
     return Response(dumps(obj).encode(), status_code=status, media_type="application/json")
+
+
+def respond_exact(obj: Any) -> Response:
+    """`respond` for figures that may pass 64 bits (analytics sums over many large amounts).
+
+    orjson cannot write such integers; the standard library writes any int exactly, and is
+    only used when orjson has refused the body.
+    """
+    try:
+        return respond(obj)
+    except SandboxError:
+        text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+        return Response(text.encode(), media_type="application/json")
 
 
 def respond_json(text: str, status: int = 200) -> Response:
@@ -54,13 +73,26 @@ def validate_query(model: type[M], params: QueryParams, many: Sequence[str] = ()
 DOC_SCHEMAS: dict[str, Any] = {}
 
 
-def json_body(model: type[BaseModel], required: bool = True) -> dict[str, Any]:
-    """`openapi_extra` for a route whose body `read_body` validates with `model`."""
+def json_body(
+    model: type[BaseModel], required: bool = True, *, many: bool = False
+) -> dict[str, Any]:
+    """`openapi_extra` for a route whose body is validated with `model` (`many`: an array of
+    them, as the analytics and invite routes take)."""
     schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
     DOC_SCHEMAS.update(schema.pop("$defs", {}))
     DOC_SCHEMAS[model.__name__] = schema
-    ref = {"$ref": f"#/components/schemas/{model.__name__}"}
-    return {"requestBody": {"required": required, "content": {"application/json": {"schema": ref}}}}
+    ref: dict[str, Any] = {"$ref": f"#/components/schemas/{model.__name__}"}
+    if many:
+        ref = {"type": "array", "items": ref, "minItems": 1}
+    return schema_body(ref, required)
+
+
+def schema_body(schema: dict[str, Any], required: bool = True) -> dict[str, Any]:
+    """`openapi_extra` declaring a JSON body of `schema`, for routes that check their fields
+    by hand (the sandbox's own controls) rather than with a model."""
+    return {
+        "requestBody": {"required": required, "content": {"application/json": {"schema": schema}}}
+    }
 
 
 async def read_body(request: Request, model: type[M], required: bool = True) -> M:
@@ -82,4 +114,6 @@ async def read_body(request: Request, model: type[M], required: bool = True) -> 
     try:
         return model.model_validate_json(raw)
     except ValidationError as exc:
+        if exc.errors()[0]["type"] == "json_invalid":
+            raise lone_surrogate_error(raw) or from_validation_error(exc) from None
         raise from_validation_error(exc) from None

@@ -136,11 +136,56 @@ class TimeSeries(RequestModel):
     granularity: Annotated[Granularity, BeforeValidator(choice(Granularity, "granularity"))]
 
 
-def _filter_values(value: Any) -> Any:
-    # a single value is a one-element list of allowed values
+def _json_kind(value: Any) -> str:
     if isinstance(value, dict):
-        return {key: item if isinstance(item, list) else [item] for key, item in value.items()}
-    return value
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, str):
+        return "a string"
+    return "a number" if isinstance(value, int | float) else type(value).__name__
+
+
+def _filter_values(value: Any) -> Any:
+    """Each filter value as a list of strings; anything else is refused naming its path.
+
+    A single string is a one-element list of allowed values. Every dimension holds text, so a
+    number, object or null could never match: left through, it gave an empty result instead
+    of telling the caller the filter was malformed.
+    """
+    if value is None:
+        return value
+    if not isinstance(value, dict):
+        raise PydanticCustomError(
+            "filters_type",
+            "filters must be an object mapping a dimension to an array of strings, e.g. "
+            '{"currency": ["USD"]}; got ' + _json_kind(value),
+        )
+    out: dict[str, list[str]] = {}
+    problems = []
+    for key, item in value.items():
+        values = [item] if isinstance(item, str) else item
+        if isinstance(values, list) and all(isinstance(v, str) for v in values):
+            out[key] = values
+            continue
+        bad = (
+            item if not isinstance(item, list) else next(v for v in item if not isinstance(v, str))
+        )
+        got = _json_kind(bad) if item is bad else f"an array holding {_json_kind(bad)}"
+        problems.append(
+            field_error(
+                key,  # pydantic puts the field's own name in front
+                "filter_values",
+                f"filters.{key} must be an array of strings (the allowed values, e.g. "
+                f'["USD", "EUR"]); got {got}',
+            )
+        )
+    raise_field_errors(AnalyticsQuery, problems)
+    return out
 
 
 def _some_metrics(value: Any) -> Any:
@@ -161,7 +206,7 @@ class AnalyticsQuery(RequestModel):
     delta: bool = False
     time_series: TimeSeries | None = Field(default=None, alias="timeSeries")
     group_by_names: list[str] | None = Field(default=None, alias="groupByNames")
-    filters: Annotated[dict[str, list[Any]] | None, BeforeValidator(_filter_values)] = None
+    filters: Annotated[dict[str, list[str]] | None, BeforeValidator(_filter_values)] = None
 
     @model_validator(mode="after")
     def _metrics_named(self) -> AnalyticsQuery:

@@ -38,11 +38,13 @@ __all__ = [
     "PhoneCountryCode",
     "PositiveAmount",
     "Timestamp",
+    "ascii_digits",
     "choice",
     "created_range_errors",
     "enum_or_none",
     "max_chars",
     "one_or_many",
+    "other_digits_note",
     "parse_timestamp",
 ]
 
@@ -52,6 +54,22 @@ E = TypeVar("E", bound=Enum)
 
 def _name(info: ValidationInfo, default: str) -> str:
     return info.field_name or default
+
+
+def ascii_digits(text: str) -> bool:
+    """True when `text` is one or more of the ASCII digits 0-9 and nothing else.
+
+    `str.isdigit` alone is also true for other scripts' digits (Arabic-Indic "١٢", Devanagari,
+    superscript "²"): `int` reads some of them and fails on others, and the service takes none.
+    """
+    return text.isascii() and text.isdigit()
+
+
+def other_digits_note(text: str) -> str:
+    """A note for an error message when `text` holds digits that are not ASCII 0-9, else ""."""
+    if text.isascii() or not any(char.isdigit() for char in text):
+        return ""
+    return "; write it with the ASCII digits 0-9, not another script's digits"
 
 
 # The largest amount accepted: the largest integer every JSON reader keeps exact (JavaScript's
@@ -188,28 +206,32 @@ IdStr = PaymentIdStr
 """The same rule for the other merchant-supplied ids (refund_id, customer_id, ...)."""
 
 
+def _note_of(value: Any) -> str:
+    return other_digits_note(value) if isinstance(value, str) else ""
+
+
 def _limit(value: Any, info: ValidationInfo) -> int:
     field = _name(info, "limit")
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and ascii_digits(value.strip()):
         value = int(value)  # query strings arrive as text
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100:
         raise PydanticCustomError(
             "limit",
-            "{field} must be a whole number from 1 to 100 (got {value})",
-            {"field": field, "value": repr(value)},
+            "{field} must be a whole number from 1 to 100 (got {value}{note})",
+            {"field": field, "value": repr(value), "note": _note_of(value)},
         )
     return value
 
 
 def _offset(value: Any, info: ValidationInfo) -> int:
     field = _name(info, "offset")
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and ascii_digits(value.strip()):
         value = int(value)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_OFFSET:
         raise PydanticCustomError(
             "offset",
-            "{field} must be a whole number, 0 or more and at most {maximum} (got {value})",
-            {"field": field, "maximum": MAX_OFFSET, "value": repr(value)},
+            "{field} must be a whole number, 0 or more and at most {maximum} (got {value}{note})",
+            {"field": field, "maximum": MAX_OFFSET, "value": repr(value), "note": _note_of(value)},
         )
     return value
 

@@ -20,6 +20,7 @@ from tui.api.models.common import (
     Offset,
     PaymentIdStr,
     Timestamp,
+    ascii_digits,
     choice,
     enum_or_none,
 )
@@ -109,7 +110,7 @@ class Dispute(ResponseModel):
         # the reference service sends the dispute amount as a string of digits
         if isinstance(data, dict) and isinstance(data.get("amount"), str):
             text = data["amount"].strip()
-            if text.isdigit():
+            if ascii_digits(text):
                 return {**data, "amount": int(text)}
         return data
 

@@ -28,10 +28,12 @@ from tui.api.models.common import (
     PhoneCountryCode,
     PositiveAmount,
     Timestamp,
+    ascii_digits,
     choice,
     created_range_errors,
     enum_or_none,
     one_or_many,
+    other_digits_note,
 )
 from tui.api.models.disputes import Dispute
 from tui.api.models.refunds import Refund
@@ -147,9 +149,11 @@ def _card_number(value: Any) -> Any:
             "card_number_type", 'card_number must be a string of digits, e.g. "4242424242424242"'
         )
     digits = value.replace(" ", "")  # people paste numbers grouped in fours
-    if not digits.isdigit() or not digits.isascii():
+    if not ascii_digits(digits):
         raise PydanticCustomError(
-            "card_number", "card_number may hold digits only (spaces are ignored)"
+            "card_number",
+            "card_number may hold digits only (spaces are ignored){note}",
+            {"note": other_digits_note(digits)},
         )
     if not 12 <= len(digits) <= 19:
         raise PydanticCustomError(
@@ -179,12 +183,12 @@ def _exp_month(value: Any, info: ValidationInfo) -> Any:
     text = (
         str(value).strip() if isinstance(value, str | int) and not isinstance(value, bool) else ""
     )
-    if text.isdigit() and 1 <= int(text) <= 12:
+    if ascii_digits(text) and 1 <= int(text) <= 12:
         return f"{int(text):02d}"
     raise PydanticCustomError(
         "card_exp_month",
-        "{field} must be a month from 01 to 12 (got {value})",
-        {"field": field, "value": repr(value)},
+        "{field} must be a month from 01 to 12 (got {value}{note})",
+        {"field": field, "value": repr(value), "note": other_digits_note(text)},
     )
 
 
@@ -193,21 +197,23 @@ def _exp_year(value: Any, info: ValidationInfo) -> Any:
     text = (
         str(value).strip() if isinstance(value, str | int) and not isinstance(value, bool) else ""
     )
-    if text.isdigit() and len(text) in (2, 4):
+    if ascii_digits(text) and len(text) in (2, 4):
         return text
     raise PydanticCustomError(
         "card_exp_year",
-        "{field} must be a year of 2 or 4 digits, such as 2030 or 30 (got {value})",
-        {"field": field, "value": repr(value)},
+        "{field} must be a year of 2 or 4 digits, such as 2030 or 30 (got {value}{note})",
+        {"field": field, "value": repr(value), "note": other_digits_note(text)},
     )
 
 
 def _cvc(value: Any) -> Any:
     text = _digits_text(value)
-    if text.isdigit() and text.isascii() and 3 <= len(text) <= 4:
+    if ascii_digits(text) and 3 <= len(text) <= 4:
         return text
     # never echo the code itself
-    raise PydanticCustomError("card_cvc", "card_cvc must be 3 or 4 digits")
+    raise PydanticCustomError(
+        "card_cvc", "card_cvc must be 3 or 4 digits{note}", {"note": other_digits_note(text)}
+    )
 
 
 CardNumber = Annotated[str, BeforeValidator(_card_number)]

@@ -18,7 +18,7 @@ from starlette.requests import Request
 from tui.sandbox import cards, ids
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import SandboxError, from_validation_error, invalid
+from tui.sandbox.errors import SandboxError, from_validation_error, invalid, lone_surrogate_error
 from tui.sandbox.resources import payments
 from tui.sandbox.state import SandboxState
 
@@ -31,7 +31,7 @@ async def read_json(request: Request, example: str) -> Any:
     if not raw.strip():
         return None
     try:
-        return json.loads(raw)
+        parsed = json.loads(raw)
     except ValueError:
         raise SandboxError(
             400,
@@ -39,6 +39,11 @@ async def read_json(request: Request, example: str) -> Any:
             "IR_04",
             f"The request body is not valid JSON. Send a JSON object such as {example}.",
         ) from None
+    # `json` takes a lone surrogate escape; the string would then fail in SQLite (a 500)
+    surrogate = lone_surrogate_error(raw, parsed)
+    if surrogate is not None:
+        raise surrogate
+    return parsed
 
 
 async def read_object(request: Request, example: str) -> dict[str, Any]:

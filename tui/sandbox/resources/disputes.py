@@ -35,7 +35,13 @@ from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
 from tui.sandbox.resources._support import read_object, validate
-from tui.sandbox.responses import respond, respond_list, validate_query
+from tui.sandbox.responses import (
+    json_body,
+    respond,
+    respond_list,
+    schema_body,
+    validate_query,
+)
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -249,7 +255,11 @@ async def list_disputes_get(request: Request) -> Response:
     return _list(state_of(request), validate_query(DisputeListRequest, request.query_params))
 
 
-@router.post("/disputes/list", summary="List disputes (filters in the body), newest first")
+@router.post(
+    "/disputes/list",
+    summary="List disputes (filters in the body), newest first",
+    openapi_extra=json_body(DisputeListRequest, required=False),
+)
 async def list_disputes_post(request: Request) -> Response:
     """The spec example's form: the same filters as a JSON body."""
     body = await read_object(request, '{"limit": 10, "status": "dispute_opened"}')
@@ -285,7 +295,11 @@ async def get_evidence(request: Request, dispute_id: str) -> Response:
     )
 
 
-@router.post("/disputes/evidence", summary="Submit evidence: challenges an open dispute")
+@router.post(
+    "/disputes/evidence",
+    summary="Submit evidence: challenges an open dispute",
+    openapi_extra=json_body(DisputeEvidenceSubmit),
+)
 async def submit_evidence(request: Request) -> Response:
     """Flat evidence fields (file fields take file ids); the dispute becomes dispute_challenged.
 
@@ -337,7 +351,21 @@ async def retrieve_dispute(request: Request, dispute_id: str) -> Response:
 
 
 @router.post(
-    "/_sandbox/disputes", summary="The card network opens a dispute", tags=["sandbox controls"]
+    "/_sandbox/disputes",
+    summary="The card network opens a dispute",
+    tags=["sandbox controls"],
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "properties": {
+                "payment_id": {"type": "string"},
+                "amount": {"type": "integer", "description": "default: the amount received"},
+                "reason": {"type": "string", "enum": list(REASONS), "default": "fraudulent"},
+                "stage": {"type": "string", "enum": list(OPENING_STAGES), "default": "dispute"},
+            },
+            "required": ["payment_id"],
+        }
+    ),
 )
 async def network_opens(request: Request) -> Response:
     """Body `{payment_id, amount?, reason, stage}`; amount defaults to the amount received."""
@@ -376,6 +404,13 @@ async def network_opens(request: Request) -> Response:
     "/_sandbox/disputes/{dispute_id}/resolve",
     summary="The card network decides a dispute (won or lost)",
     tags=["sandbox controls"],
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "properties": {"outcome": {"type": "string", "enum": ["won", "lost"]}},
+            "required": ["outcome"],
+        }
+    ),
 )
 async def network_resolves(request: Request, dispute_id: str) -> Response:
     """Body `{outcome: won | lost}`."""

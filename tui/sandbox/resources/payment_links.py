@@ -34,7 +34,7 @@ from tui.sandbox.resources._support import (
     read_object,
     validate,
 )
-from tui.sandbox.responses import respond, respond_list
+from tui.sandbox.responses import json_body, respond, respond_list
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -136,7 +136,11 @@ async def create_link(request: Request, body: PaymentLinkCreateRequest) -> Respo
     return respond({**out, "client_secret": row.data["client_secret"]})
 
 
-@router.post("/payment_link/list", summary="List payment links, newest first")
+@router.post(
+    "/payment_link/list",
+    summary="List payment links, newest first",
+    openapi_extra=json_body(PaymentLinkListRequest, required=False),
+)
 async def list_links(request: Request) -> Response:
     """Body `{limit, offset, created_gte, created_lte}` (all optional)."""
     q = validate(PaymentLinkListRequest, await read_object(request, '{"limit": 10}'))

@@ -69,6 +69,7 @@ from tui.sandbox.responses import (
     respond,
     respond_json,
     respond_list,
+    schema_body,
     validate_query,
 )
 from tui.sandbox.routing import DirectRoute
@@ -931,6 +932,19 @@ def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row
     "/_sandbox/payments/{payment_id}/3ds",
     summary="Complete a 3-D Secure challenge (authorize, fail or abandon)",
     tags=["sandbox controls"],
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "properties": {
+                "result": {
+                    "type": "string",
+                    "enum": ["authorize", "fail", "abandon"],
+                    "default": "authorize",
+                }
+            },
+        },
+        required=False,
+    ),
 )
 async def complete_three_ds(request: Request, payment_id: str) -> Response:
     """Body `{result: authorize | fail | abandon}` (default authorize). Needs the secret key;

@@ -40,7 +40,7 @@ from tui.sandbox.errors import SandboxError, bad_state, invalid, missing, not_fo
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources._support import read_object, validate
-from tui.sandbox.responses import respond, respond_list
+from tui.sandbox.responses import json_body, respond, respond_list
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -563,7 +563,11 @@ async def list_payouts_get(request: Request) -> Response:
     return _list(state_of(request), validate(PayoutListRequest, data))
 
 
-@router.post("/payouts/list", summary="List payouts (filters in the body), newest first")
+@router.post(
+    "/payouts/list",
+    summary="List payouts (filters in the body), newest first",
+    openapi_extra=json_body(PayoutListRequest, required=False),
+)
 async def list_payouts_post(request: Request) -> Response:
     """Filters: payout_id, customer_id, status[], currency[], payout_method[], entity_type,
     time_range {start_time, end_time}, limit, offset."""
@@ -633,19 +637,31 @@ async def _update(request: Request, payout_id: str) -> Response:
     return respond(data)
 
 
-@router.put("/payouts/{payout_id}", summary="Update a payout before confirmation")
+@router.put(
+    "/payouts/{payout_id}",
+    summary="Update a payout before confirmation",
+    openapi_extra=json_body(PayoutUpdateRequest),
+)
 async def update_payout_put(request: Request, payout_id: str) -> Response:
     """Change any creation field except payout_link; `confirm: true` confirms too."""
     return await _update(request, payout_id)
 
 
-@router.post("/payouts/{payout_id}", summary="Update a payout (POST form)")
+@router.post(
+    "/payouts/{payout_id}",
+    summary="Update a payout (POST form)",
+    openapi_extra=json_body(PayoutUpdateRequest),
+)
 async def update_payout_post(request: Request, payout_id: str) -> Response:
     """The same as PUT /payouts/{payout_id}."""
     return await _update(request, payout_id)
 
 
-@router.post("/payouts/{payout_id}/confirm", summary="Confirm a payout")
+@router.post(
+    "/payouts/{payout_id}/confirm",
+    summary="Confirm a payout",
+    openapi_extra=json_body(PayoutUpdateRequest, required=False),
+)
 async def confirm_payout(request: Request, payout_id: str) -> Response:
     """Needs payout_type and a method; with auto_fulfill it is fulfilled at once."""
     raw = await read_object(request, "{}")

@@ -51,7 +51,7 @@ from tui.sandbox.resources._support import (
     read_object,
     validate,
 )
-from tui.sandbox.responses import respond
+from tui.sandbox.responses import json_body, respond
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -464,7 +464,11 @@ async def retrieve_subscription(request: Request, subscription_id: str) -> Respo
     return respond(_view(_load(state_of(request).db.conn, subscription_id, profile_id)))
 
 
-@router.put("/subscriptions/{subscription_id}/update", summary="Change a subscription's plan")
+@router.put(
+    "/subscriptions/{subscription_id}/update",
+    summary="Change a subscription's plan",
+    openapi_extra=json_body(SubscriptionUpdateRequest),
+)
 async def update_subscription(request: Request, subscription_id: str) -> Response:
     """Body `{plan_id, item_price_id}`; see the module docstring for the resulting status."""
     profile_id = _profile(request)
@@ -501,13 +505,21 @@ def _schedule(sub: Sub, action: str, at: float) -> None:
     sub.scheduled_at = at
 
 
-@router.post("/subscriptions/{subscription_id}/pause", summary="Pause a subscription")
+@router.post(
+    "/subscriptions/{subscription_id}/pause",
+    summary="Pause a subscription",
+    openapi_extra=json_body(SubscriptionPauseRequest, required=False),
+)
 async def pause_subscription(request: Request, subscription_id: str) -> Response:
     """`pause_option`: immediately (default), end_of_term, or specific_date with `pause_at`."""
     return await _stop(request, subscription_id, "pause", SubscriptionPauseRequest, PAUSABLE)
 
 
-@router.post("/subscriptions/{subscription_id}/resume", summary="Resume a subscription")
+@router.post(
+    "/subscriptions/{subscription_id}/resume",
+    summary="Resume a subscription",
+    openapi_extra=json_body(SubscriptionResumeRequest, required=False),
+)
 async def resume_subscription(request: Request, subscription_id: str) -> Response:
     """`resume_option` immediately (default) or specific_date with `resume_date`;
     `charges_handling` and `unpaid_invoices_handling` as in the spec."""
@@ -550,7 +562,11 @@ def _resume(
         _charge_new_term(conn, state, sub, now, "unpaid")
 
 
-@router.post("/subscriptions/{subscription_id}/cancel", summary="Cancel a subscription")
+@router.post(
+    "/subscriptions/{subscription_id}/cancel",
+    summary="Cancel a subscription",
+    openapi_extra=json_body(SubscriptionCancelRequest, required=False),
+)
 async def cancel_subscription(request: Request, subscription_id: str) -> Response:
     """`cancel_option`: immediately (default), end_of_term, or specific_date with `cancel_at`."""
     return await _stop(request, subscription_id, "cancel", SubscriptionCancelRequest, CANCELLABLE)

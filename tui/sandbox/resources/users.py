@@ -41,7 +41,7 @@ from tui.sandbox.errors import (
 )
 from tui.sandbox.resource import Resource, SeedContext
 from tui.sandbox.resources._support import read_json, read_object, validate
-from tui.sandbox.responses import respond
+from tui.sandbox.responses import json_body, respond, schema_body
 from tui.sandbox.state import state_of
 
 SCHEMA = """
@@ -203,7 +203,11 @@ async def invitable_roles() -> Response:
     )
 
 
-@router.post("/user/user/invite_multiple", summary="Invite several users at once")
+@router.post(
+    "/user/user/invite_multiple",
+    summary="Invite several users at once",
+    openapi_extra=json_body(UserInvite, many=True),
+)
 async def invite_users(request: Request) -> Response:
     """Body `[{email, name, role_id}]` -> `[{email, is_email_sent, error?}]`, one per entry.
 
@@ -245,7 +249,11 @@ async def invite_users(request: Request) -> Response:
     return respond(results)
 
 
-@router.post("/user/user/update_role", summary="Change a user's role")
+@router.post(
+    "/user/user/update_role",
+    summary="Change a user's role",
+    openapi_extra=json_body(UpdateRoleRequest),
+)
 async def update_role(request: Request) -> Response:
     """Body `{email, role_id}`; the user's status does not change."""
     body = validate(
@@ -259,7 +267,11 @@ async def update_role(request: Request) -> Response:
     return respond(_view(email, name, body.role_id, status))
 
 
-@router.post("/user/user/resend_invite", summary="Send an invitation again")
+@router.post(
+    "/user/user/resend_invite",
+    summary="Send an invitation again",
+    openapi_extra=json_body(ResendInviteRequest),
+)
 async def resend_invite(request: Request) -> Response:
     """Only while the user is `invitation_sent`."""
     body = validate(ResendInviteRequest, await read_object(request, '{"email": "..."}'))
@@ -276,7 +288,11 @@ async def resend_invite(request: Request) -> Response:
     return respond({"email": email, "is_email_sent": True})
 
 
-@router.delete("/user/user/delete", summary="Remove a user")
+@router.delete(
+    "/user/user/delete",
+    summary="Remove a user",
+    openapi_extra=json_body(DeleteUserRequest),
+)
 async def delete_user(request: Request) -> Response:
     """Body `{email}`: the user loses access."""
     body = validate(DeleteUserRequest, await read_object(request, '{"email": "..."}'))
@@ -291,6 +307,20 @@ async def delete_user(request: Request) -> Response:
     "/_sandbox/users/accept",
     summary="An invited user accepts: sets a password, optionally TOTP",
     tags=["sandbox controls"],
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "properties": {
+                "email": {"type": "string", "format": "email"},
+                "password": {"type": "string", "minLength": 8, "format": "password"},
+                "totp": {
+                    "description": "true to make a TOTP secret, or a base32 secret to set",
+                    "anyOf": [{"type": "boolean"}, {"type": "string"}],
+                },
+            },
+            "required": ["email", "password"],
+        }
+    ),
 )
 async def accept_invitation(request: Request) -> Response:
     """Body `{email, password, totp?}`; `totp: true` makes a TOTP secret (returned once, with
@@ -336,7 +366,11 @@ async def accept_invitation(request: Request) -> Response:
     return respond(out)
 
 
-@router.post("/user/signin", summary="Sign in with password (and TOTP when set)")
+@router.post(
+    "/user/signin",
+    summary="Sign in with password (and TOTP when set)",
+    openapi_extra=json_body(SignInRequest),
+)
 async def sign_in(request: Request) -> Response:
     """Wrong credentials 401; with TOTP set and no code, `{totp_required: true}` and no token."""
     body = validate(
