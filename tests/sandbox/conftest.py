@@ -28,6 +28,15 @@ CARD = {
 BILLING = {"address": {"country": "US", "city": "Austin"}}
 
 
+def envelope(response: httpx.Response) -> dict[str, str]:
+    """The `error` object of a response, after checking it has exactly the spec's shape."""
+    body = response.json()
+    assert set(body) == {"error"}, body
+    assert set(body["error"]) == {"type", "code", "message"}
+    error: dict[str, str] = body["error"]
+    return error
+
+
 def card(number: str, **extra: str) -> dict[str, Any]:
     """A card body with a future expiry and a CVC of the right length for the brand."""
     cvc = "1234" if number.startswith(("34", "37")) else "123"

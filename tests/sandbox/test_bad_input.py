@@ -9,19 +9,11 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import API_KEY, payment_body
+from tests.sandbox.conftest import API_KEY, envelope, payment_body
 from tui.sandbox.server import Sandbox
 
 HUGE = 10**30
 BEYOND_I64 = 2**63
-
-
-def envelope(response: httpx.Response) -> dict[str, str]:
-    body = response.json()
-    assert set(body) == {"error"}, body
-    assert set(body["error"]) == {"type", "code", "message"}
-    error: dict[str, str] = body["error"]
-    return error
 
 
 async def post(raw: httpx.AsyncClient, path: str, body: Any) -> httpx.Response:

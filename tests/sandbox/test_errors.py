@@ -5,19 +5,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.sandbox.conftest import API_KEY, api_client
+from tests.sandbox.conftest import API_KEY, api_client, envelope
 from tui.api import ApiClient
 from tui.api.errors import AuthenticationError, NotFoundError
 from tui.api.models.api_keys import ApiKeyCreateRequest
 from tui.sandbox.server import Sandbox
-
-
-def envelope(response: httpx.Response) -> dict[str, str]:
-    body = response.json()
-    assert set(body) == {"error"}, body
-    assert set(body["error"]) == {"type", "code", "message"}
-    error: dict[str, str] = body["error"]
-    return error
 
 
 @pytest.mark.parametrize(
