@@ -256,3 +256,69 @@ def test_every_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
         assert asyncio.run(again()) == (True, False)
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=10)
+
+
+def test_ctrl_c_during_a_burst_with_a_stuck_sender_exits_cleanly_with_the_journal_intact(
+    tmp_path: Path,
+) -> None:
+    """SIGINT mid-burst, while one sender has announced a body it never finishes."""
+    args = ("--port", "0", "--data", str(tmp_path), "--secret", SECRET, "--format", "json")
+    acked: list[str] = []
+    with running(*args) as (proc, url, _header):
+        host, port = url.split("/")[2].split(":")
+        # Holds a request open (the body never ends): stopping must not wait for it forever.
+        stuck = socket.create_connection((host, int(port)))
+        stuck.sendall(
+            b"POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 500\r\n\r\n{"event_id":'
+        )
+
+        async def burst() -> None:
+            async with httpx.AsyncClient(timeout=10) as client:
+
+                async def sender(n: int) -> None:
+                    for i in range(200):
+                        event_id = f"evt_sigint_{n}_{i:04d}"
+                        try:
+                            response = await post_signed(client, url, event_body(event_id))
+                        except httpx.HTTPError:
+                            return
+                        if response.status_code == 200:
+                            acked.append(event_id)
+                        if len(acked) == 150:
+                            proc.send_signal(signal.SIGINT)
+
+                await asyncio.gather(*(sender(n) for n in range(10)))
+
+        try:
+            asyncio.run(burst())
+            out, err = proc.communicate(timeout=30)
+        finally:
+            stuck.close()
+
+    assert proc.returncode == 0, err
+    assert re.search(r"stopped; \d+ events", err)
+    with sqlite3.connect(tmp_path / "journal.sqlite3") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        stored = {row[0] for row in db.execute("SELECT event_id FROM events")}
+    assert len(acked) >= 150 and set(acked) <= stored
+    records = [json.loads(line) for line in out.splitlines()]
+    documented = {
+        "received_at", "event_id", "event_type", "object_id", "status", "verified",
+        "duplicate", "duplicate_count", "http_status",
+    }  # fmt: skip
+    for record in records:
+        expected = documented if record["http_status"] == 200 else documented | {"reason"}
+        assert record.keys() == expected
+    # The stuck sender never finished its body; if stopping reached it, it is shown as such.
+    assert all(r["http_status"] in (200, 499) for r in records)
+
+
+def test_an_unusable_forward_url_is_refused_before_listening(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "listen", "--port", "0", "--data", str(tmp_path),
+         "--secret", SECRET, "--forward-to", "http://[::1/hooks"],
+        cwd=ROOT, capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "--forward-to" in done.stderr and "not a valid URL" in done.stderr

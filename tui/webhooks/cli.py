@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui.webhooks.forward import url_problem
 from tui.webhooks.listener import DEFAULT_PORT, Delivery, Listener, ListenerError
 from tui.webhooks.secret_store import generate_secret, mask
 
@@ -53,14 +54,24 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def _shown(value: str | None, missing: str) -> str:
+    """`value` safe for one terminal line: control characters (escape sequences, newlines)
+    from a sender's body are shown escaped, never interpreted by the terminal."""
+    if value is None:
+        return missing
+    if value.isprintable():
+        return value
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in value)
+
+
 def format_text(d: Delivery) -> str:
     """One readable line: time, ✓/✗, event type, object id, status, duplicates or reason."""
     clock = datetime.fromtimestamp(d.received_at).strftime("%H:%M:%S")
     if not d.accepted:
-        return f"{clock}  ✗ {d.status}  {d.reason}"
+        return f"{clock}  ✗ {d.status}  {_shown(d.reason, '')}"
     line = (
-        f"{clock}  ✓ {d.event_type or '?':<22} {d.object_id or '-':<28} "
-        f"{d.object_status or '-':<20} {d.event_id}"
+        f"{clock}  ✓ {_shown(d.event_type, '?'):<22} {_shown(d.object_id, '-'):<28} "
+        f"{_shown(d.object_status, '-'):<20} {_shown(d.event_id, '')}"
     )
     if d.duplicate:
         line += f"  duplicate x{d.duplicate_count}"
@@ -131,12 +142,9 @@ def run(args: argparse.Namespace) -> int:
     if secrets and any(not s.strip() for s in secrets):
         print("payscope listen: --secret cannot be empty", file=err)
         return 2
-    if args.forward_to and not args.forward_to.startswith(("http://", "https://")):
-        print(
-            f"payscope listen: --forward-to needs an http:// or https:// URL, "
-            f"got {args.forward_to!r}",
-            file=err,
-        )
+    problem = url_problem(args.forward_to) if args.forward_to else None
+    if problem is not None:
+        print(f"payscope listen: --forward-to: {problem}", file=err)
         return 2
     try:
         secrets, source = resolve_secrets(secrets, err)
@@ -166,7 +174,7 @@ async def _serve(
         url = await listener.start(
             args.host, args.port, fallback_to_free_port=args.port == DEFAULT_PORT
         )
-    except (ListenerError, OSError) as exc:
+    except (ListenerError, OSError, ValueError) as exc:
         print(f"payscope listen: {exc}", file=err)
         return 1
 

@@ -16,8 +16,9 @@ import logging
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
-from tui.webhooks.journal import ForwardRecord, Journal
+from tui.webhooks.journal import ForwardRecord, Journal, JournalError
 from tui.webhooks.signing import SIGNATURE_HEADER
 
 if TYPE_CHECKING:
@@ -29,6 +30,20 @@ FORWARD_QUEUE_SIZE = 10_000
 _WORKERS = 4
 # The answer's body is kept this far (bytes): enough to read an error, not a whole page.
 _BODY_KEEP = 4096
+
+
+def url_problem(url: str) -> str | None:
+    """Why `url` cannot be a forward target (None when it can), written for a person."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        return f"{url!r} is not a valid URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return f"forward targets need an http:// or https:// URL, got {url!r}"
+    if not parts.hostname:
+        return f"{url!r} names no host; use e.g. http://127.0.0.1:3000/webhooks"
+    return None
 
 
 class Forwarder:
@@ -43,9 +58,15 @@ class Forwarder:
         timeout: float = 10.0,
         queue_size: int = FORWARD_QUEUE_SIZE,
     ) -> None:
+        for url in (forward_to, *(routes or {}).values()):
+            problem = None if url is None else url_problem(url)
+            if problem is not None:
+                raise ValueError(problem)
         self.journal = journal
         self.forward_to = forward_to
         self.routes = dict(routes or {})
+        # The whole exchange (connect, send, answer), not each step: a target that trickles
+        # its answer must not hold a worker for longer than this.
         self.timeout = timeout
         self._queue: asyncio.Queue[tuple[str, bytes, str | None, str]] = asyncio.Queue(queue_size)
         self._workers: list[asyncio.Task[None]] = []
@@ -80,13 +101,16 @@ class Forwarder:
                 event_id, url, time.time(), None, None, None,
                 "not forwarded: the forward queue was full (replay it from the journal)",
             )  # fmt: skip
-            task = asyncio.get_running_loop().create_task(self.journal.record_forward(record))
-            task.add_done_callback(_log_failure)
+            self.journal.record_forward(record).add_done_callback(_log_failure)
 
     async def send(
         self, event_id: str, url: str, body: bytes, signature: str | None
     ) -> ForwardRecord:
-        """POST `body` with its original signature to `url`, record and return the outcome."""
+        """POST `body` with its original signature to `url`, record and return the outcome.
+
+        Every outcome is recorded: an answer, a refusal, a timeout (the whole exchange is
+        bounded by `timeout`), a URL that cannot be used, and a forward cut short by `close`.
+        """
         import httpx
 
         if self._client is None:
@@ -100,9 +124,24 @@ class Forwarder:
         text: str | None = None
         error: str | None = None
         try:
-            response = await self._client.post(url, content=body, headers=headers)
+            async with asyncio.timeout(self.timeout):
+                response = await self._client.post(
+                    url, content=body, headers=headers, timeout=self.timeout
+                )
+        except (TimeoutError, httpx.TimeoutException) as exc:
+            error = f"no answer from {url} within {self.timeout:g} s ({type(exc).__name__})"
+        except httpx.InvalidURL as exc:
+            error = f"cannot forward to {url!r}: {exc}"
         except httpx.HTTPError as exc:
             error = f"could not reach {url}: {str(exc) or type(exc).__name__}"
+        except asyncio.CancelledError:
+            # Stopping: record why there is no answer (the journal stores it while closing).
+            latency = (time.perf_counter() - started) * 1000
+            error = f"not finished: the listener stopped before {url} answered"
+            record = ForwardRecord(event_id, url, sent_at, None, None, latency, error)
+            with contextlib.suppress(JournalError):
+                self.journal.record_forward(record).add_done_callback(_log_failure)
+            raise
         else:
             status = response.status_code
             text = response.content[:_BODY_KEEP].decode("utf-8", "replace")
@@ -144,6 +183,6 @@ class Forwarder:
             self._client = None
 
 
-def _log_failure(task: asyncio.Task[None]) -> None:
-    if not task.cancelled() and task.exception() is not None:
-        log.warning("could not record a skipped forward: %s", task.exception())
+def _log_failure(future: asyncio.Future[None]) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        log.warning("could not record a forward's outcome: %s", future.exception())

@@ -251,11 +251,25 @@ class Journal:
             # FULL: a commit is on disk when it returns, not only in the OS cache.
             conn.execute("PRAGMA synchronous = FULL")
         except (OSError, sqlite3.Error) as exc:
-            raise JournalError(
-                f"cannot open the listener journal at {self.path}: {exc}. "
-                "Check that the directory is writable, or choose another one with --data."
-            ) from exc
+            raise JournalError(self._open_problem(exc)) from exc
         return conn
+
+    def _open_problem(self, exc: Exception) -> str:
+        """Why the journal cannot be opened, and what to do about it."""
+        advice = "move it away, or choose another directory with --data"
+        if self.directory.exists() and not self.directory.is_dir():
+            return f"cannot keep the listener journal in {self.directory}: it is a file; {advice}"
+        if self.path.is_dir():
+            return f"cannot open the listener journal: {self.path} is a directory; {advice}"
+        if isinstance(exc, sqlite3.DatabaseError) and "not a database" in str(exc):
+            return (
+                f"cannot open the listener journal: {self.path} is not an SQLite database "
+                f"(damaged, or another program's file); {advice}"
+            )
+        return (
+            f"cannot open the listener journal at {self.path}: {exc}. "
+            "Check that the directory is writable, or choose another one with --data."
+        )
 
     @property
     def is_open(self) -> bool:
@@ -301,9 +315,12 @@ class Journal:
         """
         return self._submit(attempt)
 
-    async def record_forward(self, forward: ForwardRecord) -> None:
-        """Store the outcome of one forward."""
-        await self._submit(forward)
+    def record_forward(self, forward: ForwardRecord) -> asyncio.Future[None]:
+        """Store the outcome of one forward; await the future to know it is committed.
+
+        Submitted at once, so a forward cancelled while stopping can still leave its record.
+        """
+        return self._submit(forward)
 
     def _submit(self, item: Attempt | ForwardRecord) -> asyncio.Future[Any]:
         if self._thread is None:

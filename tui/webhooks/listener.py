@@ -7,7 +7,7 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
     listener.url          # ".../webhooks", or None before start
     listener.port         # the port actually bound (differs from the one asked when it was taken)
     listener.secrets      # the accepted signing secrets (never log them)
-    listener.stats        # ListenerStats(accepted, rejected, duplicates), since start
+    listener.stats        # ListenerStats(accepted, rejected, duplicates, failed), since start
     listener.app          # the raw ASGI callable, to mount on another server
     async for delivery in listener.subscribe(): ...   # every Delivery, accepted and rejected
     unsubscribe = listener.add_subscriber(callback)   # callback(Delivery), sync or async
@@ -17,13 +17,17 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
     await listener.stop()
 
 What a request gets, in the order checked: another path -> 404; another method -> 405 (with
-`Allow: POST`); a content type other than application/json -> 415; a body over 1 MiB -> 413
-(reading stops there); a missing or wrong `X-Webhook-Signature-512` -> 401; a body that is not a
-JSON object with a string `event_id` -> 400 (so is JSON nested too deeply to read, or holding an
-unpaired UTF-16 surrogate escape, which SQLite cannot store); otherwise 200, after the journal
-has committed the event. A duplicate `event_id` is answered 200 too, counted, marked duplicate,
-and neither forwarded nor announced as new. Every attempt (rejected ones included, with their
-reason) is in the journal; rejected ones are never processed.
+`Allow: POST`); a content type other than application/json (or two different ones) -> 415; a
+body over 1 MiB -> 413 (reading stops there); a sender that hangs up before its whole body
+arrived -> recorded as 499 with no body, never verified or processed; a missing, repeated or
+wrong `X-Webhook-Signature-512` -> 401; a body that is not a JSON object with a string
+`event_id` of 1 to 255 printable characters -> 400 (so is JSON nested too deeply to read, or
+holding an unpaired UTF-16 surrogate escape, which SQLite cannot store); otherwise 200, after
+the journal has committed the event. When the journal cannot commit (disk full, file locked)
+the answer is 503 with `Retry-After`, and subscribers see that delivery with its reason. A
+duplicate `event_id` is answered 200 too, counted, marked duplicate, and neither forwarded nor
+announced as new. Every attempt (rejected ones included, with their reason) is in the journal;
+rejected ones are never processed.
 
 Subscribers each get a bounded queue (1,000 deliveries by default). Publishing never waits: when
 a subscriber falls that far behind, its oldest undelivered delivery is dropped and counted in
@@ -54,8 +58,12 @@ log = logging.getLogger("payscope.listener")
 
 WEBHOOK_PATH = "/webhooks"
 MAX_BODY_BYTES = 1024 * 1024
+MAX_EVENT_ID_CHARS = 255
 DEFAULT_PORT = 8787
 SUBSCRIBER_QUEUE_SIZE = 1000
+# How long stopping waits for requests in flight; a sender trickling a body (or announcing more
+# than it sends) would otherwise hold Ctrl+C forever. Acked events are committed either way.
+SHUTDOWN_GRACE_SECONDS = 3.0
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -75,10 +83,19 @@ _ACK_DUPLICATE = _json_answer(b'{"received":true,"duplicate":true}')
 _WEBHOOK_PATH_SLASH = WEBHOOK_PATH + "/"
 _ALLOW_POST = ((b"allow", b"POST"),)
 _CLOSE = ((b"connection", b"close"),)
+_RETRY_LATER = ((b"retry-after", b"5"),)
+# Up to this many declared bytes, a 413 keeps the connection open and the server discards the
+# body unread: closing a socket with unread data sends a reset, which can destroy the 413 in
+# the client's buffers before it is read. Beyond it, closing is cheaper than draining.
+_DRAIN_LIMIT = 8 * MAX_BODY_BYTES
 _UNSUPPORTED = "unsupported_media_type"
 _TOO_LARGE = "payload_too_large"
 _UNAUTHORIZED = "unauthorized"
 _BAD_REQUEST = "bad_request"
+_INCOMPLETE = "client_closed_request"
+# nginx's code for "the client closed the connection before the answer": nobody reads it, but
+# the journal and the stream show the attempt for what it was.
+_INCOMPLETE_STATUS = 499
 # The kind of object each content.type carries, to pick its id; a refund also names its payment.
 _ID_FIELDS = {
     "payment_details": "payment_id",
@@ -109,6 +126,7 @@ class ListenerStats:
     accepted: int = 0
     rejected: int = 0
     duplicates: int = 0
+    failed: int = 0  # valid events answered 503 because the journal could not store them
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,6 +269,7 @@ class Listener:
         # Without a secret, a fresh one lives in memory only: secrets are never written to disk.
         self.secrets = tuple(given) or (generate_secret(),)
         self.journal = Journal(self.data_dir)
+        # Raises ValueError, saying why, for a forward URL that cannot be used.
         self.forwarder = Forwarder(self.journal, forward_to, routes)
         self.stats = ListenerStats()
         self.url: str | None = None
@@ -295,12 +314,13 @@ class Listener:
         from tui.asgi_server import EmbeddedServer
 
         self.open()
-        server = EmbeddedServer(self.app, host, port, interface="asgi3")
+        options = {"interface": "asgi3", "timeout_graceful_shutdown": SHUTDOWN_GRACE_SECONDS}
+        server = EmbeddedServer(self.app, host, port, **options)
         try:
             server.bind()
         except OSError as exc:
             if exc.errno == errno.EADDRINUSE and fallback_to_free_port and port != 0:
-                server = EmbeddedServer(self.app, host, 0, interface="asgi3")
+                server = EmbeddedServer(self.app, host, 0, **options)
                 server.bind()
             else:
                 raise ListenerError(_bind_error(host, port, exc)) from exc
@@ -422,6 +442,9 @@ class Listener:
             elif name == _SIGNATURE_KEY:
                 signature = value
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw_headers}
+        repeated_signature = False
+        if len(headers) != len(raw_headers):  # a header name came twice (rare)
+            headers, content_type, repeated_signature = _repeated(raw_headers, content_type)
 
         if content_type != b"application/json" and not _is_json(content_type):
             shown = content_type.decode("latin-1") or "none"
@@ -429,39 +452,59 @@ class Listener:
             await self._reject(send, received_at, headers, b"", 415, _UNSUPPORTED, reason)
             return
 
-        if len(length) >= 7 and _declared_length(length) > MAX_BODY_BYTES:
+        declared = _declared_length(length) if len(length) >= 7 else 0
+        body: bytes | None
+        if declared > MAX_BODY_BYTES:
             body, too_big = b"", True
         else:
             message = await receive()
-            body = message.get("body", b"")
-            too_big = len(body) > MAX_BODY_BYTES
-            if message.get("more_body", False) and not too_big:
-                body, too_big = await _read_rest(receive, body)
+            if message["type"] != "http.request":
+                body, too_big = None, False  # gone before the body was read
+            else:
+                body = message.get("body", b"")
+                too_big = len(body) > MAX_BODY_BYTES
+                if message.get("more_body", False) and not too_big:
+                    body, too_big = await _read_rest(receive, body)
         if too_big:
             reason = f"body larger than {MAX_BODY_BYTES} bytes (1 MiB); not read"
-            await self._reject(send, received_at, headers, b"", 413, _TOO_LARGE, reason)
+            close = not 0 < declared <= _DRAIN_LIMIT
+            await self._reject(
+                send, received_at, headers, b"", 413, _TOO_LARGE, reason, close=close
+            )
+            return
+        if body is None:
+            # Whatever arrived is not the body that was signed: neither verified nor stored.
+            said = f" (Content-Length said {length.decode('latin-1')})" if length else ""
+            reason = (
+                f"the sender closed the connection before the whole body arrived{said}; "
+                "nothing was verified or processed, the sender should retry"
+            )
+            await self._reject(
+                send, received_at, headers, b"", _INCOMPLETE_STATUS, _INCOMPLETE, reason
+            )
             return
 
-        if signature is None:
-            reason = f"missing {SIGNATURE_HEADER} header"
-            await self._reject(send, received_at, headers, body, 401, _UNAUTHORIZED, reason)
-            return
-        if not self._verify(body, signature):
-            reason = f"{SIGNATURE_HEADER} does not match the body under any configured secret"
+        if signature is None or repeated_signature or not self._verify(body, signature):
+            reason = _signature_problem(signature, repeated_signature)
             await self._reject(send, received_at, headers, body, 401, _UNAUTHORIZED, reason)
             return
 
         try:
             payload = _parse(body)
         except ValueError as exc:
-            reason = f"body is not valid JSON ({_json_problem(exc)})"
+            reason = _json_problem(body, exc)
             await self._reject(
                 send, received_at, headers, body, 400, _BAD_REQUEST, reason, verified=True
             )
             return
         event_id = payload.get("event_id") if type(payload) is dict else None
-        if type(event_id) is not str or not event_id:
-            reason = "body is not a JSON object with a string event_id"
+        if (
+            type(event_id) is not str
+            or not event_id
+            or len(event_id) > MAX_EVENT_ID_CHARS
+            or not event_id.isprintable()
+        ):
+            reason = _event_id_problem(payload, event_id)
             await self._reject(
                 send, received_at, headers, body, 400, _BAD_REQUEST, reason, verified=True
             )
@@ -475,9 +518,7 @@ class Listener:
         try:
             recorded = await self.journal.record(attempt)
         except JournalError as exc:
-            log.error("%s", exc)
-            # Not stored means not acknowledged: the sender will retry.
-            await _respond(send, 503, "journal_unavailable", str(exc))
+            await self._unstored(send, attempt, exc)
             return
 
         duplicate = recorded.duplicate
@@ -495,6 +536,18 @@ class Listener:
         if not duplicate and self.forwarder.enabled:
             self.forwarder.enqueue(event_id, event_type, body, signature.decode("latin-1"))
 
+    async def _unstored(self, send: Send, attempt: Attempt, exc: JournalError) -> None:
+        """Answer 503 for a valid event the journal could not commit, and say so to everyone."""
+        # Not stored means not acknowledged: the sender keeps the event and retries.
+        reason = f"{exc}; nothing was stored, so it is not acknowledged: send it again later"
+        log.error("%s (event %s)", reason, attempt.event_id)
+        self.stats.failed += 1
+        attempt.status = 503
+        attempt.reason = reason
+        await _respond(send, 503, "journal_unavailable", reason, _RETRY_LATER)
+        if self._subscriptions:
+            self._publish(Delivery.of(attempt, _NOT_STORED))
+
     async def _reject(
         self,
         send: Send,
@@ -506,6 +559,7 @@ class Listener:
         reason: str,
         *,
         verified: bool = False,
+        close: bool = False,
     ) -> None:
         self.stats.rejected += 1
         attempt = Attempt(received_at, headers, body, verified, status, reason)
@@ -513,11 +567,71 @@ class Listener:
             recorded = await self.journal.record(attempt)
         except JournalError as exc:
             log.error("%s", exc)
-            recorded = Recorded(delivery_id=0, duplicate=False, duplicate_count=0)
-        extra = _CLOSE if status == 413 else ()
-        await _respond(send, status, code, reason, extra)
+            recorded = _NOT_STORED
+        await _respond(send, status, code, reason, _CLOSE if close else ())
         if self._subscriptions:
             self._publish(Delivery.of(attempt, recorded))
+
+
+_NOT_STORED = Recorded(delivery_id=0, duplicate=False, duplicate_count=0)
+
+
+def _repeated(
+    raw_headers: Sequence[tuple[bytes, bytes]], content_type: bytes
+) -> tuple[dict[str, str], bytes, bool]:
+    """Headers with repeated names joined by ", " (as HTTP combines them), the content type to
+    judge, and whether the signature header came more than once."""
+    values: dict[str, list[str]] = {}
+    for name, value in raw_headers:
+        values.setdefault(name.decode("latin-1"), []).append(value.decode("latin-1"))
+    headers = {name: ", ".join(vals) for name, vals in values.items()}
+    types = set(values.get("content-type", ()))
+    if len(types) > 1:  # "text/plain, application/json" is not JSON: 415 names them all
+        content_type = headers["content-type"].encode("latin-1")
+    repeated_signature = len(values.get(_SIGNATURE_KEY.decode(), ())) > 1
+    return headers, content_type, repeated_signature
+
+
+def _signature_problem(signature: bytes | None, repeated: bool) -> str:
+    """Why a signature was refused, as specific as can be said without echoing it."""
+    if signature is None:
+        return f"missing {SIGNATURE_HEADER} header"
+    if repeated:
+        return f"{SIGNATURE_HEADER} was sent more than once; send exactly one"
+    given = signature.strip()
+    if not given:
+        return f"{SIGNATURE_HEADER} is empty"
+    prefix, sep, rest = given.partition(b"=")
+    if sep and len(rest) == 128 and len(prefix) <= 16:
+        shown = prefix.decode("latin-1")
+        return f"{SIGNATURE_HEADER} starts with {shown + '='!r}; send only the 128 hex digits"
+    if len(given) != 128 or given.strip(b"0123456789abcdefABCDEF"):
+        return (
+            f"{SIGNATURE_HEADER} is {len(given)} characters, not the 128 hex digits of an "
+            "HMAC-SHA512"
+        )
+    return f"{SIGNATURE_HEADER} does not match the body under any configured secret"
+
+
+def _event_id_problem(payload: Any, event_id: Any) -> str:
+    if type(payload) is not dict:
+        return f"body is JSON but not an object (got {_json_kind(payload)}); send an event object"
+    if event_id is None:
+        return "body is not a JSON object with a string event_id (event_id is missing or null)"
+    if type(event_id) is not str:
+        return f"event_id must be a string, got {_json_kind(event_id)}"
+    if not event_id:
+        return "event_id is empty"
+    if len(event_id) > MAX_EVENT_ID_CHARS:
+        return f"event_id is {len(event_id)} characters long; at most {MAX_EVENT_ID_CHARS}"
+    return "event_id holds control or invisible characters; send printable text only"
+
+
+def _json_kind(value: Any) -> str:
+    kinds = {list: "an array", str: "a string", bool: "a boolean", dict: "an object"}
+    if value is None:
+        return "null"
+    return kinds.get(type(value), "a number")
 
 
 def _is_json(content_type: bytes) -> bool:
@@ -555,14 +669,15 @@ def _parse(body: bytes) -> Any:
     return payload
 
 
-async def _read_rest(receive: Receive, first: bytes) -> tuple[bytes, bool]:
-    """The rest of a body sent in several messages, or (b"", True) once it passes the limit."""
+async def _read_rest(receive: Receive, first: bytes) -> tuple[bytes | None, bool]:
+    """The rest of a body sent in several messages, or (b"", True) once it passes the limit,
+    or (None, False) when the sender hung up before the end."""
     chunks = [first]
     size = len(first)
     while True:
         message = await receive()
-        if message["type"] == "http.disconnect":
-            break
+        if message["type"] != "http.request":
+            return None, False
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY_BYTES:
@@ -604,12 +719,16 @@ def _describe(payload: dict[str, Any]) -> tuple[str | None, str | None, str | No
     return (event_type if isinstance(event_type, str) else None, object_id, object_status)
 
 
-def _json_problem(exc: Exception) -> str:
+def _json_problem(body: bytes, exc: Exception) -> str:
+    if not body.strip():
+        return "body is empty; send the event as a JSON object"
     if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    if isinstance(exc, UnicodeDecodeError):
-        return "not UTF-8 text"
-    return str(exc)
+        problem = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
+    elif isinstance(exc, UnicodeDecodeError):
+        problem = "not UTF-8 text"
+    else:
+        problem = str(exc)
+    return f"body is not valid JSON ({problem})"
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> str:
