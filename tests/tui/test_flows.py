@@ -196,3 +196,22 @@ async def test_request_log_path_column_takes_the_room_left(dirs: Dirs) -> None:
         await pilot.pause()
         assert table.columns[ColumnKey("path")].width > narrow
         assert table.row_count == rows
+
+
+async def test_an_empty_result_keeps_the_keys_of_the_area(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        view = app.screen.query_one(PaymentsView)
+        await pilot.press("slash", *"pay_matches_nothing", "enter")
+        await _until(lambda: view.has_class("-empty") and view.total == 0)
+        # The table is hidden; the view holds the focus, so n still creates a payment.
+        await _until(lambda: app.focused is view)
+        await pilot.press("n")
+        await _until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await pilot.press("escape")
+        await _until(lambda: not isinstance(app.screen, NewPaymentScreen))
+        # Esc clears the filter: the rows come back and the table has the focus again.
+        await pilot.press("escape")
+        await _until(lambda: not view.has_class("-empty") and view.total > 0)
+        await _until(lambda: app.focused is view.query_one(DataTable))

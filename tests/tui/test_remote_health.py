@@ -88,3 +88,40 @@ async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path
             assert not main.service_is_down
         finally:
             await sandbox.stop()
+
+
+async def test_remote_events_say_how_webhooks_get_here_and_history_says_what_is_missing(
+    dirs: tuple[Path, Path],
+) -> None:
+    from tui import config, secrets
+    from tui.app import make_app
+    from tui.sandbox.config import SandboxConfig
+    from tui.sandbox.server import Sandbox
+    from tui.screens.events import EventsView
+    from tui.screens.service_events import ServiceEventsScreen
+
+    config_dir, data = dirs
+    sandbox = Sandbox(SandboxConfig(data_dir=data / "sandbox", time_source=frozen_clock))
+    url = await sandbox.start("127.0.0.1", 0)
+    try:
+        # A profile without a merchant id: payments work, the events API (by merchant) cannot.
+        profile = config.Profile(name="remote", base_url=url, listener_port=0)
+        config.save_settings(config.add_profile(config.load_settings(), profile))
+        secrets.set_secret("remote", sandbox.credentials.api_key)
+        app = make_app(profile="remote", config_dir=config_dir, data_dir=data)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.runtime.ready.wait()
+            await pilot.press("colon", *"events", "enter")
+            view = app.screen.query_one(EventsView)
+            await until(lambda: view.has_class("-empty"))
+            empty = str(view.query_one("#events-empty").render())
+            assert app.runtime.listener_url in empty
+            assert "webhook_url" in empty and "--profile remote --kind webhook" in empty
+            # The empty view keeps the focus, so its keys work: h opens the service's history.
+            await until(lambda: app.focused is view)
+            await pilot.press("h")
+            await until(lambda: isinstance(app.screen, ServiceEventsScreen))
+            title = app.screen.query_one("#service-title")
+            await until(lambda: "could not load (Merchant id missing)" in str(title.render()))
+    finally:
+        await sandbox.stop()

@@ -127,6 +127,18 @@ def test_unknown_errors_still_tell_the_user_what_to_do() -> None:
     assert title == "Permission denied"
 
 
+def test_a_missing_profile_setting_points_to_settings_not_to_the_client() -> None:
+    from tui.api.errors import MissingMerchantIdError, MissingProfileIdError
+
+    title, message = describe_error(MissingMerchantIdError("Listing events"))
+    assert title == "Merchant id missing"
+    assert message.startswith("Listing events needs the merchant id")
+    assert "merchant_id" in message and "Settings" in message and "ApiClient" not in message
+    title, message = describe_error(MissingProfileIdError("Creating a subscription"))
+    assert title == "Profile id missing"
+    assert "profile_id" in message and "ApiClient" not in message
+
+
 def test_payments_cache_keeps_only_what_the_table_shows(tmp_path: Path) -> None:
     from tui.api.models.payments import Payment
     from tui.screens.payments_cache import cache_path, load_page, save_page

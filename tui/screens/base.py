@@ -7,6 +7,7 @@ from typing import Any
 
 from textual.app import SystemCommand
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.worker import Worker
 
 # The navigation rail's width (its border included): views size their tables by what is left.
@@ -26,6 +27,25 @@ class AreaView(Vertical):
     def focus_main(self) -> None:
         """Give focus to the widget people use first in this area."""
         self.focus()
+
+    def show_empty(self, empty: bool, main: Widget) -> None:
+        """Toggle the `-empty` state, in which the view hides `main` (its table) and says why.
+
+        A hidden widget cannot hold focus, and without focus inside the view its keys (n on
+        Payments, h on Events) would do nothing right when the empty state suggests them: so
+        while empty, the view itself takes the focus `main` had.
+        """
+        if empty == self.has_class("-empty"):
+            return
+        had_focus = self.has_focus or main.has_focus
+        self.set_class(empty, "-empty")
+        self.can_focus = empty
+        if had_focus:
+            (self if empty else main).focus()
+
+    def focus_table(self, main: Widget) -> None:
+        """`focus_main` for a view whose main widget is `main`: the view itself while empty."""
+        (self if self.has_class("-empty") else main).focus()
 
     def runtime_ready(self) -> None:
         """The client, sandbox and listener are up: load data."""

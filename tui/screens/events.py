@@ -108,6 +108,21 @@ def parse_event_filter(text: str) -> tuple[str | None, str | None]:
     return event_type, object_id
 
 
+def remote_empty_text(runtime: Any) -> str:
+    """The empty Events area on a remote profile: webhooks only come once the service is told
+    where to send them, which payscope cannot do for a service on another machine."""
+    url = runtime.listener_url or "this machine's listener"
+    return (
+        "[b]No webhooks yet[/b]\n\n"
+        f"This listener is at {url}.\n"
+        "The service sends webhooks to its business profile's webhook_url: point it here\n"
+        "(through a tunnel when the service runs elsewhere), and give the listener the\n"
+        "profile's signing key:  "
+        f"[b]payscope keys set --profile {runtime.profile_name} --kind webhook[/b]\n\n"
+        "[b]h[/b] shows what the service says it sent, with manual retry."
+    )
+
+
 class EventsView(AreaView):
     """The live feed of webhook deliveries."""
 
@@ -191,7 +206,13 @@ class EventsView(AreaView):
             table.add_row(*self._cells(record), key=event_id)
 
     def focus_main(self) -> None:
-        self.query_one(DataTable).focus()
+        self.focus_table(self.query_one(DataTable))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # With no event shown, the keys that act on one leave the footer.
+        if action in ("open", "goto_object", "replay") and not self.records:
+            return False
+        return super().check_action(action, parameters)
 
     def runtime_ready(self) -> None:
         listener = self.runtime.listener
@@ -199,6 +220,8 @@ class EventsView(AreaView):
             return
         if self._unsubscribe is None:
             self._unsubscribe = listener.add_subscriber(self._on_delivery)
+        if not self.runtime.options.is_local:
+            self.query_one("#events-empty", Static).update(remote_empty_text(self.runtime))
         self.reload()
 
     def on_unmount(self) -> None:
@@ -270,7 +293,9 @@ class EventsView(AreaView):
         where = f"  [dim]{self.runtime.listener_url}[/dim]" if self.runtime.listener_url else ""
         filt = f"  [b]filter[/b] {self.filter_text}" if self.filter_text else ""
         shown = f"{len(self.records):,} of {self.total:,}" if self.total else "none yet"
-        self.set_class(not self.records, "-empty")
+        if self.has_class("-empty") != (not self.records):
+            self.refresh_bindings()
+        self.show_empty(not self.records, self.query_one(DataTable))
         self.query_one("#events-header", Static).update(f"[b]Events[/b]  {shown}{filt}{where}")
 
     def _matches(self, delivery: Any) -> bool:

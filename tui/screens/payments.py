@@ -230,7 +230,7 @@ class PaymentsView(AreaView):
             self._fill(cached)
 
     def focus_main(self) -> None:
-        self.query_one(PaymentTable).focus()
+        self.focus_table(self.query_one(PaymentTable))
 
     def runtime_ready(self) -> None:
         listener = self.runtime.listener
@@ -341,7 +341,8 @@ class PaymentsView(AreaView):
             header.append(self.filter_text)
         self.query_one("#payments-header", Static).update(header)
         empty = self.query_one("#payments-empty", Static)
-        self.set_class(self.total == 0 and self.loaded and not self.cached, "-empty")
+        empty_now = self.total == 0 and self.loaded and not self.cached
+        self.show_empty(empty_now, self.query_one(PaymentTable))
         self.set_class(self.cached, "-cached")
         if self.filters:
             empty.update("Nothing matches this filter. Esc clears it.")

@@ -199,6 +199,16 @@ class ServiceEventsScreen(Screen[None]):
         self.app.pop_screen()
 
     def on_worker_state_changed(self, event: Any) -> None:
+        from textual.worker import WorkerState
+
+        if event.worker.group == "service-events" and event.state == WorkerState.ERROR:
+            # The title says it failed (not "loading…" forever); the app's toast says why.
+            from tui.widgets.errors import describe_error
+
+            problem = describe_error(event.worker.error)[0]
+            self.query_one("#service-title", Static).update(
+                self._title(f"could not load ({problem}) · Ctrl+R reloads")
+            )
         # Worker messages do not bubble: hand them to the app's one handler.
         self.app.on_worker_state_changed(event)  # type: ignore[attr-defined]
 

@@ -26,6 +26,12 @@ _TITLES = {
     "TimeoutError": "Timed out",
 }
 
+# Settings a profile may lack that some calls need, by the error saying so.
+_MISSING_SETTINGS = {
+    "MissingMerchantIdError": "merchant id (merchant_id)",
+    "MissingProfileIdError": "business profile id (profile_id, pro_...)",
+}
+
 
 def describe_error(error: BaseException) -> tuple[str, str]:
     """(title, message) for a notification or modal (API errors already read well)."""
@@ -36,7 +42,17 @@ def describe_error(error: BaseException) -> tuple[str, str]:
     else:
         title = "Something went wrong"
     message = str(error).strip() or type(error).__name__
-    if title == "Something went wrong":
+    setting = _MISSING_SETTINGS.get(type(error).__name__)
+    if setting is not None:
+        # The client's own advice names its constructor; in the TUI the fix is the profile.
+        operation = getattr(error, "operation", "This")
+        needs = getattr(error, "needs", "a setting")
+        message = (
+            f"{operation} needs {needs}, and this profile has none, so nothing was sent.\n"
+            f"What to do: add its {setting} in Settings (select the profile, e edits it) or "
+            "in profiles.toml."
+        )
+    elif title == "Something went wrong":
         message = (
             f"{type(error).__name__}: {message}\n"
             "What to do: try again; if it keeps happening, the request log (:requests) shows "
