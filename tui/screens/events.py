@@ -123,6 +123,18 @@ def remote_empty_text(runtime: Any) -> str:
     )
 
 
+class EventTable(DataTable[Any]):
+    """The journal's events, newest first. Enter opens one (shown in the footer, as on
+    Payments: the table's own Enter binding is hidden)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", id="events.open", tooltip="Headers, body, verification"),
+    ]
+
+    def action_open(self) -> None:
+        self.action_select_cursor()
+
+
 class EventsView(AreaView):
     """The live feed of webhook deliveries."""
 
@@ -145,7 +157,6 @@ class EventsView(AreaView):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", id="events.open", tooltip="Headers, body, verification"),
         Binding("g", "goto_object", "Go to object", id="events.goto", tooltip="Open its object"),
         Binding("p", "replay", "Replay", id="events.replay", tooltip="Re-POST to the forward URL"),
         Binding("r", "reload", "Reload", id="events.reload", tooltip="Reload from the journal"),
@@ -173,7 +184,7 @@ class EventsView(AreaView):
     def compose(self) -> ComposeResult:
         yield Static("[b]Events[/b]  [dim]waiting for the listener…[/dim]", id="events-header")
         yield Input(placeholder="type:payment_failed  object:pay_…", id="events-filter")
-        table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True, id="events-table")
+        table = EventTable(cursor_type="row", zebra_stripes=True, id="events-table")
         # The size is known before layout: guess the columns now (on_resize corrects it).
         self.shown_columns = columns_for(self.app.size.width - NAV_WIDTH - 1)
         self._add_columns(table)
@@ -210,7 +221,7 @@ class EventsView(AreaView):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # With no event shown, the keys that act on one leave the footer.
-        if action in ("open", "goto_object", "replay") and not self.records:
+        if action in ("goto_object", "replay") and not self.records:
             return False
         return super().check_action(action, parameters)
 
@@ -356,11 +367,6 @@ class EventsView(AreaView):
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         return str(key) if key is not None else None
-
-    def action_open(self) -> None:
-        event_id = self.selected_event()
-        if event_id is not None:
-            self.open_record(event_id)
 
     @on(DataTable.RowSelected, "#events-table")
     def _selected(self, event: DataTable.RowSelected) -> None:
