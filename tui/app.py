@@ -42,7 +42,6 @@ class PayscopeApp(App[int]):
     ModalScreen { background: $background 60%; }
     Toast { max-width: 70; }
     DataTable > .datatable--header { text-style: bold; color: $text-muted; }
-    Footer { background: $surface; }
     """
     ENABLE_COMMAND_PALETTE = True
     COMMAND_PALETTE_BINDING = "ctrl+p"
@@ -140,6 +139,16 @@ class PayscopeApp(App[int]):
 
             self._runtime = Runtime(self.options)
         return self._runtime
+
+    def get_css_variables(self) -> dict[str, str]:
+        variables = super().get_css_variables()
+        # The footer sits on the surface colour, like the status bar above it, unless the theme
+        # designs its own footer as a whole (solarized-light: light text on blue), which a
+        # changed background alone would make unreadable.
+        if "footer-background" not in self.current_theme.variables and "surface" in variables:
+            variables["footer-background"] = variables["surface"]
+            self.theme_variables = variables
+        return variables
 
     def get_theme_variable_defaults(self) -> dict[str, str]:
         # Derived from the active theme (see `theme_defaults`), once per theme.

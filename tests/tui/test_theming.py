@@ -77,3 +77,48 @@ async def test_every_theme_gives_rich_a_colour_it_can_read(dirs: tuple[Path, Pat
                     continue
                 colour = theme_colour(app.theme_variables, variable)
                 assert Style.parse(colour).color is not None, (name, variable, colour)
+
+
+def _luminance(colour: object) -> float:
+    """WCAG relative luminance of a Rich colour."""
+    red, green, blue = colour.get_truecolor()  # type: ignore[attr-defined]
+
+    def channel(value: int) -> float:
+        c = value / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(red) + 0.7152 * channel(green) + 0.0722 * channel(blue)
+
+
+def _contrast(a: object, b: object) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+async def test_the_footer_is_readable_in_every_theme(dirs: tuple[Path, Path]) -> None:
+    """The footer's keys and their descriptions stand out from its background in every theme
+    of the picker. Themes design their footer as a whole (solarized-light: light text on
+    blue); an app rule that changed only its background made the text vanish there."""
+    from textual.widgets._footer import FooterKey
+
+    from tests.tui.snapshot_app import build
+
+    app = build(*dirs)
+    measured = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.load_all_themes()
+        for name in sorted(app.available_themes):
+            app.theme = name
+            await pilot.pause()
+            key = app.screen.query(FooterKey).first()
+            for part in ("footer-key--key", "footer-key--description"):
+                style = key.get_component_rich_style(part)
+                assert style.color is not None and style.bgcolor is not None, (name, part)
+                if style.color.triplet is None or style.bgcolor.triplet is None:
+                    continue  # ansi-*: the terminal's own palette decides, nothing to measure
+                ratio = _contrast(style.color, style.bgcolor)
+                # Textual's own palettes go down to 2.1 (atom-one's accent); the footer that
+                # vanished in solarized-light measured 1.1.
+                assert ratio >= 2.0, (name, part, style.color.name, style.bgcolor.name, ratio)
+                measured.append(name)
+    assert {"payscope-dark", "payscope-light", "solarized-light", "dracula"} <= set(measured)
