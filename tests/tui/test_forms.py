@@ -318,6 +318,11 @@ async def test_reloads_asked_together_share_reads(
         detail = await open_detail(pilot, created.payment_id)
         client = app.runtime.client
         path = f"/payments/{created.payment_id}"
+        # Its webhook reloads the detail too: let that happen before counting.
+        journal = app.runtime.listener.journal
+        await until(lambda: journal.count(object_id=created.payment_id) >= 1)
+        await pilot.pause()
+        await until(lambda: not detail._loading)
 
         def reads() -> int:
             return sum(1 for e in client.journal if e.method == "GET" and e.url.endswith(path))
