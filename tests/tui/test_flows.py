@@ -215,3 +215,24 @@ async def test_an_empty_result_keeps_the_keys_of_the_area(dirs: Dirs) -> None:
         await pilot.press("escape")
         await _until(lambda: not view.has_class("-empty") and view.total > 0)
         await _until(lambda: app.focused is view.query_one(DataTable))
+
+
+async def test_the_rail_makes_room_in_a_narrow_terminal_unless_asked_back(dirs: Dirs) -> None:
+    from tui.screens.main import NavRail
+
+    app = build(*dirs)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await ready(pilot)
+        nav = app.screen.query_one(NavRail)
+        table = app.screen.query_one(PaymentsView).query_one(DataTable)
+        assert not nav.display
+        # The three columns fit, amount included, with the status cut shorter.
+        assert [str(c.label) for c in table.columns.values()] == ["Payment", "Status", "Amount"]
+        assert sum(c.get_render_width(table) for c in table.columns.values()) <= 59
+        await pilot.resize_terminal(120, 40)
+        await _until(lambda: bool(nav.display))
+        await pilot.press("ctrl+b")  # hidden by hand: a resize no longer brings it back
+        assert not nav.display
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert not nav.display

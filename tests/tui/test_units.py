@@ -226,9 +226,21 @@ def test_card_networks_are_named_as_people_write_them(brand: str | None, label: 
 
 @pytest.mark.parametrize(
     ("width", "status"),
-    [(60, 18), (103, 18), (104, 19), (109, 24), (140, 24)],
+    [(40, 12), (57, 12), (60, 15), (63, 18), (103, 18), (104, 19), (109, 24), (140, 24)],
 )
 def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
+    # ... and a short one is taken from it first, so the amount stays in view.
     from tui.screens.payments import columns_for, status_width
 
     assert status_width(width, columns_for(width)) == status
+
+
+@pytest.mark.parametrize(("width", "event_type"), [(50, 12), (59, 19), (62, 22), (120, 22)])
+def test_a_narrow_events_table_takes_its_room_from_the_event_type(
+    width: int, event_type: int
+) -> None:
+    from tui.screens.events import layout_for
+
+    keys, type_width = layout_for(width)
+    assert keys == ("event_type", "object_id", "verified", "dups") or width >= 82
+    assert type_width == event_type

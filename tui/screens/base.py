@@ -12,6 +12,35 @@ from textual.worker import Worker
 
 # The navigation rail's width (its border included): views size their tables by what is left.
 NAV_WIDTH = 16
+# Below this terminal width the rail hides itself (Ctrl+B shows it): the areas need the room,
+# and command mode (:) reaches every area anyway.
+NAV_MIN_TERMINAL = 72
+
+
+def nav_shown_at(width: int) -> bool:
+    """Whether the rail shows by itself in a terminal `width` cells wide."""
+    return width >= NAV_MIN_TERMINAL
+
+
+def flex_width(
+    width: int,
+    columns: tuple[tuple[str, str, int], ...],
+    keys: tuple[str, ...],
+    flex: str,
+    bounds: tuple[int, int],
+) -> int:
+    """The width of the `flex` column in a table `width` cells wide showing the `keys` of
+    `columns` ((key, label, width) each, plus two cells of padding): what is spare or short
+    goes to or comes from it, within `bounds` (minimum, maximum)."""
+    used = sum(w + 2 for key, _label, w in columns if key in keys)
+    base = next(w for key, _label, w in columns if key == flex)
+    low, high = bounds
+    return max(low, min(high, base + width - used))
+
+
+def area_width(terminal_width: int) -> int:
+    """The width left to an area in a terminal this wide, before the first layout."""
+    return terminal_width - (NAV_WIDTH if nav_shown_at(terminal_width) else 0)
 
 
 class AreaView(Vertical):

@@ -19,7 +19,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from tui.screens.base import NAV_WIDTH, AreaView
+from tui.screens.base import AreaView, area_width, flex_width
 from tui.widgets.format import status_text, theme_colour
 
 BATCH = 200
@@ -45,6 +45,13 @@ LAYOUTS = (
 def columns_for(width: int) -> tuple[str, ...]:
     """The keys of the event columns that fit a table `width` cells wide."""
     return next(keys for minimum, keys in LAYOUTS if width >= minimum)
+
+
+def layout_for(width: int) -> tuple[tuple[str, ...], int]:
+    """(the columns, the event type's width) for a table `width` cells wide: in a narrow one
+    the event type gives up cells (down to 12) so the verification and duplicates stay seen."""
+    keys = columns_for(width)
+    return keys, flex_width(width, COLUMNS, keys, "event_type", (12, 22))
 
 
 class Stamp:
@@ -186,7 +193,7 @@ class EventsView(AreaView):
         yield Input(placeholder="type:payment_failed  object:pay_…", id="events-filter")
         table = EventTable(cursor_type="row", zebra_stripes=True, id="events-table")
         # The size is known before layout: guess the columns now (on_resize corrects it).
-        self.shown_columns = columns_for(self.app.size.width - NAV_WIDTH - 1)
+        self.shown_columns, self._type_width = layout_for(area_width(self.app.size.width) - 1)
         self._add_columns(table)
         yield table
         yield Static(
@@ -202,14 +209,15 @@ class EventsView(AreaView):
     def _add_columns(self, table: DataTable[Any]) -> None:
         for key, label, width in COLUMNS:
             if key in self.shown_columns:
-                table.add_column(label, width=width, key=key)
+                shown = self._type_width if key == "event_type" else width
+                table.add_column(label, width=shown, key=key)
 
     def on_resize(self) -> None:
         # One cell for the vertical scrollbar a long journal brings.
-        wanted = columns_for(self.size.width - 1)
-        if wanted == self.shown_columns:
+        wanted, type_width = layout_for(self.size.width - 1)
+        if (wanted, type_width) == (self.shown_columns, self._type_width):
             return
-        self.shown_columns = wanted
+        self.shown_columns, self._type_width = wanted, type_width
         table = self.query_one("#events-table", DataTable)
         table.clear(columns=True)
         self._add_columns(table)

@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -16,6 +16,7 @@ from textual.widgets import ContentSwitcher, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.screens.areas import AREA_BY_KEY, AREAS
+from tui.screens.base import nav_shown_at
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -80,6 +81,8 @@ class MainScreen(Screen[None]):
     # Focus given as the screen resumes, before its first frame: focusing from on_mount restyles
     # the table after it was drawn and costs a second full render of it at start-up.
     AUTO_FOCUS = "#payments-table"
+    # Set once the user shows or hides the rail (Ctrl+B): resizing no longer decides for them.
+    _nav_chosen = False
 
     DEFAULT_CSS = """
     MainScreen { layout: vertical; }
@@ -143,7 +146,9 @@ class MainScreen(Screen[None]):
         yield Banner(id="banner")
         yield StartupProgress(id="startup")
         with Horizontal(id="body"):
-            yield NavRail()
+            nav = NavRail()
+            nav.display = nav_shown_at(self.app.size.width)
+            yield nav
             with ContentSwitcher(id="views", initial="payments"):
                 yield self._build_view("payments")
         yield StatusBar(id="status")
@@ -389,6 +394,11 @@ class MainScreen(Screen[None]):
     def action_toggle_nav(self) -> None:
         nav = self.query_one(NavRail)
         nav.display = not nav.display
+        self._nav_chosen = True  # from now on the rail stays as the user left it
+
+    def on_resize(self, event: events.Resize) -> None:
+        if not self._nav_chosen:
+            self.query_one(NavRail).display = nav_shown_at(event.size.width)
 
     def _close_prompt(self) -> None:
         for prompt in self.query(PROMPT):

@@ -11,7 +11,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
-from tui.screens.base import NAV_WIDTH, AreaView
+from tui.screens.base import AreaView, area_width, flex_width
 from tui.widgets.format import amount_text, format_time, rich_colour, status_text, theme_colour
 
 PAGE_SIZE = 100
@@ -30,6 +30,7 @@ AMOUNT_WIDTH = 15
 # Spare width goes to the status column first, up to the longest status but one
 # (`partially_captured_and_capturable` stays cut), so wide terminals show statuses whole.
 STATUS_MAX_WIDTH = 24
+STATUS_MIN_WIDTH = 12
 # The columns shown at a given table width, most important first: the amount is never dropped.
 LAYOUTS = (
     (103, ("payment_id", "status", "amount", "created", "customer")),
@@ -44,10 +45,9 @@ def columns_for(width: int) -> tuple[str, ...]:
 
 
 def status_width(width: int, keys: tuple[str, ...]) -> int:
-    """The status column's width for a table `width` cells wide showing the columns `keys`."""
-    used = sum(w + 2 for key, _label, w in COLUMNS if key in keys)
-    base = next(w for key, _label, w in COLUMNS if key == "status")
-    return max(base, min(STATUS_MAX_WIDTH, base + width - used))
+    """The status column's width for a table `width` cells wide showing the columns `keys`:
+    wider with room to spare, narrower (down to STATUS_MIN_WIDTH) so the amount stays in view."""
+    return flex_width(width, COLUMNS, keys, "status", (STATUS_MIN_WIDTH, STATUS_MAX_WIDTH))
 
 
 def parse_filter(text: str) -> dict[str, Any]:
@@ -167,7 +167,7 @@ class PaymentsView(AreaView):
         table = PaymentTable(cursor_type="row", zebra_stripes=True, id="payments-table")
         # The screen's size is known before layout: guess the columns now so the first frame
         # needs no second layout pass (on_resize corrects the guess if the rail is hidden).
-        self._layout(self.app.size.width - NAV_WIDTH - 1)
+        self._layout(area_width(self.app.size.width) - 1)
         self._add_columns(table)
         yield table
         yield Static(id="payments-empty")

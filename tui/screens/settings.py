@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.screens.base import NAV_WIDTH, AreaView
+from tui.screens.base import AreaView, area_width
 from tui.screens.payment_forms import Field, FormErrors, FormScreen
 
 # Below this area width the profile table and the side panels no longer fit side by side.
@@ -80,7 +80,7 @@ class SettingsView(AreaView):
 
     def compose(self) -> ComposeResult:
         # The size is known before layout: choosing the layout now avoids a second pass.
-        self._area_width = self.app.size.width - NAV_WIDTH
+        self._area_width = area_width(self.app.size.width)
         narrow = self._area_width < NARROW_WIDTH
         with Horizontal(id="settings-body", classes="-narrow" if narrow else ""):
             with Vertical(id="profiles-box", classes="panel") as box:
