@@ -236,3 +236,19 @@ async def test_the_rail_makes_room_in_a_narrow_terminal_unless_asked_back(dirs: 
         await pilot.resize_terminal(100, 30)
         await pilot.pause()
         assert not nav.display
+
+
+async def test_find_a_payment_by_the_amount_the_customer_quotes(dirs: Dirs) -> None:
+    from tests.tui.pilot import create_payment
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        quoted = await create_payment(app.runtime.client, amount=123457)
+        view = app.screen.query_one(PaymentsView)
+        await pilot.press("slash", *"amount:1,234.57", "enter")
+        await _until(lambda: view.filters.get("amount_filter") is not None and view.loaded)
+        await _until(lambda: quoted.payment_id in view.rows)
+        assert {p.amount for p in view.rows.values()} == {123457}
+        header = str(view.query_one("#payments-header").render())
+        assert "amount:1,234.57" in header

@@ -114,6 +114,36 @@ def test_payment_filter_words() -> None:
         parse_filter("colour:red")
 
 
+@pytest.mark.parametrize(
+    ("text", "bounds"),
+    [
+        ("amount:42.00", {"start_amount": 4200, "end_amount": 4200}),
+        ("amount:10-50", {"start_amount": 1000, "end_amount": 5000}),
+        ("amount:1,000-", {"start_amount": 100000}),
+        ("amt:-9.99", {"end_amount": 999}),
+        # In the one currency filtered on, whichever comes first: JPY has no minor unit.
+        ("amount:500 currency:JPY", {"start_amount": 500, "end_amount": 500}),
+        ("currency:KWD amount:1.5", {"start_amount": 1500, "end_amount": 1500}),
+    ],
+)
+def test_payment_amount_filter(text: str, bounds: dict[str, int]) -> None:
+    assert parse_filter(text)["amount_filter"] == bounds
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("amount:-", "needs an amount or a range"),
+        ("amount:ten", "is not an amount"),
+        ("amount:50-10", "from the smaller amount to the larger"),
+        ("amount:1.5 currency:JPY", "JPY has no minor unit"),
+    ],
+)
+def test_payment_amount_filter_mistakes_say_what_to_type(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_filter(text)
+
+
 def test_event_filter_words() -> None:
     assert parse_event_filter("type:payment_failed pay_x") == ("payment_failed", "pay_x")
     assert parse_event_filter("refund_succeeded") == ("refund_succeeded", None)

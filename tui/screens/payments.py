@@ -15,7 +15,10 @@ from tui.screens.base import AreaView, area_width, flex_width
 from tui.widgets.format import amount_text, format_time, rich_colour, status_text, theme_colour
 
 PAGE_SIZE = 100
-FILTER_HELP = "status:failed  currency:EUR  customer:cus_…  from:2024-05-01  to:2024-05-31  pay_…"
+FILTER_HELP = (
+    "status:failed  currency:EUR  amount:10-50  customer:cus_…  from:2024-05-01  to:2024-05-31  "
+    "pay_…"
+)
 
 # Widths fit whole ids (prefix + 20 characters), the longest common status and amounts up to
 # 999,999.99; each column also takes one cell of padding on both sides.
@@ -56,6 +59,7 @@ def parse_filter(text: str) -> dict[str, Any]:
     Raises ValueError naming the word that is not understood.
     """
     fields: dict[str, Any] = {}
+    amount: str | None = None
     for word in text.split():
         key, sep, value = word.partition(":")
         key = key.lower()
@@ -81,9 +85,37 @@ def parse_filter(text: str) -> dict[str, Any]:
             fields["created_lte"] = _day(value, start=False)
         elif key in ("id", "payment"):
             fields["payment_id"] = value
+        elif key in ("amount", "amt"):
+            amount = value
         else:
             raise ValueError(f"Unknown filter `{key}`. Use {FILTER_HELP}.")
+    if amount is not None:
+        # Read once every word is in: `currency:JPY` may come after `amount:500`.
+        fields["amount_filter"] = _amount_range(amount, fields.get("currency"))
     return fields
+
+
+def _amount_range(value: str, currencies: list[str] | None) -> dict[str, int]:
+    """`42.00` (exactly), `10-50`, `10-` (at least) or `-50` (at most) -> an amount filter in
+    minor units: of the one currency filtered on, else of a two-decimal currency (USD, EUR)."""
+    from tui.widgets.format import parse_amount
+
+    currency = currencies[0] if currencies and len(currencies) == 1 else "USD"
+    low, dash, high = value.partition("-")
+    if not dash:
+        high = low
+    if not low and not high:
+        raise ValueError("`amount:` needs an amount or a range, such as amount:42.00 or 10-50.")
+    bounds: dict[str, int] = {}
+    for name, text in (("start_amount", low), ("end_amount", high)):
+        if text:
+            try:
+                bounds[name] = parse_amount(text, currency)
+            except ValueError as exc:
+                raise ValueError(f"`amount:{value}`: {exc}") from None
+    if bounds.get("end_amount", bounds.get("start_amount", 0)) < bounds.get("start_amount", 0):
+        raise ValueError(f"`amount:{value}`: the range goes from the smaller amount to the larger.")
+    return bounds
 
 
 def _day(value: str, *, start: bool) -> str:
