@@ -17,6 +17,7 @@ from tui.sandbox.errors import (
     INVALID,
     SandboxError,
     from_validation_error,
+    invalid,
     lone_surrogate_error,
 )
 
@@ -117,3 +118,34 @@ async def read_body(request: Request, model: type[M], required: bool = True) -> 
         if exc.errors()[0]["type"] == "json_invalid":
             raise lone_surrogate_error(raw) or from_validation_error(exc) from None
         raise from_validation_error(exc) from None
+
+
+async def read_json(request: Request, example: str) -> Any:
+    """The request body as JSON (None when empty); bad JSON is a 400 naming `example`."""
+    raw = await request.body()
+    if not raw.strip():
+        return None
+    try:
+        parsed = json.loads(raw)
+    except ValueError:
+        raise SandboxError(
+            400,
+            INVALID,
+            "IR_04",
+            f"The request body is not valid JSON. Send a JSON object such as {example}.",
+        ) from None
+    # `json` takes a lone surrogate escape; the string would then fail in SQLite (a 500)
+    surrogate = lone_surrogate_error(raw, parsed)
+    if surrogate is not None:
+        raise surrogate
+    return parsed
+
+
+async def read_object(request: Request, example: str) -> dict[str, Any]:
+    """The request body as a JSON object ({} when empty)."""
+    parsed = await read_json(request, example)
+    if parsed is None:
+        return {}
+    if not isinstance(parsed, dict):
+        raise invalid("body", parsed, f"a JSON object such as {example}")
+    return parsed

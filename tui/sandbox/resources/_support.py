@@ -1,6 +1,6 @@
 """Helpers shared by the second batch of resources (disputes, subscriptions, payouts, links,
-analytics, users): body parsing for routes that read their own body, and payments written on
-the merchant's behalf (subscription charges, the payment behind a payment link).
+analytics, users): model validation for bodies read with `responses.read_object`, and payments
+written on the merchant's behalf (subscription charges, the payment behind a payment link).
 
 Payments written here have the same JSON shape as `payments.create_payment` writes, so the
 payments list, retrieve, confirm and analytics treat them like any other.
@@ -8,52 +8,19 @@ payments list, retrieve, confirm and analytics treat them like any other.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from starlette.requests import Request
 
 from tui.sandbox import cards, ids
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import SandboxError, from_validation_error, invalid, lone_surrogate_error
+from tui.sandbox.errors import from_validation_error
 from tui.sandbox.resources import payments
 from tui.sandbox.state import SandboxState
 
 M = TypeVar("M", bound=BaseModel)
-
-
-async def read_json(request: Request, example: str) -> Any:
-    """The request body as JSON (None when empty); bad JSON is a 400 naming `example`."""
-    raw = await request.body()
-    if not raw.strip():
-        return None
-    try:
-        parsed = json.loads(raw)
-    except ValueError:
-        raise SandboxError(
-            400,
-            "invalid_request",
-            "IR_04",
-            f"The request body is not valid JSON. Send a JSON object such as {example}.",
-        ) from None
-    # `json` takes a lone surrogate escape; the string would then fail in SQLite (a 500)
-    surrogate = lone_surrogate_error(raw, parsed)
-    if surrogate is not None:
-        raise surrogate
-    return parsed
-
-
-async def read_object(request: Request, example: str) -> dict[str, Any]:
-    """The request body as a JSON object ({} when empty)."""
-    parsed = await read_json(request, example)
-    if parsed is None:
-        return {}
-    if not isinstance(parsed, dict):
-        raise invalid("body", parsed, f"a JSON object such as {example}")
-    return parsed
 
 
 def validate(model: type[M], data: Any) -> M:

@@ -37,8 +37,8 @@ from tui.api.models.disputes import canonical_dispute_status
 from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.errors import SandboxError, forbidden, invalid
 from tui.sandbox.resource import Resource
-from tui.sandbox.resources._support import read_json, validate
-from tui.sandbox.responses import json_body, respond_exact
+from tui.sandbox.resources._support import validate
+from tui.sandbox.responses import json_body, read_json, respond_exact
 from tui.sandbox.state import state_of
 
 # Covering indexes led by the hour of creation and the common dimensions: a query reads an

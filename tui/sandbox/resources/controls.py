@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -13,7 +12,7 @@ from tui.sandbox.cards import TEST_CARDS
 from tui.sandbox.clock import LATEST, iso
 from tui.sandbox.errors import invalid, missing
 from tui.sandbox.resource import Resource
-from tui.sandbox.responses import respond
+from tui.sandbox.responses import read_object, respond
 from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import state_of
 
@@ -69,13 +68,7 @@ _ADVANCE_BODY = {
 )
 async def advance_clock(request: Request) -> Response:
     """Body `{seconds}`: expiries, refund settlements and webhook retries run on the way."""
-    raw = await request.body()
-    try:
-        parsed = json.loads(raw) if raw.strip() else {}
-    except ValueError:
-        raise invalid("body", raw[:40].decode("utf-8", "replace"), "a JSON object") from None
-    if not isinstance(parsed, dict):
-        raise invalid("body", parsed, 'a JSON object such as {"seconds": 3600}')
+    parsed = await read_object(request, '{"seconds": 3600}')
     seconds = parsed.get("seconds")
     if seconds is None:
         raise missing("seconds", 'How far to move the clock, e.g. {"seconds": 3600}.')

@@ -34,9 +34,10 @@ from tui.sandbox.filters import Where
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
-from tui.sandbox.resources._support import read_object, validate
+from tui.sandbox.resources._support import validate
 from tui.sandbox.responses import (
     json_body,
+    read_object,
     respond,
     respond_list,
     schema_body,

@@ -31,10 +31,9 @@ from tui.sandbox.resources import payments
 from tui.sandbox.resources._support import (
     insert_payment,
     new_payment,
-    read_object,
     validate,
 )
-from tui.sandbox.responses import json_body, respond, respond_list
+from tui.sandbox.responses import json_body, read_object, respond, respond_list
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """

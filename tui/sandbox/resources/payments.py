@@ -66,6 +66,7 @@ from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.responses import (
     json_body,
     read_body,
+    read_object,
     respond,
     respond_json,
     respond_list,
@@ -950,16 +951,8 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
     """Body `{result: authorize | fail | abandon}` (default authorize). Needs the secret key;
     a browser uses the challenge page (GET on this path) instead."""
     _secret_only(request)
-    raw = await request.body()
-    result = "authorize"
-    if raw.strip():
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            raise invalid("body", raw[:40].decode("utf-8", "replace"), "a JSON object") from None
-        if not isinstance(parsed, dict):
-            raise invalid("body", parsed, 'a JSON object such as {"result": "authorize"}')
-        result = parsed.get("result", "authorize")
+    body = await read_object(request, '{"result": "authorize"}')
+    result = body.get("result", "authorize")
     row = complete_challenge(state_of(request), payment_id, result)
     return respond_json(row.json)
 

@@ -39,8 +39,8 @@ from tui.sandbox.db import dumps
 from tui.sandbox.errors import SandboxError, bad_state, invalid, missing, not_found
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
-from tui.sandbox.resources._support import read_object, validate
-from tui.sandbox.responses import json_body, respond, respond_list
+from tui.sandbox.resources._support import validate
+from tui.sandbox.responses import json_body, read_object, respond, respond_list
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """

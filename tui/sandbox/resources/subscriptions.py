@@ -48,10 +48,9 @@ from tui.sandbox.resources._support import (
     charge_off_session,
     insert_payment,
     new_payment,
-    read_object,
     validate,
 )
-from tui.sandbox.responses import json_body, respond
+from tui.sandbox.responses import json_body, read_object, respond
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """

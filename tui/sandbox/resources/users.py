@@ -40,8 +40,8 @@ from tui.sandbox.errors import (
     not_found,
 )
 from tui.sandbox.resource import Resource, SeedContext
-from tui.sandbox.resources._support import read_json, read_object, validate
-from tui.sandbox.responses import json_body, respond, schema_body
+from tui.sandbox.resources._support import validate
+from tui.sandbox.responses import json_body, read_json, read_object, respond, schema_body
 from tui.sandbox.state import state_of
 
 SCHEMA = """
