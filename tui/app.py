@@ -146,8 +146,7 @@ class PayscopeApp(App[int]):
         # designs its own footer as a whole (solarized-light: light text on blue), which a
         # changed background alone would make unreadable.
         if "footer-background" not in self.current_theme.variables and "surface" in variables:
-            variables["footer-background"] = variables["surface"]
-            self.theme_variables = variables
+            variables["footer-background"] = variables["surface"]  # also self.theme_variables
         return variables
 
     def get_theme_variable_defaults(self) -> dict[str, str]:

@@ -71,6 +71,7 @@ class AreaView(Vertical):
         self.can_focus = empty
         if had_focus:
             (self if empty else main).focus()
+        self.refresh_bindings()  # keys that act on a row may depend on there being rows
 
     def focus_table(self, main: Widget) -> None:
         """`focus_main` for a view whose main widget is `main`: the view itself while empty."""

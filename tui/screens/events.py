@@ -312,8 +312,6 @@ class EventsView(AreaView):
         where = f"  [dim]{self.runtime.listener_url}[/dim]" if self.runtime.listener_url else ""
         filt = f"  [b]filter[/b] {self.filter_text}" if self.filter_text else ""
         shown = f"{len(self.records):,} of {self.total:,}" if self.total else "none yet"
-        if self.has_class("-empty") != (not self.records):
-            self.refresh_bindings()
         self.show_empty(not self.records, self.query_one(DataTable))
         self.query_one("#events-header", Static).update(f"[b]Events[/b]  {shown}{filt}{where}")
 

@@ -98,6 +98,7 @@ def parse_filter(text: str) -> dict[str, Any]:
 def _amount_range(value: str, currencies: list[str] | None) -> dict[str, int]:
     """`42.00` (exactly), `10-50`, `10-` (at least) or `-50` (at most) -> an amount filter in
     minor units: of the one currency filtered on, else of a two-decimal currency (USD, EUR)."""
+    from tui.api.models.common import MAX_AMOUNT
     from tui.widgets.format import parse_amount
 
     currency = currencies[0] if currencies and len(currencies) == 1 else "USD"
@@ -113,7 +114,7 @@ def _amount_range(value: str, currencies: list[str] | None) -> dict[str, int]:
                 bounds[name] = parse_amount(text, currency)
             except ValueError as exc:
                 raise ValueError(f"`amount:{value}`: {exc}") from None
-    if bounds.get("end_amount", bounds.get("start_amount", 0)) < bounds.get("start_amount", 0):
+    if bounds.get("end_amount", MAX_AMOUNT) < bounds.get("start_amount", 0):
         raise ValueError(f"`amount:{value}`: the range goes from the smaller amount to the larger.")
     return bounds
 
@@ -191,7 +192,8 @@ class PaymentsView(AreaView):
         self.cached = False
         self.load_error = ""  # the title of the last failed page load, until one succeeds
         self._unsubscribe: Any = None
-        self._columns_layout: tuple[tuple[str, ...], int] | None = None
+        self.shown_columns: tuple[str, ...] = ()
+        self._status_width = 0
         self._select_next: str | None = None  # a row to put the cursor on once it is loaded
 
     def compose(self) -> ComposeResult:
@@ -209,18 +211,16 @@ class PaymentsView(AreaView):
         either changed."""
         keys = columns_for(width)
         layout = (keys, status_width(width, keys))
-        if layout == self._columns_layout:
+        if layout == (self.shown_columns, self._status_width):
             return False
-        self._columns_layout = layout
-        self.shown_columns = keys
+        self.shown_columns, self._status_width = layout
         return True
 
     def _add_columns(self, table: DataTable[Any]) -> None:
-        assert self._columns_layout is not None, "_layout() runs first"
-        status = self._columns_layout[1]
         for key, label, width in COLUMNS:
             if key in self.shown_columns:
-                table.add_column(Text(label), width=status if key == "status" else width, key=key)
+                shown = self._status_width if key == "status" else width
+                table.add_column(Text(label), width=shown, key=key)
 
     def on_resize(self) -> None:
         table = self.query_one(PaymentTable)
