@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from tui.widgets.errors import describe_error
-from tui.widgets.format import format_amount, parse_amount
+from tui.widgets.format import brand_label, format_amount, parse_amount
 
 # A card that succeeds on the local sandbox and on the reference's sandboxes alike.
 DEFAULT_TEST_CARD = "4242 4242 4242 4242"
@@ -478,8 +478,9 @@ class CardFormScreen(FormScreen):
         self.query_one("#field-card", Input).value = card.grouped
         self.query_one("#field-cvc", Input).value = card.cvc
         code = f" {card.unified_code}" if card.unified_code else ""
+        outcome = card.outcome.replace("_", " ")
         self.query_one("#hint-card", Static).update(
-            f"{card.brand} · {card.outcome.replace('_', ' ')}{code}: {card.description}"
+            f"{brand_label(card.brand)} · {outcome}{code}: {card.description}"
         )
         if card.outcome in ("three_ds_challenge", "decline_without_three_ds"):
             self.card_needs_3ds()

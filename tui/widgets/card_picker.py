@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
 from tui.widgets.errors import describe_error
-from tui.widgets.format import status_colour
+from tui.widgets.format import brand_label, status_colour
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
             yield Static(id="picker-error")
             table: DataTable[Any] = DataTable(cursor_type="row", id="cards-table")
             table.add_column("Number", width=19, key="number")
-            table.add_column("Brand", width=10, key="brand")
+            table.add_column("Brand", width=16, key="brand")  # "American Express"
             table.add_column("Outcome", width=18, key="outcome")
             table.add_column("Code", width=7, key="code")
             table.add_column("What it does", key="description")
@@ -142,7 +142,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
             status = _OUTCOME_STATUS.get(card.outcome, "succeeded")
             table.add_row(
                 card.grouped,
-                card.brand,
+                brand_label(card.brand),
                 Text(card.outcome.replace("_", " "), style=status_colour(status, variables)),
                 card.unified_code or "",
                 card.description,
