@@ -324,3 +324,108 @@ def test_the_readme_example_is_a_valid_file() -> None:
     settings = config.load_settings(_write(example))
     assert settings.default_profile == "staging"
     assert settings.profiles["staging"].profile_id == "pro_abcdefghij0123456789"
+
+
+# Forward URLs (where replayed webhooks go) ----------------------------------------------------
+
+
+def test_forward_urls_are_remembered_per_profile_and_for_local() -> None:
+    from tui.webhooks.forward import check_url
+
+    config.save_settings(_settings())
+    assert config.get_forward_url("staging") is None
+    assert config.get_forward_url("local") is None
+
+    stored = config.set_forward_url("staging", " http://127.0.0.1:3000/webhooks ")
+    assert stored == "http://127.0.0.1:3000/webhooks"
+    config.set_forward_url("local", "https://hooks.example.com/payscope")
+
+    assert config.get_forward_url("staging") == "http://127.0.0.1:3000/webhooks"
+    assert config.get_forward_url("local") == "https://hooks.example.com/payscope"
+    assert config.get_forward_url("local-2") is None  # per profile, not one for all
+    assert check_url(config.get_forward_url("staging") or "")  # what replay accepts
+    data = tomllib.loads(config.config_path().read_text(encoding="utf-8"))
+    assert data["local"] == {"forward_url": "https://hooks.example.com/payscope"}
+    assert data["profiles"]["staging"]["forward_url"] == "http://127.0.0.1:3000/webhooks"
+    # Everything else in the file is untouched.
+    loaded = config.load_settings()
+    assert loaded.profiles["staging"].listener_port == 9000
+    assert loaded.keymap == _settings().keymap
+
+    config.set_forward_url("staging", None)
+    config.set_forward_url("local", "")
+    assert config.get_forward_url("staging") is None
+    assert config.get_forward_url("local") is None
+    data = tomllib.loads(config.config_path().read_text(encoding="utf-8"))
+    assert "local" not in data and "forward_url" not in data["profiles"]["staging"]
+
+
+def test_local_forward_url_works_without_a_config_file() -> None:
+    assert not config.config_path().exists()
+    assert config.get_forward_url("local") is None
+    config.set_forward_url("local", "http://localhost:4242/hooks")
+    assert config.get_forward_url("local") == "http://localhost:4242/hooks"
+    assert config.load_settings().profiles == {}
+
+
+def test_forward_url_of_an_unknown_profile_is_a_profile_error() -> None:
+    with pytest.raises(ProfileError, match="no profile named 'nope'"):
+        config.get_forward_url("nope")
+    with pytest.raises(ProfileError, match="no profile named 'nope'"):
+        config.set_forward_url("nope", "http://127.0.0.1:3000/")
+    with pytest.raises(ProfileError, match="no profile given"):
+        config.get_forward_url("")
+    assert not config.config_path().exists()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["ftp://127.0.0.1/hooks", "http:///nohost", "http://[::1/hooks", "127.0.0.1:3000/hooks"],
+)
+def test_bad_forward_urls_are_refused_as_the_listener_refuses_them(url: str) -> None:
+    from tui.webhooks.forward import InvalidForwardUrl, url_problem
+
+    config.save_settings(_settings())
+    before = config.config_path().read_bytes()
+    for profile in ("staging", "local"):
+        with pytest.raises(InvalidForwardUrl) as caught:
+            config.set_forward_url(profile, url)
+        assert str(caught.value) == url_problem(url)
+    assert config.config_path().read_bytes() == before  # nothing written
+
+
+def test_a_forward_url_never_carries_credentials_or_keys() -> None:
+    from tui.webhooks.forward import InvalidForwardUrl
+
+    config.save_settings(_settings())
+    with pytest.raises(InvalidForwardUrl, match="user name or password"):
+        config.set_forward_url("local", "http://me:pw@127.0.0.1:3000/hooks")
+    with pytest.raises(ValueError, match="looks like an API key") as caught:
+        config.set_forward_url("staging", f"http://127.0.0.1:3000/hooks?key={KEY}")
+    assert KEY not in str(caught.value)
+
+
+def test_a_hand_written_bad_forward_url_names_the_file_field_and_line() -> None:
+    path = _write(
+        '[local]\nforward_url = "ftp://127.0.0.1/x"\n\n'
+        '[profiles.staging]\nbase_url = "https://x.example"\nforward_url = "http:///x"\n'
+    )
+    with pytest.raises(ConfigError) as caught:
+        config.load_settings()
+    message = str(caught.value)
+    assert f"{path}, line 2: local.forward_url: forward targets need an http://" in message
+    assert f"{path}, line 6: profiles.staging.forward_url:" in message
+    assert "names no host" in message
+
+
+def test_editing_a_profile_keeps_its_forward_url() -> None:
+    # The profile form builds a new Profile without a forward URL: replacing keeps the URL.
+    config.save_settings(_settings())
+    config.set_forward_url("staging", "http://127.0.0.1:3000/webhooks")
+    edited = Profile(name="staging", base_url="https://other.example.com", listener_port=9001)
+    config.save_settings(config.add_profile(config.load_settings(), edited, replace=True))
+    assert config.get_forward_url("staging") == "http://127.0.0.1:3000/webhooks"
+    assert config.get_profile(config.load_settings(), "staging").listener_port == 9001
+    cleared = Profile.model_validate({**edited.model_dump(), "forward_url": None})
+    config.save_settings(config.add_profile(config.load_settings(), cleared, replace=True))
+    assert config.get_forward_url("staging") is None

@@ -9,11 +9,18 @@ platform dir)::
     [keymap]
     "payments.refresh" = "ctrl+r"
 
+    [local]
+    forward_url = "http://127.0.0.1:3000/webhooks"
+
     [profiles.staging]
     base_url = "https://sandbox.example.com"
     merchant_id = "merchant_1234"
     profile_id = "pro_abcdefghij0123456789"
     listener_port = 8787
+    forward_url = "http://127.0.0.1:3000/webhooks"
+
+``[local]`` holds what belongs to the embedded sandbox (the profile named ``local`` in the TUI).
+A ``forward_url`` is where replayed webhooks go (see :func:`get_forward_url`).
 
 Keys live only in the OS keyring (see :mod:`tui.secrets`): saving settings that hold anything
 shaped like a key is refused, and loading a file that holds one fails with the way out.
@@ -65,6 +72,23 @@ def _refuse_key(value: str | None, field: str) -> None:
         )
 
 
+def _check_forward_url(value: str | None) -> str | None:
+    """A forward URL as the listener checks it (http(s), a host); not a user name or key."""
+    if value is None:
+        return None
+    # The listener's own check, so the TUI, `payscope listen --forward-to` and a replay agree.
+    from tui.webhooks.forward import InvalidForwardUrl, check_url
+
+    value = value.strip()
+    check_url(value)
+    parts = urlsplit(value)
+    if parts.username or parts.password:
+        # The file is not the place for secrets, and this one would be sent with every replay.
+        raise InvalidForwardUrl(value, "forward_url must not contain a user name or password")
+    _refuse_key(value, "forward_url")
+    return value
+
+
 def _plain_token(value: str | None, field: str) -> str | None:
     if value is None:
         return None
@@ -95,6 +119,9 @@ class Profile(BaseModel):
     theme: str | None = Field(default=None, description="theme for this profile")
     allow_production: bool = Field(
         default=False, description="accept production (prd_) keys on this profile"
+    )
+    forward_url: str | None = Field(
+        default=None, description="where replayed webhooks go (http(s)), e.g. a local server"
     )
 
     @field_validator("name")
@@ -133,6 +160,29 @@ class Profile(BaseModel):
     def _check_theme(cls, value: str | None) -> str | None:
         return _plain_token(value, "theme")
 
+    @field_validator("forward_url")
+    @classmethod
+    def _check_forward(cls, value: str | None) -> str | None:
+        return _check_forward_url(value)
+
+
+LOCAL_PROFILE = "local"
+
+
+class LocalSettings(BaseModel):
+    """The embedded sandbox's own settings: the ``[local]`` table."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, hide_input_in_errors=True)
+
+    forward_url: str | None = Field(
+        default=None, description="where replayed webhooks go (http(s)), e.g. a local server"
+    )
+
+    @field_validator("forward_url")
+    @classmethod
+    def _check_forward(cls, value: str | None) -> str | None:
+        return _check_forward_url(value)
+
 
 class Settings(BaseModel):
     """Everything in ``profiles.toml``."""
@@ -147,6 +197,9 @@ class Settings(BaseModel):
         default_factory=dict, description="binding id -> keys, as Textual's App.set_keymap"
     )
     profiles: dict[str, Profile] = Field(default_factory=dict)
+    local: LocalSettings = Field(
+        default_factory=LocalSettings, description="the embedded sandbox's settings"
+    )
 
     @field_validator("theme")
     @classmethod
@@ -218,8 +271,8 @@ def _line_of(lines: list[str], loc: tuple[int | str, ...]) -> int | None:
     field = parts[0]
     if parts[0] == "profiles" and len(parts) >= 2:
         table, field = f"profiles.{parts[1]}", (parts[2] if len(parts) >= 3 else "")
-    elif parts[0] == "keymap":
-        table, field = "keymap", (parts[1] if len(parts) >= 2 else "")
+    elif parts[0] in ("keymap", "local"):
+        table, field = parts[0], (parts[1] if len(parts) >= 2 else "")
     in_table = table is None
     for number, line in enumerate(lines, start=1):
         header = _HEADER.match(line)
@@ -301,6 +354,9 @@ def _to_toml(settings: Settings) -> dict[str, Any]:
     data["theme"] = settings.theme
     if settings.keymap:
         data["keymap"] = dict(settings.keymap)
+    local = settings.local.model_dump(exclude_none=True)
+    if local:
+        data["local"] = local
     if settings.profiles:
         data["profiles"] = {
             name: profile.model_dump(exclude={"name"}, exclude_none=True)
@@ -375,11 +431,18 @@ def get_profile(settings: Settings, name: str | None = None) -> Profile:
 def add_profile(
     settings: Settings, profile: Profile, *, replace: bool = False, make_default: bool = False
 ) -> Settings:
-    """A copy of ``settings`` with ``profile`` added (and made the default if asked)."""
-    if profile.name in settings.profiles and not replace:
+    """A copy of ``settings`` with ``profile`` added (and made the default if asked).
+
+    A replacement that does not name a ``forward_url`` keeps the one remembered for the profile
+    (it is set on its own, with :func:`set_forward_url`, not by the profile form).
+    """
+    old = settings.profiles.get(profile.name)
+    if old is not None and not replace:
         raise ProfileError(f"a profile named {profile.name!r} already exists")
     data = settings.model_dump()
     data["profiles"][profile.name] = profile.model_dump()
+    if old is not None and "forward_url" not in profile.model_fields_set:
+        data["profiles"][profile.name]["forward_url"] = old.forward_url
     if make_default:
         data["default_profile"] = profile.name
     return Settings.model_validate(data)
@@ -393,3 +456,40 @@ def remove_profile(settings: Settings, name: str) -> Settings:
     if data["default_profile"] == name:
         data["default_profile"] = None
     return Settings.model_validate(data)
+
+
+# Forward URLs ---------------------------------------------------------------------------------
+
+
+def get_forward_url(profile_name: str, path: Path | None = None) -> str | None:
+    """The forward URL remembered for ``profile_name`` ("local": the embedded sandbox), or None.
+
+    Raises :class:`ProfileError` for a profile that is not configured and :class:`ConfigError`
+    for a file that cannot be used.
+    """
+    if not profile_name:
+        raise ProfileError("no profile given: name one, or 'local' for the embedded sandbox")
+    settings = load_settings(path)
+    if profile_name == LOCAL_PROFILE:
+        return settings.local.forward_url
+    return get_profile(settings, profile_name).forward_url
+
+
+def set_forward_url(profile_name: str, url: str | None, path: Path | None = None) -> str | None:
+    """Remember ``url`` as the forward URL of ``profile_name`` (None or "" forgets it).
+
+    The URL is checked as the listener checks forward targets (http:// or https://, a host)
+    and may hold no user name or password: ``tui.webhooks.forward.InvalidForwardUrl`` (a
+    ``ValueError``, said for a person) otherwise, with nothing written. Returns the URL as
+    stored (trimmed). Raises :class:`ProfileError` for a profile that is not configured.
+    """
+    if not profile_name:
+        raise ProfileError("no profile given: name one, or 'local' for the embedded sandbox")
+    stored = _check_forward_url(url) if url and url.strip() else None
+    settings = load_settings(path)
+    if profile_name == LOCAL_PROFILE:
+        settings.local = LocalSettings(forward_url=stored)
+    else:
+        get_profile(settings, profile_name).forward_url = stored
+    save_settings(settings, path)
+    return stored

@@ -11,6 +11,7 @@ import contextlib
 import importlib
 import inspect
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,19 @@ DEFAULT_SEED = 300
 HOST = "127.0.0.1"
 
 Progress = Callable[[str, float | None], None]
+
+
+def listener_dir_for(data_dir: Path, profile: str | None) -> Path:
+    """Where the listener of `profile` journals (None: the embedded sandbox, the local profile).
+
+    The local profile keeps `<data>/listener` (shared with `payscope listen`); each remote
+    profile has its own `<data>/listeners/<name>`, so its events are only its own.
+    """
+    if profile is None:
+        return data_dir / "listener"
+    # Profile names are checked (letters, digits, '-', '_'); made file-safe here all the same.
+    safe = re.sub(r"[^A-Za-z0-9_-]", "_", profile) or "_"
+    return data_dir / "listeners" / safe
 
 
 class OptionsError(ValueError):
@@ -173,6 +187,11 @@ class Runtime:
         self.ready = asyncio.Event()
         self.problems: list[str] = []
 
+    @property
+    def listener_dir(self) -> Path:
+        """The directory of this profile's webhook journal (known before `start`)."""
+        return listener_dir_for(self.options.data_dir, self.options.profile)
+
     async def start(self, progress: Progress | None = None) -> None:
         """Bring everything up; raise a readable error if something cannot start."""
         report = progress or (lambda _text, _fraction: None)
@@ -212,7 +231,7 @@ class Runtime:
         self.sandbox = await asyncio.to_thread(server.Sandbox, config)
         credentials = self.sandbox.credentials
         secret = credentials.webhook_secret
-        self.listener = listener_mod.Listener(data / "listener", secrets=[secret])
+        self.listener = listener_mod.Listener(self.listener_dir, secrets=[secret])
         # Both servers start together: neither needs the other until the webhook is registered.
         hook: str
         self.base_url, hook = await asyncio.gather(
@@ -275,8 +294,9 @@ class Runtime:
             webhook_secret = secrets.get_secret(profile.name, "webhook")
         except Exception:
             webhook_secret = None
+        # Its own journal: the embedded sandbox's events are not this profile's.
         self.listener = listener_mod.Listener(
-            self.options.data_dir / "listener",
+            self.listener_dir,
             secrets=[webhook_secret] if webhook_secret else None,
         )
         # The profile's port (0 = any free one): the user registers this URL with the service.

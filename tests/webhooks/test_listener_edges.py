@@ -382,17 +382,19 @@ def test_an_unusable_forward_url_is_refused_when_the_listener_is_made(
         Listener(tmp_path, [SECRET], routes={"refund_*": url})
 
 
-async def test_replaying_to_an_unusable_url_is_recorded_not_raised(
+async def test_replaying_to_an_unusable_url_is_refused_before_sending(
     listener: Listener, client: httpx.AsyncClient
 ) -> None:
+    from tui.webhooks.listener import InvalidForwardUrl
+
     assert listener.url is not None
     await post_signed(client, listener.url, event_body("evt_bad_target"))
 
-    record = await listener.replay("evt_bad_target", "http://[::1/hooks")
+    with pytest.raises(InvalidForwardUrl, match="not a valid URL"):
+        await listener.replay("evt_bad_target", "http://[::1/hooks")
 
-    assert record.status is None and record.error is not None
     detail = listener.journal.get("evt_bad_target")
-    assert detail is not None and [f.error for f in detail.forwards] == [record.error]
+    assert detail is not None and detail.forwards == []  # nothing was sent
 
 
 class _Hanging(Receiver):

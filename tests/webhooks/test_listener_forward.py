@@ -16,7 +16,7 @@ from tests.webhooks.conftest import (
     hmac_sha512,
     post_signed,
 )
-from tui.webhooks.listener import Listener
+from tui.webhooks.listener import Listener, NoForwardTarget
 
 
 async def test_an_accepted_event_is_forwarded_byte_for_byte_and_recorded(
@@ -126,7 +126,7 @@ async def test_replay_resends_a_journaled_event(
     try:
         body = event_body("evt_replay")
         await post_signed(client, url, body)
-        with pytest.raises(ValueError, match="nowhere to replay"):
+        with pytest.raises(NoForwardTarget, match="no forward URL"):
             await listener.replay("evt_replay")
         with pytest.raises(LookupError, match="evt_missing"):
             await listener.replay("evt_missing", receiver.url)

@@ -32,6 +32,39 @@ _WORKERS = 4
 _BODY_KEEP = 4096
 
 
+class ForwardTargetError(ValueError):
+    """There is no usable URL to forward or replay to; the message says what to do."""
+
+
+class NoForwardTarget(ForwardTargetError):
+    """A replay was asked without a URL, and no forward URL or route covers the event."""
+
+    def __init__(self, event_id: str) -> None:
+        self.event_id = event_id
+        super().__init__(
+            f"{event_id} was not replayed: there is no forward URL to send it to. Set a forward "
+            "URL (in the TUI's settings, or start `payscope listen` with --forward-to URL), "
+            "or give the URL to replay it to."
+        )
+
+
+class InvalidForwardUrl(ForwardTargetError):
+    """A forward or replay URL that cannot be used (not http(s), no host, not a URL)."""
+
+    def __init__(self, url: str, problem: str) -> None:
+        self.url = url
+        self.problem = problem
+        super().__init__(problem)
+
+
+def check_url(url: str) -> str:
+    """`url` when it can be a forward target; else raise :class:`InvalidForwardUrl`."""
+    problem = url_problem(url)
+    if problem is not None:
+        raise InvalidForwardUrl(url, problem)
+    return url
+
+
 def url_problem(url: str) -> str | None:
     """Why `url` cannot be a forward target (None when it can), written for a person."""
     try:
@@ -59,9 +92,8 @@ class Forwarder:
         queue_size: int = FORWARD_QUEUE_SIZE,
     ) -> None:
         for url in (forward_to, *(routes or {}).values()):
-            problem = None if url is None else url_problem(url)
-            if problem is not None:
-                raise ValueError(problem)
+            if url is not None:
+                check_url(url)  # InvalidForwardUrl (a ValueError), saying why
         self.journal = journal
         self.forward_to = forward_to
         self.routes = dict(routes or {})

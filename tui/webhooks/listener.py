@@ -13,7 +13,8 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
     unsubscribe = listener.add_subscriber(callback)   # callback(Delivery), sync or async
     listener.journal.count() / .recent(limit, offset=0, event_type=None, object_id=None)
     listener.journal.get(event_id)       # EventDetail: headers, raw body, verification, forwards
-    record = await listener.replay(event_id, url=None)   # re-POST a journaled event
+    record = await listener.replay(event_id, url=None)   # re-POST a journaled event; raises
+                                         # NoForwardTarget / InvalidForwardUrl (ForwardTargetError)
     await listener.stop()
 
 What a request gets, in the order checked: another path -> 404; another method -> 405 (with
@@ -49,7 +50,12 @@ from typing import Any
 
 import orjson
 
-from tui.webhooks.forward import Forwarder
+from tui.webhooks.forward import Forwarder, check_url
+
+# Re-exported: what `replay` raises, importable from here with the rest of the listener's API.
+from tui.webhooks.forward import ForwardTargetError as ForwardTargetError
+from tui.webhooks.forward import InvalidForwardUrl as InvalidForwardUrl
+from tui.webhooks.forward import NoForwardTarget as NoForwardTarget
 from tui.webhooks.journal import Attempt, ForwardRecord, Journal, JournalError, Recorded
 from tui.webhooks.secret_store import generate_secret
 from tui.webhooks.signing import SIGNATURE_HEADER, Verifier
@@ -387,16 +393,22 @@ class Listener:
     # -- replay ------------------------------------------------------------------------------
 
     async def replay(self, event_id: str, url: str | None = None) -> ForwardRecord:
-        """Re-POST a journaled event (raw body and original signature) to `url` or its route."""
+        """Re-POST a journaled event (raw body and original signature) to `url` or its route.
+
+        `url` works whether or not the listener forwards (no `forward_to` needed); without it
+        the event goes where forwarding would send it. Raises `LookupError` for an event not in
+        the journal, `NoForwardTarget` when there is no URL at all and `InvalidForwardUrl` for
+        one that cannot be used (both before anything is sent). Every replay that is sent is
+        recorded in the journal (`journal.get(event_id).forwards`) with its outcome, answered
+        or not; the exchange is bounded by the forwarder's timeout.
+        """
         detail = self.journal.get(event_id)
         if detail is None:
             raise LookupError(f"no event {event_id!r} in the journal at {self.journal.path}")
-        target = url or self.forwarder.target_for(detail.event.event_type)
+        target = url if url is not None else self.forwarder.target_for(detail.event.event_type)
         if target is None:
-            raise ValueError(
-                f"nowhere to replay {event_id} to: pass a URL, or start the listener with "
-                "forward_to= (--forward-to) or a route for its event type"
-            )
+            raise NoForwardTarget(event_id)
+        check_url(target)
         signature = detail.headers.get(SIGNATURE_HEADER.lower())
         return await self.forwarder.send(event_id, target, detail.body, signature)
 

@@ -1,0 +1,118 @@
+"""tui.runtime: each profile's listener journals on its own, so its Events are only its own.
+
+A remote host cannot be real here: the remote profiles point at the embedded sandbox of a local
+runtime started beside them, on the same data dir, as a user switching profiles would have.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tui import config, paths, secrets
+from tui.runtime import Runtime, RuntimeOptions, listener_dir_for
+
+WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"
+
+
+def _options(profile: str | None, data: Path) -> RuntimeOptions:
+    return RuntimeOptions(
+        profile=profile,
+        seed=0,  # no demo data: these tests are about the listener
+        theme=None,
+        allow_production=False,
+        config_dir=None,
+        data_dir=data,
+        user_theme_dir=None,
+    )
+
+
+async def _post_signed(url: str, event_id: str, secret: str) -> None:
+    body = json.dumps({"event_id": event_id, "event_type": "payment_succeeded"}).encode()
+    signature = hmac.new(secret.encode(), body, hashlib.sha512).hexdigest()
+    headers = {"Content-Type": "application/json", "X-Webhook-Signature-512": signature}
+    async with httpx.AsyncClient(timeout=20) as client:
+        answer = await client.post(url, content=body, headers=headers)
+    assert answer.status_code == 200, answer.text
+
+
+def _journaled(runtime: Runtime) -> set[str]:
+    return {record.event_id for record in runtime.listener.journal.recent(100)}
+
+
+def test_the_local_profile_keeps_its_listener_dir_and_remote_ones_get_their_own(
+    tmp_path: Path,
+) -> None:
+    assert listener_dir_for(tmp_path, None) == tmp_path / "listener"  # existing data stays
+    assert listener_dir_for(tmp_path, "staging") == tmp_path / "listeners" / "staging"
+    assert Runtime(_options(None, tmp_path)).listener_dir == tmp_path / "listener"
+    assert Runtime(_options("eu-1", tmp_path)).listener_dir == tmp_path / "listeners" / "eu-1"
+    # A remote profile named like the local one still does not share its journal.
+    assert listener_dir_for(tmp_path, "local") != listener_dir_for(tmp_path, None)
+
+
+@pytest.mark.parametrize("name", ["../../etc", "a/b", "a b", "..", "c:\\x"])
+def test_remote_listener_dirs_are_file_safe(tmp_path: Path, name: str) -> None:
+    where = listener_dir_for(tmp_path, name)
+    assert where.parent == tmp_path / "listeners"
+    assert where.name not in ("", ".", "..")
+    assert "/" not in where.name and "\\" not in where.name
+
+
+async def test_a_remote_profile_sees_only_its_own_events() -> None:
+    data = paths.data_dir()
+    local = Runtime(_options(None, data))
+    await local.start()
+    remotes: list[Runtime] = []
+    try:
+        # An event journaled under the local profile, as the embedded sandbox's would be.
+        await _post_signed(
+            local.listener_url, "evt_local_only", local.sandbox.credentials.webhook_secret
+        )
+        assert _journaled(local) == {"evt_local_only"}
+        assert local.listener.journal.path.parent == data / "listener"
+
+        settings = config.load_settings()
+        for name in ("remote", "other"):
+            profile = config.Profile(
+                name=name,
+                base_url=local.base_url,
+                merchant_id=local.merchant_id,
+                profile_id=local.business_profile_id,
+                listener_port=0,
+            )
+            settings = config.add_profile(settings, profile)
+            secrets.set_secret(name, local.sandbox.credentials.api_key)
+            secrets.set_secret(name, WEBHOOK_SECRET, "webhook")
+        config.save_settings(settings)
+
+        for name in ("remote", "other"):
+            remote = Runtime(_options(name, data))
+            await remote.start()
+            remotes.append(remote)
+            # Nothing of the local profile's: the Events screen and the status bar count.
+            assert remote.listener.journal.get("evt_local_only") is None
+            assert remote.listener.journal.count() == 0
+            assert remote.listener.data_dir == remote.listener_dir == data / "listeners" / name
+
+        remote, other = remotes
+        await _post_signed(remote.listener_url, "evt_remote_only", WEBHOOK_SECRET)
+        assert _journaled(remote) == {"evt_remote_only"}
+        assert _journaled(other) == set()
+        assert _journaled(local) == {"evt_local_only"}
+    finally:
+        for runtime in (*remotes, local):
+            await runtime.stop()
+
+    # Started again, each profile finds its own history where it left it.
+    again = Runtime(_options("remote", data))
+    await again.start()
+    try:
+        assert _journaled(again) == {"evt_remote_only"}
+    finally:
+        await again.stop()
