@@ -17,6 +17,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
@@ -30,6 +31,8 @@ from tui.widgets.errors import describe_error
 
 if TYPE_CHECKING:
     from tui.runtime import Runtime, RuntimeOptions
+    from tui.screens.main import MainScreen
+    from tui.views.live import Change
 
 
 class PayscopeApp(App[int]):
@@ -78,6 +81,11 @@ class PayscopeApp(App[int]):
         super().__init__()
         self.options = options
         self._runtime = runtime
+        # Live updates: every view subscribes here (see tui.views.live), never to the listener.
+        self.changes: Signal[Change] = Signal(self, "changes")
+        self.deliveries: Signal[Any] = Signal(self, "deliveries")
+        self.requests: Signal[Any] = Signal(self, "requests")
+        self._unhook: list[Callable[[], None]] = []
         self.startup_problems: list[str] = []
         self._own_theme_names: list[str] = []
         self._all_themes_loaded = False
@@ -179,10 +187,31 @@ class PayscopeApp(App[int]):
 
         screen = self.get_screen_main()
         await self.runtime.start(progress=screen.show_progress if screen else None)
+        self._hook_runtime()
         if isinstance(screen, MainScreen):
             screen.runtime_ready()
 
-    def get_screen_main(self) -> Any:
+    def _hook_runtime(self) -> None:
+        """Feed the app's signals from the listener and the client (again after a retry)."""
+        for unhook in self._unhook:
+            unhook()
+        self._unhook = []
+        listener = self.runtime.listener
+        if listener is not None:
+            self._unhook.append(listener.add_subscriber(self._delivered))
+        client = self.runtime.client
+        if client is not None:
+            self._unhook.append(client.journal.subscribe(self.requests.publish))
+
+    def _delivered(self, delivery: Any) -> None:
+        from tui.views.live import change_of
+
+        self.deliveries.publish(delivery)
+        change = change_of(delivery)
+        if change is not None:
+            self.changes.publish(change)
+
+    def get_screen_main(self) -> MainScreen | None:
         from tui.screens.main import MainScreen
 
         for screen in self.screen_stack:
@@ -191,6 +220,8 @@ class PayscopeApp(App[int]):
         return None
 
     async def on_unmount(self) -> None:
+        for unhook in self._unhook:
+            unhook()
         if self._runtime is not None:
             await self._runtime.stop()
 
@@ -219,32 +250,47 @@ class PayscopeApp(App[int]):
             self.push_screen(KeyHelpScreen(self.screen))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        context = getattr(screen, "context_commands", None)
-        if context is not None:
-            yield from context()
-        from tui.screens.areas import AREAS
+        from tui.screens.main import MainScreen
+        from tui.views.areas import AREAS
+        from tui.views.detail import DetailScreen
 
+        if isinstance(screen, MainScreen | DetailScreen):
+            yield from screen.context_commands()
         main = self.get_screen_main()
         for area in AREAS:
             if main is not None:
                 yield SystemCommand(
                     f"Go to {area.title}",
                     area.description,
-                    lambda key=area.key: self._goto(key),
+                    lambda key=area.key: self.goto(key),
                     discover=False,
                 )
+        yield SystemCommand(
+            "Find",
+            "Find a payment, refund, dispute, customer or event by id, email or last 4",
+            self.action_find,
+        )
         yield SystemCommand("Theme", "Preview and pick a theme (live)", self.action_change_theme)
         yield SystemCommand("Keys", "Show every key of this screen", self.action_help)
         yield SystemCommand("Quit", "Quit payscope", self.action_quit)
 
-    def _goto(self, area: str) -> None:
-        main: Any = self.get_screen_main()
+    def goto(self, area: str, record_id: str | None = None) -> None:
+        """Show an area (closing screens above the main one), and open a record in it."""
+        main = self.get_screen_main()
         if main is None:
             return
         while len(self.screen_stack) > 1 and self.screen is not main:
             self.pop_screen()
-        show_area = main.show_area
-        show_area(area)
+        view = main.show_area(area)
+        if record_id is not None:
+            view.open_record(record_id)
+
+    async def action_find(self) -> None:
+        """Ask for what to find (`:find TEXT` does it at once)."""
+        main = self.get_screen_main()
+        if main is not None:
+            self.goto(main.current_area())
+            await main.prompt_command("find ")
 
 
 def make_app(

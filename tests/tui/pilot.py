@@ -65,7 +65,7 @@ async def open_detail(pilot: Any, payment_id: str) -> Any:
     await pilot.press("colon", *f"pay {payment_id}", "enter")
     await until(lambda: isinstance(app.screen, PaymentDetailScreen))
     screen = app.screen
-    await until(lambda: screen.payment is not None)
+    await until(lambda: screen.payment is not None and not screen.busy)
     await pilot.pause()
     return screen
 

@@ -71,7 +71,7 @@ async def _deliveries(pilot: Any) -> None:
         forged = sign(SUCCEEDED, "not-the-secret")
         assert await _post(client, url, SUCCEEDED, forged) == 401
     view = app.screen.query_one(EventsView)
-    await until(lambda: len(view.records) == 2 and len(view.rejected) == 1)
+    await until(lambda: len(view.rows) == 2 and len(view.rejected) == 1)
     await pilot.pause()
 
 

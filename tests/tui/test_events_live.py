@@ -46,7 +46,7 @@ async def test_live_deliveries_go_on_top_and_the_header_counts_them(
                 body = _event(n)
                 headers = {"content-type": "application/json", SIGNATURE_HEADER: sign(body, secret)}
                 assert (await client.post(url, content=body, headers=headers)).status_code == 200
-                await until(lambda n=n: f"evt_live_{n}" in view.records)
+                await until(lambda n=n: f"evt_live_{n}" in view.rows)
         await pilot.pause()
         table = view.query_one("#events-table", DataTable)
         newest_first = [table.coordinate_to_cell_key((row, 0)).row_key.value for row in range(3)]

@@ -77,8 +77,8 @@ async def test_create_capture_refund_updates_row_and_events(dirs: Dirs) -> None:
         await _until(lambda: journal.count(object_id="pay_tui_flow_1") >= 2)
         await pilot.press("colon", *"events", "enter")
         events = app.screen.query_one(EventsView)
-        await _until(lambda: any(r.object_id == "pay_tui_flow_1" for r in events.records.values()))
-        types = {r.event_type for r in events.records.values() if r.object_id == "pay_tui_flow_1"}
+        await _until(lambda: any(r.object_id == "pay_tui_flow_1" for r in events.rows.values()))
+        types = {r.event_type for r in events.rows.values() if r.object_id == "pay_tui_flow_1"}
         assert {"payment_authorized", "payment_succeeded"} & types
 
 
@@ -247,7 +247,7 @@ async def test_find_a_payment_by_the_amount_the_customer_quotes(dirs: Dirs) -> N
         quoted = await create_payment(app.runtime.client, amount=123457)
         view = app.screen.query_one(PaymentsView)
         await pilot.press("slash", *"amount:1,234.57", "enter")
-        await _until(lambda: view.filters.get("amount_filter") is not None and view.loaded)
+        await _until(lambda: view.filter.server.get("amount_filter") is not None and view.loaded)
         await _until(lambda: quoted.payment_id in view.rows)
         assert {p.amount for p in view.rows.values()} == {123457}
         header = str(view.query_one("#payments-header").render())

@@ -21,8 +21,9 @@ CAPTURE = {"capture": "manual", "cancel": "manual", "refund": "automatic"}
 
 def _form(action: str) -> Drive:
     async def drive(pilot: Any) -> None:
-        from tui.screens.payment_forms import FormScreen, open_action
-        from tui.screens.payments import PaymentsView
+        from tui.screens.payments import ROW_ACTIONS, PaymentsView
+        from tui.views.actions import find
+        from tui.views.forms import FormScreen
 
         await ready(pilot)
         app = pilot.app
@@ -37,7 +38,9 @@ def _form(action: str) -> Drive:
         await until(lambda: payment.payment_id in view.rows)
         await app.workers.wait_for_complete()
         app.clear_notifications()
-        open_action(app, action, None, payment.payment_id, lambda _result: None)
+        chosen = find(ROW_ACTIONS, action)
+        assert chosen is not None
+        chosen.run(view, payment.payment_id, None)
         await until(lambda: isinstance(app.screen, FormScreen))
         await pilot.pause()
 

@@ -18,11 +18,11 @@ from tui.screens.payment_forms import (
     ConfirmForm,
     NewPaymentScreen,
     RefundForm,
-    SimpleActionForm,
     ThreeDSForm,
     UpdateForm,
 )
 from tui.screens.payments import PaymentsView
+from tui.views.forms import ConfirmScreen
 from tui.widgets.card_picker import TestCardPicker
 
 Dirs = tuple[Path, Path]
@@ -211,7 +211,7 @@ async def test_approve_or_reject_a_payment_held_for_review(
         assert created.status == "requires_merchant_action"
         detail = await open_detail(pilot, created.payment_id)
         await pilot.press(key)
-        await submit(pilot, SimpleActionForm)
+        await submit(pilot, ConfirmScreen)
         await until(lambda: detail.payment.status == status)
 
 
@@ -286,9 +286,12 @@ async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
     ],
 )
 def test_detail_offers_only_the_actions_a_status_allows(status: str, offered: set[str]) -> None:
-    from tui.screens.payment_detail import ACTION_STATUSES, action_applies
+    from types import SimpleNamespace
 
-    assert {a for a in ACTION_STATUSES if action_applies(a, status)} == offered
+    from tui.screens.payments import ROW_ACTIONS
+
+    payment = SimpleNamespace(status=status)
+    assert {a.name for a in ROW_ACTIONS if a.allows(payment, local=True)} == offered
 
 
 async def test_detail_hides_actions_the_payment_cannot_take(dirs: Dirs) -> None:
@@ -322,7 +325,7 @@ async def test_reloads_asked_together_share_reads(
         journal = app.runtime.listener.journal
         await until(lambda: journal.count(object_id=created.payment_id) >= 1)
         await pilot.pause()
-        await until(lambda: not detail._loading)
+        await until(lambda: not detail.busy)
 
         def reads() -> int:
             return sum(1 for e in client.journal if e.method == "GET" and e.url.endswith(path))
@@ -332,7 +335,7 @@ async def test_reloads_asked_together_share_reads(
         detail.load()
         detail.load()
         detail.load()
-        await until(lambda: not detail._loading)
+        await until(lambda: not detail.busy)
         assert reads() - before == 1
 
         # Asked again while a read is in flight (webhooks arriving): exactly one more read.
@@ -350,5 +353,5 @@ async def test_reloads_asked_together_share_reads(
         monkeypatch.setattr(client.payments, "retrieve", retrieve)
         before = reads()
         detail.load()
-        await until(lambda: not detail._loading)
+        await until(lambda: not detail.busy)
         assert reads() - before == 2

@@ -8,7 +8,8 @@ import pytest
 
 from tests.tui.pilot import create_payment, until
 from tests.tui.snapshot_app import build, ready
-from tui.screens.payments import PaymentsView, PaymentTable
+from tui.screens.payments import PaymentsView
+from tui.views.table import ResourceTable
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
@@ -23,7 +24,7 @@ async def test_a_new_payment_goes_on_top_by_its_webhook(
         await until(lambda: payment.payment_id in view.rows)
         await app.workers.wait_for_complete()
         await pilot.pause()
-        table = view.query_one(PaymentTable)
+        table = view.query_one(ResourceTable)
         first = table.coordinate_to_cell_key((0, 0)).row_key.value
         assert first == payment.payment_id
         errors = [n.message for n in app._notifications if n.severity == "error"]

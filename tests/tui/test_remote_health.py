@@ -114,7 +114,7 @@ async def test_remote_events_say_how_webhooks_get_here_and_history_says_what_is_
             await pilot.press("colon", *"events", "enter")
             view = app.screen.query_one(EventsView)
             await until(lambda: view.has_class("-empty"))
-            empty = str(view.query_one("#events-empty").render())
+            empty = str(view.query_one(".empty").render())
             assert app.runtime.listener_url in empty
             assert "webhook_url" in empty and "--profile remote --kind webhook" in empty
             # The empty view keeps the focus, so its keys work: h opens the service's history.

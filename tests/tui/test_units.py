@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tui.screens.events import parse_event_filter
-from tui.screens.payments import parse_filter
+from tui.screens.payments import payment_grammar
 from tui.theming import PAYMENT_STATUSES, ThemeFileError, load_themes, parse_theme, status_variable
 from tui.widgets.command_prompt import complete, parse_command
 from tui.widgets.errors import describe_error
@@ -102,6 +102,10 @@ def test_tab_completion() -> None:
     assert complete("zzz") is None
 
 
+def parse_filter(text: str) -> dict[str, object]:
+    return payment_grammar().parse(text).server
+
+
 def test_payment_filter_words() -> None:
     fields = parse_filter("status:failed,cancelled currency:eur from:2024-05-01 cus_abc")
     assert fields == {
@@ -110,7 +114,7 @@ def test_payment_filter_words() -> None:
         "created_gte": "2024-05-01T00:00:00Z",
         "customer_id": "cus_abc",
     }
-    with pytest.raises(ValueError, match="Unknown filter `colour`"):
+    with pytest.raises(ValueError, match="Unknown filter `colour:`"):
         parse_filter("colour:red")
 
 
@@ -260,17 +264,19 @@ def test_card_networks_are_named_as_people_write_them(brand: str | None, label: 
 )
 def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
     # ... and a short one is taken from it first, so the amount stays in view.
-    from tui.screens.payments import columns_for, status_width
+    from tui.screens.payments import COLUMNS
+    from tui.views.columns import fit
 
-    assert status_width(width, columns_for(width)) == status
+    assert dict(fit(COLUMNS, width))["status"] == status
 
 
 @pytest.mark.parametrize(("width", "event_type"), [(50, 12), (59, 19), (62, 22), (120, 22)])
 def test_a_narrow_events_table_takes_its_room_from_the_event_type(
     width: int, event_type: int
 ) -> None:
-    from tui.screens.events import layout_for
+    from tui.screens.events import COLUMNS
+    from tui.views.columns import fit
 
-    keys, type_width = layout_for(width)
-    assert keys == ("event_type", "object_id", "verified", "dups") or width >= 82
-    assert type_width == event_type
+    widths = dict(fit(COLUMNS, width))
+    assert tuple(widths) == ("event_type", "object_id", "verified", "dups") or width >= 82
+    assert widths["event_type"] == event_type

@@ -1,161 +1,218 @@
-"""Events: webhooks as the listener accepts them, newest first, loaded lazily from the journal."""
+"""Events: webhooks as the listener accepts them, newest first, loaded lazily from the journal.
+
+Built on the resource list: the journal stands in for a service (pages of 200 as the cursor
+nears the end), refused deliveries show in a panel of their own, and each accepted delivery
+lands on top at once, verified.
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.json import JSON
 from rich.table import Table
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import DataTable, Input, Static
 
-from tui.screens.base import AreaView, area_width, flex_width
+from tui.views.actions import Action, ActionHost
+from tui.views.columns import CellContext, Column
+from tui.views.detail import DetailScreen, Missing, empty, grid
+from tui.views.filters import Filter, Grammar, Term
+from tui.views.forms import Field, FormScreen
+from tui.views.listing import ResourceListView
+from tui.views.live import watch_deliveries
+from tui.views.text import safe
 from tui.widgets.format import status_text, theme_colour
 
 BATCH = 200
 REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed
-COLUMNS = (
-    ("time", "Time", 8),
-    ("event_type", "Event", 22),
-    ("object_id", "Object", 26),
-    ("status", "Status", 18),
-    ("verified", "Sig", 3),
-    ("dups", "Dup", 3),
+# Object ids the filter takes as bare words.
+OBJECT_PREFIXES = ("pay_", "ref_", "dp_", "payout_", "sub_", "inv_", "cus_", "plink_")
+
+
+def clock(timestamp: float, hidden: bool) -> Text:
+    """A receive time as HH:MM:SS (hidden in snapshots: it is the wall clock's)."""
+    if hidden:
+        return Text("··:··:··", style="dim")
+    return Text(datetime.fromtimestamp(timestamp, UTC).strftime("%H:%M:%S"))
+
+
+def _verified(record: Any, context: CellContext) -> Text:
+    return Text("✓", style=theme_colour(context.variables, "event-verified"))
+
+
+# The receive time goes first when narrow; then the object's status, which the event type
+# mostly implies (payment_succeeded -> succeeded) and the detail shows. Sig and Dup stay, and
+# the event type gives up cells (down to 12) so they stay in view.
+COLUMNS: tuple[Column[Any], ...] = (
+    Column("time", "Time", 8, lambda r, c: clock(r.first_seen, c.stable), 92),
+    Column("event_type", "Event", 22, lambda r, c: safe(r.event_type, empty="?"), flex=(12, 22)),
+    Column("object_id", "Object", 26, lambda r, c: safe(r.object_id)),
+    Column("status", "Status", 18, lambda r, c: status_text(r.object_status, c.variables), 82),
+    Column("verified", "Sig", 3, _verified),
+    Column("dups", "Dup", 3, lambda r, c: Text(str(r.duplicates) if r.duplicates else "")),
 )
-# The columns shown at a given table width (each column also takes two cells of padding).
-# The receive time goes first; then the object's status, which the event type mostly implies
-# (payment_succeeded -> succeeded) and the detail shows. Verification and duplicates stay.
-LAYOUTS = (
-    (92, ("time", "event_type", "object_id", "status", "verified", "dups")),
-    (82, ("event_type", "object_id", "status", "verified", "dups")),
-    (0, ("event_type", "object_id", "verified", "dups")),
+
+
+def _type(value: str, result: Filter) -> None:
+    result.server["event_type"] = value
+
+
+def _object(value: str, result: Filter) -> None:
+    result.server["object_id"] = value
+
+
+def _bare(word: str, result: Filter) -> None:
+    (_object if word.startswith(OBJECT_PREFIXES) else _type)(word, result)
+
+
+EVENT_GRAMMAR = Grammar(
+    [
+        Term(("type", "event", "t"), "type:payment_failed", _type),
+        Term(("object", "obj", "id"), "object:pay_…", _object),
+    ],
+    bare=_bare,
+    bare_example="pay_…",
 )
-
-
-def columns_for(width: int) -> tuple[str, ...]:
-    """The keys of the event columns that fit a table `width` cells wide."""
-    return next(keys for minimum, keys in LAYOUTS if width >= minimum)
-
-
-def layout_for(width: int) -> tuple[tuple[str, ...], int]:
-    """(the columns, the event type's width) for a table `width` cells wide: in a narrow one
-    the event type gives up cells (down to 12) so the verification and duplicates stay seen."""
-    keys = columns_for(width)
-    return keys, flex_width(width, COLUMNS, keys, "event_type", (12, 22))
-
-
-class Stamp:
-    """A receive time shown as HH:MM:SS that sorts by the full timestamp."""
-
-    __slots__ = ("hidden", "timestamp")
-
-    def __init__(self, timestamp: float, hidden: bool = False) -> None:
-        self.timestamp = timestamp
-        self.hidden = hidden
-
-    def __rich__(self) -> Text:
-        if self.hidden:  # snapshots: the receive time is the wall clock's
-            return Text("··:··:··", style="dim")
-        return Text(datetime.fromtimestamp(self.timestamp, UTC).strftime("%H:%M:%S"))
-
-
-class EventName:
-    """The event type cell; it also carries the receive time, so the newest-first order can be
-    kept with a column every layout shows (narrow layouts drop Time)."""
-
-    __slots__ = ("name", "timestamp")
-
-    def __init__(self, name: str, timestamp: float) -> None:
-        self.name = name
-        self.timestamp = timestamp
-
-    def __rich__(self) -> Text:
-        return Text(self.name)
 
 
 def parse_event_filter(text: str) -> tuple[str | None, str | None]:
     """`type:payment_failed pay_123` -> (event type, object id); ValueError says what is wrong."""
-    event_type = object_id = None
-    for word in text.split():
-        key, sep, value = word.partition(":")
-        if sep and key in ("type", "event", "t"):
-            event_type = value
-        elif sep and key in ("object", "obj", "id"):
-            object_id = value
-        elif (
-            not sep
-            and "_" in word
-            and word.split("_")[0]
-            in (
-                "pay",
-                "ref",
-                "dp",
-                "payout",
-                "sub",
-                "inv",
-                "cus",
-                "plink",
-            )
-        ):
-            object_id = word
-        elif not sep:
-            event_type = word
-        else:
-            raise ValueError(f"Unknown filter `{key}`: use type:<event_type> or object:<id>.")
-    return event_type, object_id
+    parsed = EVENT_GRAMMAR.parse(text)
+    return parsed.server.get("event_type"), parsed.server.get("object_id")
 
 
 def remote_empty_text(runtime: Any) -> str:
     """The empty Events area on a remote profile: webhooks only come once the service is told
     where to send them, which payscope cannot do for a service on another machine."""
-    url = runtime.listener_url or "this machine's listener"
+    from tui.views.text import safe_markup
+
+    url = safe_markup(runtime.listener_url or "this machine's listener")
     return (
         "[b]No webhooks yet[/b]\n\n"
         f"This listener is at {url}.\n"
         "The service sends webhooks to its business profile's webhook_url: point it here\n"
         "(through a tunnel when the service runs elsewhere), and give the listener the\n"
         "profile's signing key:  "
-        f"[b]payscope keys set --profile {runtime.profile_name} --kind webhook[/b]\n\n"
-        "[b]h[/b] shows what the service says it sent, with manual retry."
+        f"[b]payscope keys set --profile {safe_markup(runtime.profile_name)} --kind webhook[/b]"
+        "\n\n[b]h[/b] shows what the service says it sent, with manual retry."
     )
 
 
-class EventTable(DataTable[Any]):
-    """The journal's events, newest first. Enter opens one (shown in the footer, as on
-    Payments: the table's own Enter binding is hidden)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", id="events.open", tooltip="Headers, body, verification"),
-    ]
-
-    def action_open(self) -> None:
-        self.action_select_cursor()
+# -- actions ---------------------------------------------------------------------------------------
 
 
-class EventsView(AreaView):
+def _goto(host: ActionHost, event_id: str | None, record: Any) -> None:
+    event = getattr(record, "event", record)  # a journal row, or an event's detail
+    object_id = getattr(event, "object_id", None)
+    if not object_id:
+        host.app.notify("This event names no object.", severity="warning")
+        return
+    from tui.views.areas import area_for_id
+
+    area = area_for_id(object_id)
+    if area is None or not area.built:
+        host.app.notify(f"{object_id}: its screen is not built yet.", severity="information")
+        return
+    host.app.goto(area.key, object_id)
+
+
+def _replay(host: ActionHost, event_id: str | None, record: Any) -> None:
+    if event_id is not None:
+        host.app.push_screen(ReplayForm(event_id), host.acted)
+
+
+EVENT_ACTIONS: tuple[Action[Any], ...] = (
+    Action("goto", "g", "Go to object", "Open the object it is about", _goto),
+    Action(
+        "replay",
+        "p",
+        "Replay",
+        "Re-POST it, signed, to a forward URL (asked once, remembered)",
+        _replay,
+        palette="Replay this event",
+    ),
+)
+
+
+class ReplayForm(FormScreen):
+    """Replay an event to a URL: the forward target, or one typed here (remembered)."""
+
+    title_text = "Replay event"
+    submit_label = "Replay"
+
+    def __init__(self, event_id: str) -> None:
+        super().__init__()
+        self.event_id = event_id
+        self.intro = (
+            f"Re-POST {event_id} exactly as it was signed to a URL of yours. The URL is "
+            "remembered for this profile."
+        )
+
+    def _known_url(self) -> str:
+        from tui import config
+
+        listener = self.runtime.listener
+        target = listener.forwarder.target_for(None) if listener is not None else None
+        try:
+            return target or config.get_forward_url(self.runtime.profile_name) or ""
+        except Exception:  # an unreadable config: the field starts empty, nothing lost
+            return ""
+
+    def fields(self) -> list[Field]:
+        return [
+            Field(
+                "url",
+                "Forward URL",
+                Input(
+                    self._known_url(),
+                    placeholder="http://127.0.0.1:3000/webhooks",
+                    id="field-url",
+                ),
+                "Your server's webhook endpoint (http:// or https://).",
+            )
+        ]
+
+    def submit_text(self) -> str | None:
+        url = self.value("url")
+        return f"Replay to {url}" if url else None
+
+    def build(self) -> Any:
+        from tui.views.forms import FormErrors
+        from tui.webhooks.forward import url_problem
+
+        url = self.value("url")
+        problem = "Type the URL to send it to." if not url else url_problem(url)
+        if problem:
+            raise FormErrors({"url": problem})
+        return url
+
+    async def send(self, url: Any) -> Any:
+        from tui import config
+
+        listener = self.runtime.listener
+        record = await listener.replay(self.event_id, url)
+        try:
+            config.set_forward_url(self.runtime.profile_name, url)
+        except Exception as exc:  # the replay happened; only remembering the URL failed
+            self.app.notify(f"The URL was not remembered: {exc}", severity="warning")
+        outcome = f"HTTP {record.status}" if record.status else (record.error or "no answer")
+        latency = f" in {record.latency_ms:.0f} ms" if record.latency_ms is not None else ""
+        self.app.notify(f"{self.event_id} -> {record.url}: {outcome}{latency}", title="Replayed")
+        return record
+
+
+class EventsView(ResourceListView[Any]):
     """The live feed of webhook deliveries."""
 
     DEFAULT_CSS = """
-    EventsView > #events-header { height: 1; padding: 0 1; background: $surface; }
-    EventsView > #events-filter { display: none; border: round $accent; height: 3; }
-    EventsView > #events-filter.-shown { display: block; }
-    EventsView > DataTable { height: 1fr; }
-    EventsView > #events-empty {
-        display: none; height: 1fr; width: 1fr; padding: 0 4;
-        content-align: center middle; text-align: center; color: $text-muted;
-    }
-    EventsView.-empty > #events-empty { display: block; }
-    EventsView.-empty > DataTable { display: none; }
     EventsView > #events-rejected {
         display: none; height: auto; max-height: 7; padding: 0 1;
         border: round $error; border-title-color: $error; border-title-style: bold;
@@ -164,9 +221,6 @@ class EventsView(AreaView):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("g", "goto_object", "Go to object", id="events.goto", tooltip="Open its object"),
-        Binding("p", "replay", "Replay", id="events.replay", tooltip="Re-POST to the forward URL"),
-        Binding("r", "reload", "Reload", id="events.reload", tooltip="Reload from the journal"),
         Binding(
             "h",
             "service_history",
@@ -176,119 +230,142 @@ class EventsView(AreaView):
         ),
     ]
 
+    title = "Events"
+    noun = "events"
+    scope = "events"
+    id_prefix = ""  # new events arrive from the listener itself, not by id
+    columns = COLUMNS
+    page_size = BATCH
+    actions = EVENT_ACTIONS
+
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
-        self.loaded = 0
-        self.total = 0
-        self.event_type: str | None = None
-        self.object_id: str | None = None
-        self.filter_text = ""
-        self.records: dict[str, Any] = {}
         self.rejected: list[Any] = []
-        self._unsubscribe: Any = None
-        self._loading = False
 
     def compose(self) -> ComposeResult:
-        yield Static("[b]Events[/b]  [dim]waiting for the listener…[/dim]", id="events-header")
-        yield Input(placeholder="type:payment_failed  object:pay_…", id="events-filter")
-        table = EventTable(cursor_type="row", zebra_stripes=True, id="events-table")
-        # The size is known before layout: guess the columns now (on_resize corrects it).
-        self.shown_columns, self._type_width = layout_for(area_width(self.app.size.width) - 1)
-        self._add_columns(table)
-        yield table
-        yield Static(
-            "[b]No webhooks yet[/b]\n\n"
-            "Create or change a payment ([b]n[/b] on Payments):\n"
-            "its events appear here as they arrive, verified.",
-            id="events-empty",
-        )
+        yield from super().compose()
         rejected = Static(id="events-rejected")
         rejected.border_title = "Rejected deliveries"
         yield rejected
 
-    def _add_columns(self, table: DataTable[Any]) -> None:
-        for key, label, width in COLUMNS:
-            if key in self.shown_columns:
-                shown = self._type_width if key == "event_type" else width
-                table.add_column(label, width=shown, key=key)
+    def on_mount(self) -> None:
+        super().on_mount()
+        watch_deliveries(self, self.on_delivery)
 
-    def on_resize(self) -> None:
-        # One cell for the vertical scrollbar a long journal brings.
-        wanted, type_width = layout_for(self.size.width - 1)
-        if (wanted, type_width) == (self.shown_columns, self._type_width):
-            return
-        self.shown_columns, self._type_width = wanted, type_width
-        table = self.query_one("#events-table", DataTable)
-        table.clear(columns=True)
-        self._add_columns(table)
-        for event_id, record in self.records.items():
-            table.add_row(*self._cells(record), key=event_id)
+    def key_of(self, record: Any) -> str:
+        return str(record.event_id)
 
-    def focus_main(self) -> None:
-        self.focus_table(self.query_one(DataTable))
+    def order(self, record: Any) -> Any:
+        return record.first_seen
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # With no event shown, the keys that act on one leave the footer.
-        if action in ("goto_object", "replay") and not self.records:
-            return False
-        return super().check_action(action, parameters)
+    def filter_grammar(self) -> Grammar:
+        return EVENT_GRAMMAR
+
+    def loading_text(self) -> str:
+        return "waiting for the listener…"
+
+    def header_text(self) -> Text:
+        header = super().header_text()
+        if self.runtime.listener_url:
+            header.append(f"  {self.runtime.listener_url}", style="dim")
+        return header
+
+    def empty_text(self) -> str:
+        if self.filter:
+            return super().empty_text()
+        if not self.runtime.options.is_local:
+            return remote_empty_text(self.runtime)
+        return (
+            "[b]No webhooks yet[/b]\n\n"
+            "Create or change a payment ([b]n[/b] on Payments):\n"
+            "its events appear here as they arrive, verified."
+        )
+
+    async def fetch_page(
+        self, filters: dict[str, Any], offset: int, limit: int
+    ) -> tuple[list[Any], int]:
+        listener = self.runtime.listener
+        if listener is None:
+            return [], 0
+        journal = listener.journal
+        kind, obj = filters.get("event_type"), filters.get("object_id")
+        if offset == 0:
+            self.rejected = journal.deliveries(REJECTED_SHOWN, rejected_only=True)
+            self._show_rejected()
+        return journal.recent(limit, offset, kind, obj), journal.count(kind, obj)
+
+    async def fetch_one(self, record_id: str) -> Any:
+        detail = self.runtime.listener.journal.get(record_id)
+        return detail.event if detail is not None else None
+
+    def detail(self, record_id: str) -> Any:
+        if self.runtime.listener is None:
+            return None
+        return EventDetailScreen(record_id)
 
     def runtime_ready(self) -> None:
+        if self.runtime.listener is not None:
+            self.load()
+
+    # -- live --------------------------------------------------------------------------------
+
+    def on_change(self, change: Any) -> None:
+        """Events arrive through `on_delivery` (refusals too), not as changes to re-read."""
+
+    def on_delivery(self, delivery: Any) -> None:
+        """Live: a delivery reached the listener; shown at once, no read needed."""
+        if not delivery.accepted:
+            self.rejected = [delivery, *self.rejected][:REJECTED_SHOWN]
+            self._show_rejected()
+            if not self.is_on_screen:  # on screen, the panel of rejections says it
+                self.notify(
+                    f"A delivery was refused ({delivery.status}): {safe(delivery.reason)}.",
+                    title="Webhook rejected",
+                    severity="warning",
+                    markup=False,
+                )
+            return
+        if not delivery.event_id or not self.loaded or not self._matches(delivery):
+            return
+        from tui.webhooks.journal import EventRecord
+
+        known = self.rows.get(delivery.event_id)
+        record = EventRecord(
+            seq=delivery.delivery_id,
+            event_id=delivery.event_id,
+            event_type=delivery.event_type,
+            object_id=delivery.object_id,
+            object_status=delivery.object_status,
+            first_seen=known.first_seen if known else delivery.received_at,
+            duplicates=delivery.duplicate_count if known else 0,
+            delivery_id=delivery.delivery_id,
+        )
+        if known is None:
+            self.total += 1
+        self.table.insert(record, self.order)
+        self.update_header()
+
+    def _matches(self, delivery: Any) -> bool:
+        wanted = self.filter.server
+        if wanted.get("event_type") and delivery.event_type != wanted["event_type"]:
+            return False
+        return not (wanted.get("object_id") and delivery.object_id != wanted["object_id"])
+
+    # -- lazy loading ------------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted)
+    def _maybe_more(self, event: DataTable.RowHighlighted) -> None:
+        if event.cursor_row >= event.data_table.row_count - 20 and len(self.rows) < self.total:
+            self._more()
+
+    def _more(self) -> None:
         listener = self.runtime.listener
         if listener is None:
             return
-        if self._unsubscribe is None:
-            self._unsubscribe = listener.add_subscriber(self._on_delivery)
-        if not self.runtime.options.is_local:
-            self.query_one("#events-empty", Static).update(remote_empty_text(self.runtime))
-        self.reload()
-
-    def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-    def reload(self) -> None:
-        """Start again from the newest event (filters applied)."""
-        self.query_one(DataTable).clear()
-        self.records = {}
-        self.loaded = 0
-        journal = self.runtime.listener.journal
-        self.total = journal.count(self.event_type, self.object_id)
-        self.rejected = journal.deliveries(REJECTED_SHOWN, rejected_only=True)
-        self._show_rejected()
-        self.load_more()
-
-    def load_more(self) -> None:
-        """The next batch of older events (the journal may hold 100,000: never all at once)."""
-        if self._loading or self.loaded >= self.total:
-            self._update_header()
-            return
-        self._loading = True
-        try:
-            journal = self.runtime.listener.journal
-            batch = journal.recent(BATCH, self.loaded, self.event_type, self.object_id)
-            table = self.query_one(DataTable)
-            for record in batch:
-                if record.event_id in self.records:
-                    continue
-                self.records[record.event_id] = record
-                table.add_row(*self._cells(record), key=record.event_id)
-            self.loaded += len(batch)
-        finally:
-            self._loading = False
-        self._update_header()
-
-    def _cells(self, record: Any) -> list[Any]:
-        variables = self.app.theme_variables
-        cells = {
-            "time": Stamp(record.first_seen, self.runtime.options.stable_display),
-            "event_type": EventName(record.event_type or "?", record.first_seen),
-            "object_id": record.object_id or "-",
-            "status": status_text(record.object_status, variables),
-            "verified": Text("✓", style=theme_colour(variables, "event-verified")),
-            "dups": str(record.duplicates) if record.duplicates else "",
-        }
-        return [cells[key] for key in self.shown_columns]
+        kind, obj = self.filter.server.get("event_type"), self.filter.server.get("object_id")
+        batch = listener.journal.recent(BATCH, len(self.rows), kind, obj)
+        self.table.append(batch)
+        self.update_header()
 
     def _show_rejected(self) -> None:
         """The newest refused deliveries, each with the reason the listener gave the sender."""
@@ -300,105 +377,13 @@ class EventsView(AreaView):
         error = theme_colour(self.app.theme_variables, "event-rejected")
         lines = []
         for item in self.rejected:
-            line = Stamp(getattr(item, "received_at", 0.0), stable).__rich__()
+            line = clock(getattr(item, "received_at", 0.0), stable)
             line.append(f" {item.status} ", style=f"bold {error}")
-            line.append(item.reason or "")
+            line.append_text(safe(item.reason, empty=""))
             line.no_wrap = True
             line.overflow = "ellipsis"
             lines.append(line)
         panel.update(Group(*lines))
-
-    def _update_header(self) -> None:
-        where = f"  [dim]{self.runtime.listener_url}[/dim]" if self.runtime.listener_url else ""
-        filt = f"  [b]filter[/b] {self.filter_text}" if self.filter_text else ""
-        shown = f"{len(self.records):,} of {self.total:,}" if self.total else "none yet"
-        self.show_empty(not self.records, self.query_one(DataTable))
-        self.query_one("#events-header", Static).update(f"[b]Events[/b]  {shown}{filt}{where}")
-
-    def _matches(self, delivery: Any) -> bool:
-        if self.event_type and delivery.event_type != self.event_type:
-            return False
-        return not (self.object_id and delivery.object_id != self.object_id)
-
-    def _on_delivery(self, delivery: Any) -> None:
-        """Live: a delivery reached the listener. Runs on the app's loop, so it shows at once."""
-        if not delivery.accepted:
-            self.rejected = [delivery, *self.rejected][:REJECTED_SHOWN]
-            self._show_rejected()
-            if not self.is_on_screen:  # on screen, the panel of rejections says it
-                self.notify(
-                    f"A delivery was refused ({delivery.status}): {delivery.reason}.",
-                    title="Webhook rejected",
-                    severity="warning",
-                )
-            return
-        if not delivery.event_id or not self._matches(delivery):
-            return
-        table = self.query_one(DataTable)
-        if delivery.event_id in self.records:
-            table.update_cell(delivery.event_id, "dups", str(delivery.duplicate_count))
-            return
-        from tui.webhooks.journal import EventRecord
-
-        record = EventRecord(
-            seq=delivery.delivery_id,
-            event_id=delivery.event_id,
-            event_type=delivery.event_type,
-            object_id=delivery.object_id,
-            object_status=delivery.object_status,
-            first_seen=delivery.received_at,
-            duplicates=0,
-            delivery_id=delivery.delivery_id,
-        )
-        self.records[delivery.event_id] = record
-        self.total += 1
-        self.loaded += 1
-        at_top = table.cursor_row == 0
-        table.add_row(*self._cells(record), key=delivery.event_id)
-        # Newest first: a near-sorted list, so this sort is linear in practice.
-        table.sort("event_type", key=lambda cell: cell.timestamp, reverse=True)
-        if at_top:
-            table.move_cursor(row=0)
-        self._update_header()
-
-    @on(DataTable.RowHighlighted, "#events-table")
-    def _maybe_load(self, event: DataTable.RowHighlighted) -> None:
-        if event.cursor_row >= event.data_table.row_count - 20:
-            self.load_more()
-
-    def selected_event(self) -> str | None:
-        """The event id under the cursor."""
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return str(key) if key is not None else None
-
-    @on(DataTable.RowSelected, "#events-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value is not None:
-            self.open_record(str(event.row_key.value))
-
-    def open_record(self, event_id: str) -> None:
-        """Open an event's detail (`:evt <id>` lands here)."""
-        detail = self.runtime.listener.journal.get(event_id) if self.runtime.listener else None
-        if detail is None:
-            self.notify(f"No event {event_id} in the listener's journal.", severity="warning")
-            return
-        self.app.push_screen(EventDetailScreen(detail))
-
-    def action_goto_object(self) -> None:
-        event_id = self.selected_event()
-        record = self.records.get(event_id or "")
-        goto_object(self.app, getattr(record, "object_id", None))
-
-    def action_replay(self) -> None:
-        event_id = self.selected_event()
-        if event_id is not None:
-            replay(self.app, event_id)
-
-    def action_reload(self) -> None:
-        self.reload()
 
     def action_service_history(self) -> None:
         if self.runtime.client is None:
@@ -408,176 +393,106 @@ class EventsView(AreaView):
 
         self.app.push_screen(ServiceEventsScreen())
 
-    def start_filter(self) -> None:
-        box = self.query_one("#events-filter", Input)
-        box.add_class("-shown")
-        box.value = self.filter_text
-        box.focus()
 
-    @on(Input.Submitted, "#events-filter")
-    def _apply_filter(self, event: Input.Submitted) -> None:
-        try:
-            self.event_type, self.object_id = parse_event_filter(event.value)
-        except ValueError as exc:
-            self.notify(str(exc), title="Filter not understood", severity="warning")
-            return
-        self.filter_text = event.value.strip()
-        event.input.remove_class("-shown")
-        self.focus_main()
-        self.reload()
+class EventDetailScreen(DetailScreen[Any]):
+    """One event: verification, headers, raw body, pretty JSON, forwards and replays."""
 
-    def back(self) -> None:
-        box = self.query_one("#events-filter", Input)
-        if box.has_class("-shown"):
-            box.remove_class("-shown")
-            self.focus_main()
-        elif self.filter_text:
-            self.event_type = self.object_id = None
-            self.filter_text = ""
-            self.reload()
+    noun = "Event"
+    scope = "event"
+    actions = EVENT_ACTIONS
+    sections: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("verification", "Verification"),
+        ("headers", "Headers"),
+        ("raw-body", "Raw body (exactly as signed)"),
+        ("json", "JSON"),
+        ("forwards", "Forwards and replays"),
+    )
 
-    def context_commands(self) -> Iterable[SystemCommand]:
-        event_id = self.selected_event()
-        if event_id is None:
-            return
-        yield SystemCommand("Replay this event", event_id, self.action_replay)
-        yield SystemCommand("Open this event's object", event_id, self.action_goto_object)
+    async def fetch(self) -> Any:
+        detail = self.runtime.listener.journal.get(self.record_id)
+        if detail is None:
+            raise Missing(self.record_id)
+        return detail
 
+    def not_found_text(self) -> str:
+        return "No event has this id in this profile's listener journal; Esc goes back."
 
-def goto_object(app: Any, object_id: str | None) -> None:
-    """Open the object an event is about (payments have a screen; others say so)."""
-    if not object_id:
-        app.notify("This event names no object.", severity="warning")
-        return
-    main = app.get_screen_main()
-    from tui.screens.areas import area_for_id
+    def watched_ids(self, record: Any) -> set[str]:
+        return set()  # a journaled event does not change; replays reload it (acted)
 
-    area = area_for_id(object_id)
-    if area is None or not area.built:
-        app.notify(f"{object_id}: its screen is not built yet.", severity="information")
-        return
-    app._goto(area.key)
-    view = main.current_view()
-    if hasattr(view, "open_record"):
-        view.open_record(object_id)
+    def acted(self, result: Any) -> None:
+        self.load(now=True)
 
+    def raw(self, record: Any) -> RenderableType:
+        return self._pretty(record)
 
-def replay(app: Any, event_id: str) -> None:
-    """Re-POST a journaled event to the listener's forward URL (said when there is none)."""
-    listener = app.runtime.listener
-    if listener.forwarder is None or not getattr(listener.forwarder, "default_url", True):
-        app.notify("Set a forward URL in Settings first.", severity="warning")
-        return
-
-    async def run() -> None:
-        record = await listener.replay(event_id)
-        outcome = f"HTTP {record.status}" if record.status else (record.error or "no answer")
-        app.notify(f"{event_id} -> {record.url}: {outcome}", title="Replayed")
-
-    app.run_worker(run(), group="replay", exit_on_error=False, description="Replay")
-
-
-class EventDetailScreen(Screen[None]):
-    """One event: verification, headers, raw body, pretty JSON, forwards."""
-
-    DEFAULT_CSS = """
-    EventDetailScreen > #event-title { height: 1; padding: 0 1; background: $surface; }
-    EventDetailScreen > VerticalScroll { padding: 0 1; }
-    EventDetailScreen .section {
-        border: round $foreground 25%; border-title-color: $accent; border-title-style: bold;
-        padding: 0 1; height: auto;
-    }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", id="event.back", tooltip="Back to the events"),
-        Binding("g", "goto_object", "Go to object", id="event.goto", tooltip="Open its object"),
-        Binding("p", "replay", "Replay", id="event.replay", tooltip="Re-POST to the forward URL"),
-    ]
-
-    def __init__(self, detail: Any) -> None:
-        super().__init__()
-        self.detail = detail
-
-    def compose(self) -> ComposeResult:
-        d = self.detail
+    def title_text(self, d: Any) -> Text:
         variables = self.app.theme_variables
         ok = d.verified
-        yield Static(
-            Text.assemble(
-                ("Event ", "bold"),
-                (d.event.event_id, "bold"),
-                "  ",
-                d.event.event_type or "",
-                "  ",
-                (
-                    "✓ signature verified" if ok else "✗ signature not verified",
-                    theme_colour(variables, "event-verified" if ok else "event-rejected"),
-                ),
+        return Text.assemble(
+            ("Event ", "bold"),
+            safe(d.event.event_id, "bold"),
+            "  ",
+            safe(d.event.event_type, empty=""),
+            "  ",
+            (
+                "✓ signature verified" if ok else "✗ signature not verified",
+                theme_colour(variables, "event-verified" if ok else "event-rejected"),
             ),
-            id="event-title",
         )
-        with VerticalScroll():
-            yield self._section("Verification", self._verification(ok, variables))
-            stable = self.app.runtime.options.stable_display  # type: ignore[attr-defined]
-            headers = Table.grid(padding=(0, 2))
-            headers.add_column(style="bold", no_wrap=True)
-            headers.add_column()
-            for name, value in sorted(d.headers.items()):
-                if stable and name == "host":  # snapshots: the listener's port changes
-                    value = re.sub(r":\d+$", ":PORT", value)
-                headers.add_row(name, value)
-            yield self._section("Headers", headers)
-            raw = d.body.decode("utf-8", "replace")
-            yield self._section("Raw body (exactly as signed)", Text(raw))
-            try:
-                pretty: Any = JSON(json.dumps(json.loads(raw)))
-            except ValueError:
-                pretty = Text("The body is not JSON.", style="dim")
-            yield self._section("JSON", pretty)
-            forwards: Any = Text("Not forwarded.", style="dim")
-            if d.forwards:
-                table = Table(box=None, header_style="bold")
-                for col in ("URL", "Status", "Latency"):
-                    table.add_column(col)
-                for f in d.forwards:
-                    table.add_row(
-                        f.url,
-                        str(f.status or f.error or ""),
-                        f"{f.latency_ms:.0f} ms" if f.latency_ms is not None else "",
-                    )
-                forwards = table
-            yield self._section("Forwards", Group(forwards))
 
-    def _verification(self, ok: bool, variables: dict[str, str]) -> Text:
+    def render_record(self, d: Any) -> None:
+        self.section("verification").update(self._verification(d))
+        stable = self.runtime.options.stable_display
+        headers = grid()
+        for name, value in sorted(d.headers.items()):
+            if stable and name == "host":  # snapshots: the listener's port changes
+                value = re.sub(r":\d+$", ":PORT", value)
+            headers.add_row(safe(name), safe(value))
+        self.section("headers").update(headers)
+        raw = d.body.decode("utf-8", "replace")
+        self.section("raw-body").update(safe(raw, multiline=True))
+        self.section("json").update(self._pretty(d))
+        self.section("forwards").update(self._forwards(d))
+
+    def _pretty(self, d: Any) -> RenderableType:
+        try:
+            return JSON(json.dumps(json.loads(d.body)))
+        except ValueError:
+            return empty("The body is not JSON.")
+
+    def _forwards(self, d: Any) -> RenderableType:
+        if not d.forwards:
+            return empty("Not forwarded or replayed yet: p replays it to a URL of yours.")
+        rows = Table(box=None, header_style="bold", padding=(0, 2))
+        for col in ("Sent", "URL", "Status", "Latency"):
+            rows.add_column(col, no_wrap=col != "URL")
+        stable = self.runtime.options.stable_display
+        for f in d.forwards:
+            rows.add_row(
+                clock(f.sent_at, stable),
+                safe(f.url),
+                Text(str(f.status)) if f.status else safe(f.error, "bold", empty="no answer"),
+                f"{f.latency_ms:.0f} ms" if f.latency_ms is not None and not stable else "",
+            )
+        return rows
+
+    def _verification(self, d: Any) -> Text:
         from tui.webhooks.signing import SIGNATURE_HEADER
 
-        d = self.detail
-        if ok:
+        variables = self.app.theme_variables
+        if d.verified:
             verdict = Text("✓ verified", style=f"bold {theme_colour(variables, 'event-verified')}")
-            why = f": {SIGNATURE_HEADER} is the HMAC of the raw body below under a known secret."
+            why: Text | str = (
+                f": {SIGNATURE_HEADER} is the HMAC of the raw body below under a known secret."
+            )
         else:
             verdict = Text(
                 "✗ not verified", style=f"bold {theme_colour(variables, 'event-rejected')}"
             )
-            why = f": {d.delivery.reason or 'the signature does not match'}."
+            why = Text.assemble(": ", safe(d.delivery.reason or "the signature does not match"))
         seen = d.event.duplicates
         again = (
             f"\nDelivered again {seen} time{'s' if seen != 1 else ''} (duplicates)." if seen else ""
         )
         return Text.assemble(verdict, why, f"\nAnswered HTTP {d.delivery.status}.", again)
-
-    def _section(self, title: str, content: Any) -> Static:
-        section = Static(content, classes="section")
-        section.border_title = title
-        return section
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_goto_object(self) -> None:
-        self.app.pop_screen()
-        goto_object(self.app, self.detail.event.object_id)
-
-    def action_replay(self) -> None:
-        replay(self.app, self.detail.event.event_id)

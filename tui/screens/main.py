@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -11,15 +10,15 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import ContentSwitcher, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.screens.areas import AREA_BY_KEY, AREAS
-from tui.screens.base import nav_shown_at
+from tui.views.area import AreaView, nav_shown_at
+from tui.views.areas import AREA_BY_KEY, AREAS
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
+    from tui.app import PayscopeApp
     from tui.widgets.command_prompt import Command
 
 # The prompt and the progress bar are imported when first shown: neither is in the first frame.
@@ -138,9 +137,14 @@ class MainScreen(Screen[None]):
     ]
 
     service_is_down = False
-    _stop_counting: Any = None  # unsubscribes the status bar's event counter
     _status_timer: Any = None
     _health_wake: Any = None
+    _counting = False
+
+    if TYPE_CHECKING:
+
+        @property
+        def app(self) -> PayscopeApp: ...  # type: ignore[override]
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
@@ -150,60 +154,46 @@ class MainScreen(Screen[None]):
             nav.display = nav_shown_at(self.app.size.width)
             yield nav
             with ContentSwitcher(id="views", initial="payments"):
-                yield self._build_view("payments")
+                yield AREA_BY_KEY["payments"].build()
         yield StatusBar(id="status")
         yield Footer(show_command_palette=False)
 
-    def _build_view(self, key: str) -> Widget:
-        if key == "payments":
-            from tui.screens.payments import PaymentsView
-
-            return PaymentsView(id="payments")
-        if key == "events":
-            from tui.screens.events import EventsView
-
-            return EventsView(id="events")
-        if key == "requests":
-            from tui.screens.requests import RequestsView
-
-            return RequestsView(id="requests")
-        if key == "settings":
-            from tui.screens.settings import SettingsView
-
-            return SettingsView(id="settings")
-        from tui.screens.placeholder import PlaceholderView
-
-        return PlaceholderView(AREA_BY_KEY[key], id=key)
-
     def on_mount(self) -> None:
         status = self.query_one(StatusBar)
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = self.app.runtime
         status.profile = runtime.profile_name
         status.set_environment(runtime.environment)
         self.query_one(NavRail).highlighted = 0
         # After the first frame: the import thread would otherwise compete with the first paint.
-        self.call_after_refresh(self.app.first_frame_out)  # type: ignore[attr-defined]
+        self.call_after_refresh(self.app.first_frame_out)
 
     # -- areas -------------------------------------------------------------------------------
 
-    def current_view(self) -> Any:
-        switcher = self.query_one(ContentSwitcher)
-        return switcher.get_child_by_id(switcher.current or "payments")
+    def views(self) -> list[AreaView]:
+        """The area views built so far."""
+        return list(self.query_one(ContentSwitcher).query_children(AreaView))
 
-    def show_area(self, key: str) -> Any:
+    def current_area(self) -> str:
+        """The key of the area on show."""
+        return self.query_one(ContentSwitcher).current or "payments"
+
+    def current_view(self) -> AreaView:
+        return self.query_one(ContentSwitcher).get_child_by_id(self.current_area(), AreaView)
+
+    def show_area(self, key: str) -> AreaView:
         """Switch to an area, building its view the first time it is shown."""
         switcher = self.query_one(ContentSwitcher)
-        if not switcher.query(f"#{key}"):
-            built: Any = self._build_view(key)
+        if not switcher.query_children(f"#{key}"):
+            built = AREA_BY_KEY[key].build()
             switcher.mount(built)
-            if self.app.runtime.ready.is_set():  # type: ignore[attr-defined]
+            if self.app.runtime.ready.is_set():
                 built.call_after_refresh(built.runtime_ready)
         switcher.current = key
         nav = self.query_one(NavRail)
         index = next(i for i, area in enumerate(AREAS) if area.key == key)
         if nav.highlighted != index:
             nav.highlighted = index
-        view: Any = switcher.get_child_by_id(key)
+        view = switcher.get_child_by_id(key, AreaView)
         view.call_after_refresh(view.focus_main)
         return view
 
@@ -240,7 +230,7 @@ class MainScreen(Screen[None]):
 
     def runtime_ready(self) -> None:
         """Everything is up: fill the status bar and let every built view load its data."""
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = self.app.runtime
         self.query_one(Banner).remove_class("-shown")
         self.query_one(StartupProgress).remove_class("-shown")
         status = self.query_one(StatusBar)
@@ -251,10 +241,7 @@ class MainScreen(Screen[None]):
         for problem in runtime.problems:
             self.notify(problem, title="Settings problem", severity="warning", timeout=10)
         runtime.problems.clear()
-        for view in self.query_one(ContentSwitcher).children:
-            ready = getattr(view, "runtime_ready", None)
-            if ready is not None:
-                ready()
+        self._reload_views()
         self._watch_runtime()
         if not runtime.options.is_local:
             self.run_worker(
@@ -267,7 +254,7 @@ class MainScreen(Screen[None]):
         from tui.screens.health import watch_health
 
         self._health_wake = asyncio.Event()
-        client = self.app.runtime.client  # type: ignore[attr-defined]
+        client = self.app.runtime.client
         await watch_health(client.health, self.service_down, self.service_up, self._health_wake)
 
     def service_down(self, error: BaseException, retry_in: float) -> None:
@@ -297,10 +284,8 @@ class MainScreen(Screen[None]):
         self._reload_views()
 
     def _reload_views(self) -> None:
-        for view in self.query_one(ContentSwitcher).children:
-            ready = getattr(view, "runtime_ready", None)
-            if ready is not None:
-                ready()
+        for view in self.views():
+            view.runtime_ready()
 
     def runtime_failed(self, title: str, message: str) -> None:
         """Start-up failed: say so on a banner that offers a retry (Ctrl+R)."""
@@ -311,28 +296,23 @@ class MainScreen(Screen[None]):
         self.query_one(StatusBar).state = "offline"
 
     def _watch_runtime(self) -> None:
-        runtime = self.app.runtime  # type: ignore[attr-defined]
-        listener = runtime.listener
+        from tui.views.live import watch_changes
+
+        listener = self.app.runtime.listener
         status = self.query_one(StatusBar)
-        # Runs again after a retried start (a new listener): one subscription, one timer.
-        if self._stop_counting is not None:
-            self._stop_counting()
-            self._stop_counting = None
         if listener is not None:
             status.event_count = listener.journal.count()
-            self._stop_counting = listener.add_subscriber(self._count_delivery)
+        # Runs again after a retried start: one subscription, one timer.
+        if not self._counting:
+            self._counting = True
+            watch_changes(self, self._count_change)
         if self._status_timer is None:
             self._status_timer = self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
 
-    def on_unmount(self) -> None:
-        if self._stop_counting is not None:
-            self._stop_counting()
-            self._stop_counting = None
-
     def refresh_status(self) -> None:
         """Rate limit and clock are polled; cheap reads of state the client already holds."""
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = self.app.runtime
         status = self.query_one(StatusBar)
         client = runtime.client
         limit = getattr(client, "rate_limit", None)
@@ -342,13 +322,16 @@ class MainScreen(Screen[None]):
         if runtime.sandbox is not None:
             status.clock = runtime.clock_text()
 
-    def _count_delivery(self, delivery: Any) -> None:
-        if delivery.accepted and not delivery.duplicate:
-            self.query_one(StatusBar).event_count += 1
+    def _count_change(self, _change: Any) -> None:
+        self.query_one(StatusBar).event_count += 1
 
     # -- actions -----------------------------------------------------------------------------
 
     async def action_command(self) -> None:
+        await self.prompt_command("")
+
+    async def prompt_command(self, text: str) -> None:
+        """Open the command prompt with `text` typed in it."""
         from tui.widgets.command_prompt import CommandPrompt
 
         prompts = self.query(PROMPT).results(CommandPrompt)
@@ -358,38 +341,38 @@ class MainScreen(Screen[None]):
             prompt = CommandPrompt(themes=tuple(sorted(self.app.available_themes)))
             await self.mount(prompt, before=self.query_one(StatusBar))
         prompt.add_class("-shown")
-        prompt.value = ""
+        prompt.value = text
+        prompt.cursor_position = len(text)
         prompt.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter":
+            # `/` is offered (footer, key help) only where the area filters.
+            return self.current_view().filterable
+        return super().check_action(action, parameters)
 
     async def action_filter(self) -> None:
         view = self.current_view()
-        start = getattr(view, "start_filter", None)
-        if start is None:
-            self.notify("This area has no table to filter yet.", severity="information")
-            return
-        started = start()
-        if inspect.isawaitable(started):
-            await started
+        if view.filterable:
+            await view.start_filter()
 
     def action_back(self) -> None:
         if any(prompt.has_class("-shown") for prompt in self.query(PROMPT)):
             self._close_prompt()
             return
-        back = getattr(self.current_view(), "back", None)
-        if back is not None:
-            back()
+        self.current_view().back()
 
     def action_retry(self) -> None:
         if self.service_is_down:  # the runtime is up; only the remote service is not
             self._health_wake.set()
             return
-        runtime = self.app.runtime  # type: ignore[attr-defined]
+        runtime = self.app.runtime
         if runtime.ready.is_set() and not self.query_one(Banner).has_class("-shown"):
             # Everything is up; a view's load failed (a 5xx, say): load the views again.
             self._reload_views()
             return
         self.query_one(Banner).remove_class("-shown")
-        self.app.start_runtime()  # type: ignore[attr-defined]
+        self.app.start_runtime()
 
     def action_toggle_nav(self) -> None:
         nav = self.query_one(NavRail)
@@ -421,7 +404,7 @@ class MainScreen(Screen[None]):
         elif command.kind == "quit":
             self.app.exit(0)
         elif command.kind == "help":
-            self.app.action_help()  # type: ignore[attr-defined]
+            self.app.action_help()
         elif command.kind == "theme" and command.argument:
             if command.argument in self.app.available_themes:
                 self.app.theme = command.argument
@@ -432,17 +415,24 @@ class MainScreen(Screen[None]):
                     severity="warning",
                 )
         elif command.kind == "new":
-            self.show_area("payments").action_new_payment()
+            from tui.screens.payments import PaymentsView
+
+            view = self.show_area("payments")
+            if isinstance(view, PaymentsView):
+                view.new_payment()
         elif command.kind == "area" and command.area:
             self.show_area(command.area)
         elif command.kind == "open" and command.area and command.argument:
-            view = self.show_area(command.area)
-            opener = getattr(view, "open_record", None)
-            if opener is not None:
-                opener(command.argument)
+            self.app.goto(command.area, command.argument)
+        elif command.kind == "find" and command.argument:
+            self.find(command.argument)
+
+    def find(self, text: str) -> None:
+        """`:find TEXT`: what matches across areas, Enter opens it."""
+        from tui.screens.find import FindScreen
+
+        self.app.push_screen(FindScreen(text))
 
     def context_commands(self) -> Iterable[SystemCommand]:
         """Palette commands for what is selected in the current area."""
-        provider = getattr(self.current_view(), "context_commands", None)
-        if provider is not None:
-            yield from provider()
+        yield from self.current_view().context_commands()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.widgets import Static
 
-from tui.screens.areas import Area
-from tui.screens.base import AreaView
+from tui.views.area import AreaView
+from tui.views.areas import Area
 
 
 class PlaceholderView(AreaView):

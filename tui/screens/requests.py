@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
-from tui.screens.base import AreaView
+from tui.views.area import AreaView
 from tui.widgets.format import theme_colour
 
 # The path last: on a narrow terminal it is the one cut short (the detail shows it whole),

@@ -11,8 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tui.screens.base import AreaView, area_width
-from tui.screens.payment_forms import Field, FormErrors, FormScreen
+from tui.views.area import AreaView, area_width
+from tui.views.forms import Field, FormErrors, FormScreen
 
 # Below this area width the profile table and the side panels no longer fit side by side.
 NARROW_WIDTH = 104

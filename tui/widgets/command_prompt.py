@@ -9,16 +9,16 @@ from textual.message import Message
 from textual.suggester import Suggester
 from textual.widgets import Input
 
-from tui.screens.areas import AREA_BY_KEY, AREAS, ID_COMMANDS, area_for_id
+from tui.views.areas import AREA_BY_KEY, AREAS, ID_COMMANDS, area_for_id
 
-OTHER_COMMANDS = ("theme", "quit", "help", "new")
+OTHER_COMMANDS = ("theme", "quit", "help", "new", "find")
 
 
 @dataclass(frozen=True)
 class Command:
     """A parsed command line: what to do, and with what."""
 
-    kind: str  # "area", "open", "theme", "quit", "help", "new", "error"
+    kind: str  # "area", "open", "find", "theme", "quit", "help", "new", "error"
     area: str | None = None
     argument: str | None = None
     message: str | None = None
@@ -36,6 +36,13 @@ def parse_command(text: str) -> Command:
         return Command("help")
     if head == "new":
         return Command("new", area="payments")
+    if head in ("find", "f", "search"):
+        if not rest:
+            return Command(
+                "error",
+                message="Say what to find: `find pay_01J`, `find ada@example.com`, `find 4242`.",
+            )
+        return Command("find", argument=" ".join(rest))
     if head == "theme":
         if not rest:
             return Command("error", message="Say which theme: `theme payscope-light`.")
@@ -121,7 +128,7 @@ class CommandPrompt(Input):
 
     def __init__(self, themes: tuple[str, ...] = ()) -> None:
         super().__init__(
-            placeholder="payments · events · requests · pay <id> · theme <name> · quit",
+            placeholder="payments · refunds · pay <id> · find <id, email, last 4> · theme <name> · quit",
             suggester=CommandSuggester(themes),
             id="command-prompt",
         )

@@ -1,14 +1,24 @@
-"""What every area view offers the shell: focus, filter, back, records by id, palette commands."""
+"""`AreaView`: what every view in the main screen's switcher offers the shell.
+
+The contract is declared here, so the main screen calls it directly (never by `getattr`):
+focus, runtime ready, filter, back, open a record by id, palette commands. `app` and `runtime`
+are typed for the views built on it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import SystemCommand
 from textual.containers import Vertical
 from textual.widget import Widget
+from textual.widgets import Static
 from textual.worker import Worker
+
+if TYPE_CHECKING:
+    from tui.app import PayscopeApp
+    from tui.runtime import Runtime
 
 # The navigation rail's width (its border included): views size their tables by what is left.
 NAV_WIDTH = 16
@@ -22,25 +32,17 @@ def nav_shown_at(width: int) -> bool:
     return width >= NAV_MIN_TERMINAL
 
 
-def flex_width(
-    width: int,
-    columns: tuple[tuple[str, str, int], ...],
-    keys: tuple[str, ...],
-    flex: str,
-    bounds: tuple[int, int],
-) -> int:
-    """The width of the `flex` column in a table `width` cells wide showing the `keys` of
-    `columns` ((key, label, width) each, plus two cells of padding): what is spare or short
-    goes to or comes from it, within `bounds` (minimum, maximum)."""
-    used = sum(w + 2 for key, _label, w in columns if key in keys)
-    base = next(w for key, _label, w in columns if key == flex)
-    low, high = bounds
-    return max(low, min(high, base + width - used))
-
-
 def area_width(terminal_width: int) -> int:
     """The width left to an area in a terminal this wide, before the first layout."""
     return terminal_width - (NAV_WIDTH if nav_shown_at(terminal_width) else 0)
+
+
+class TitleBar(Static):
+    """The one-line bar on top of an area or a detail: title, counts, state."""
+
+    DEFAULT_CSS = """
+    TitleBar { height: 1; padding: 0 1; background: $surface; color: $text; }
+    """
 
 
 class AreaView(Vertical):
@@ -48,10 +50,20 @@ class AreaView(Vertical):
 
     DEFAULT_CSS = """
     AreaView { height: 1fr; width: 1fr; }
-    AreaView > .view-title {
-        height: 1; padding: 0 1; background: $surface; color: $text; text-style: bold;
-    }
     """
+
+    # Whether `/` filters this area (the footer shows it only where it does).
+    filterable: ClassVar[bool] = False
+
+    if TYPE_CHECKING:
+
+        @property
+        def app(self) -> PayscopeApp: ...  # type: ignore[override]
+
+    @property
+    def runtime(self) -> Runtime:
+        """The sandbox, listener and client this app works with."""
+        return self.app.runtime
 
     def focus_main(self) -> None:
         """Give focus to the widget people use first in this area."""
@@ -71,7 +83,15 @@ class AreaView(Vertical):
         self.can_focus = empty
         if had_focus:
             (self if empty else main).focus()
+        elif empty:
+            # Focus is given on the next turn: a view just shown may have asked it for `main`,
+            # which is now hidden and so loses it.
+            self.call_after_refresh(self._take_lost_focus)
         self.refresh_bindings()  # keys that act on a row may depend on there being rows
+
+    def _take_lost_focus(self) -> None:
+        if self.display and self.has_class("-empty") and self.screen.focused is None:
+            self.focus()
 
     def focus_table(self, main: Widget) -> None:
         """`focus_main` for a view whose main widget is `main`: the view itself while empty."""
@@ -80,8 +100,15 @@ class AreaView(Vertical):
     def runtime_ready(self) -> None:
         """The client, sandbox and listener are up: load data."""
 
+    async def start_filter(self) -> None:
+        """`/` in this area (only called where `filterable`)."""
+
     def back(self) -> None:
         """Esc in this area: clear a filter or leave an edit."""
+
+    def open_record(self, record_id: str) -> None:
+        """Open the record `record_id` of this area (`:pay <id>` and Enter land here)."""
+        self.notify(f"{self.id} has no records to open.", severity="warning")
 
     def context_commands(self) -> Iterable[SystemCommand]:
         """Palette commands for what is selected here."""
@@ -89,8 +116,4 @@ class AreaView(Vertical):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Worker messages do not bubble: hand them to the app's one handler.
-        self.app.on_worker_state_changed(event)  # type: ignore[attr-defined]
-
-    @property
-    def runtime(self) -> Any:
-        return self.app.runtime  # type: ignore[attr-defined]
+        self.app.on_worker_state_changed(event)

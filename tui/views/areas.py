@@ -1,0 +1,119 @@
+"""The areas of the app: names, command-mode words, id prefixes, and the view that shows each.
+
+Both the shell and generic widgets (the command prompt) read this registry; views are named by
+import path and imported when first shown, so an area costs nothing until it is opened.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tui.views.area import AreaView
+
+PLACEHOLDER = "tui.screens.placeholder:PlaceholderView"
+
+
+@dataclass(frozen=True)
+class Area:
+    """One area of the navigation rail and of command mode (`:payments`)."""
+
+    key: str
+    title: str
+    id_prefix: str | None
+    description: str
+    view: str = PLACEHOLDER  # "module:Class" of its AreaView
+
+    @property
+    def built(self) -> bool:
+        """False while the area is a placeholder."""
+        return self.view != PLACEHOLDER
+
+    def build(self) -> AreaView:
+        """A new view of this area (its module imported on first use)."""
+        module, _, name = self.view.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        if self.view == PLACEHOLDER:
+            view: AreaView = cls(self, id=self.key)
+        else:
+            view = cls(id=self.key)
+        return view
+
+
+AREAS: tuple[Area, ...] = (
+    Area(
+        "payments",
+        "Payments",
+        "pay_",
+        "Payments: create, confirm, capture, refund",
+        "tui.screens.payments:PaymentsView",
+    ),
+    Area(
+        "customers",
+        "Customers",
+        "cus_",
+        "Customers and their payments",
+        "tui.screens.customers:CustomersView",
+    ),
+    Area(
+        "refunds", "Refunds", "ref_", "Refunds and their status", "tui.screens.refunds:RefundsView"
+    ),
+    Area(
+        "disputes",
+        "Disputes",
+        "dp_",
+        "Disputes, evidence and outcomes",
+        "tui.screens.disputes:DisputesView",
+    ),
+    Area("subscriptions", "Subscriptions", "sub_", "Subscriptions, plans and invoices"),
+    Area("payouts", "Payouts", "payout_", "Payouts and their methods"),
+    Area("links", "Links", "plink_", "Payment links"),
+    Area("analytics", "Analytics", None, "Payment, refund and dispute metrics"),
+    Area("users", "Users", None, "Team users and roles"),
+    Area(
+        "events",
+        "Events",
+        "evt_",
+        "Webhooks as they arrive, verified",
+        "tui.screens.events:EventsView",
+    ),
+    Area(
+        "requests",
+        "Requests",
+        None,
+        "Every API call, copyable as curl",
+        "tui.screens.requests:RequestsView",
+    ),
+    Area(
+        "settings",
+        "Settings",
+        None,
+        "Profiles, keys, listener, theme",
+        "tui.screens.settings:SettingsView",
+    ),
+)
+
+AREA_BY_KEY = {area.key: area for area in AREAS}
+
+# Command-mode words that open a record by id, k9s style: `:pay pay_123`.
+ID_COMMANDS: dict[str, str] = {
+    "pay": "payments",
+    "cus": "customers",
+    "ref": "refunds",
+    "dp": "disputes",
+    "sub": "subscriptions",
+    "payout": "payouts",
+    "plink": "links",
+    "evt": "events",
+}
+
+
+def area_for_id(object_id: str) -> Area | None:
+    """The area whose records carry `object_id`'s prefix (`pay_...` -> Payments)."""
+    # Longest prefix first: `payout_` must win over `pay`.
+    for area in sorted(AREAS, key=lambda a: -len(a.id_prefix or "")):
+        if area.id_prefix and object_id.startswith(area.id_prefix):
+            return area
+    return None

@@ -1,0 +1,57 @@
+"""Typed table columns: what each shows, how wide, which give way in a narrow table.
+
+A view declares its columns once; `fit` picks the ones that fit a table of a given width and
+sizes the flexible ones (what is spare or short goes to or comes from them, within bounds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from rich.console import RenderableType
+
+T = TypeVar("T")
+
+# Each column takes one cell of padding on both sides.
+PADDING = 2
+
+
+@dataclass(frozen=True)
+class CellContext:
+    """What a cell renderer may need besides its record: the theme and whether to hide what
+    moves between runs (snapshots)."""
+
+    variables: Mapping[str, str]
+    stable: bool = False
+
+
+@dataclass(frozen=True)
+class Column(Generic[T]):
+    """One column: its key, heading, width and renderer.
+
+    `shown_from` is the narrowest table width that still shows it (0: always). A column with
+    `flex=(minimum, maximum)` absorbs the spare or missing width, in declaration order.
+    """
+
+    key: str
+    label: str
+    width: int
+    render: Callable[[T, CellContext], RenderableType]
+    shown_from: int = 0
+    flex: tuple[int, int] | None = None
+
+
+def fit(columns: Sequence[Column[T]], width: int) -> tuple[tuple[str, int], ...]:
+    """((key, width), ...) of the columns a table `width` cells wide shows."""
+    shown = [c for c in columns if width >= c.shown_from]
+    spare = width - sum(c.width + PADDING for c in shown)
+    widths: dict[str, int] = {}
+    for column in shown:
+        if column.flex is None:
+            continue
+        low, high = column.flex
+        widths[column.key] = max(low, min(high, column.width + spare))
+        spare -= widths[column.key] - column.width
+    return tuple((c.key, widths.get(c.key, c.width)) for c in shown)

@@ -1,0 +1,310 @@
+"""`DetailScreen`: one record, in sections, with its actions, kept live.
+
+A concrete detail declares its sections and actions and how to fetch and render its record;
+this base gives it the title bar, raw JSON (`v`), reload (`r`), Esc back, the actions' keys,
+buttons and palette entries (only those the record's state allows), "not found", and live
+reloads: every webhook about the record or an object it shows (`watched_ids`) asks for a
+reload, and a burst of them becomes one read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+
+from rich.console import RenderableType
+from rich.json import JSON
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Static
+from textual.worker import Worker
+
+from tui.views.actions import Action
+from tui.views.actions import find as find_action
+from tui.views.area import TitleBar
+from tui.views.live import Change, watch_changes
+from tui.views.text import safe
+
+if TYPE_CHECKING:
+    from tui.app import PayscopeApp
+    from tui.runtime import Runtime
+
+T = TypeVar("T")
+
+# Webhooks of one burst (an action's answer and the events it causes) become one read.
+RELOAD_DELAY = 0.1
+
+
+class Missing(LookupError):
+    """`fetch` found no such record (the service's 404 is another way to say it)."""
+
+
+def grid() -> Table:
+    """Label / value rows of a section."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", min_width=14, no_wrap=True)
+    table.add_column()
+    return table
+
+
+def table(*columns: str) -> Table:
+    """A borderless table with these headings (a payment's refunds, a customer's payments)."""
+    result = Table(box=None, padding=(0, 2), header_style="bold")
+    for name in columns:
+        result.add_column(name, no_wrap=True)
+    return result
+
+
+def empty(text: str) -> Text:
+    """What a section says when it has nothing to show."""
+    return Text(text, style="dim")
+
+
+class DetailScreen(Screen[None], Generic[T]):
+    """The detail of one record; Esc goes back."""
+
+    DEFAULT_CSS = """
+    DetailScreen { background: $background; }
+    DetailScreen > VerticalScroll { padding: 0 1; }
+    DetailScreen .section {
+        border: round $foreground 25%; border-title-color: $accent; border-title-style: bold;
+        padding: 0 1; height: auto;
+    }
+    DetailScreen .section.-hidden { display: none; }
+    DetailScreen > #detail-actions { height: auto; padding: 0 1; display: none; }
+    DetailScreen > #detail-actions.-shown { display: block; }
+    DetailScreen > #detail-actions Button { margin: 0 1 0 0; min-width: 10; }
+    DetailScreen #raw { display: none; }
+    DetailScreen.-raw #raw { display: block; }
+    DetailScreen.-raw .section { display: none; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the list"),
+        Binding("v", "toggle_raw", "Raw JSON", id="detail.raw", tooltip="Show the raw JSON"),
+        Binding("r", "reload", "Reload", id="detail.reload", tooltip="Read it again"),
+    ]
+
+    # -- the spec a subclass gives -----------------------------------------------------------
+    noun: ClassVar[str] = "Record"  # "Payment"
+    scope: ClassVar[str] = "record"  # binding ids: "payment.capture"
+    sections: ClassVar[Sequence[tuple[str, str]]] = ()  # (key, title)
+    actions: ClassVar[Sequence[Action[Any]]] = ()
+    # Never in the raw JSON view (a payment's client secret).
+    raw_exclude: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        if "actions" in cls.__dict__:
+            own = list(cls.__dict__.get("BINDINGS", []))
+            cls.BINDINGS = [*own, *(a.binding(cls.scope) for a in cls.actions)]
+        super().__init_subclass__(**kwargs)
+
+    async def fetch(self) -> T:
+        """The record, fresh from the service (NotFoundError when there is none)."""
+        raise NotImplementedError
+
+    def render_record(self, record: T) -> None:
+        """Fill the sections (`self.section(key).update(...)`)."""
+
+    def title_text(self, record: T) -> Text:
+        """The title bar once the record is loaded."""
+        return Text.assemble((f"{self.noun} ", "bold"), (self.record_id, "bold"))
+
+    def watched_ids(self, record: T) -> set[str]:
+        """Ids whose webhooks reload this screen: the record's and those of what it shows."""
+        return {self.record_id}
+
+    def not_found_text(self) -> str:
+        return (
+            f"No {self.noun.lower()} has this id on this profile. Check the id or the profile "
+            "in the status bar; Esc goes back."
+        )
+
+    # -- state -------------------------------------------------------------------------------
+
+    if TYPE_CHECKING:
+
+        @property
+        def app(self) -> PayscopeApp: ...  # type: ignore[override]
+
+    @property
+    def runtime(self) -> Runtime:
+        return self.app.runtime
+
+    def __init__(self, record_id: str) -> None:
+        super().__init__()
+        self.record_id = record_id
+        self.record: T | None = None
+        self.missing = False
+        self._watched: set[str] = {record_id}
+        self._loading = False
+        self._stale = False
+        self._timer: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(
+            Text.assemble((f"{self.noun} ", "bold"), safe(self.record_id), ("  loading…", "dim")),
+            id="detail-title",
+        )
+        with Horizontal(id="detail-actions"):
+            for chosen in self.actions:
+                yield Button(
+                    f"{chosen.title} ({chosen.key_display or chosen.key})",
+                    id=f"act-{chosen.name}",
+                    compact=True,
+                )
+        with VerticalScroll(id="detail-body"):
+            for key, title in self.sections:
+                section = Static(classes="section", id=f"section-{key}")
+                section.border_title = title
+                yield section
+            yield Static(id="raw")
+        yield Footer(show_command_palette=False)  # Ctrl+P is already an app binding
+
+    def section(self, key: str) -> Static:
+        """The section `key` (declared in `sections`)."""
+        return self.query_one(f"#section-{key}", Static)
+
+    def show_section(self, key: str, shown: bool) -> None:
+        """Hide a section that has nothing to say for this record (a payment's decline)."""
+        self.section(key).set_class(not shown, "-hidden")
+
+    def on_mount(self) -> None:
+        self.load(now=True)
+        watch_changes(self, self.on_change)
+        self.query_one("#detail-body", VerticalScroll).focus()
+
+    def on_change(self, change: Change) -> None:
+        if change.concerns(self._watched):
+            self.load()
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def load(self, *, now: bool = False) -> None:
+        """Read the record again: at once, or after a short pause that gathers a burst.
+
+        While a read is in flight a further call only marks it stale, and one more read
+        follows; the request log shows one read per burst of webhooks, not one per webhook.
+        """
+        if self._loading:
+            self._stale = True
+            return
+        if now:
+            self._start()
+        elif self._timer is None:
+            self._timer = self.set_timer(RELOAD_DELAY, self._start)
+
+    @property
+    def busy(self) -> bool:
+        """A read is in flight or about to start."""
+        return self._loading or self._timer is not None
+
+    def _start(self) -> None:
+        self._timer = None
+        if self._loading:
+            self._stale = True
+            return
+        self._loading = True
+        self._read()
+
+    @work(group="detail", exit_on_error=False, description="Loading")
+    async def _read(self) -> None:
+        from tui.api.errors import NotFoundError
+
+        try:
+            while True:
+                self._stale = False
+                try:
+                    record = await self.fetch()
+                except (NotFoundError, Missing):
+                    self.show_missing()
+                    return
+                self.record = record
+                self._watched = self.watched_ids(record) | {self.record_id}
+                self.query_one("#detail-title", TitleBar).update(self.title_text(record))
+                self.render_record(record)
+                self.query_one("#raw", Static).update(self.raw(record))
+                self.refresh_actions()
+                if not self._stale:
+                    return
+        finally:
+            self._loading = False
+
+    def raw(self, record: T) -> RenderableType:
+        dump = getattr(record, "model_dump_json", None)
+        if dump is None:
+            return Text(repr(record))
+        return JSON(dump(exclude_none=True, exclude=set(self.raw_exclude)))
+
+    def show_missing(self) -> None:
+        self.missing = True
+        self.query_one("#detail-title", TitleBar).update(
+            Text.assemble((f"{self.noun} ", "bold"), safe(self.record_id), ("  not found", "bold"))
+        )
+        if self.sections:
+            self.section(self.sections[0][0]).update(self.not_found_text())
+        self.refresh_actions()
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def allowed(self) -> list[Action[Any]]:
+        """The actions this record's state allows now."""
+        if self.record is None:
+            return []
+        local = self.runtime.options.is_local
+        return [a for a in self.actions if a.allows(self.record, local=local)]
+
+    def refresh_actions(self) -> None:
+        """Keys, buttons and palette follow the record's state."""
+        allowed = {a.name for a in self.allowed()}
+        for chosen in self.actions:
+            self.query_one(f"#act-{chosen.name}", Button).display = chosen.name in allowed
+        self.query_one("#detail-actions").set_class(bool(allowed), "-shown")
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "act" and parameters:
+            return find_action(self.actions, str(parameters[0])) in self.allowed()
+        return super().check_action(action, parameters)
+
+    def action_act(self, name: str) -> None:
+        chosen = find_action(self.actions, name)
+        if chosen is not None and chosen in self.allowed():
+            chosen.run(self, self.record_id, self.record)
+
+    @on(Button.Pressed, "#detail-actions Button")
+    def _button(self, event: Button.Pressed) -> None:
+        if event.button.id:
+            self.action_act(event.button.id.removeprefix("act-"))
+
+    def acted(self, result: Any) -> None:
+        """An action's form closed: read the record again."""
+        if result is not None:
+            self.load(now=True)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_toggle_raw(self) -> None:
+        self.toggle_class("-raw")
+
+    def action_reload(self) -> None:
+        self.load(now=True)
+
+    def context_commands(self) -> Iterable[SystemCommand]:
+        """Palette: this record's actions, then raw JSON."""
+        for chosen in self.allowed():
+            yield SystemCommand(
+                chosen.palette or chosen.title,
+                self.record_id,
+                lambda name=chosen.name: self.action_act(name),
+            )
+        yield SystemCommand("Toggle raw JSON", self.record_id, self.action_toggle_raw)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        self.app.on_worker_state_changed(event)

@@ -1,0 +1,358 @@
+"""Generic forms: fields validated by the API's pydantic models, errors under their fields.
+
+Each form says exactly what will happen on its submit button ("Refund 5.00 USD"), recomputed as
+the fields change, so the button is the confirmation. Validation errors appear under the field
+they are about (scrolled into view, and announced, so Ctrl+S never seems to do nothing); errors
+from the service appear in the form, which stays open so the user can fix and resend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widget import Widget
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+
+from tui.widgets.errors import describe_error
+
+if TYPE_CHECKING:
+    from tui.app import PayscopeApp
+    from tui.runtime import Runtime
+
+
+@dataclass
+class Field:
+    """One form field: its model field name, label, widget and a hint."""
+
+    name: str
+    label: str
+    widget: Widget
+    hint: str = ""
+
+
+class FormScreen(ModalScreen[Any]):
+    """A modal form: fields, an error line per field, a submit button that states the action."""
+
+    DEFAULT_CSS = """
+    FormScreen { align: center middle; }
+    FormScreen > Vertical {
+        width: 76; max-width: 96%; height: auto; max-height: 94%;
+        border: round $primary; background: $surface; padding: 0 1;
+    }
+    FormScreen #form-intro { padding: 0 0 1 0; color: $text-muted; }
+    FormScreen VerticalScroll { height: auto; max-height: 28; }
+    /* Docked: on a short terminal the fields scroll, the buttons stay in sight. */
+    FormScreen #form-footer { dock: bottom; height: auto; }
+    FormScreen .field-label { padding: 0 0 0 1; text-style: bold; }
+    FormScreen .field-hint { padding: 0 0 0 1; color: $text-muted; }
+    FormScreen .field-error { padding: 0 0 0 1; color: $error; display: none; }
+    FormScreen .field-error.-shown { display: block; }
+    FormScreen #form-error { color: $error; display: none; padding: 0 1; }
+    FormScreen #form-error.-shown { display: block; }
+    FormScreen #form-buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
+    FormScreen #form-buttons Button { margin: 0 0 0 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "escape", "dismiss_form", "Close", id="form.close", tooltip="Close without sending"
+        ),
+        Binding("ctrl+s", "submit", "Send", id="form.submit", tooltip="Send the form"),
+    ]
+
+    title_text = "Form"
+    intro = ""
+    submit_label = "Send"
+    submit_variant = "primary"
+
+    if TYPE_CHECKING:
+
+        @property
+        def app(self) -> PayscopeApp: ...  # type: ignore[override]
+
+    @property
+    def runtime(self) -> Runtime:
+        """The sandbox, listener and client this app works with."""
+        return self.app.runtime
+
+    @property
+    def client(self) -> Any:
+        """The shared API client."""
+        return self.app.runtime.client
+
+    def submit_text(self) -> str | None:
+        """The submit button's label for what the fields say now (None: `submit_label`).
+
+        Recomputed on every change, so the button always says what will be sent."""
+        return None
+
+    def fields(self) -> list[Field]:
+        """The form's fields (built once, at compose)."""
+        return []
+
+    def compose(self) -> ComposeResult:
+        self._fields = self.fields()
+        with Vertical() as box:
+            box.border_title = self.title_text
+            if self.intro:
+                yield Static(self.intro, id="form-intro")
+            with VerticalScroll():
+                for field in self._fields:
+                    yield Label(field.label, classes="field-label")
+                    yield field.widget
+                    if field.hint:
+                        yield Static(field.hint, classes="field-hint", id=f"hint-{field.name}")
+                    yield Static(classes="field-error", id=f"error-{field.name}")
+            with Vertical(id="form-footer"):
+                yield Static(id="form-error")
+                with Horizontal(id="form-buttons"):
+                    yield from self.extra_buttons()
+                    yield Button("Close", id="form-close")
+                    yield Button(
+                        self.submit_label,
+                        variant=self.submit_variant,  # type: ignore[arg-type]
+                        id="form-submit",
+                    )
+
+    def extra_buttons(self) -> ComposeResult:
+        """Buttons before Close (e.g. the test-card picker)."""
+        yield from ()
+
+    def on_mount(self) -> None:
+        focusable = [f.widget for f in self._fields if f.widget.focusable]
+        (focusable[0] if focusable else self.query_one("#form-submit")).focus()
+        self._relabel()
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _relabel(self) -> None:
+        if not self.is_mounted:
+            return
+        try:
+            text = self.submit_text()
+        except (ValueError, TypeError, AttributeError):
+            text = None
+        self.query_one("#form-submit", Button).label = text or self.submit_label
+
+    def value(self, name: str) -> Any:
+        """The current value of a field's widget (None for blank text or no selection)."""
+        widget = next(f.widget for f in self._fields if f.name == name)
+        if isinstance(widget, Input):
+            return widget.value.strip() or None
+        if isinstance(widget, Select):
+            return None if widget.value is Select.BLANK else widget.value
+        if isinstance(widget, Checkbox):
+            return widget.value
+        return None
+
+    def show_errors(self, errors: dict[str, str], general: str | None = None) -> None:
+        """Put each message under its field; what fits no field goes to the form's error line."""
+        known = {f.name for f in self._fields}
+        leftover = [msg for name, msg in errors.items() if name not in known]
+        for field in self._fields:
+            line = self.query_one(f"#error-{field.name}", Static)
+            message = errors.get(field.name)
+            line.update(message or "")
+            line.set_class(bool(message), "-shown")
+        text = "\n".join([*leftover, *([general] if general else [])])
+        box = self.query_one("#form-error", Static)
+        box.update(text)
+        box.set_class(bool(text), "-shown")
+        wrong = [f for f in self._fields if f.name in errors]
+        if wrong:
+            # The first field in error comes into view with its message, and takes the focus;
+            # the toast names them all, so a field scrolled out of sight is never missed.
+            first = wrong[0]
+            self.query_one(VerticalScroll).scroll_to_widget(
+                self.query_one(f"#error-{first.name}"), animate=False
+            )
+            if first.widget.focusable:
+                first.widget.focus(scroll_visible=True)
+            names = ", ".join(self.label_of(f.name) for f in wrong)
+            self.notify(
+                f"Check {names}: {errors[first.name]}",
+                title="Not sent",
+                severity="warning",
+            )
+
+    def build(self) -> Any:
+        """Read the fields into a request (raise FormErrors or pydantic's ValidationError)."""
+        return None
+
+    async def send(self, request: Any) -> Any:
+        """Send the request; the result is what the form is dismissed with."""
+        return None
+
+    def action_dismiss_form(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#form-close")
+    def _close(self) -> None:
+        self.dismiss(None)
+
+    @on(Button.Pressed, "#form-submit")
+    def _pressed(self) -> None:
+        self.action_submit()
+
+    @on(Input.Submitted)
+    def _entered(self) -> None:
+        self.action_submit()
+
+    def action_submit(self) -> None:
+        from pydantic import ValidationError
+
+        try:
+            request = self.build()
+        except FormErrors as exc:
+            self.show_errors(exc.errors)
+            return
+        except ValidationError as exc:
+            self.show_errors(validation_messages(exc))
+            return
+        self.show_errors({})
+        self.query_one("#form-submit", Button).disabled = True
+        self._send(request)
+
+    @work(exclusive=True, group="form", exit_on_error=False, description="Sending")
+    async def _send(self, request: Any) -> None:
+        try:
+            result = await self.send(request)
+        except Exception as exc:  # shown in the form: the user fixes and sends again
+            title, message = describe_error(exc)
+            field = self.field_of_error(exc)
+            if field is not None:
+                self.show_errors({field: message}, f"{title}: see {self.label_of(field)}.")
+            else:
+                self.show_errors({}, f"{title}: {message}")
+            self.query_one("#form-submit", Button).disabled = False
+            return
+        self.dismiss(result)
+
+    def field_of_error(self, error: BaseException) -> str | None:
+        """The form field a refusal from the service is about, when its message names one."""
+        from tui.api.errors import ApiError
+
+        if not isinstance(error, ApiError):
+            return None
+        return field_named_in(error.message, {f.name for f in self._fields})
+
+    def label_of(self, name: str) -> str:
+        """A field's label as the user sees it (its name when it has none)."""
+        field = next((f for f in self._fields if f.name == name), None)
+        return (field.label if field and field.label else name).lower()
+
+
+class FormErrors(Exception):
+    """Field errors found before the models are even built (e.g. an amount that is not a number)."""
+
+    def __init__(self, errors: dict[str, str]) -> None:
+        super().__init__(errors)
+        self.errors = errors
+
+
+# pydantic locations inside nested request models, mapped to the form field that holds them.
+_LOCATION_TO_FIELD = {
+    "payment_method_data": "card",
+    "card_number": "card",
+    "card_exp_month": "expiry",
+    "card_exp_year": "expiry",
+    "card_cvc": "cvc",
+    "amount_to_capture": "amount",
+    "cancellation_reason": "reason",
+}
+
+
+# Words of the service's messages that name a request field, longest first so that
+# `amount_to_capture` is not taken for `amount`.
+_MESSAGE_WORDS = sorted(
+    {
+        **_LOCATION_TO_FIELD,
+        "amount": "amount",
+        "currency": "currency",
+        "customer_id": "customer_id",
+        "customer": "customer_id",
+        "payment_id": "payment_id",
+        "email": "email",
+        "description": "description",
+        "reason": "reason",
+        "capture_method": "capture_method",
+        "authentication_type": "authentication_type",
+    }.items(),
+    key=lambda item: -len(item[0]),
+)
+
+
+def field_named_in(message: str, fields: set[str]) -> str | None:
+    """The first of `fields` a service message names (`amount_to_capture` -> amount)."""
+    import re
+
+    for word, name in _MESSAGE_WORDS:
+        if name in fields and re.search(rf"(?<![A-Za-z_]){re.escape(word)}(?![A-Za-z_])", message):
+            return name
+    return None
+
+
+def validation_messages(error: Any) -> dict[str, str]:
+    """pydantic errors -> {form field: message}, the first message per field."""
+    messages: dict[str, str] = {}
+    for item in error.errors():
+        loc = [str(part) for part in item.get("loc", ())]
+        name = next((_LOCATION_TO_FIELD[p] for p in reversed(loc) if p in _LOCATION_TO_FIELD), None)
+        name = name or (loc[0] if loc else "form")
+        message = str(item.get("msg", "is not valid")).removeprefix("Value error, ")
+        messages.setdefault(name, message)
+    return messages
+
+
+def amount_field(
+    name: str, label: str, currency: str, default: int | None, hint: str = ""
+) -> Field:
+    """An amount typed as people write it, in `currency` ("12.50"), prefilled with `default`."""
+    from tui.widgets.format import format_amount
+
+    text = format_amount(default, currency, code=False) if default is not None else ""
+    return Field(name, f"{label} ({currency})", Input(value=text, id=f"field-{name}"), hint)
+
+
+def read_amount(form: FormScreen, name: str, currency: str, errors: dict[str, str]) -> int | None:
+    """The amount field `name` in minor units (None when blank); a mistake goes to `errors`."""
+    from tui.widgets.format import parse_amount
+
+    raw = form.value(name)
+    if raw is None:
+        return None
+    try:
+        return parse_amount(raw, currency)
+    except ValueError as exc:
+        errors[name] = str(exc)
+        return None
+
+
+class ConfirmScreen(FormScreen):
+    """A confirmation with no fields (approve, delete, accept): the button says what happens."""
+
+    def __init__(
+        self,
+        title: str,
+        intro: str,
+        submit: str,
+        do: Any,
+        *,
+        variant: str = "primary",
+    ) -> None:
+        super().__init__()
+        self.title_text = title
+        self.intro = intro
+        self.submit_label = submit
+        self.submit_variant = variant
+        self._do = do
+
+    async def send(self, request: Any) -> Any:
+        return await self._do()

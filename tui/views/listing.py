@@ -1,0 +1,492 @@
+"""`ResourceListView`: one server-paged table of a resource, generic over its model.
+
+A concrete area declares its title, columns, filter grammar and actions, and how to fetch a
+page and one record; this base gives it the header with counts and paging (`[` `]`), the `/`
+filter with errors that leave the rows as they were, the empty state, reload `r`, an exclusive
+paging worker, live rows from webhooks (one read per record per burst) and the actions' keys,
+palette entries and state checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState
+
+from tui.views.actions import Action
+from tui.views.actions import find as find_action
+from tui.views.area import AreaView, TitleBar, area_width
+from tui.views.columns import CellContext, Column
+from tui.views.filters import Filter, Grammar
+from tui.views.live import Change, watch_changes
+from tui.views.table import ResourceTable
+
+T = TypeVar("T")
+
+# A filter the service cannot apply (an id fragment, an email) is matched in the view over the
+# newest records, this many pages of them at most; the header says how far it looked.
+SCAN_PAGES = 10
+# Webhooks of one burst (an action's answer and its events) become one read per record.
+LIVE_DELAY = 0.05
+
+
+class ResourceListView(AreaView, Generic[T]):
+    """A resource's list area; subclasses are its spec plus what is truly theirs."""
+
+    DEFAULT_CSS = """
+    ResourceListView > .filter-box { display: none; border: round $accent; height: 3; }
+    ResourceListView > .filter-box.-shown { display: block; }
+    ResourceListView > .filter-error { display: none; padding: 0 1; color: $error; }
+    ResourceListView > .filter-error.-shown { display: block; }
+    ResourceListView > ResourceTable { height: 1fr; scrollbar-size-vertical: 1; }
+    ResourceListView > .empty {
+        display: none; height: 1fr; width: 1fr; padding: 1 4;
+        content-align: center middle; text-align: center; color: $text-muted;
+    }
+    ResourceListView.-empty > .empty { display: block; }
+    ResourceListView.-empty > ResourceTable { display: none; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "right_square_bracket",
+            "next_page",
+            "Page",
+            id="list.next-page",
+            tooltip="Next page ([ goes back)",
+            key_display="]",
+        ),
+        Binding(
+            "left_square_bracket",
+            "previous_page",
+            "Prev page",
+            id="list.previous-page",
+            tooltip="Previous page",
+            key_display="[",
+            show=False,
+        ),
+        Binding("r", "reload", "Reload", id="list.reload", tooltip="Reload this page", show=False),
+    ]
+
+    filterable = True
+    # -- the spec a subclass gives -----------------------------------------------------------
+    title: ClassVar[str] = "Records"
+    noun: ClassVar[str] = "records"  # plural, lower case: "no refunds yet"
+    scope: ClassVar[str] = "records"  # binding ids: "refunds.accept"
+    id_prefix: ClassVar[str] = ""
+    columns: ClassVar[Sequence[Column[Any]]] = ()
+    actions: ClassVar[Sequence[Action[Any]]] = ()
+    page_size: ClassVar[int] = 100
+    empty_hint: ClassVar[str] = ""  # markup: "Press [b]n[/b] to create one."
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Each action's key, declared once with the action (so the footer and the key help).
+        if "actions" in cls.__dict__:
+            own = list(cls.__dict__.get("BINDINGS", []))
+            cls.BINDINGS = [*own, *(a.binding(cls.scope) for a in cls.actions)]
+        super().__init_subclass__(**kwargs)
+
+    def key_of(self, record: T) -> str:
+        """The id of a record."""
+        raise NotImplementedError
+
+    async def fetch_page(
+        self, filters: dict[str, Any], offset: int, limit: int
+    ) -> tuple[list[T], int]:
+        """One page of records (newest first) and how many match in all."""
+        raise NotImplementedError
+
+    async def fetch_one(self, record_id: str) -> T:
+        """One record, fresh from the service."""
+        raise NotImplementedError
+
+    def filter_grammar(self) -> Grammar | None:
+        """What `/` accepts here (built when first used: it may import the models)."""
+        return None
+
+    def order(self, record: T) -> Any:
+        """Newest first: where a live record goes among the rows."""
+        return getattr(record, "created", None) or ""
+
+    def detail(self, record_id: str) -> Any:
+        """The detail screen of a record (None: the area has none)."""
+        return None
+
+    # -- state -------------------------------------------------------------------------------
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id)
+        self.page_offset = 0
+        self.total = 0
+        self.filter = Filter()
+        self.loaded = False
+        self.load_error = ""  # the title of the last failed load, until one succeeds
+        self.scanned: tuple[int, bool] | None = None  # (records looked at, all of them?)
+        self._pending: set[str] = set()
+        self._flush_timer: Any = None
+        self._submitted = False  # a typed filter is loading: its box closes once it loads
+
+    @property
+    def rows(self) -> dict[str, T]:
+        """The records on screen, by id, in their order."""
+        return self.table.records
+
+    @property
+    def table(self) -> ResourceTable[T]:
+        table: ResourceTable[T] = self.query_one(ResourceTable)
+        return table
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(self.header_text(), id=f"{self.scope}-header", classes="list-header")
+        yield Static(classes="filter-error")
+        table: ResourceTable[T] = ResourceTable(
+            self.columns, self.key_of, self.cell_context, id=f"{self.scope}-table"
+        )
+        # The screen's size is known before layout: fit the columns now so the first frame
+        # needs no second layout pass (on_resize corrects it if the rail is hidden).
+        table.fit_to(area_width(self.app.size.width) - 1)
+        yield table
+        yield Static(classes="empty")
+
+    def cell_context(self) -> CellContext:
+        return CellContext(self.app.theme_variables, self.runtime.options.stable_display)
+
+    def on_mount(self) -> None:
+        self.watch(self.app, "theme", self._repaint, init=False)
+        watch_changes(self, self.on_change)
+
+    def on_resize(self) -> None:
+        # One cell for the vertical scrollbar a full page brings.
+        self.table.fit_to(self.size.width - 1)
+
+    def _repaint(self) -> None:
+        for record in list(self.rows.values()):
+            self.table.update(record)
+
+    def focus_main(self) -> None:
+        self.focus_table(self.table)
+
+    def runtime_ready(self) -> None:
+        self.load()
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def load(self, filter: Filter | None = None, offset: int | None = None) -> None:
+        """Load a page (with `filter`, else the current one); the view changes only once it
+        arrives, so a refused filter leaves the rows and the header as they were."""
+        self._load(
+            self.filter if filter is None else filter, self.page_offset if offset is None else offset
+        )
+
+    @work(exclusive=True, group="list-page", exit_on_error=False, description="Loading")
+    async def _load(self, filter: Filter, offset: int) -> None:
+        if filter.local:
+            records, total, scanned = await self._scan(filter)
+            offset = 0
+        else:
+            records, total = await self.fetch_page(filter.server, offset, self.page_size)
+            scanned = None
+        self.filter, self.page_offset, self.total, self.scanned = filter, offset, total, scanned
+        self.loaded = True
+        self.load_error = ""
+        self.table.show(records)
+        self.page_loaded(records)
+        self.update_header()
+        if self._submitted:
+            self._submitted = False
+            self._close_filter()
+
+    async def _scan(self, filter: Filter) -> tuple[list[T], int, tuple[int, bool]]:
+        """Match the view's predicates over the newest records (SCAN_PAGES pages at most)."""
+        found: list[T] = []
+        looked = 0
+        total = 0
+        for page in range(SCAN_PAGES):
+            records, total = await self.fetch_page(
+                filter.server, page * self.page_size, self.page_size
+            )
+            looked += len(records)
+            found.extend(r for r in records if filter.matches(r))
+            if len(found) >= self.page_size or looked >= total or not records:
+                break
+        return found[: self.page_size], len(found[: self.page_size]), (looked, looked >= total)
+
+    def page_loaded(self, records: list[T]) -> None:
+        """A page is on screen (Payments keeps it as its start-up cache)."""
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "list-page" and event.state == WorkerState.ERROR:
+            from tui.widgets.errors import describe_error
+
+            title, message = describe_error(event.worker.error or Exception())
+            if self._filter_box_shown():
+                # A filter the service refused: said under the box, which stays open.
+                self._submitted = False
+                self.filter_problem(f"{title}: {message}")
+                return
+            self.load_error = title
+            self.update_header()
+        super().on_worker_state_changed(event)
+
+    # -- header and empty state --------------------------------------------------------------
+
+    def header_text(self) -> Text:
+        """The title bar: title, counts and paging, filter, state."""
+        header = Text.assemble((self.title, "bold"), "  ")
+        shown = len(self.rows) if self.is_mounted else 0
+        if not self.loaded and not self.load_error:
+            header.append(self.loading_text(), style="dim")
+        elif self.load_error and not shown:
+            header.append(f"could not load ({self.load_error}) · Ctrl+R retries", style="dim")
+        elif self.scanned is not None:
+            looked, everything = self.scanned
+            where = f"all {looked:,}" if everything else f"the newest {looked:,}"
+            header.append(f"{shown:,} match{'es' * (shown != 1)} in {where} {self.noun}")
+        elif self.total == 0:
+            header.append(
+                f"no {self.noun} match" if self.filter else f"no {self.noun} yet", style="dim"
+            )
+        else:
+            first = self.page_offset + 1 if shown else 0
+            last = self.page_offset + shown
+            pages = (self.total + self.page_size - 1) // self.page_size
+            page = self.page_offset // self.page_size + 1
+            header.append(f"{first:,}-{last:,} of {self.total:,}")
+            header.append(f"  page {page}/{pages}", style="dim")
+        self.header_extra(header)
+        if self.filter.text:
+            header.append("  filter ", style="bold")
+            header.append(self.filter.text)
+        return header
+
+    def loading_text(self) -> str:
+        return "loading…"
+
+    def header_extra(self, header: Text) -> None:
+        """Add what is the area's own to the title bar (Payments: cached rows)."""
+
+    def update_header(self) -> None:
+        self.query_one(f"#{self.scope}-header", TitleBar).update(self.header_text())
+        empty = self.loaded and not self.rows
+        self.show_empty(empty, self.table)
+        self.query_one(".empty", Static).update(self.empty_text())
+
+    def empty_text(self) -> str:
+        """What the empty area says, with the key that helps (markup)."""
+        if self.filter:
+            return "Nothing matches this filter. [b]Esc[/b] clears it, [b]/[/b] changes it."
+        return f"No {self.noun} yet. {self.empty_hint}".strip()
+
+    # -- live --------------------------------------------------------------------------------
+
+    def on_change(self, change: Change) -> None:
+        """A webhook arrived: refresh the rows it concerns, or add a new record on top."""
+        shown = [i for i in change.ids if i in self.rows]
+        new = (
+            change.object_id
+            and self.id_prefix
+            and change.object_id.startswith(self.id_prefix)
+            and change.object_id not in self.rows
+            and self.page_offset == 0
+            and not self.filter
+            and self.loaded
+        )
+        if not shown and not new:
+            return
+        self._pending.update(shown)
+        if new and change.object_id:
+            self._pending.add(change.object_id)
+        if self._flush_timer is None:
+            self._flush_timer = self.set_timer(LIVE_DELAY, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_timer = None
+        pending, self._pending = self._pending, set()
+        for record_id in pending:
+            self.refresh_one(record_id)
+
+    @work(group="list-row", exit_on_error=False, description="Update")
+    async def refresh_one(self, record_id: str) -> None:
+        """Read one record again and redraw its row (or add it on top of the first page)."""
+        record = await self.fetch_one(record_id)
+        if self.table.update(record):
+            self.refreshed(record)
+            return
+        newest = max((self.order(r) for r in self.rows.values()), default="")
+        if self.page_offset or self.filter or self.order(record) < newest:
+            return  # an older record's event (a retried delivery): not on this page
+        self.table.insert(record, self.order)
+        self.total += 1
+        self.update_header()
+
+    def refreshed(self, record: T) -> None:
+        """A shown record was read again (actions' keys depend on its state)."""
+        if self.table.selected_id() == self.key_of(record):
+            self.refresh_bindings()
+
+    # -- filter and paging -------------------------------------------------------------------
+
+    def _filter_box(self) -> Any:
+        return next(iter(self.query(".filter-box")), None)
+
+    def _filter_box_shown(self) -> bool:
+        box = self._filter_box()
+        return box is not None and box.has_class("-shown")
+
+    async def start_filter(self) -> None:
+        """`/`: type a filter; Enter applies it (mistakes are said under the box)."""
+        from textual.widgets import Input
+
+        box = self._filter_box()
+        if box is None:
+            # Mounted on first use: one widget less to build before the first paint.
+            grammar = self.filter_grammar()
+            help_text = grammar.help if grammar else ""
+            box = Input(placeholder=help_text, classes="filter-box", id=f"{self.scope}-filter")
+            await self.mount(box, after=f"#{self.scope}-header")
+        box.add_class("-shown")
+        box.value = self.filter.text
+        box.focus()
+
+    def filter_problem(self, message: str) -> None:
+        """Say what is wrong with the typed filter (or nothing)."""
+        line = self.query_one(".filter-error", Static)
+        line.update(Text(message))
+        line.set_class(bool(message), "-shown")
+
+    # By name rather than `@on(Input.Submitted, ...)`: Input is imported when the box is first
+    # shown, not before the first frame.
+    def on_input_submitted(self, event: Any) -> None:
+        if not event.input.has_class("filter-box"):
+            return
+        event.stop()
+        try:
+            grammar = self.filter_grammar()
+            parsed = grammar.parse(event.value) if grammar else Filter()
+        except ValueError as exc:
+            self.filter_problem(str(exc))
+            return
+        self.filter_problem("")
+        self._submitted = True
+        self.load(parsed, 0)
+
+    def _close_filter(self) -> None:
+        box = self._filter_box()
+        if box is not None and box.has_class("-shown"):
+            box.remove_class("-shown")
+            self.filter_problem("")
+            self.focus_main()
+
+    def back(self) -> None:
+        if self._filter_box_shown():
+            self._close_filter()
+        elif self.filter:
+            self.load(Filter(), 0)
+
+    def action_next_page(self) -> None:
+        if self.scanned is None and self.page_offset + self.page_size < self.total:
+            self.load(offset=self.page_offset + self.page_size)
+
+    def action_previous_page(self) -> None:
+        if self.page_offset > 0:
+            self.load(offset=max(0, self.page_offset - self.page_size))
+
+    def action_reload(self) -> None:
+        self.load()
+
+    # -- records and actions -----------------------------------------------------------------
+
+    def selected_id(self) -> str | None:
+        """The id of the record under the cursor, if any."""
+        return self.table.selected_id()
+
+    @on(ResourceTable.Open)
+    def _open(self, event: ResourceTable.Open) -> None:
+        event.stop()
+        self.open_record(event.record_id)
+
+    @on(ResourceTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        if self.actions:
+            self.refresh_bindings()  # the selected record's state decides its actions' keys
+
+    def open_record(self, record_id: str) -> None:
+        """Open a record's detail screen (`:ref <id>` lands here too)."""
+        if self.starting():
+            return
+        screen = self.detail(record_id)
+        if screen is not None:
+            self.app.push_screen(screen)
+
+    def starting(self) -> bool:
+        """True (and said) while the runtime is not up yet."""
+        if self.runtime.ready.is_set():
+            return False
+        self.notify("Still connecting to the service; try again in a moment.", severity="warning")
+        return True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "act" and parameters:
+            chosen = find_action(self.actions, str(parameters[0]))
+            if chosen is None:
+                return False
+            record = self.table.selected() if chosen.needs_record else None
+            return chosen.allows(record, local=self.runtime.options.is_local)
+        if action in ("next_page", "previous_page") and self.scanned is not None:
+            return False
+        return super().check_action(action, parameters)
+
+    def action_act(self, name: str) -> None:
+        chosen = find_action(self.actions, name)
+        if chosen is None or self.starting():
+            return
+        record_id = self.table.selected_id() if chosen.needs_record else None
+        if chosen.needs_record and record_id is None:
+            self.notify("Select a row first.", severity="warning")
+            return
+        record = self.table.selected() if chosen.needs_record else None
+        if not chosen.allows(record, local=self.runtime.options.is_local):
+            return
+        chosen.run(self, record_id, self.record_for_action(record))
+
+    def record_for_action(self, record: T | None) -> T | None:
+        """The record an action gets (Payments: None for a row shown from the cache)."""
+        return record
+
+    def acted(self, result: Any) -> None:
+        """An action's form closed: show what it changed."""
+        if result is None:
+            return
+        try:
+            record_id = self.key_of(result)
+        except (AttributeError, TypeError):
+            return
+        if record_id in self.rows:
+            self.refresh_one(record_id)
+
+    def context_commands(self) -> Iterable[SystemCommand]:
+        """Palette: the actions the selected record allows, then opening it."""
+        local = self.runtime.options.is_local
+        record = self.table.selected()
+        record_id = self.table.selected_id()
+        for chosen in self.actions:
+            if not chosen.allows(record if chosen.needs_record else None, local=local):
+                continue
+            title = chosen.palette or chosen.title
+            yield SystemCommand(
+                title,
+                record_id if chosen.needs_record and record_id else chosen.help,
+                lambda name=chosen.name: self.action_act(name),
+            )
+        if record_id is not None:
+            yield SystemCommand(
+                f"Open {record_id}",
+                f"Its {self.title.lower()[:-1]} detail",
+                lambda: self.open_record(record_id),
+            )

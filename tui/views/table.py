@@ -1,0 +1,173 @@
+"""`ResourceTable`: a DataTable of records keyed by id that keeps its cursor on the same record
+across re-layout, reload and live updates; Enter opens the record under the cursor."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, ClassVar, Generic, TypeVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import DataTable
+
+from tui.views.columns import CellContext, Column, fit
+
+T = TypeVar("T")
+
+
+class ResourceTable(DataTable[RenderableType], Generic[T]):
+    """Rows of records (`key_of` gives each its id); cells come from the typed columns."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", id="table.open", tooltip="Open the selected record"),
+    ]
+
+    class Open(Message):
+        """Enter (or a click on the selected row) on a record."""
+
+        def __init__(self, table: ResourceTable[Any], record_id: str) -> None:
+            super().__init__()
+            self.table = table
+            self.record_id = record_id
+
+        @property
+        def control(self) -> ResourceTable[Any]:
+            return self.table
+
+    def __init__(
+        self,
+        columns: Sequence[Column[T]],
+        key_of: Callable[[T], str],
+        context: Callable[[], CellContext],
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+        self.spec = tuple(columns)
+        self.key_of = key_of
+        self.context = context
+        self.records: dict[str, T] = {}
+        self.fitted: tuple[tuple[str, int], ...] = ()
+        self.select_next: str | None = None  # a record to put the cursor on once it is shown
+
+    # -- layout ------------------------------------------------------------------------------
+
+    def fit_to(self, width: int) -> bool:
+        """Lay the columns out for a table `width` cells wide; True if that changed them."""
+        layout = fit(self.spec, width)
+        if layout == self.fitted:
+            return False
+        selected = self.selected_id()
+        self.fitted = layout
+        self.clear(columns=True)
+        for key, shown in layout:
+            label = next(c.label for c in self.spec if c.key == key)
+            self.add_column(Text(label), width=shown, key=key)
+        for record_id, record in self.records.items():
+            self.add_row(*self._cells(record), key=record_id)
+        self._select(selected)
+        return True
+
+    def _cells(self, record: T) -> list[RenderableType]:
+        context = self.context()
+        by_key = {c.key: c for c in self.spec}
+        return [by_key[key].render(record, context) for key, _width in self.fitted]
+
+    # -- rows --------------------------------------------------------------------------------
+
+    def show(self, records: Iterable[T]) -> None:
+        """Show exactly these records, in this order; rows already shown update in place."""
+        fresh = {self.key_of(r): r for r in records}
+        if list(fresh) == list(self.records):
+            for record in fresh.values():
+                self.update(record)
+            return
+        selected = self.select_next or self.selected_id()
+        self.select_next = None
+        self.clear()
+        self.records = fresh
+        for record_id, record in fresh.items():
+            self.add_row(*self._cells(record), key=record_id)
+        self._select(selected)
+
+    def append(self, records: Iterable[T]) -> None:
+        """Add records below the rows shown (the next batch of a long list)."""
+        for record in records:
+            record_id = self.key_of(record)
+            if record_id not in self.records:
+                self.records[record_id] = record
+                self.add_row(*self._cells(record), key=record_id)
+
+    def update(self, record: T) -> bool:
+        """Redraw the row of `record` if it is shown; False if it is not."""
+        record_id = self.key_of(record)
+        if record_id not in self.records:
+            return False
+        self.records[record_id] = record
+        for (key, _width), cell in zip(self.fitted, self._cells(record), strict=True):
+            self.update_cell(record_id, key, cell)
+        return True
+
+    def insert(self, record: T, order: Callable[[T], Any]) -> None:
+        """Add `record` and keep the rows sorted by `order`, largest first (newest on top)."""
+        if self.update(record):
+            return
+        at_top = self.cursor_row <= 0
+        selected = self.selected_id()
+        record_id = self.key_of(record)
+        self.records[record_id] = record
+        self.add_row(*self._cells(record), key=record_id)
+        ordered = sorted(self.records.values(), key=order, reverse=True)
+        self.records = {self.key_of(r): r for r in ordered}
+        self._set_order(list(self.records))
+        if at_top:
+            self.move_cursor(row=0, animate=False)
+        else:
+            self._select(selected)
+
+    def _set_order(self, keys: list[str]) -> None:
+        # What `DataTable.sort` does, with the order of the records rather than of cell texts
+        # (a short "Nov 20 19:47" does not sort by date; narrow layouts drop the time column).
+        from textual._two_way_dict import TwoWayDict
+        from textual.widgets.data_table import RowKey
+
+        self._row_locations = TwoWayDict({RowKey(key): index for index, key in enumerate(keys)})
+        self._update_count += 1
+        self.refresh()
+
+    def drop(self, record_id: str) -> None:
+        """Take a record's row away (e.g. a deleted customer)."""
+        if record_id in self.records:
+            del self.records[record_id]
+            self.remove_row(record_id)
+
+    # -- selection ---------------------------------------------------------------------------
+
+    def selected_id(self) -> str | None:
+        """The id of the record under the cursor, if any."""
+        if self.row_count == 0:
+            return None
+        key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
+        return str(key) if key is not None else None
+
+    def selected(self) -> T | None:
+        """The record under the cursor, if any."""
+        record_id = self.selected_id()
+        return None if record_id is None else self.records.get(record_id)
+
+    def _select(self, record_id: str | None) -> None:
+        if record_id is not None and record_id in self.records:
+            self.move_cursor(row=self.get_row_index(record_id), animate=False)
+
+    def action_open(self) -> None:
+        record_id = self.selected_id()
+        if record_id is not None:
+            self.post_message(self.Open(self, record_id))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # A click on the selected row: the same as Enter.
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.Open(self, str(event.row_key.value)))
