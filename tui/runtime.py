@@ -311,6 +311,16 @@ class Runtime:
             return re.sub(r":\d+/", ":PORT/", url)
         return url
 
+    def now(self) -> float:
+        """The time as the service sees it: the local sandbox's clock (it can be advanced),
+        else the wall clock. Deadlines (a dispute's) are judged by it."""
+        clock = _clock_of(self.sandbox)
+        if clock is None:
+            import time
+
+            return time.time()
+        return float(clock.now())
+
     def clock_text(self) -> str:
         """The sandbox's clock (it can be advanced, so it is not the wall clock), or ""."""
         clock = _clock_of(self.sandbox)
