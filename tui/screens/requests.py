@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -14,28 +14,22 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import on
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
-from textual.widgets.data_table import ColumnKey
 
-from tui.views.area import AreaView
+from tui.views.actions import Action, ActionHost
+from tui.views.columns import CellContext, Column
+from tui.views.filters import Filter, Grammar, Term
+from tui.views.listing import ResourceListView
+from tui.views.live import watch_requests
+from tui.views.text import safe
 from tui.widgets.format import theme_colour
 
-# The path last: on a narrow terminal it is the one cut short (the detail shows it whole),
-# never the status or the latency.
-COLUMNS = (
-    ("time", "Time", 8),
-    ("method", "Method", 6),
-    ("status", "Status", 6),
-    ("latency", "Latency", 9),
-    ("path", "Path", 40),
-)
 
-
-def _status_style(status: int | None, variables: dict[str, str]) -> str:
+def _status_style(status: int | None, variables: Mapping[str, str]) -> str:
     if status is None or status >= 500:
         return theme_colour(variables, "status-failed")
     if status >= 400:
@@ -72,146 +66,193 @@ def export_entries(entries: Iterable[Any], directory: Path) -> Path:
     return path
 
 
-class RequestsView(AreaView):
-    """The request journal as a table, with the selected request below it."""
+def _clock(entry: Any, context: CellContext) -> Text:
+    if context.stable:  # snapshots: no wall clock
+        return Text("··:··:··")
+    return Text(datetime.fromtimestamp(entry.started_at, UTC).strftime("%H:%M:%S"))
+
+
+def _status(entry: Any, context: CellContext) -> Text:
+    shown = str(entry.status) if entry.status is not None else "—"
+    return Text(shown, style=_status_style(entry.status, context.variables))
+
+
+def _latency(entry: Any, context: CellContext) -> Text:
+    return Text("·· ms" if context.stable else f"{entry.latency_ms:.0f} ms", justify="right")
+
+
+# The path last and flexible: on a narrow terminal it is the one cut short (the panel below
+# shows it whole), never the status or the latency.
+COLUMNS: tuple[Column[Any], ...] = (
+    Column("time", "Time", 8, _clock),
+    Column("method", "Method", 6, lambda e, c: safe(e.method)),
+    Column("status", "Status", 6, _status),
+    Column("latency", "Latency", 9, _latency),
+    Column("path", "Path", 40, lambda e, c: safe(e.path), flex=(12, 60)),
+)
+
+
+def _status_words(value: str, result: Filter) -> None:
+    """`status:404`, `status:4xx`, `status:error` (no answer or 5xx)."""
+    wanted = value.lower()
+    if wanted in ("error", "errors", "failed"):
+        result.local.append(lambda e: e.status is None or e.status >= 400)
+    elif re.fullmatch(r"[1-5]xx", wanted):
+        low = int(wanted[0]) * 100
+        result.local.append(lambda e: e.status is not None and low <= e.status < low + 100)
+    elif wanted.isdigit() and len(wanted) == 3:
+        result.local.append(lambda e: e.status == int(wanted))
+    else:
+        raise ValueError(f"`status:{value}`: use a code (404), a class (4xx) or `error`.")
+
+
+def _method(value: str, result: Filter) -> None:
+    methods = {m.strip().upper() for m in value.split(",")}
+    unknown = methods - {"GET", "POST", "PUT", "PATCH", "DELETE"}
+    if unknown:
+        raise ValueError(f"`{', '.join(sorted(unknown))}` is not an HTTP method (GET, POST...).")
+    result.local.append(lambda e: e.method.upper() in methods)
+
+
+def _path(value: str, result: Filter) -> None:
+    fragment = value.lower()
+    result.local.append(lambda e: fragment in e.path.lower())
+
+
+REQUEST_GRAMMAR = Grammar(
+    [
+        Term(("status", "s"), "status:4xx", _status_words),
+        Term(("method", "m"), "method:POST", _method),
+        Term(("path", "p"), "path:/refunds", _path),
+    ],
+    bare=_path,
+    bare_example="pay_… (any part of the path)",
+)
+
+
+def _copy_curl(host: ActionHost, entry_id: str | None, entry: Any) -> None:
+    if entry is None:
+        host.app.notify("No request selected.", severity="warning")
+        return
+    curl = entry.to_curl()
+    host.app.copy_to_clipboard(curl)
+    host.app.push_screen(CurlScreen(curl))
+
+
+def _export(host: ActionHost, _id: str | None, _entry: Any) -> None:
+    view = host
+    assert isinstance(view, RequestsView)
+    view.export()
+
+
+REQUEST_ACTIONS: tuple[Action[Any], ...] = (
+    Action(
+        "curl",
+        "y",
+        "Copy curl",
+        "Copy as curl (OSC 52)",
+        _copy_curl,
+        palette="Copy this request as curl",
+    ),
+    Action(
+        "export",
+        "s",
+        "Export",
+        "Export the log to a JSON lines file",
+        _export,
+        needs_record=False,
+        palette="Export the request log",
+    ),
+)
+
+
+class RequestsView(ResourceListView[Any]):
+    """The request journal as a table, newest on top, with the selected request below it."""
 
     DEFAULT_CSS = """
-    RequestsView > #requests-header { height: 1; padding: 0 1; background: $surface; }
-    RequestsView > DataTable { height: 1fr; }
+    RequestsView > ResourceTable { height: 1fr; }
     RequestsView > #requests-detail {
         height: 1fr; border: round $foreground 25%; padding: 0 1;
         border-title-color: $accent; border-title-style: bold;
     }
     """
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "copy_curl", "Copy curl", id="requests.curl", tooltip="Copy as curl (OSC 52)"),
-        Binding("s", "export", "Export", id="requests.export", tooltip="Export the log to a file"),
-    ]
-
-    def __init__(self, *, id: str) -> None:
-        super().__init__(id=id)
-        self._unsubscribe: Any = None
-        self.entries: dict[str, Any] = {}
+    title = "Requests"
+    noun = "requests"
+    scope = "requests"
+    columns = COLUMNS
+    actions = REQUEST_ACTIONS
+    page_size = 1000  # the journal keeps the last 1,000 calls: one page
 
     def compose(self) -> ComposeResult:
-        yield Static("[b]Requests[/b]", id="requests-header")
-        table: DataTable[Any] = DataTable(
-            cursor_type="row", zebra_stripes=True, id="requests-table"
-        )
-        _add_columns(table)
-        yield table
+        yield from super().compose()
         with VerticalScroll(id="requests-detail") as detail:
             detail.border_title = "Request"
             yield Static("Select a request to see it here.", id="requests-body")
 
-    def focus_main(self) -> None:
-        self.query_one(DataTable).focus()
+    def on_mount(self) -> None:
+        super().on_mount()
+        watch_requests(self, self.on_entry)
 
-    def runtime_ready(self) -> None:
+    def key_of(self, record: Any) -> str:
+        return str(record.id)
+
+    def order(self, record: Any) -> Any:
+        return record.id
+
+    def filter_grammar(self) -> Grammar:
+        return REQUEST_GRAMMAR
+
+    def empty_text(self) -> str:
+        if self.filter:
+            return super().empty_text()
+        return "No requests yet: every call payscope makes to the service appears here."
+
+    async def fetch_page(
+        self, filters: dict[str, Any], offset: int, limit: int
+    ) -> tuple[list[Any], int]:
         client = self.runtime.client
-        if client is None or self._unsubscribe is not None:
+        entries = list(reversed(client.journal.entries())) if client is not None else []
+        return entries[offset : offset + limit], len(entries)
+
+    async def fetch_one(self, record_id: str) -> Any:
+        return None
+
+    def on_change(self, change: Any) -> None:
+        """Requests arrive through `on_entry`, not as changes to re-read."""
+
+    def on_entry(self, entry: Any) -> None:
+        """Live: the client journaled a call."""
+        if not self.loaded or str(entry.id) in self.rows or not self.filter.matches(entry):
             return
-        for entry in client.journal.entries():
-            self._add(entry)
-        self._unsubscribe = client.journal.subscribe(self._add)
+        self.total += 1
+        self.table.insert(entry, self.order)
+        self.update_header()
+        if self.table.cursor_row == 0:
+            self._show()
 
-    def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-    def _add(self, entry: Any) -> None:
-        key = str(entry.id)
-        if key in self.entries:
-            return
-        self.entries[key] = entry
-        table = self.query_one(DataTable)
-        follow = table.row_count == 0 or table.cursor_row >= table.row_count - 1
-        table.add_row(*self._cells(entry), key=key)
-        if follow:
-            table.move_cursor(row=table.row_count - 1)
-        self.query_one("#requests-header", Static).update(
-            f"[b]Requests[/b]  {len(self.entries):,}  [dim]y copy as curl · s export[/dim]"
-        )
-
-    def _cells(self, entry: Any) -> list[Any]:
-        stable = self.runtime.options.stable_display  # snapshots: no wall clock, no timings
-        status = Text(
-            str(entry.status) if entry.status is not None else "—",
-            style=_status_style(entry.status, self.app.theme_variables),
-        )
-        return [
-            "··:··:··"
-            if stable
-            else datetime.fromtimestamp(entry.started_at, UTC).strftime("%H:%M:%S"),
-            entry.method,
-            status,
-            Text("·· ms" if stable else f"{entry.latency_ms:.0f} ms", justify="right"),
-            entry.path,
-        ]
-
-    def on_resize(self) -> None:
-        """The path column takes the width the others leave (a table has no flexible column)."""
-        table = self.query_one(DataTable)
-        fixed = sum(width + 2 for key, _, width in COLUMNS if key != "path")
-        wanted = max(12, min(60, self.size.width - fixed - 3))
-        if table.columns[ColumnKey("path")].width == wanted:
-            return
-        selected = table.cursor_row
-        table.clear(columns=True)
-        _add_columns(table, path_width=wanted)
-        for key, entry in self.entries.items():
-            table.add_row(*self._cells(entry), key=key)
-        if table.row_count:
-            table.move_cursor(row=min(selected, table.row_count - 1), animate=False)
-
-    def selected(self) -> Any:
-        """The journal entry under the cursor, if any."""
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.entries.get(str(key))
-
-    @on(DataTable.RowHighlighted, "#requests-table")
+    @on(DataTable.RowHighlighted)
     def _show(self) -> None:
-        entry = self.selected()
+        entry = self.table.selected()
         if entry is None:
             return
         stable = self.runtime.options.stable_display
         self.query_one("#requests-body", Static).update(render_entry(entry, stable))
 
-    def action_copy_curl(self) -> None:
-        entry = self.selected()
-        if entry is None:
-            self.notify("No request selected.", severity="warning")
-            return
-        curl = entry.to_curl()
-        self.app.copy_to_clipboard(curl)
-        self.app.push_screen(CurlScreen(curl))
+    def page_loaded(self, records: list[Any]) -> None:
+        self._show()
 
-    def action_export(self) -> None:
-        if not self.entries:
+    def export(self) -> None:
+        """Write every journaled request (redacted) to a file; say where."""
+        entries = list(self.rows.values())
+        if not entries:
             self.notify("No requests to export yet.", severity="warning")
             return
-        path = export_entries(self.entries.values(), self.runtime.options.data_dir / "exports")
-        self.notify(f"{len(self.entries)} requests written to {path}", title="Exported")
-
-    def context_commands(self) -> Iterable[SystemCommand]:
-        if self.selected() is not None:
-            yield SystemCommand("Copy this request as curl", "OSC 52", self.action_copy_curl)
-        yield SystemCommand("Export the request log", "JSON lines file", self.action_export)
+        path = export_entries(reversed(entries), self.runtime.options.data_dir / "exports")
+        self.notify(f"{len(entries)} requests written to {path}", title="Exported", markup=False)
 
 
 _MOVING_HEADERS = frozenset({"date", "host", "x-ratelimit-remaining", "x-ratelimit-reset"})
-
-
-def _add_columns(table: DataTable[Any], path_width: int | None = None) -> None:
-    """The log's columns; `path_width` overrides the path's default width."""
-    for key, label, width in COLUMNS:
-        if key == "path" and path_width:
-            width = path_width
-        table.add_column(label, width=width, key=key)
 
 
 def render_entry(entry: Any, stable: bool = False) -> Group:
@@ -221,15 +262,15 @@ def render_entry(entry: Any, stable: bool = False) -> Group:
     """
     url = re.sub(r":\d+/", ":PORT/", entry.url) if stable else entry.url
     head = Text.assemble(
-        (f"{entry.method} ", "bold"),
-        url,
+        safe(f"{entry.method} ", "bold"),
+        safe(url),
         "  ",
         (f"{entry.status if entry.status is not None else 'no answer'}", "bold"),
         "  ·· ms" if stable else f"  {entry.latency_ms:.0f} ms",
     )
     parts: list[Any] = [head]
     if entry.error:
-        parts.append(Text(entry.error, style="bold red"))
+        parts.append(safe(entry.error, "bold red", multiline=True))
     for title, headers, body in (
         ("Request", entry.request_headers, entry.request_body),
         ("Response", entry.response_headers, entry.response_body),
@@ -239,10 +280,11 @@ def render_entry(entry: Any, stable: bool = False) -> Group:
         grid.add_column(style="dim", no_wrap=True)
         grid.add_column()
         for name, value in headers.items():
-            grid.add_row(name, "··" if stable and name.lower() in _MOVING_HEADERS else value)
+            moving = stable and name.lower() in _MOVING_HEADERS
+            grid.add_row(safe(name), Text("··") if moving else safe(value))
         parts.append(grid)
         if body:
-            parts.append(Text(_pretty(body)))
+            parts.append(safe(_pretty(body), multiline=True))
     return Group(*parts)
 
 
@@ -276,7 +318,7 @@ class CurlScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll() as box:
             box.border_title = "Copied as curl"
-            yield Static(Text(self.curl), id="curl-text")
+            yield Static(safe(self.curl, multiline=True), id="curl-text")
             yield Static(
                 "Sent to the clipboard with OSC 52 (if your terminal allows it). The key is read "
                 "from $PAYSCOPE_API_KEY; redacted fields read [REDACTED].",
