@@ -44,7 +44,7 @@ found before it failed).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
@@ -494,9 +494,15 @@ async def _lookup(
 
 
 async def find(
-    client: ApiClient, text: str, *, limit_per_kind: int = 20, scan_pages: int = 10
+    client: ApiClient,
+    text: str,
+    *,
+    limit_per_kind: int = 20,
+    scan_pages: int = 10,
+    kinds: Collection[str] | None = None,
 ) -> FindResult:
-    """Find what `text` (an id, part of one, an email, a card's last 4) names, across kinds.
+    """Find what `text` (an id, part of one, an email, a card's last 4) names, across kinds
+    (all of them, or only `kinds`: `:pay 01JX` looks among payments alone).
 
     Raises `ValueError` with a message for a person when `text` is empty or too short to
     search on (`TOO_SHORT`), or when `limit_per_kind` or `scan_pages` is below 1. Errors of
@@ -507,9 +513,10 @@ async def find(
     if scan_pages < 1:
         raise ValueError(f"scan_pages must be at least 1 (got {scan_pages}).")
     plan = _plan(text)
-    kinds = [kind for kind in KINDS if kind in plan.retrieve or kind in plan.scan]
+    wanted = [k for k in KINDS if kinds is None or k in kinds]
+    chosen = [kind for kind in wanted if kind in plan.retrieve or kind in plan.scan]
     answers = await asyncio.gather(
-        *(_lookup(client, plan, kind, limit_per_kind, scan_pages) for kind in kinds),
+        *(_lookup(client, plan, kind, limit_per_kind, scan_pages) for kind in chosen),
         return_exceptions=True,
     )
     outcomes: list[_Outcome] = []

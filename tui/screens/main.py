@@ -423,9 +423,19 @@ class MainScreen(Screen[None]):
         elif command.kind == "area" and command.area:
             self.show_area(command.area)
         elif command.kind == "open" and command.area and command.argument:
-            self.app.goto(command.area, command.argument)
+            self.open_id(command.area, command.argument)
         elif command.kind == "find" and command.argument:
             self.find(command.argument)
+
+    def open_id(self, area: str, text: str) -> None:
+        """`:pay <id>`: a whole id opens at once; part of one is looked for among the area's
+        records (one match opens, several are listed)."""
+        from tui.screens.find import KIND_OF_AREA, FindScreen, whole_id
+
+        if area not in KIND_OF_AREA or whole_id(text, AREA_BY_KEY[area].id_prefix):
+            self.app.goto(area, text)
+        else:
+            self.app.push_screen(FindScreen(text, area=area, open_single=True))
 
     def find(self, text: str) -> None:
         """`:find TEXT`: what matches across areas, Enter opens it."""

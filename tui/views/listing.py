@@ -180,9 +180,8 @@ class ResourceListView(AreaView, Generic[T]):
     def load(self, filter: Filter | None = None, offset: int | None = None) -> None:
         """Load a page (with `filter`, else the current one); the view changes only once it
         arrives, so a refused filter leaves the rows and the header as they were."""
-        self._load(
-            self.filter if filter is None else filter, self.page_offset if offset is None else offset
-        )
+        chosen = self.filter if filter is None else filter
+        self._load(chosen, self.page_offset if offset is None else offset)
 
     @work(exclusive=True, group="list-page", exit_on_error=False, description="Loading")
     async def _load(self, filter: Filter, offset: int) -> None:

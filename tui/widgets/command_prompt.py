@@ -128,7 +128,7 @@ class CommandPrompt(Input):
 
     def __init__(self, themes: tuple[str, ...] = ()) -> None:
         super().__init__(
-            placeholder="payments · refunds · pay <id> · find <id, email, last 4> · theme <name> · quit",
+            placeholder="payments · refunds · pay <id> · find <id, email or last 4> · theme · quit",
             suggester=CommandSuggester(themes),
             id="command-prompt",
         )

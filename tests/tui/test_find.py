@@ -1,0 +1,87 @@
+"""Find anything: `:find TEXT` across areas, and partial ids in `:pay <id>`, end to end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.tui.pilot import create_payment, until
+from tests.tui.snapshot_app import build, ready
+from tui.screens.find import FindScreen
+from tui.screens.payment_detail import PaymentDetailScreen
+
+Dirs = tuple[Path, Path]
+
+
+async def _find(pilot, text: str) -> FindScreen:  # type: ignore[no-untyped-def]
+    app = pilot.app
+    await pilot.press("colon", *f"find {text}", "enter")
+    await until(lambda: isinstance(app.screen, FindScreen) and app.screen.done)
+    await pilot.pause()
+    return app.screen
+
+
+async def test_a_partial_id_lists_the_payment_and_enter_opens_it(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        payment = await create_payment(app.runtime.client, payment_id="pay_findme_0123456789")
+        screen = await _find(pilot, "findme_01")
+        assert [(f.kind, f.object_id) for f in screen.found] == [("payment", payment.payment_id)]
+        assert screen.found[0].matched_on in ("id prefix", "id part")
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        assert app.screen.record_id == payment.payment_id
+
+
+async def test_last_4_and_email_find_across_areas(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        declined = await create_payment(app.runtime.client, card="4000000000000002")
+        screen = await _find(pilot, "0002")
+        assert declined.payment_id in {f.object_id for f in screen.found if f.kind == "payment"}
+        assert any(f.matched_on == "last 4" for f in screen.found)
+        await pilot.press("escape")
+        customers = await app.runtime.client.customers.list()
+        email = customers.data[0].email
+        screen = await _find(pilot, email.upper())
+        assert ("customer", customers.data[0].customer_id) in {
+            (f.kind, f.object_id) for f in screen.found
+        }
+
+
+async def test_nothing_found_and_too_short_say_what_find_takes(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = await _find(pilot, "zzzzzzzz")
+        assert screen.found == [] and screen.has_class("-empty")
+        assert "last 4 digits" in str(screen.query_one("#find-empty").render())
+        await pilot.press("escape")
+        screen = await _find(pilot, "ab")
+        assert "at least 4 characters" in str(screen.query_one("#find-notes").render())
+
+
+async def test_pay_with_part_of_an_id_opens_the_one_match(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        payment = await create_payment(app.runtime.client, payment_id="pay_partial_abcdefghij")
+        await pilot.press("colon", *"pay partial_abc", "enter")
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        assert app.screen.record_id == payment.payment_id
+
+
+async def test_evt_with_part_of_an_event_id_finds_it_in_the_journal(dirs: Dirs) -> None:
+    from tui.screens.events import EventDetailScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await create_payment(app.runtime.client)
+        journal = app.runtime.listener.journal
+        await until(lambda: journal.count() >= 1)
+        event_id = journal.recent(1)[0].event_id
+        await pilot.press("colon", *f"evt {event_id[-8:]}", "enter")
+        await until(lambda: isinstance(app.screen, EventDetailScreen))
+        assert app.screen.record_id == event_id
