@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.theme import Theme
@@ -108,6 +109,27 @@ class PayscopeApp(App[int]):
         self._lazy_themes = True
         if options.keymap:
             self.set_keymap(options.keymap)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A toast. Its text is shown literally (`markup=False` unless asked): toasts carry ids,
+        statuses and messages from the service, which are data, never markup or escapes."""
+        from tui.views.text import visible
+
+        super().notify(
+            visible(message, multiline=True),
+            title=visible(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
 
     def load_all_themes(self) -> list[str]:
         """Register the shipped and the user's themes (once); the problems found, for the user."""

@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 
 from tui.views.area import AreaView, nav_shown_at
 from tui.views.areas import AREA_BY_KEY, AREAS
+from tui.views.text import safe_markup
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -268,8 +269,9 @@ class MainScreen(Screen[None]):
         # The views' own failed loads said the same in toasts: the banner replaces them.
         self.app.clear_notifications()
         banner = self.query_one(Banner)
+        said = safe_markup(message, multiline=True)
         banner.update(
-            f"[b]The service is not answering{heading}.[/b] {message}\n"
+            f"[b]The service is not answering{safe_markup(heading)}.[/b] {said}\n"
             f"[dim]Checking again in {retry_in:.0f} s; Ctrl+R to retry now.[/dim]"
         )
         banner.add_class("-shown")
@@ -291,7 +293,10 @@ class MainScreen(Screen[None]):
         """Start-up failed: say so on a banner that offers a retry (Ctrl+R)."""
         self.query_one(StartupProgress).remove_class("-shown")
         banner = self.query_one(Banner)
-        banner.update(f"[b]{title}.[/b] {message}\n[dim]Press Ctrl+R to retry.[/dim]")
+        banner.update(
+            f"[b]{safe_markup(title)}.[/b] {safe_markup(message, multiline=True)}\n"
+            "[dim]Press Ctrl+R to retry.[/dim]"
+        )
         banner.add_class("-shown")
         self.query_one(StatusBar).state = "offline"
 

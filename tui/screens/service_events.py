@@ -6,7 +6,9 @@ which is what a remote profile needs when deliveries go to a tunnel or another h
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -16,18 +18,46 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from tui.views.columns import CellContext, Column
+from tui.views.table import ResourceTable
+from tui.views.text import safe, safe_markup
 from tui.widgets.format import theme_colour
 
+if TYPE_CHECKING:
+    from tui.app import PayscopeApp
+
 PAGE = 100
-# (key, label, width): the outcome first, so it stays in sight at any width.
-COLUMNS = (
-    ("delivered", "Delivered", 9),
-    ("event_type", "Event", 18),
-    ("object_id", "Object", 24),
-    ("event_id", "Event id", 24),
+
+
+def delivered_cell(ok: bool | None, variables: Mapping[str, str]) -> Text:
+    """Whether the service got a 2xx from the merchant's endpoint for an event."""
+    if ok:
+        return Text("✓ yes", style=theme_colour(variables, "event-verified"))
+    if ok is False:
+        return Text("✗ no", style=f"bold {theme_colour(variables, 'event-rejected')}")
+    return Text("pending", style="dim")
+
+
+# The outcome first, so it stays in sight at any width; below 90 cells the event id is left
+# out (the attempts panel's title names it).
+COLUMNS: tuple[Column[Any], ...] = (
+    Column("delivered", "Delivered", 9, lambda e, c: delivered_cell(e.delivered, c.variables)),
+    Column("event_type", "Event", 18, lambda e, c: safe(e.event_type)),
+    Column("object_id", "Object", 24, lambda e, c: safe(e.object_id)),
+    Column("event_id", "Event id", 24, lambda e, c: safe(e.event_id), 90),
 )
-# Below this width the event id column is left out: the attempts panel's title names it.
-WIDE = 90
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One event as the service lists it, with what is known of its delivery."""
+
+    event_id: str
+    event_type: str | None
+    object_id: str | None
+    delivered: bool | None
+
+
 KINDS = {
     "initial_attempt": "first",
     "automatic_retry": "automatic retry",
@@ -40,7 +70,7 @@ class ServiceEventsScreen(Screen[None]):
 
     DEFAULT_CSS = """
     ServiceEventsScreen > #service-title { height: 1; padding: 0 1; background: $surface; }
-    ServiceEventsScreen > DataTable { height: auto; max-height: 60%; }
+    ServiceEventsScreen > ResourceTable { height: auto; max-height: 60%; }
     ServiceEventsScreen > #service-attempts {
         height: 1fr; min-height: 6; padding: 0 1;
         border: round $foreground 25%; border-title-color: $accent; border-title-style: bold;
@@ -53,18 +83,20 @@ class ServiceEventsScreen(Screen[None]):
         Binding("ctrl+r", "reload", "Reload", id="service.reload", tooltip="Fetch the history"),
     ]
 
+    if TYPE_CHECKING:
+
+        @property
+        def app(self) -> PayscopeApp: ...  # type: ignore[override]
+
     def __init__(self) -> None:
         super().__init__()
         self.events: dict[str, Any] = {}
         self.attempts: dict[str, list[Any]] = {}
         self.total: int | None = None
-        # Outcomes learnt after the list was fetched (a manual retry that got through).
-        self._delivered: dict[str, bool | None] = {}
-        self._wide: bool | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(self._title("loading…"), id="service-title")
-        yield DataTable(cursor_type="row", zebra_stripes=True)
+        yield ResourceTable(COLUMNS, lambda sent: sent.event_id, self._cells_context)
         attempts = Static("Select an event to see its delivery attempts.", id="service-attempts")
         attempts.border_title = "Attempts"
         yield attempts
@@ -76,13 +108,25 @@ class ServiceEventsScreen(Screen[None]):
             ("Service delivery history", "bold"), "  ", status, ("  r retry · Esc back", "dim")
         )
 
+    def _cells_context(self) -> CellContext:
+        return CellContext(self.app.theme_variables, self.app.runtime.options.stable_display)
+
+    @property
+    def table(self) -> ResourceTable[Sent]:
+        table: ResourceTable[Sent] = self.query_one(ResourceTable)
+        return table
+
     def on_mount(self) -> None:
-        self.query_one(DataTable).focus()
+        self.table.fit_to(self.app.size.width - 1)
+        self.table.focus()
         self.load()
+
+    def on_resize(self) -> None:
+        self.table.fit_to(self.size.width - 1)
 
     @property
     def client(self) -> Any:
-        return self.app.runtime.client  # type: ignore[attr-defined]
+        return self.app.runtime.client
 
     @work(exclusive=True, group="service-events", exit_on_error=False, description="History")
     async def load(self) -> None:
@@ -91,55 +135,20 @@ class ServiceEventsScreen(Screen[None]):
 
         answer = await self.client.events.list(EventListRequest(limit=PAGE))
         self.events = {event.event_id: event for event in answer.events}
-        self._delivered = {}
         self.total = answer.total_count if answer.total_count is not None else len(self.events)
-        self._fill_table()
+        self.table.show(
+            Sent(e.event_id, e.event_type, e.object_id, e.is_delivery_successful)
+            for e in self.events.values()
+        )
         self.query_one("#service-title", Static).update(
             self._title(f"{len(self.events)} of {self.total}")
         )
         if self.events:
             self.show_attempts(self.selected() or next(iter(self.events)))
 
-    def on_resize(self) -> None:
-        if self._wide is not None and self._wide != (self.size.width >= WIDE):
-            self._fill_table()
-
-    def _fill_table(self) -> None:
-        """(Re)build the table for the current width, keeping the selected row."""
-        table: DataTable[Any] = self.query_one(DataTable)
-        keep = self.selected()
-        self._wide = self.size.width >= WIDE
-        table.clear(columns=True)
-        for key, label, width in COLUMNS:
-            if key != "event_id" or self._wide:
-                table.add_column(label, width=width, key=key)
-        for event_id, event in self.events.items():
-            cells = [
-                self._delivered_cell(self._delivered.get(event_id, event.is_delivery_successful)),
-                event.event_type,
-                event.object_id or "-",
-            ]
-            if self._wide:
-                cells.append(event_id)
-            table.add_row(*cells, key=event_id)
-        if keep in self.events:
-            table.move_cursor(row=table.get_row_index(keep))
-
-    def _delivered_cell(self, ok: bool | None) -> Text:
-        variables = self.app.theme_variables
-        if ok:
-            return Text("✓ yes", style=theme_colour(variables, "event-verified"))
-        if ok is False:
-            return Text("✗ no", style=f"bold {theme_colour(variables, 'event-rejected')}")
-        return Text("pending", style="dim")
-
     def selected(self) -> str | None:
         """The event id under the cursor."""
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return str(key) if key is not None else None
+        return self.table.selected_id()
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -152,7 +161,7 @@ class ServiceEventsScreen(Screen[None]):
         attempts = await self.client.events.attempts(event_id)
         self.attempts[event_id] = attempts
         panel = self.query_one("#service-attempts", Static)
-        panel.border_title = f"Attempts of {event_id}"
+        panel.border_title = f"Attempts of {safe_markup(event_id)}"
         if not attempts:
             panel.update(Text("No delivery attempts yet.", style="dim"))
             return
@@ -164,9 +173,9 @@ class ServiceEventsScreen(Screen[None]):
             ok = bool(attempt.is_delivery_successful or attempt.delivered)
             grid.add_row(
                 str(number),
-                _when(attempt.created),
-                KINDS.get(attempt.delivery_attempt or "", attempt.delivery_attempt or "-"),
-                self._delivered_cell(ok),
+                safe(_when(attempt.created)),
+                safe(KINDS.get(attempt.delivery_attempt or "", attempt.delivery_attempt)),
+                delivered_cell(ok, self.app.theme_variables),
                 _answer(attempt.response),
             )
         panel.update(grid)
@@ -185,11 +194,9 @@ class ServiceEventsScreen(Screen[None]):
         code = attempt.response.status_code
         outcome = f"answered HTTP {code}" if code else "got no answer"
         self.notify(f"{event_id}: the endpoint {outcome}.", title="Delivery retried")
-        if attempt.is_delivery_successful or attempt.delivered:
-            self._delivered[event_id] = True
-            table = self.query_one(DataTable)
-            if event_id in self.events:
-                table.update_cell(event_id, "delivered", self._delivered_cell(True))
+        shown = self.table.records.get(event_id)
+        if shown is not None and (attempt.is_delivery_successful or attempt.delivered):
+            self.table.update(replace(shown, delivered=True))
         self.show_attempts(event_id)
 
     def action_reload(self) -> None:
@@ -210,7 +217,7 @@ class ServiceEventsScreen(Screen[None]):
                 self._title(f"could not load ({problem}) · Ctrl+R reloads")
             )
         # Worker messages do not bubble: hand them to the app's one handler.
-        self.app.on_worker_state_changed(event)  # type: ignore[attr-defined]
+        self.app.on_worker_state_changed(event)
 
 
 def _when(created: str | None) -> str:
@@ -222,4 +229,4 @@ def _answer(response: Any) -> Text:
     if not response.status_code:
         return Text("no answer", style="dim")
     body = " ".join((response.body or "").split())
-    return Text.assemble(f"HTTP {response.status_code}  ", (body, "dim"))
+    return Text.assemble(f"HTTP {response.status_code}  ", safe(body, "dim", empty=""))

@@ -65,6 +65,24 @@ def empty(text: str) -> Text:
     return Text(text, style="dim")
 
 
+def explained_code(code: str, message: str | None = None, acquirer: str | None = None) -> Table:
+    """A decline or failure code explained: its title, meaning and retry advice
+    (`tui.api.codes`), then the service's message and the acquirer's."""
+    from tui.api.codes import explain
+
+    info = explain(code)
+    details = grid()
+    details.add_row("Code", Text.assemble(safe(code, "bold"), (f"  {info.title}", "bold")))
+    details.add_row("Meaning", info.meaning)
+    retry = "" if info.retryable is None else ("yes — " if info.retryable else "no — ")
+    details.add_row("Retry", retry + info.advice)
+    if message:
+        details.add_row("Message", safe(message, multiline=True))
+    if acquirer:
+        details.add_row("Acquirer", safe(acquirer, "dim", multiline=True))
+    return details
+
+
 class DetailScreen(Screen[None], Generic[T]):
     """The detail of one record; Esc goes back."""
 

@@ -26,6 +26,8 @@ class Filter:
     # The currencies filtered on (an amount is read in them), and steps that need every word.
     currencies: list[str] | None = None
     pending: list[Callable[[Filter], None]] = field(default_factory=list)
+    # `from:` and `to:` as read, so a window that ends before it starts is told, not sent.
+    window: dict[str, datetime] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.server or self.local)
@@ -150,6 +152,9 @@ def time_terms(
     def bound(start: bool, request_field: str | None) -> Callable[[str, Filter], None]:
         def apply(value: str, result: Filter) -> None:
             moment = _moment(value, start=start)
+            if not result.window:
+                result.pending.append(_window_in_order)
+            result.window["from" if start else "to"] = moment
             if request_field is None:
                 if start:
                     result.local.append(lambda r: (_created(r) or moment) >= moment)
@@ -164,6 +169,15 @@ def time_terms(
         Term(("from", "since", "created_gte"), "from:2024-05-01", bound(True, gte_field)),
         Term(("to", "until", "created_lte"), "to:2024-05-31", bound(False, lte_field)),
     ]
+
+
+def _window_in_order(result: Filter) -> None:
+    start, end = result.window.get("from"), result.window.get("to")
+    if start is not None and end is not None and end < start:
+        raise ValueError(
+            f"`to:` ({end:%Y-%m-%d %H:%M}) is before `from:` ({start:%Y-%m-%d %H:%M}): "
+            "nothing could match. Swap them."
+        )
 
 
 def amount_term(request_field: str | None = "amount_filter") -> Term:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -19,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
+from tui.views.text import visible
 from tui.widgets.errors import describe_error
 
 if TYPE_CHECKING:
@@ -53,6 +55,7 @@ class FormScreen(ModalScreen[Any]):
     FormScreen .field-hint { padding: 0 0 0 1; color: $text-muted; }
     FormScreen .field-error { padding: 0 0 0 1; color: $error; display: none; }
     FormScreen .field-error.-shown { display: block; }
+    FormScreen TextArea { height: 6; }
     FormScreen #form-error { color: $error; display: none; padding: 0 1; }
     FormScreen #form-error.-shown { display: block; }
     FormScreen #form-buttons { height: auto; align-horizontal: right; padding: 1 0 0 0; }
@@ -141,6 +144,10 @@ class FormScreen(ModalScreen[Any]):
             text = None
         self.query_one("#form-submit", Button).label = text or self.submit_label
 
+    # By name: TextArea (a multi-line field) is imported only by the forms that use one.
+    def on_text_area_changed(self) -> None:
+        self._relabel()
+
     def value(self, name: str) -> Any:
         """The current value of a field's widget (None for blank text or no selection)."""
         widget = next(f.widget for f in self._fields if f.name == name)
@@ -150,6 +157,9 @@ class FormScreen(ModalScreen[Any]):
             return None if widget.value is Select.BLANK else widget.value
         if isinstance(widget, Checkbox):
             return widget.value
+        text = getattr(widget, "text", None)  # a TextArea
+        if isinstance(text, str):
+            return text.strip() or None
         return None
 
     def show_errors(self, errors: dict[str, str], general: str | None = None) -> None:
@@ -159,11 +169,11 @@ class FormScreen(ModalScreen[Any]):
         for field in self._fields:
             line = self.query_one(f"#error-{field.name}", Static)
             message = errors.get(field.name)
-            line.update(message or "")
+            line.update(Text(visible(message or "", multiline=True)))
             line.set_class(bool(message), "-shown")
         text = "\n".join([*leftover, *([general] if general else [])])
         box = self.query_one("#form-error", Static)
-        box.update(text)
+        box.update(Text(visible(text, multiline=True)))
         box.set_class(bool(text), "-shown")
         wrong = [f for f in self._fields if f.name in errors]
         if wrong:
@@ -224,6 +234,10 @@ class FormScreen(ModalScreen[Any]):
     async def _send(self, request: Any) -> None:
         try:
             result = await self.send(request)
+        except FormErrors as exc:  # a check that needed the service (the payment's currency)
+            self.show_errors(exc.errors)
+            self.query_one("#form-submit", Button).disabled = False
+            return
         except Exception as exc:  # shown in the form: the user fixes and sends again
             title, message = describe_error(exc)
             field = self.field_of_error(exc)
@@ -330,6 +344,73 @@ def read_amount(form: FormScreen, name: str, currency: str, errors: dict[str, st
         return None
     try:
         return parse_amount(raw, currency)
+    except ValueError as exc:
+        errors[name] = str(exc)
+        return None
+
+
+def metadata_field(name: str, label: str, current: dict[str, Any] | None, hint: str = "") -> Field:
+    """Metadata typed as `key=value` lines (or a JSON object), prefilled with `current`."""
+    from textual.widgets import TextArea
+
+    text = metadata_text(current)
+    hint = hint or "One key=value a line, or a JSON object."
+    return Field(name, label, TextArea(text, id=f"field-{name}", soft_wrap=False), hint)
+
+
+def metadata_text(metadata: dict[str, Any] | None) -> str:
+    """Metadata as the field shows it: `key=value` lines, or JSON when a value is not text."""
+    import json
+
+    if not metadata:
+        return ""
+    # Lines read back as they were only for one-line text without edge spaces or `=` in keys.
+    plain = all(
+        isinstance(v, str)
+        and "\n" not in v + k
+        and "=" not in k
+        and k.strip() == k != ""
+        and v.strip() == v
+        for k, v in metadata.items()
+    )
+    if plain:
+        return "\n".join(f"{k}={v}" for k, v in metadata.items())
+    return json.dumps(metadata, indent=2, ensure_ascii=False)
+
+
+def parse_metadata(text: str) -> dict[str, Any]:
+    """`key=value` lines or a JSON object -> a dict; ValueError says which line is wrong."""
+    import json
+
+    text = text.strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"Not valid JSON: {exc}.") from None
+        if not isinstance(data, dict):
+            raise ValueError('JSON metadata must be an object, as in {"order_id": "42"}.')
+        return data
+    result: dict[str, Any] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        key, sep, value = line.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ValueError(f"Line {number} ({line.strip()[:30]}) is not key=value.")
+        if key in result:
+            raise ValueError(f"Line {number}: the key {key!r} is given twice.")
+        result[key] = value.strip()
+    return result
+
+
+def read_metadata(form: FormScreen, name: str, errors: dict[str, str]) -> dict[str, Any] | None:
+    """The metadata field `name` as a dict ({} when blank); a mistake goes to `errors`."""
+    try:
+        return parse_metadata(str(form.value(name) or ""))
     except ValueError as exc:
         errors[name] = str(exc)
         return None

@@ -45,6 +45,6 @@ def safe(value: Any, style: str = "", *, multiline: bool = False, empty: str = "
     return Text(visible(value, multiline=multiline), style=style, no_wrap=not multiline, end="")
 
 
-def safe_markup(value: Any) -> str:
+def safe_markup(value: Any, *, multiline: bool = False) -> str:
     """Service data to splice into a markup string: escaped and made visible."""
-    return escape(visible(value))
+    return escape(visible(value, multiline=multiline))

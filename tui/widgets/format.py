@@ -92,7 +92,10 @@ def status_text(status: str | None, variables: Mapping[str, str]) -> Text:
     if extra and extra != "none":
         style = f"{extra} {style}"
     # A long status ("partially_captured_and_capturable") ends in "…" rather than being cut.
-    return Text(status, style=style, no_wrap=True, overflow="ellipsis")
+    # A status is the service's text: shown literally, control characters made visible.
+    from tui.views.text import visible
+
+    return Text(visible(status), style=style, no_wrap=True, overflow="ellipsis")
 
 
 def amount_text(
