@@ -20,11 +20,13 @@ PADDING = 2
 
 @dataclass(frozen=True)
 class CellContext:
-    """What a cell renderer may need besides its record: the theme and whether to hide what
-    moves between runs (snapshots)."""
+    """What a cell renderer may need besides its record: the theme, whether to hide what
+    moves between runs (snapshots), and the service's time (`Runtime.now`: a deadline's "2d
+    left" is judged by the sandbox's clock, never the wall clock)."""
 
     variables: Mapping[str, str]
     stable: bool = False
+    now: float | None = None
 
 
 @dataclass(frozen=True)

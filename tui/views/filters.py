@@ -96,7 +96,12 @@ def server_term(keys: Iterable[str], request_field: str, example: str) -> Term:
 
 
 def status_term(
-    known: Iterable[str], noun: str, request_field: str | None = "status", *, many: bool = True
+    known: Iterable[str],
+    noun: str,
+    request_field: str | None = "status",
+    *,
+    many: bool = True,
+    normalise: Callable[[str], str] | None = None,
 ) -> Term:
     """`status:a,b`: checked against the statuses the area knows (a typo is told, not sent).
 
@@ -107,6 +112,8 @@ def status_term(
 
     def apply(value: str, result: Filter) -> None:
         wanted = [v.strip().lower() for v in value.split(",") if v.strip()]
+        if normalise is not None:
+            wanted = [normalise(v) for v in wanted]
         for status in wanted:
             if status not in allowed:
                 close = [s for s in allowed if status in s]

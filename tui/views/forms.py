@@ -36,6 +36,8 @@ class Field:
     label: str
     widget: Widget
     hint: str = ""
+    # A heading shown above the first field of each group (a dispute's evidence categories).
+    group: str = ""
 
 
 class FormScreen(ModalScreen[Any]):
@@ -51,6 +53,7 @@ class FormScreen(ModalScreen[Any]):
     FormScreen VerticalScroll { height: auto; max-height: 28; }
     /* Docked: on a short terminal the fields scroll, the buttons stay in sight. */
     FormScreen #form-footer { dock: bottom; height: auto; }
+    FormScreen .field-group { padding: 1 0 0 0; text-style: bold; color: $accent; }
     FormScreen .field-label { padding: 0 0 0 1; text-style: bold; }
     FormScreen .field-hint { padding: 0 0 0 1; color: $text-muted; }
     FormScreen .field-error { padding: 0 0 0 1; color: $error; display: none; }
@@ -106,7 +109,11 @@ class FormScreen(ModalScreen[Any]):
             if self.intro:
                 yield Static(self.intro, id="form-intro")
             with VerticalScroll():
+                group = ""
                 for field in self._fields:
+                    if field.group and field.group != group:
+                        yield Static(field.group, classes="field-group")
+                    group = field.group
                     yield Label(field.label, classes="field-label")
                     yield field.widget
                     if field.hint:

@@ -155,7 +155,9 @@ class ResourceListView(AreaView, Generic[T]):
         yield Static(classes="empty")
 
     def cell_context(self) -> CellContext:
-        return CellContext(self.app.theme_variables, self.runtime.options.stable_display)
+        return CellContext(
+            self.app.theme_variables, self.runtime.options.stable_display, self.runtime.now()
+        )
 
     def on_mount(self) -> None:
         self.watch(self.app, "theme", self._repaint, init=False)
