@@ -278,5 +278,5 @@ def test_a_narrow_events_table_takes_its_room_from_the_event_type(
     from tui.views.columns import fit
 
     widths = dict(fit(COLUMNS, width))
-    assert tuple(widths) == ("event_type", "object_id", "verified", "dups") or width >= 82
+    assert tuple(widths) == ("event_type", "object_id", "verified", "dups") or width >= 76
     assert widths["event_type"] == event_type

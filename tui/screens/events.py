@@ -55,7 +55,7 @@ COLUMNS: tuple[Column[Any], ...] = (
     Column("time", "Time", 8, lambda r, c: clock(r.first_seen, c.stable), 92),
     Column("event_type", "Event", 22, lambda r, c: safe(r.event_type, empty="?"), flex=(12, 22)),
     Column("object_id", "Object", 26, lambda r, c: safe(r.object_id)),
-    Column("status", "Status", 18, lambda r, c: status_text(r.object_status, c.variables), 82),
+    Column("status", "Status", 18, lambda r, c: status_text(r.object_status, c.variables), 76),
     Column("verified", "Sig", 3, _verified),
     Column("dups", "Dup", 3, lambda r, c: Text(str(r.duplicates) if r.duplicates else "")),
 )

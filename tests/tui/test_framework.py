@@ -1,0 +1,196 @@
+"""The resource framework as its users meet it: live related rows, coalesced reloads, forms
+that say what they send, errors scrolled into view, the rail giving its room back, hostile text,
+and replays that ask for their URL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from tests.tui.pilot import create_payment, open_detail, until
+from tests.tui.snapshot_app import build, ready
+from tui.views.live import Change
+
+Dirs = tuple[Path, Path]
+
+
+async def test_a_pending_refund_turns_succeeded_on_the_payment_detail_by_itself(
+    dirs: Dirs,
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        payment = await create_payment(client)
+        detail = await open_detail(pilot, payment.payment_id)
+        from tui.api.models.refunds import RefundCreateRequest
+
+        refund = await client.refunds.create(
+            RefundCreateRequest(payment_id=payment.payment_id, amount=1000)
+        )
+        assert refund.status == "pending"
+        detail.action_reload()
+        await until(lambda: bool(detail.payment.refunds) and not detail.busy)
+        assert detail.payment.refunds[0].status == "pending"
+        # The refund settles on the sandbox clock; its webhook names the refund, not the
+        # payment: the detail watches the refunds it shows.
+        await client.sandbox.advance_clock(60)
+        await until(lambda: detail.payment.refunds[0].status == "succeeded")
+        assert "succeeded" in _plain(detail.section("refunds"))
+
+
+async def test_a_burst_of_webhooks_becomes_one_read(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        payment = await create_payment(client)
+        detail = await open_detail(pilot, payment.payment_id)
+        # Its own webhooks reload it once more: let them, then count.
+        journal = app.runtime.listener.journal
+        await until(lambda: journal.count(object_id=payment.payment_id) >= 1)
+        await pilot.pause(0.3)
+        await until(lambda: not detail.busy)
+        path = f"/payments/{payment.payment_id}"
+
+        def reads() -> int:
+            return sum(1 for e in client.journal if e.method == "GET" and e.url.endswith(path))
+
+        before = reads()
+        for status in ("processing", "succeeded", "succeeded", "succeeded", "succeeded"):
+            app.changes.publish(Change(payment.payment_id, "payment_succeeded", status))
+        await pilot.pause(0.3)
+        await until(lambda: not detail.busy)
+        await app.workers.wait_for_complete()
+        # One read for the detail and one for the payment's row in the list below it: a read
+        # per place that shows it, not one per webhook.
+        assert reads() - before == 2
+        # A change about something else reads nothing.
+        app.changes.publish(Change("pay_someone_else", "payment_failed", "failed"))
+        await pilot.pause(0.3)
+        assert reads() - before == 2
+
+
+async def test_the_refund_button_says_the_amount_as_it_is_typed(dirs: Dirs) -> None:
+    from tui.screens.payment_forms import RefundForm
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        payment = await create_payment(app.runtime.client, amount=3000)
+        detail = await open_detail(pilot, payment.payment_id)
+        await pilot.press("f")
+        await until(lambda: isinstance(app.screen, RefundForm))
+        form = app.screen
+        button = form.query_one("#form-submit")
+        await until(lambda: str(button.label) == "Refund 30.00 USD")
+        form.query_one("#field-amount").value = "5"
+        await pilot.pause()
+        assert str(button.label) == "Refund 5.00 USD"
+        form.query_one("#field-amount").value = "five"
+        await pilot.pause()
+        assert str(button.label) == "Refund"  # nothing it could send yet: no amount claimed
+        assert detail is not None
+
+
+async def test_an_error_on_a_field_out_of_view_is_scrolled_to_and_announced(
+    dirs: Dirs,
+) -> None:
+    from textual.containers import VerticalScroll
+
+    from tui.screens.payment_forms import NewPaymentScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        form = app.screen
+        form.query_one("#field-card").value = "4242 4242 4242 4241"  # fails Luhn
+        scroll = form.query_one(VerticalScroll)
+        scroll.scroll_home(animate=False)
+        await pilot.pause()
+        error_line = form.query_one("#error-card")
+        assert not scroll.region.contains_region(error_line.region)  # out of view at 80x24
+        await pilot.press("ctrl+s")
+        await until(lambda: error_line.has_class("-shown"))
+        await pilot.pause()
+        assert scroll.region.contains_region(error_line.region)
+        assert app.focused is form.query_one("#field-card")
+        toasts = [n.message for n in app._notifications]
+        assert any("card" in message.lower() for message in toasts)
+
+
+async def test_hiding_the_rail_gives_events_its_columns_back(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await create_payment(app.runtime.client)
+        await pilot.press("colon", *"events", "enter")
+        from tui.screens.events import EventsView
+
+        view = app.screen.query_one(EventsView)
+        await until(lambda: bool(view.rows))
+        before = dict(view.table.fitted)
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        after = dict(view.table.fitted)
+        assert sum(after.values()) > sum(before.values())
+        assert "status" in after and "status" not in before
+
+
+async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -> None:
+    import json
+
+    import httpx
+
+    from tui.api.models.payments import PaymentUpdateRequest
+    from tui.screens.events import EventsView
+    from tui.webhooks.signing import SIGNATURE_HEADER, sign
+
+    hostile = "[b]x[/b]\x1b[5m:warning:"
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        payment = await create_payment(client, confirm=False)
+        await client.payments.update(payment.payment_id, PaymentUpdateRequest(description=hostile))
+        detail = await open_detail(pilot, payment.payment_id)
+        shown = _plain(detail.section("summary"))
+        assert "[b]x[/b]\u241b[5m:warning:" in shown and "\x1b" not in shown
+        await pilot.press("escape")
+        # A signed webhook whose ids and status carry markup and escapes, as a hostile or
+        # broken sender would send them.
+        body = json.dumps(
+            {
+                "event_id": "evt_[red]x[/red]",
+                "event_type": "payment_[b]failed[/b]",
+                "content": {"object": {"payment_id": "pay_[i]y[/i]\x1b[2J", "status": hostile}},
+            }
+        ).encode()
+        secret = app.runtime.sandbox.credentials.webhook_secret
+        async with httpx.AsyncClient() as http:
+            answer = await http.post(
+                app.runtime.listener.url,
+                content=body,
+                headers={"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret)},
+            )
+        assert answer.status_code == 200
+        await pilot.press("colon", *"events", "enter")
+        events = app.screen.query_one(EventsView)
+        await until(lambda: "evt_[red]x[/red]" in events.rows)
+        cells = [events.table.get_cell("evt_[red]x[/red]", key) for key, _ in events.table.fitted]
+        plain = " ".join(c.plain for c in cells if isinstance(c, Text))
+        assert "payment_[b]failed[/b]" in plain and "pay_[i]y[/i]\u241b[2J" in plain
+        assert "\x1b" not in plain
+
+
+def _plain(widget: Any) -> str:
+    """What a Static shows, as plain text (its renderable rendered without styles)."""
+    from rich.console import Console
+
+    console = Console(width=200, record=True, color_system=None)
+    console.print(widget.content)
+    return console.export_text()
