@@ -194,3 +194,47 @@ def _plain(widget: Any) -> str:
     console = Console(width=200, record=True, color_system=None)
     console.print(widget.content)
     return console.export_text()
+
+
+async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dirs) -> None:
+    from tui import config
+    from tui.screens.events import EventDetailScreen, EventsView, ReplayForm
+    from tui.webhooks.listener import Listener
+
+    target = Listener(dirs[1] / "target", secrets=None)
+    url = await target.start("127.0.0.1", 0)
+    try:
+        app = build(*dirs)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            await create_payment(app.runtime.client)
+            await pilot.press("colon", *"events", "enter")
+            view = app.screen.query_one(EventsView)
+            await until(lambda: bool(view.rows))
+            await pilot.press("enter")
+            await until(lambda: isinstance(app.screen, EventDetailScreen))
+            detail = app.screen
+            await until(lambda: detail.record is not None)
+            await pilot.press("p")
+            await until(lambda: isinstance(app.screen, ReplayForm))
+            form = app.screen
+            assert form.query_one("#field-url").value == ""  # no forward target yet
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert "Type the URL" in str(form.query_one("#error-url").render())
+            form.query_one("#field-url").value = url
+            await pilot.pause()
+            assert str(form.query_one("#form-submit").label) == f"Replay to {url}"
+            await pilot.press("ctrl+s")
+            await until(lambda: app.screen is detail)
+            await until(lambda: bool(detail.record.forwards))
+            (forward,) = detail.record.forwards
+            assert forward.url == url and forward.status is not None
+            assert url in _plain(detail.section("forwards"))
+            assert config.get_forward_url("local") == url
+            # Next time the URL is already there.
+            await pilot.press("p")
+            await until(lambda: isinstance(app.screen, ReplayForm))
+            assert app.screen.query_one("#field-url").value == url
+    finally:
+        await target.stop()

@@ -196,6 +196,7 @@ class MainScreen(Screen[None]):
             nav.highlighted = index
         view = switcher.get_child_by_id(key, AreaView)
         view.call_after_refresh(view.focus_main)
+        self.refresh_bindings()  # `/` is offered only where the area filters
         return view
 
     @on(OptionList.OptionHighlighted, "#nav")
