@@ -12,21 +12,13 @@ from rich.text import Text
 
 from tui.views.actions import Action, ActionHost, statuses, with_known
 from tui.views.columns import Column
-from tui.views.filters import (
-    Grammar,
-    amount_term,
-    currency_term,
-    id_word,
-    server_term,
-    status_term,
-    time_terms,
-)
 from tui.views.listing import ResourceListView
 from tui.views.text import safe
 from tui.widgets.format import amount_text, format_time, rich_colour, status_text
 
 if TYPE_CHECKING:
     from tui.screens.payments_cache import CachedPayment
+    from tui.views.filters import Grammar
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
@@ -66,6 +58,16 @@ COLUMNS: tuple[Column[Any], ...] = (
 
 def payment_grammar() -> Grammar:
     """`status:failed currency:EUR amount:10-50 customer:cus_… from:… to:… pay_…`."""
+    from tui.views.filters import (
+        Grammar,
+        amount_term,
+        currency_term,
+        id_word,
+        server_term,
+        status_term,
+        time_terms,
+    )
+
     return Grammar(
         [
             status_term(PAYMENT_STATUSES, "payment"),
