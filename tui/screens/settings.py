@@ -2,37 +2,74 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.views.area import AreaView, area_width
+from tui.views.columns import CellContext, Column
 from tui.views.forms import Field, FormErrors, FormScreen
+from tui.views.table import ResourceTable
+from tui.views.text import safe, safe_markup
 
 # Below this area width the profile table and the side panels no longer fit side by side.
 NARROW_WIDTH = 104
 SIDE_WIDTH = 36
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    """A profile as the table shows it ("" names the embedded sandbox)."""
+
+    name: str
+    url: str
+    key: str
+    default: bool
+
+
 # Fixed columns fit a name, a masked key ("snd_...abcd") and the mark; the URL takes the rest.
-PROFILE_COLUMNS = (
-    ("name", "Name", 12),
-    ("url", "Base URL", 0),
-    ("key", "Key", 11),
-    ("default", "Default", 7),
+PROFILE_COLUMNS: tuple[Column[ProfileRow], ...] = (
+    Column("name", "Name", 12, lambda p, c: safe(p.name or "local")),
+    Column("url", "Base URL", 12, lambda p, c: safe(p.url), flex=(12, 200)),
+    Column("key", "Key", 11, lambda p, c: safe(p.key)),
+    Column("default", "Default", 7, lambda p, c: Text("✓" if p.default else "")),
 )
-# Box border and padding (4), one cell of cell padding each side per column, a scrollbar.
-TABLE_CHROME = 4 + 2 * len(PROFILE_COLUMNS) + 1
+# The profile box's border and padding (4) and the table's scrollbar (1).
+TABLE_CHROME = 4 + 1
+
+
+def table_width(area_width: int) -> int:
+    """The profile table's width in a settings area `area_width` cells wide."""
+    side = 0 if area_width < NARROW_WIDTH else SIDE_WIDTH
+    return area_width - side - TABLE_CHROME
 
 
 def url_width(area_width: int) -> int:
     """The Base URL column's width for a settings area `area_width` cells wide."""
-    side = 0 if area_width < NARROW_WIDTH else SIDE_WIDTH
-    fixed = sum(width for _, _, width in PROFILE_COLUMNS)
-    return max(12, area_width - side - TABLE_CHROME - fixed)
+    from tui.views.columns import fit
+
+    return dict(fit(PROFILE_COLUMNS, table_width(area_width)))["url"]
+
+
+class ProfileTable(ResourceTable[ProfileRow]):
+    """The profiles; Enter makes the selected one the default."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "enter",
+            "open",
+            "Switch",
+            id="settings.switch",
+            tooltip="Make the selected profile the default (used on next start)",
+        ),
+    ]
 
 
 class SettingsView(AreaView):
@@ -69,13 +106,6 @@ class SettingsView(AreaView):
         Binding(
             "delete", "delete_profile", "Delete", id="settings.delete", tooltip="Delete profile"
         ),
-        Binding(
-            "enter",
-            "switch_profile",
-            "Switch",
-            id="settings.switch",
-            tooltip="Make the selected profile the default (used on next start)",
-        ),
     ]
 
     def compose(self) -> ComposeResult:
@@ -85,8 +115,11 @@ class SettingsView(AreaView):
         with Horizontal(id="settings-body", classes="-narrow" if narrow else ""):
             with Vertical(id="profiles-box", classes="panel") as box:
                 box.border_title = "Profiles"
-                table: DataTable[Any] = DataTable(cursor_type="row", id="profiles-table")
-                self._add_columns(table)
+                table = ProfileTable(
+                    PROFILE_COLUMNS, lambda p: p.name, self._cells_context, id="profiles-table"
+                )
+                table.zebra_stripes = False
+                table.fit_to(table_width(self._area_width))
                 yield table
                 yield Static(
                     "a add · e edit · Del delete · Enter make default.  Keys go to the OS "
@@ -101,9 +134,12 @@ class SettingsView(AreaView):
                     listener.border_title = "Listener"
                     yield Static(id="listener-info")
 
-    def _add_columns(self, table: DataTable[Any]) -> None:
-        for key, label, width in PROFILE_COLUMNS:
-            table.add_column(label, width=width or url_width(self._area_width), key=key)
+    def _cells_context(self) -> CellContext:
+        return CellContext(self.app.theme_variables)
+
+    @property
+    def table(self) -> ProfileTable:
+        return self.query_one(ProfileTable)
 
     def on_resize(self) -> None:
         if self.size.width == self._area_width:
@@ -111,10 +147,7 @@ class SettingsView(AreaView):
         self._area_width = self.size.width
         body = self.query_one("#settings-body")
         body.set_class(self._area_width < NARROW_WIDTH, "-narrow")
-        table = self.query_one("#profiles-table", DataTable)
-        table.clear(columns=True)
-        self._add_columns(table)
-        self.refresh_profiles()
+        self.table.fit_to(table_width(self._area_width))
 
     def on_mount(self) -> None:
         options = self.query_one("#theme-list", OptionList)
@@ -127,7 +160,7 @@ class SettingsView(AreaView):
         self._show_listener()
 
     def focus_main(self) -> None:
-        self.query_one("#profiles-table", DataTable).focus()
+        self.table.focus()
 
     def runtime_ready(self) -> None:
         self._show_listener()
@@ -139,7 +172,7 @@ class SettingsView(AreaView):
             text = "[dim]not started[/dim]"
         else:
             text = (
-                f"{runtime.listener_url or '-'}\n"
+                f"{safe_markup(runtime.listener_url or '-')}\n"
                 f"secrets: {len(listener.secrets)} (shown masked in `payscope listen`)\n"
                 f"[dim]Set listener_port and the webhook secret per profile: e edit.[/dim]"
             )
@@ -150,23 +183,11 @@ class SettingsView(AreaView):
         from tui import config
 
         settings = config.load_settings()
-        table = self.query_one("#profiles-table", DataTable)
-        table.clear()
-        table.add_row(
-            "local",
-            "embedded sandbox",
-            "generated",
-            "" if settings.default_profile else "✓",
-            key="",
-        )
+        rows = [ProfileRow("", "embedded sandbox", "generated", not settings.default_profile)]
         for name, profile in sorted(settings.profiles.items()):
-            table.add_row(
-                name,
-                profile.base_url,
-                self._masked_key(name),
-                "✓" if settings.default_profile == name else "",
-                key=name,
-            )
+            default = settings.default_profile == name
+            rows.append(ProfileRow(name, profile.base_url, self._masked_key(name), default))
+        self.table.show(rows)
 
     def _masked_key(self, name: str) -> str:
         from tui import secrets
@@ -197,10 +218,12 @@ class SettingsView(AreaView):
 
     def selected_profile(self) -> str | None:
         """The profile name under the cursor ("" is the embedded sandbox)."""
-        table = self.query_one("#profiles-table", DataTable)
-        if table.row_count == 0:
-            return None
-        return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value or "")
+        return self.table.selected_id()
+
+    @on(ResourceTable.Open)
+    def _switch(self, event: ResourceTable.Open) -> None:
+        event.stop()
+        self.action_switch_profile()
 
     def action_add_profile(self) -> None:
         self.app.push_screen(
@@ -224,14 +247,35 @@ class SettingsView(AreaView):
         )
 
     def action_delete_profile(self) -> None:
-        from tui import config
+        from tui.views.forms import ConfirmScreen
 
         name = self.selected_profile()
         if not name:
             self.notify("The embedded sandbox cannot be deleted.", severity="warning")
             return
-        settings = config.remove_profile(config.load_settings(), name)
-        config.save_settings(settings)
+
+        async def delete() -> str:
+            from tui import config
+
+            settings = config.remove_profile(config.load_settings(), name)
+            config.save_settings(settings)
+            return name
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Delete profile",
+                f"Delete the profile {name}? Its key stays in the OS keyring until "
+                f"`payscope keys delete --profile {name}`.",
+                f"Delete {name}",
+                delete,
+                variant="error",
+            ),
+            self._deleted,
+        )
+
+    def _deleted(self, name: str | None) -> None:
+        if not name:
+            return
         self.notify(
             f"Profile {name} deleted (its key stays in the keyring: `payscope keys delete "
             f"--profile {name}`).",

@@ -107,7 +107,7 @@ class FormScreen(ModalScreen[Any]):
         with Vertical() as box:
             box.border_title = self.title_text
             if self.intro:
-                yield Static(self.intro, id="form-intro")
+                yield Static(Text(visible(self.intro, multiline=True)), id="form-intro")
             with VerticalScroll():
                 group = ""
                 for field in self._fields:
