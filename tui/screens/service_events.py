@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
 from tui.views.text import safe, safe_markup
@@ -69,7 +70,6 @@ class ServiceEventsScreen(Screen[None]):
     """Events the service sent to the merchant's webhook, with their attempts; `r` retries."""
 
     DEFAULT_CSS = """
-    ServiceEventsScreen > #service-title { height: 1; padding: 0 1; background: $surface; }
     ServiceEventsScreen > ResourceTable { height: auto; max-height: 60%; }
     ServiceEventsScreen > #service-attempts {
         height: 1fr; min-height: 6; padding: 0 1;
@@ -95,7 +95,7 @@ class ServiceEventsScreen(Screen[None]):
         self.total: int | None = None
 
     def compose(self) -> ComposeResult:
-        yield Static(self._title("loading…"), id="service-title")
+        yield TitleBar(self._title("loading…"), id="service-title")
         yield ResourceTable(COLUMNS, lambda sent: sent.event_id, self._cells_context)
         attempts = Static("Select an event to see its delivery attempts.", id="service-attempts")
         attempts.border_title = "Attempts"
