@@ -8,7 +8,7 @@ here by itself.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -25,7 +25,11 @@ from tui.widgets.format import (
 )
 
 
-class PaymentDetailScreen(DetailScreen[Any]):
+if TYPE_CHECKING:
+    from tui.api.models.payments import Payment
+
+
+class PaymentDetailScreen(DetailScreen["Payment"]):
     """The detail of one payment; Esc goes back to the table."""
 
     noun = "Payment"
@@ -48,7 +52,7 @@ class PaymentDetailScreen(DetailScreen[Any]):
         self.payment_id = payment_id
 
     @property
-    def payment(self) -> Any:
+    def payment(self) -> Payment | None:
         """The payment as last read (None until the first read)."""
         return self.record
 
@@ -56,15 +60,16 @@ class PaymentDetailScreen(DetailScreen[Any]):
         self.show_section("decline", False)
         super().on_mount()
 
-    async def fetch(self) -> Any:
-        return await self.runtime.client.payments.retrieve(self.payment_id)
+    async def fetch(self) -> Payment:
+        payment: Payment = await self.runtime.client.payments.retrieve(self.payment_id)
+        return payment
 
-    def watched_ids(self, p: Any) -> set[str]:
+    def watched_ids(self, p: Payment) -> set[str]:
         refunds = {r.refund_id for r in p.refunds or []}
         disputes = {d.dispute_id for d in p.disputes or []}
         return {p.payment_id, *refunds, *disputes}
 
-    def title_text(self, p: Any) -> Text:
+    def title_text(self, p: Payment) -> Text:
         variables = self.app.theme_variables
         return Text.assemble(
             ("Payment ", "bold"),
@@ -74,7 +79,7 @@ class PaymentDetailScreen(DetailScreen[Any]):
             ("  " + format_amount(p.amount, p.currency), theme_colour(variables, "amount")),
         )
 
-    def render_record(self, p: Any) -> None:
+    def render_record(self, p: Payment) -> None:
         variables = self.app.theme_variables
         summary = grid()
         summary.add_row("Status", status_text(p.status, variables))
@@ -122,7 +127,7 @@ class PaymentDetailScreen(DetailScreen[Any]):
         self.section("disputes").update(self._disputes(p))
         self.section("events").update(self._events())
 
-    def _decline(self, p: Any) -> RenderableType:
+    def _decline(self, p: Payment) -> RenderableType:
         from tui.api.codes import explain
 
         details = grid()
@@ -137,7 +142,7 @@ class PaymentDetailScreen(DetailScreen[Any]):
             details.add_row("Acquirer", safe(p.error_message, "dim", multiline=True))
         return details
 
-    def _attempts(self, p: Any) -> RenderableType:
+    def _attempts(self, p: Payment) -> RenderableType:
         if not p.attempts:
             return empty("No confirmation attempt yet.")
         rows = table("Attempt", "Status", "Amount", "Code", "When")
@@ -151,7 +156,7 @@ class PaymentDetailScreen(DetailScreen[Any]):
             )
         return rows
 
-    def _refunds(self, p: Any) -> RenderableType:
+    def _refunds(self, p: Payment) -> RenderableType:
         if not p.refunds:
             return empty("No refunds.")
         rows = table("Refund", "Status", "Amount", "Reason", "Created")
@@ -165,7 +170,7 @@ class PaymentDetailScreen(DetailScreen[Any]):
             )
         return Group(rows, empty(":ref <id> opens a refund."))
 
-    def _disputes(self, p: Any) -> RenderableType:
+    def _disputes(self, p: Payment) -> RenderableType:
         if not p.disputes:
             return empty("No disputes.")
         rows = table("Dispute", "Status", "Amount", "Stage")
