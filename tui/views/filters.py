@@ -143,7 +143,7 @@ def currency_term(request_field: str | None = "currency", *, many: bool = True) 
                 raise ValueError(f"`{code}` is not an ISO 4217 currency code (USD, EUR, JPY).")
         result.currencies = codes
         if request_field is None:
-            chosen = set(codes)
+            chosen = {c.lower() for c in codes}  # `_text` reads the record lower-cased
             result.local.append(lambda r: _text(getattr(r, "currency", None)) in chosen)
         else:
             result.server[request_field] = codes if many else codes[0]

@@ -114,7 +114,7 @@ class FormScreen(ModalScreen[Any]):
                     if field.group and field.group != group:
                         yield Static(field.group, classes="field-group")
                     group = field.group
-                    yield Label(field.label, classes="field-label")
+                    yield Label(field.label, classes="field-label", id=f"label-{field.name}")
                     yield field.widget
                     if field.hint:
                         yield Static(field.hint, classes="field-hint", id=f"hint-{field.name}")
@@ -187,9 +187,13 @@ class FormScreen(ModalScreen[Any]):
             # The first field in error comes into view with its message, and takes the focus;
             # the toast names them all, so a field scrolled out of sight is never missed.
             first = wrong[0]
-            self.query_one(VerticalScroll).scroll_to_widget(
-                self.query_one(f"#error-{first.name}"), animate=False
-            )
+            # After the next layout: the error line had no place while it was hidden. The
+            # label first, then the message, so the whole field shows whichever way it scrolls
+            # (focus alone does not scroll to a field that already has it).
+            scroll = self.query_one(VerticalScroll)
+            for part in (f"#label-{first.name}", f"#error-{first.name}"):
+                target = self.query_one(part)
+                self.call_after_refresh(scroll.scroll_to_widget, target, animate=False)
             if first.widget.focusable:
                 first.widget.focus(scroll_visible=True)
             names = ", ".join(self.label_of(f.name) for f in wrong)
