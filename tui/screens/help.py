@@ -39,7 +39,7 @@ class KeyHelpScreen(ModalScreen[None]):
             yield DataTable(cursor_type="row", zebra_stripes=True, id="help-table")
             yield Static(
                 "Command mode (:) — payments · events · requests · settings · customers · refunds "
-                "· pay <id> · evt <id> · theme <name> · quit.  Tab completes.",
+                "· pay <id> · ref <id> · evt <id> · theme <name> · quit.  Tab completes.",
                 id="help-hint",
             )
 

@@ -120,6 +120,10 @@ class RefundForm(FormScreen):
             f"{refund.refund_id}: {format_amount(refund.amount, refund.currency)} {refund.status}.",
             title="Refund created",
         )
+        from tui.views.live import announce
+
+        # No webhook until it settles: announced, so the Refunds list shows it at once.
+        announce(self.app, refund.refund_id, "refund_created", refund.status)
         return self.payment
 
 

@@ -73,6 +73,13 @@ def _related(body: bytes) -> frozenset[str]:
     return frozenset(v for k in _RELATED_FIELDS if isinstance(v := obj.get(k), str) and v)
 
 
+def announce(app: Any, object_id: str, event_type: str, status: str | None = None) -> None:
+    """Tell every view of a change payscope itself made and no webhook will report (the service
+    sends none for customers): the list row and the open detail of `object_id` read it again,
+    and a deleted record leaves its list."""
+    app.changes.publish(Change(object_id=object_id, event_type=event_type, status=status))
+
+
 def watch_changes(node: DOMNode, callback: Callable[[Change], Any]) -> None:
     """Call `callback` on `node` for every change, for as long as `node` is mounted."""
     from tui.app import PayscopeApp
