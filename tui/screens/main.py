@@ -302,7 +302,7 @@ class MainScreen(Screen[None]):
         self.query_one(StatusBar).state = "offline"
 
     def _watch_runtime(self) -> None:
-        from tui.views.live import watch_changes
+        from tui.views.live import watch_deliveries
 
         listener = self.app.runtime.listener
         status = self.query_one(StatusBar)
@@ -311,7 +311,7 @@ class MainScreen(Screen[None]):
         # Runs again after a retried start: one subscription, one timer.
         if not self._counting:
             self._counting = True
-            watch_changes(self, self._count_change)
+            watch_deliveries(self, self._count_delivery)
         if self._status_timer is None:
             self._status_timer = self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
@@ -328,8 +328,10 @@ class MainScreen(Screen[None]):
         if runtime.sandbox is not None:
             status.clock = runtime.clock_text()
 
-    def _count_change(self, _change: Any) -> None:
-        self.query_one(StatusBar).event_count += 1
+    def _count_delivery(self, delivery: Any) -> None:
+        # Deliveries, not changes: payscope announces changes of its own that no webhook brings.
+        if delivery.accepted and not delivery.duplicate:
+            self.query_one(StatusBar).event_count += 1
 
     # -- actions -----------------------------------------------------------------------------
 

@@ -8,13 +8,13 @@ here by itself.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from tui.screens.payments import ROW_ACTIONS
-from tui.views.detail import DetailScreen, empty, grid, table
+from tui.views.detail import DetailScreen, empty, explained_code, grid, table
 from tui.views.text import safe
 from tui.widgets.format import (
     brand_label,
@@ -23,7 +23,6 @@ from tui.widgets.format import (
     status_text,
     theme_colour,
 )
-
 
 if TYPE_CHECKING:
     from tui.api.models.payments import Payment
@@ -128,19 +127,9 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         self.section("events").update(self._events())
 
     def _decline(self, p: Payment) -> RenderableType:
-        from tui.api.codes import explain
-
-        details = grid()
-        code = p.unified_code or p.error_code
-        info = explain(code)
-        details.add_row("Code", Text.assemble(safe(code, "bold"), (f"  {info.title}", "bold")))
-        details.add_row("Meaning", info.meaning)
-        details.add_row("Retry", ("yes — " if info.retryable else "no — ") + info.advice)
-        if p.unified_message:
-            details.add_row("Message", safe(p.unified_message, multiline=True))
-        if p.error_message:
-            details.add_row("Acquirer", safe(p.error_message, "dim", multiline=True))
-        return details
+        return explained_code(
+            p.unified_code or p.error_code or "", p.unified_message, p.error_message
+        )
 
     def _attempts(self, p: Payment) -> RenderableType:
         if not p.attempts:
