@@ -19,13 +19,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import Worker
 
+from tui.views.access import AppAccess
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
 from tui.views.text import safe
 
 if TYPE_CHECKING:
-    from tui.app import PayscopeApp
+    pass
 
 # Search kinds and the areas that show them.
 AREA_OF_KIND = {
@@ -65,7 +66,7 @@ def whole_id(text: str, prefix: str | None) -> bool:
     return prefix is not None and text.startswith(prefix) and len(text) - len(prefix) >= 20
 
 
-class FindScreen(Screen[None]):
+class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     """What matched, across areas; Enter opens it."""
 
     DEFAULT_CSS = """
@@ -80,11 +81,6 @@ class FindScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="find.back", tooltip="Back"),
     ]
-
-    if TYPE_CHECKING:
-
-        @property
-        def app(self) -> PayscopeApp: ...  # type: ignore[override]
 
     def __init__(self, text: str, *, area: str | None = None, open_single: bool = False) -> None:
         super().__init__()

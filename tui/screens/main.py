@@ -13,13 +13,13 @@ from textual.screen import Screen
 from textual.widgets import ContentSwitcher, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.views.access import AppAccess
 from tui.views.area import AreaView, nav_shown_at
 from tui.views.areas import AREA_BY_KEY, AREAS
 from tui.views.text import safe_markup
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
-    from tui.app import PayscopeApp
     from tui.widgets.command_prompt import Command
 
 # The prompt and the progress bar are imported when first shown: neither is in the first frame.
@@ -75,7 +75,7 @@ class StartupProgress(Vertical):
         yield Static(id="progress-text")
 
 
-class MainScreen(Screen[None]):
+class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     """The shell every area lives in."""
 
     # Focus given as the screen resumes, before its first frame: focusing from on_mount restyles
@@ -141,11 +141,6 @@ class MainScreen(Screen[None]):
     _status_timer: Any = None
     _health_wake: Any = None
     _counting = False
-
-    if TYPE_CHECKING:
-
-        @property
-        def app(self) -> PayscopeApp: ...  # type: ignore[override]
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")

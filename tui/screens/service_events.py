@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from tui.views.access import AppAccess
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
@@ -25,7 +26,7 @@ from tui.views.text import safe, safe_markup
 from tui.widgets.format import theme_colour
 
 if TYPE_CHECKING:
-    from tui.app import PayscopeApp
+    pass
 
 PAGE = 100
 
@@ -66,7 +67,7 @@ KINDS = {
 }
 
 
-class ServiceEventsScreen(Screen[None]):
+class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     """Events the service sent to the merchant's webhook, with their attempts; `r` retries."""
 
     DEFAULT_CSS = """
@@ -82,11 +83,6 @@ class ServiceEventsScreen(Screen[None]):
         Binding("r", "retry", "Retry", id="service.retry", tooltip="Ask the service to resend"),
         Binding("ctrl+r", "reload", "Reload", id="service.reload", tooltip="Fetch the history"),
     ]
-
-    if TYPE_CHECKING:
-
-        @property
-        def app(self) -> PayscopeApp: ...  # type: ignore[override]
 
     def __init__(self) -> None:
         super().__init__()

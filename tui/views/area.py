@@ -16,9 +16,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
 
+from tui.views.access import AppAccess
+
 if TYPE_CHECKING:
-    from tui.app import PayscopeApp
-    from tui.runtime import Runtime
+    pass
 
 # The navigation rail's width (its border included): views size their tables by what is left.
 NAV_WIDTH = 16
@@ -45,7 +46,7 @@ class TitleBar(Static):
     """
 
 
-class AreaView(Vertical):
+class AreaView(AppAccess, Vertical):  # type: ignore[misc]
     """Base of the views in the main screen's switcher."""
 
     DEFAULT_CSS = """
@@ -54,16 +55,6 @@ class AreaView(Vertical):
 
     # Whether `/` filters this area (the footer shows it only where it does).
     filterable: ClassVar[bool] = False
-
-    if TYPE_CHECKING:
-
-        @property
-        def app(self) -> PayscopeApp: ...  # type: ignore[override]
-
-    @property
-    def runtime(self) -> Runtime:
-        """The sandbox, listener and client this app works with."""
-        return self.app.runtime
 
     def focus_main(self) -> None:
         """Give focus to the widget people use first in this area."""

@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
 from textual.worker import Worker
 
+from tui.views.access import AppAccess
 from tui.views.actions import Action
 from tui.views.actions import find as find_action
 from tui.views.area import TitleBar
@@ -31,8 +32,7 @@ from tui.views.live import Change, watch_changes
 from tui.views.text import safe
 
 if TYPE_CHECKING:
-    from tui.app import PayscopeApp
-    from tui.runtime import Runtime
+    pass
 
 T = TypeVar("T")
 
@@ -83,7 +83,7 @@ def explained_code(code: str, message: str | None = None, acquirer: str | None =
     return details
 
 
-class DetailScreen(Screen[None], Generic[T]):
+class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     """The detail of one record; Esc goes back."""
 
     DEFAULT_CSS = """
@@ -144,15 +144,6 @@ class DetailScreen(Screen[None], Generic[T]):
         )
 
     # -- state -------------------------------------------------------------------------------
-
-    if TYPE_CHECKING:
-
-        @property
-        def app(self) -> PayscopeApp: ...  # type: ignore[override]
-
-    @property
-    def runtime(self) -> Runtime:
-        return self.app.runtime
 
     def __init__(self, record_id: str) -> None:
         super().__init__()

@@ -20,12 +20,12 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
+from tui.views.access import AppAccess
 from tui.views.text import visible
 from tui.widgets.errors import describe_error
 
 if TYPE_CHECKING:
-    from tui.app import PayscopeApp
-    from tui.runtime import Runtime
+    pass
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Field:
     group: str = ""
 
 
-class FormScreen(ModalScreen[Any]):
+class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
     """A modal form: fields, an error line per field, a submit button that states the action."""
 
     DEFAULT_CSS = """
@@ -54,6 +54,7 @@ class FormScreen(ModalScreen[Any]):
     /* Docked: on a short terminal the fields scroll, the buttons stay in sight. */
     FormScreen #form-footer { dock: bottom; height: auto; }
     FormScreen .field-group { padding: 1 0 0 0; text-style: bold; color: $accent; }
+    FormScreen .field-group:first-child { padding: 0; }
     FormScreen .field-label { padding: 0 0 0 1; text-style: bold; }
     FormScreen .field-hint { padding: 0 0 0 1; color: $text-muted; }
     FormScreen .field-error { padding: 0 0 0 1; color: $error; display: none; }
@@ -76,16 +77,6 @@ class FormScreen(ModalScreen[Any]):
     intro = ""
     submit_label = "Send"
     submit_variant = "primary"
-
-    if TYPE_CHECKING:
-
-        @property
-        def app(self) -> PayscopeApp: ...  # type: ignore[override]
-
-    @property
-    def runtime(self) -> Runtime:
-        """The sandbox, listener and client this app works with."""
-        return self.app.runtime
 
     @property
     def client(self) -> Any:
@@ -149,7 +140,10 @@ class FormScreen(ModalScreen[Any]):
             text = self.submit_text()
         except (ValueError, TypeError, AttributeError):
             text = None
-        self.query_one("#form-submit", Button).label = text or self.submit_label
+        button = self.query_one("#form-submit", Button)
+        if str(button.label) != (text or self.submit_label):
+            button.label = text or self.submit_label
+            button.refresh(layout=True)  # a longer label widens the button, not cut
 
     # By name: TextArea (a multi-line field) is imported only by the forms that use one.
     def on_text_area_changed(self) -> None:
