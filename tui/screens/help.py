@@ -39,7 +39,8 @@ class KeyHelpScreen(ModalScreen[None]):
             yield DataTable(cursor_type="row", zebra_stripes=True, id="help-table")
             yield Static(
                 "Command mode (:) — payments · events · requests · settings · customers · refunds "
-                "· pay <id> · ref <id> · evt <id> · theme <name> · quit.  Tab completes.",
+                "· disputes · pay <id> · cus <id> · ref <id> · dp <id> · evt <id> · theme <name> · "
+                "quit.  Tab completes.",
                 id="help-hint",
             )
 

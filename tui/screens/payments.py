@@ -130,6 +130,24 @@ def _three_ds(host: ActionHost, payment_id: str | None, payment: Any) -> None:
     host.app.push_screen(ThreeDSForm(str(payment_id)), host.acted)
 
 
+def _dispute_form(payment: Any) -> Any:
+    from tui.screens.dispute_forms import OpenDisputeForm
+
+    return OpenDisputeForm(payment)
+
+
+def _disputable(payment: Any) -> bool:
+    # The sandbox's network disputes money received, one open dispute at a time (a list row
+    # does not say which disputes a payment has: the form's answer does).
+    received = getattr(payment, "amount_received", None)
+    current = getattr(payment, "disputes", None) or []
+    busy = any(
+        (d.status or d.dispute_status) in ("dispute_opened", "dispute_challenged", "challenged")
+        for d in current
+    )
+    return (received is None or received > 0) and not busy
+
+
 _UNCONFIRMED = statuses("requires_payment_method", "requires_confirmation")
 _OPEN = _UNCONFIRMED | statuses(
     "requires_action", "requires_customer_action", "requires_merchant_action", "requires_capture"
@@ -209,6 +227,17 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             statuses("requires_action", "requires_customer_action"),
             local_only=True,
             palette="Complete 3-D Secure",
+        ),
+        Action(
+            "dispute",
+            "D",
+            "Open dispute",
+            "Act as the card network: open a dispute on it (local sandbox)",
+            _with_payment(_dispute_form),
+            statuses("succeeded", "partially_captured", "partially_captured_and_capturable"),
+            when=_disputable,
+            local_only=True,
+            palette="Open a dispute (sandbox network)",
         ),
     ),
     PAYMENT_STATUSES,
