@@ -264,6 +264,10 @@ async def test_deadline_colours_stand_out_and_read_in_both_themes(dirs: Dirs, th
         assert "1d" not in _text(detail.section("summary"))
         assert "2d left to accept or challenge" in _text(detail.section("summary"))
         assert "2d left" in _text(detail.query_one("#detail-title"))
+        await pilot.press("escape")
+        detail = await _open(pilot, made["late"])
+        assert "overdue by 6d" in _text(detail.section("summary"))
+        assert "overdue" in _text(detail.query_one("#detail-title"))
 
 
 async def test_a_fresh_start_shows_the_seeded_disputes(
@@ -498,6 +502,24 @@ async def test_challenge_with_evidence_by_category_after_a_validation_error(dirs
         assert _cell(view, made["soon"], "deadline").plain == "May 16"
         sent = await app.runtime.client.disputes.evidence(made["soon"])
         assert sent.flat() == values | {"customer_purchase_ip": "203.0.113.7"}
+
+
+async def test_no_evidence_yet_is_said_plainly_when_the_service_answers_404(
+    dirs: Dirs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui.api.errors import NotFoundError
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        made, _view = await _start(pilot)
+
+        async def none_yet(dispute_id: str) -> Any:
+            raise NotFoundError(404, "invalid_request", "IR_05", f"No evidence for {dispute_id}")
+
+        monkeypatch.setattr(app.runtime.client.disputes, "evidence", none_yet)
+        detail = await _open(pilot, made["late"])
+        assert _text(detail.section("evidence")).startswith("No evidence submitted yet.")
+        assert detail.record.status == "dispute_opened"
 
 
 async def test_replace_evidence_starts_from_what_was_sent(dirs: Dirs) -> None:

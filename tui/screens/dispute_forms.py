@@ -64,7 +64,9 @@ class EvidenceForm(FormScreen):
 
     # One-line fields (26 of them), each on a tinted band so an empty one is still seen.
     DEFAULT_CSS = """
-    EvidenceForm Input.-textual-compact { margin: 0 1 0 1; padding: 0 1; background: $foreground 8%; }
+    EvidenceForm Input.-textual-compact {
+        margin: 0 1 0 1; padding: 0 1; background: $foreground 8%;
+    }
     EvidenceForm Input.-textual-compact:focus { background: $primary 25%; }
     """
 

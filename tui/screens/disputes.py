@@ -9,6 +9,7 @@ sandbox's clock on local profiles, which can be advanced), never by the wall clo
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
@@ -279,7 +280,12 @@ def dispute_grammar() -> Grammar:
 # -- actions (the list and the detail share them) ------------------------------------------------
 
 
-def _with_dispute(make: Any) -> Any:
+# A screen maker `make(app, dispute)` (a coroutine: it may read more), and an action's `run`.
+Make = Callable[[Any, Any], Awaitable[Any]]
+Run = Callable[[ActionHost, str | None, Any], None]
+
+
+def _with_dispute(make: Make) -> Run:
     """Run an action whose screen `make(app, dispute)` builds (a coroutine: it may read more)."""
 
     def run(host: ActionHost, dispute_id: str | None, dispute: Any) -> None:
@@ -296,7 +302,7 @@ def _with_dispute(make: Any) -> Any:
     return run
 
 
-def _form(name: str, *args: Any) -> Any:
+def _form(name: str, *args: Any) -> Make:
     async def make(app: Any, dispute: Any) -> Any:
         from tui.screens import dispute_forms
 
@@ -509,10 +515,10 @@ class DisputeDetailScreen(DetailScreen[Any]):
             status_cell(d.status, variables),
             ("  " + format_amount(d.amount, d.currency), theme_colour(variables, "amount")),
         )
-        level = urgency(d, self.runtime.now())
+        now = self.runtime.now()
+        level = urgency(d, now)
         due = due_at(d)
         if level is not None and due is not None:
-            now = self.runtime.now()
             note = "overdue" if level == "overdue" else f"{span(due - now)} left"
             title.append(f"  {note}", style=_urgent_style(level, variables) or "dim")
         return title
