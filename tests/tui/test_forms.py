@@ -278,7 +278,7 @@ async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
         ("failed", set()),
         ("expired", set()),
         ("cancelled", set()),
-        ("succeeded", {"refund"}),
+        ("succeeded", {"refund", "dispute"}),
         ("requires_capture", {"capture", "cancel"}),
         ("requires_merchant_action", {"approve", "reject", "cancel"}),
         ("requires_payment_method", {"confirm", "update", "cancel"}),

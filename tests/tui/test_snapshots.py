@@ -97,7 +97,7 @@ async def _profile_add(pilot: Any) -> None:
 
 
 async def _placeholder(pilot: Any) -> None:
-    await _area("customers", pilot)
+    await _area("subscriptions", pilot)
 
 
 async def _command(pilot: Any) -> None:

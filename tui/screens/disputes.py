@@ -15,11 +15,11 @@ from typing import Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual.binding import Binding, BindingType
 
+from tui.screens.payments import goto_payment, payment_summary
 from tui.views.actions import Action, ActionHost, statuses, with_known
 from tui.views.columns import CellContext, Column
-from tui.views.detail import DetailScreen, empty, grid
+from tui.views.detail import DetailScreen, empty, grid, read_related
 from tui.views.filters import (
     Filter,
     Grammar,
@@ -311,26 +311,12 @@ def _form(name: str, *args: Any) -> Make:
     return make
 
 
-def _goto_payment(host: ActionHost, dispute_id: str | None, dispute: Any) -> None:
-    payment_id = getattr(dispute, "payment_id", None)
-    if payment_id:
-        host.app.goto("payments", payment_id)
-
-
 _ANSWERABLE = statuses(OPENED)
 _UNDECIDED = statuses(OPENED, CHALLENGED)
 
 DISPUTE_ACTIONS: tuple[Action[Any], ...] = with_known(
     (
-        Action(
-            "payment",
-            "g",
-            "Payment",
-            "Open the disputed payment",
-            _goto_payment,
-            when=lambda d: bool(d.payment_id),
-            palette="Open the disputed payment",
-        ),
+        goto_payment("Open the disputed payment", "Open the disputed payment"),
         Action(
             "accept",
             "a",
@@ -397,7 +383,7 @@ class DisputesView(ResourceListView[Any]):
     actions = tuple(a.hidden() for a in DISPUTE_ACTIONS)
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # The base's on_mount runs after this one by itself (Textual calls each class's).
         # "in 2d 4h" moves on with the service's clock (advanced on a local sandbox, too).
         self.set_interval(60, self._repaint)
 
@@ -442,20 +428,10 @@ class DisputesView(ResourceListView[Any]):
 class DisputeDetailScreen(DetailScreen[Any]):
     """One dispute: what it is, when the answer is due, its payment, the evidence sent."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "enter",
-            "act('payment')",
-            "Payment",
-            id="dispute.open-payment",
-            tooltip="Open the disputed payment",
-            show=False,
-        ),
-    ]
-
     noun = "Dispute"
     scope = "dispute"
     actions = DISPUTE_ACTIONS
+    enter_action = "payment"
     sections: ClassVar[tuple[tuple[str, str], ...]] = (
         ("summary", "Dispute"),
         ("evidence", "Evidence"),
@@ -475,25 +451,16 @@ class DisputeDetailScreen(DetailScreen[Any]):
 
     async def fetch(self) -> Any:
         dispute = normal(await self.runtime.client.disputes.retrieve(self.record_id))
-        self.payment, self.evidence = await asyncio.gather(
+        (self.payment, self.payment_problem), self.evidence = await asyncio.gather(
             self._read_payment(dispute.payment_id), self._read_evidence()
         )
         return dispute
 
-    async def _read_payment(self, payment_id: str | None) -> Any:
-        from tui.api.errors import ApiError
-
-        self.payment_problem = ""
+    async def _read_payment(self, payment_id: str | None) -> tuple[Any, str]:
         if not payment_id:
-            return None
-        try:
-            return await self.runtime.client.payments.retrieve(payment_id)
-        except ApiError as exc:
-            from tui.widgets.errors import describe_error
-
-            title, message = describe_error(exc)
-            self.payment_problem = f"{title}: {message}"
-            return None
+            return None, "The dispute names no payment."
+        # The dispute shows even when its payment cannot be read; the section says why.
+        return await read_related(self.runtime.client.payments.retrieve(payment_id))
 
     async def _read_evidence(self) -> Any:
         from tui.api.errors import NotFoundError
@@ -550,22 +517,8 @@ class DisputeDetailScreen(DetailScreen[Any]):
         self.section("evidence").update(self._evidence(d))
 
     def _payment(self, d: Any) -> RenderableType:
-        details = grid()
-        details.add_row(
-            "Payment", Text.assemble(safe(d.payment_id, "bold"), ("   Enter or g opens it", "dim"))
-        )
-        p = self.payment
-        if p is None:
-            problem = self.payment_problem or "The dispute names no payment."
-            details.add_row("", safe(problem, "dim", multiline=True))
-            return details
         variables = self.app.theme_variables
-        details.add_row("Status", status_text(p.status, variables))
-        details.add_row("Amount", format_amount(p.amount, p.currency))
-        details.add_row("Received", format_amount(p.amount_received, p.currency))
-        details.add_row("Customer", safe(p.customer_id))
-        details.add_row("Created", format_time(p.created))
-        return details
+        return payment_summary(d.payment_id, self.payment, self.payment_problem, variables)
 
     def _evidence(self, d: Any) -> RenderableType:
         submitted = self.evidence

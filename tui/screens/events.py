@@ -249,7 +249,7 @@ class EventsView(ResourceListView[Any]):
         yield rejected
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # The base's on_mount runs after this one by itself (Textual calls each class's).
         watch_deliveries(self, self.on_delivery)
 
     def key_of(self, record: Any) -> str:

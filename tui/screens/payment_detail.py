@@ -57,7 +57,7 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
 
     def on_mount(self) -> None:
         self.show_section("decline", False)
-        super().on_mount()
+        # The base's on_mount runs after this one by itself (Textual calls each class's).
 
     async def fetch(self) -> Payment:
         payment: Payment = await self.runtime.client.payments.retrieve(self.payment_id)

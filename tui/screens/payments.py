@@ -5,7 +5,7 @@ The actions are declared once here (`ROW_ACTIONS`) for the list and the detail a
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
@@ -17,8 +17,14 @@ from tui.views.text import safe
 from tui.widgets.format import amount_text, format_time, rich_colour, status_text
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from tui.api.models.payments import Payment
     from tui.screens.payments_cache import CachedPayment
     from tui.views.filters import Grammar
+
+    # A row: a live payment, or the start-up cache's copy of what the table showed.
+    Row = Payment | CachedPayment
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
@@ -244,6 +250,49 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
 )
 
 
+def goto_payment(help: str, palette: str) -> Action[Any]:
+    """`g`: open the payment a record belongs to (a refund's, a dispute's)."""
+
+    def run(host: ActionHost, _record_id: str | None, record: Any) -> None:
+        payment_id = getattr(record, "payment_id", None)
+        if payment_id:
+            host.app.goto("payments", str(payment_id))
+
+    return Action(
+        "payment",
+        "g",
+        "Payment",
+        help,
+        run,
+        when=lambda record: bool(getattr(record, "payment_id", None)),
+        palette=palette,
+    )
+
+
+def payment_summary(
+    payment_id: str | None, payment: Payment | None, problem: str, variables: Mapping[str, str]
+) -> RenderableType:
+    """The payment a refund or a dispute belongs to, as its detail shows it (Enter opens it)."""
+    from tui.views.detail import grid
+    from tui.widgets.format import format_amount
+
+    rows = grid()
+    rows.add_row(
+        "Payment", Text.assemble(safe(payment_id, "bold"), ("   Enter or g opens it", "dim"))
+    )
+    if payment is None:
+        rows.add_row("", safe(problem or "It names no payment.", "dim", multiline=True))
+        return rows
+    refunded = sum(r.amount for r in payment.refunds or [] if r.status == "succeeded")
+    rows.add_row("Status", status_text(payment.status, variables))
+    rows.add_row("Amount", format_amount(payment.amount, payment.currency))
+    rows.add_row("Received", format_amount(payment.amount_received, payment.currency))
+    rows.add_row("Refunded", format_amount(refunded, payment.currency))
+    rows.add_row("Captured", format_time(payment.captured_at))
+    rows.add_row("Customer", safe(payment.customer_id))
+    return rows
+
+
 def _new(host: ActionHost, _id: str | None, _record: Any) -> None:
     cast(PaymentsView, host).new_payment()
 
@@ -253,7 +302,7 @@ NEW_PAYMENT: Action[Any] = Action(
 )
 
 
-class PaymentsView(ResourceListView[Any]):
+class PaymentsView(ResourceListView["Row"]):
     """The Payments area."""
 
     title = "Payments"
@@ -271,23 +320,24 @@ class PaymentsView(ResourceListView[Any]):
         super().__init__(id=id)
         self.cached = False
 
-    def key_of(self, record: Any) -> str:
-        return str(record.payment_id)
+    def key_of(self, record: Row) -> str:
+        return record.payment_id
 
     def filter_grammar(self) -> Grammar:
         return payment_grammar()
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[Row], int]:
         from tui.api.models.payments import PaymentListRequest
 
         request = PaymentListRequest(limit=limit, offset=offset, **filters)
         page = await self.runtime.client.payments.list(request)
         return list(page.data), page.total_count
 
-    async def fetch_one(self, record_id: str) -> Any:
-        return await self.runtime.client.payments.retrieve(record_id)
+    async def fetch_one(self, record_id: str) -> Row:
+        payment: Payment = await self.runtime.client.payments.retrieve(record_id)
+        return payment
 
     def detail(self, record_id: str) -> Any:
         from tui.screens.payment_detail import PaymentDetailScreen
@@ -297,7 +347,7 @@ class PaymentsView(ResourceListView[Any]):
     # -- the start-up cache of the first page ---------------------------------------------------
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # The base's on_mount runs after this one by itself (Textual calls each class's).
         if not self.runtime.ready.is_set():
             self._show_cache()
 
@@ -327,7 +377,7 @@ class PaymentsView(ResourceListView[Any]):
             self.table.show(cached)
             self.update_header()
 
-    def page_loaded(self, records: list[Any]) -> None:
+    def page_loaded(self, records: list[Row]) -> None:
         self.cached = False
         self.set_class(False, "-cached")
         if self.page_offset == 0 and not self.filter:
@@ -345,7 +395,7 @@ class PaymentsView(ResourceListView[Any]):
             header.append("  cached · refreshing…", style=f"bold {warning}")
         self.set_class(self.cached, "-cached")
 
-    def record_for_action(self, record: Any) -> Any:
+    def record_for_action(self, record: Row | None) -> Row | None:
         # A cached row is only what the table shows: the form fetches the whole payment.
         return None if self.cached else record
 
@@ -359,7 +409,7 @@ class PaymentsView(ResourceListView[Any]):
 
         self.app.push_screen(NewPaymentScreen(), self._created)
 
-    def _created(self, payment: Any) -> None:
+    def _created(self, payment: Payment | None) -> None:
         if payment is None:
             return
         self.notify(f"{payment.payment_id}: {payment.status}", title="Payment created")

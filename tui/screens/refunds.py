@@ -13,11 +13,11 @@ from typing import Any, ClassVar, cast
 
 from rich.console import Group, RenderableType
 from rich.text import Text
-from textual.binding import Binding, BindingType
 
+from tui.screens.payments import goto_payment, payment_summary
 from tui.views.actions import Action, ActionHost, with_known
 from tui.views.columns import Column
-from tui.views.detail import DetailScreen, empty, explained_code, grid, table
+from tui.views.detail import DetailScreen, empty, explained_code, grid, read_related, table
 from tui.views.filters import (
     Filter,
     Grammar,
@@ -118,10 +118,6 @@ def refund_grammar() -> Grammar:
 # -- actions (the list and the detail share them) ------------------------------------------------
 
 
-def _open_payment(host: ActionHost, _refund_id: str | None, refund: Any) -> None:
-    host.app.goto("payments", str(refund.payment_id))
-
-
 def _update(host: ActionHost, _refund_id: str | None, refund: Any) -> None:
     from tui.screens.refund_forms import RefundUpdateForm
     from tui.views.live import announce
@@ -138,14 +134,7 @@ def _update(host: ActionHost, _refund_id: str | None, refund: Any) -> None:
 # The service changes a refund's reason and metadata in every status.
 ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
     (
-        Action(
-            "payment",
-            "g",
-            "Payment",
-            "Open the payment it refunds",
-            _open_payment,
-            palette="Open the refunded payment",
-        ),
+        goto_payment("Open the payment it refunds", "Open the refunded payment"),
         Action(
             "update",
             "e",
@@ -236,20 +225,10 @@ HISTORY_SHOWN = 20
 class RefundDetailScreen(DetailScreen[Any]):
     """One refund: what, why, its failure explained, its payment, its status history."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "enter",
-            "act('payment')",
-            "Payment",
-            id="refund.open-payment",
-            tooltip="Open the payment it refunds",
-            show=False,
-        ),
-    ]
-
     noun = "Refund"
     scope = "refund"
     actions = ROW_ACTIONS
+    enter_action = "payment"
     sections: ClassVar[tuple[tuple[str, str], ...]] = (
         ("summary", "Summary"),
         ("failure", "Failure"),
@@ -269,14 +248,9 @@ class RefundDetailScreen(DetailScreen[Any]):
 
     async def fetch(self) -> Any:
         refund = await self.runtime.client.refunds.retrieve(self.record_id)
-        try:
-            self.payment = await self.runtime.client.payments.retrieve(refund.payment_id)
-            self.payment_problem = ""
-        except Exception as exc:  # the refund still shows; the section says what went wrong
-            from tui.widgets.errors import describe_error
-
-            self.payment = None
-            self.payment_problem = ": ".join(describe_error(exc))
+        # The refund shows even when its payment cannot be read; the section says why.
+        read = self.runtime.client.payments.retrieve(refund.payment_id)
+        self.payment, self.payment_problem = await read_related(read)
         return refund
 
     def watched_ids(self, r: Any) -> set[str]:
@@ -319,20 +293,8 @@ class RefundDetailScreen(DetailScreen[Any]):
         return summary
 
     def _payment(self, r: Any) -> RenderableType:
-        p = self.payment
-        if p is None:
-            return Text.assemble(safe(r.payment_id, "bold"), "  ", (self.payment_problem, "dim"))
         variables = self.app.theme_variables
-        refunded = sum(x.amount for x in (p.refunds or []) if x.status == "succeeded")
-        rows = grid()
-        rows.add_row("Payment", safe(p.payment_id, "bold"))
-        rows.add_row("Status", status_text(p.status, variables))
-        rows.add_row("Amount", format_amount(p.amount, p.currency))
-        rows.add_row("Received", format_amount(p.amount_received, p.currency))
-        rows.add_row("Refunded", format_amount(refunded, p.currency))
-        rows.add_row("Captured", format_time(p.captured_at))
-        rows.add_row("Customer", safe(p.customer_id))
-        return rows
+        return payment_summary(r.payment_id, self.payment, self.payment_problem, variables)
 
     def _history(self, r: Any) -> RenderableType:
         rows = table("When (UTC)", "What", "Status", "Event")

@@ -191,7 +191,7 @@ class RequestsView(ResourceListView[Any]):
             yield Static("Select a request to see it here.", id="requests-body")
 
     def on_mount(self) -> None:
-        super().on_mount()
+        # The base's on_mount runs after this one by itself (Textual calls each class's).
         watch_requests(self, self.on_entry)
 
     def key_of(self, record: Any) -> str:

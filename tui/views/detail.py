@@ -9,7 +9,7 @@ reload, and a burst of them becomes one read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.console import RenderableType
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     pass
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 # Webhooks of one burst (an action's answer and the events it causes) become one read.
 RELOAD_DELAY = 0.1
@@ -83,6 +84,19 @@ def explained_code(code: str, message: str | None = None, acquirer: str | None =
     return details
 
 
+async def read_related(read: Awaitable[R]) -> tuple[R | None, str]:
+    """A record the detail shows beside its own (a refund's payment): (it, "") or (None, what
+    went wrong, said for a person), so one failed read never hides the whole screen."""
+    from tui.api.errors import ClientError
+    from tui.widgets.errors import describe_error
+
+    try:
+        return await read, ""
+    except ClientError as exc:
+        title, message = describe_error(exc)
+        return None, f"{title}: {message}"
+
+
 class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     """The detail of one record; Esc goes back."""
 
@@ -115,11 +129,27 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     actions: ClassVar[Sequence[Action[Any]]] = ()
     # Never in the raw JSON view (a payment's client secret).
     raw_exclude: ClassVar[frozenset[str]] = frozenset()
+    # The action Enter does too (a refund's detail: open its payment).
+    enter_action: ClassVar[str | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         if "actions" in cls.__dict__:
             own = list(cls.__dict__.get("BINDINGS", []))
             cls.BINDINGS = [*own, *(a.binding(cls.scope) for a in cls.actions)]
+            if cls.enter_action is not None:
+                chosen = find_action(cls.actions, cls.enter_action)
+                assert chosen is not None, f"{cls.__name__}.enter_action names no action"
+                enter = chosen.binding(cls.scope)
+                cls.BINDINGS.append(
+                    Binding(
+                        "enter",
+                        enter.action,
+                        enter.description,
+                        id=f"{cls.scope}.enter",
+                        tooltip=enter.tooltip,
+                        show=False,
+                    )
+                )
         super().__init_subclass__(**kwargs)
 
     async def fetch(self) -> T:

@@ -172,14 +172,18 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
             message = errors.get(field.name)
             line.update(Text(visible(message or "", multiline=True)))
             line.set_class(bool(message), "-shown")
+        wrong = [f for f in self._fields if f.name in errors]
+        if wrong and general is None:
+            # Announced on the form's own line beside the buttons (always in sight, where a
+            # toast would cover them), so a field scrolled out of view is never missed.
+            names = ", ".join(self.label_of(f.name) for f in wrong)
+            general = f"Not sent: check {names}."
         text = "\n".join([*leftover, *([general] if general else [])])
         box = self.query_one("#form-error", Static)
         box.update(Text(visible(text, multiline=True)))
         box.set_class(bool(text), "-shown")
-        wrong = [f for f in self._fields if f.name in errors]
         if wrong:
-            # The first field in error comes into view with its message, and takes the focus;
-            # the toast names them all, so a field scrolled out of sight is never missed.
+            # The first field in error comes into view with its message, and takes the focus.
             first = wrong[0]
             # After the next layout: the error line had no place while it was hidden. The
             # label first, then the message, so the whole field shows whichever way it scrolls
@@ -190,12 +194,6 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
                 self.call_after_refresh(scroll.scroll_to_widget, target, animate=False)
             if first.widget.focusable:
                 first.widget.focus(scroll_visible=True)
-            names = ", ".join(self.label_of(f.name) for f in wrong)
-            self.notify(
-                f"Check {names}: {errors[first.name]}",
-                title="Not sent",
-                severity="warning",
-            )
 
     def build(self) -> Any:
         """Read the fields into a request (raise FormErrors or pydantic's ValidationError)."""

@@ -10,7 +10,7 @@ palette entries and state checks.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual import on, work
@@ -24,8 +24,10 @@ from tui.views.actions import find as find_action
 from tui.views.area import AreaView, TitleBar, area_width
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar
-from tui.views.live import Change, watch_changes
 from tui.views.table import ResourceTable
+
+if TYPE_CHECKING:
+    from tui.views.live import Change
 
 T = TypeVar("T")
 
@@ -160,7 +162,11 @@ class ResourceListView(AreaView, Generic[T]):
         )
 
     def on_mount(self) -> None:
-        self.watch(self.app, "theme", self._repaint, init=False)
+        from tui.views.live import watch_changes  # json and the app: after the first frame
+
+        # The signal comes once the theme's variables are in place (a watch on `theme` runs
+        # before, and would repaint the rows in the old theme's colours).
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._repaint())
         watch_changes(self, self.on_change)
 
     def on_resize(self) -> None:
@@ -230,10 +236,12 @@ class ResourceListView(AreaView, Generic[T]):
                 # A filter the service refused: said under the box, which stays open.
                 self._submitted = False
                 self.filter_problem(f"{title}: {message}")
+                event.prevent_default()  # said there: not a toast as well
                 return
             self.load_error = title
             self.update_header()
-        super().on_worker_state_changed(event)
+        # Textual calls AreaView's handler (the app's toast) after this one by itself: calling
+        # it here too would show every failure twice.
 
     # -- header and empty state --------------------------------------------------------------
 
@@ -314,8 +322,15 @@ class ResourceListView(AreaView, Generic[T]):
 
     @work(group="list-row", exit_on_error=False, description="Update")
     async def refresh_one(self, record_id: str) -> None:
-        """Read one record again and redraw its row (or add it on top of the first page)."""
-        record = await self.fetch_one(record_id)
+        """Read one record again and redraw its row (or add it on top of the first page); a
+        record the service no longer has (deleted) leaves the list."""
+        from tui.api.errors import NotFoundError
+
+        try:
+            record = await self.fetch_one(record_id)
+        except NotFoundError:
+            self.forget(record_id)
+            return
         if self.table.update(record):
             self.refreshed(record)
             return
@@ -325,6 +340,15 @@ class ResourceListView(AreaView, Generic[T]):
         self.table.insert(record, self.order)
         self.total += 1
         self.update_header()
+
+    def forget(self, record_id: str) -> None:
+        """Take a record that is gone (deleted) off the list and out of the count."""
+        if record_id not in self.rows:
+            return
+        self.table.drop(record_id)
+        self.total = max(self.total - 1, 0)
+        self.update_header()
+        self.refresh_bindings()
 
     def refreshed(self, record: T) -> None:
         """A shown record was read again (actions' keys depend on its state)."""
@@ -389,6 +413,13 @@ class ResourceListView(AreaView, Generic[T]):
             self._close_filter()
         elif self.filter:
             self.load(Filter(), 0)
+
+    def show_filtered(self, text: str) -> None:
+        """Show what the filter `text` selects, as if typed after `/` (another area's "all of
+        this customer's payments"); after the first load of a view just built, not before it."""
+        grammar = self.filter_grammar()
+        parsed = grammar.parse(text) if grammar else Filter()
+        self.call_after_refresh(self.load, parsed, 0)
 
     def action_next_page(self) -> None:
         if self.scanned is None and self.page_offset + self.page_size < self.total:

@@ -8,7 +8,6 @@ customer), so a payment detail reloads when one of its refunds settles.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -63,6 +62,8 @@ def change_of(delivery: Any) -> Change | None:
 
 
 def _related(body: bytes) -> frozenset[str]:
+    import json
+
     try:
         data = json.loads(body)
         obj = data["content"]["object"]
