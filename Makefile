@@ -3,7 +3,8 @@ VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-PYTEST_ARGS ?=
+# The suite runs in parallel, one worker per core (pytest-xdist).
+PYTEST_ARGS ?= -n auto
 
 .PHONY: run test lint format bench clean
 

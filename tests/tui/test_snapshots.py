@@ -42,11 +42,16 @@ async def _open_first(pilot: Any, status: str) -> None:
 async def _detail_capture(pilot: Any) -> None:
     """A held payment (manual capture): the footer offers capture and cancel."""
     await ready(pilot)
-    from tests.tui.pilot import create_payment
+    from tests.tui.pilot import create_payment, until
+    from tui.screens.payments import PaymentsView
 
     await create_payment(
         pilot.app.runtime.client, capture_method="manual", payment_id="pay_snapshot_held"
     )
+    # Its row comes with its webhook, or with a reload: either way before the shot.
+    view = pilot.app.screen.query_one(PaymentsView)
+    view.action_reload()
+    await until(lambda: "pay_snapshot_held" in view.rows)
     await _open_first(pilot, "requires_capture")
 
 

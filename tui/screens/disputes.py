@@ -19,7 +19,7 @@ from rich.text import Text
 from tui.screens.payments import goto_payment, payment_summary
 from tui.views.actions import Action, ActionHost, statuses, with_known
 from tui.views.columns import CellContext, Column
-from tui.views.detail import DetailScreen, empty, grid, read_related
+from tui.views.detail import DetailScreen, Related, empty, grid, read_related
 from tui.views.filters import (
     Filter,
     Grammar,
@@ -440,8 +440,7 @@ class DisputeDetailScreen(DetailScreen[Any]):
 
     def __init__(self, dispute_id: str) -> None:
         super().__init__(dispute_id)
-        self.payment: Any = None
-        self.payment_problem = ""
+        self.payment: Related[Any] = Related()
         self.evidence: Any = None
 
     @property
@@ -451,14 +450,14 @@ class DisputeDetailScreen(DetailScreen[Any]):
 
     async def fetch(self) -> Any:
         dispute = normal(await self.runtime.client.disputes.retrieve(self.record_id))
-        (self.payment, self.payment_problem), self.evidence = await asyncio.gather(
+        self.payment, self.evidence = await asyncio.gather(
             self._read_payment(dispute.payment_id), self._read_evidence()
         )
         return dispute
 
-    async def _read_payment(self, payment_id: str | None) -> tuple[Any, str]:
+    async def _read_payment(self, payment_id: str | None) -> Related[Any]:
         if not payment_id:
-            return None, "The dispute names no payment."
+            return Related(problem="The dispute names no payment.")
         # The dispute shows even when its payment cannot be read; the section says why.
         return await read_related(self.runtime.client.payments.retrieve(payment_id))
 
@@ -518,7 +517,7 @@ class DisputeDetailScreen(DetailScreen[Any]):
 
     def _payment(self, d: Any) -> RenderableType:
         variables = self.app.theme_variables
-        return payment_summary(d.payment_id, self.payment, self.payment_problem, variables)
+        return payment_summary(d.payment_id, self.payment, variables)
 
     def _evidence(self, d: Any) -> RenderableType:
         submitted = self.evidence

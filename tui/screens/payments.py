@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 
+from tui.theming import PAYMENT_STATUSES
 from tui.views.actions import Action, ActionHost, statuses, with_known
 from tui.views.columns import Column
 from tui.views.listing import ResourceListView
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
     from tui.api.models.payments import Payment
     from tui.screens.payments_cache import CachedPayment
+    from tui.views.detail import Related
     from tui.views.filters import Grammar
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.
@@ -28,23 +30,6 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
-# Every payment status (tui.api.models.payments.PaymentStatus), without importing the models
-# before the first paint.
-PAYMENT_STATUSES = (
-    "requires_payment_method",
-    "requires_confirmation",
-    "requires_action",
-    "requires_customer_action",
-    "requires_merchant_action",
-    "requires_capture",
-    "processing",
-    "succeeded",
-    "failed",
-    "cancelled",
-    "partially_captured",
-    "partially_captured_and_capturable",
-    "expired",
-)
 # Widths fit whole ids (prefix + 20 characters), the longest common status and amounts up to
 # 999,999.99. Spare width goes to the status column first, up to the longest status but one
 # (`partially_captured_and_capturable` stays cut); narrower, it gives way so the amount stays.
@@ -270,7 +255,7 @@ def goto_payment(help: str, palette: str) -> Action[Any]:
 
 
 def payment_summary(
-    payment_id: str | None, payment: Payment | None, problem: str, variables: Mapping[str, str]
+    payment_id: str | None, related: Related[Payment], variables: Mapping[str, str]
 ) -> RenderableType:
     """The payment a refund or a dispute belongs to, as its detail shows it (Enter opens it)."""
     from tui.views.detail import grid
@@ -280,8 +265,10 @@ def payment_summary(
     rows.add_row(
         "Payment", Text.assemble(safe(payment_id, "bold"), ("   Enter or g opens it", "dim"))
     )
+    payment = related.record
     if payment is None:
-        rows.add_row("", safe(problem or "It names no payment.", "dim", multiline=True))
+        problem = related.problem or "It names no payment."
+        rows.add_row("", safe(problem, "dim", multiline=True))
         return rows
     refunded = sum(r.amount for r in payment.refunds or [] if r.status == "succeeded")
     rows.add_row("Status", status_text(payment.status, variables))

@@ -17,7 +17,15 @@ from rich.text import Text
 from tui.screens.payments import goto_payment, payment_summary
 from tui.views.actions import Action, ActionHost, with_known
 from tui.views.columns import Column
-from tui.views.detail import DetailScreen, empty, explained_code, grid, read_related, table
+from tui.views.detail import (
+    DetailScreen,
+    Related,
+    empty,
+    explained_code,
+    grid,
+    read_related,
+    table,
+)
 from tui.views.filters import (
     Filter,
     Grammar,
@@ -239,8 +247,7 @@ class RefundDetailScreen(DetailScreen[Any]):
 
     def __init__(self, refund_id: str) -> None:
         super().__init__(refund_id)
-        self.payment: Any = None
-        self.payment_problem = ""
+        self.payment: Related[Any] = Related()
 
     def on_mount(self) -> None:
         # Textual calls DetailScreen.on_mount (the first read) after this one by itself.
@@ -250,7 +257,7 @@ class RefundDetailScreen(DetailScreen[Any]):
         refund = await self.runtime.client.refunds.retrieve(self.record_id)
         # The refund shows even when its payment cannot be read; the section says why.
         read = self.runtime.client.payments.retrieve(refund.payment_id)
-        self.payment, self.payment_problem = await read_related(read)
+        self.payment = await read_related(read)
         return refund
 
     def watched_ids(self, r: Any) -> set[str]:
@@ -294,7 +301,7 @@ class RefundDetailScreen(DetailScreen[Any]):
 
     def _payment(self, r: Any) -> RenderableType:
         variables = self.app.theme_variables
-        return payment_summary(r.payment_id, self.payment, self.payment_problem, variables)
+        return payment_summary(r.payment_id, self.payment, variables)
 
     def _history(self, r: Any) -> RenderableType:
         rows = table("When (UTC)", "What", "Status", "Event")

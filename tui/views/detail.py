@@ -10,6 +10,7 @@ reload, and a burst of them becomes one read.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.console import RenderableType
@@ -84,17 +85,26 @@ def explained_code(code: str, message: str | None = None, acquirer: str | None =
     return details
 
 
-async def read_related(read: Awaitable[R]) -> tuple[R | None, str]:
-    """A record the detail shows beside its own (a refund's payment): (it, "") or (None, what
-    went wrong, said for a person), so one failed read never hides the whole screen."""
+@dataclass(frozen=True)
+class Related(Generic[R]):
+    """A record a detail shows beside its own (a refund's payment), or why it could not be read
+    (said for a person)."""
+
+    record: R | None = None
+    problem: str = ""
+
+
+async def read_related(read: Awaitable[R]) -> Related[R]:
+    """Read a related record without failing the screen: one failed read never hides the whole
+    detail; its section says what went wrong."""
     from tui.api.errors import ClientError
     from tui.widgets.errors import describe_error
 
     try:
-        return await read, ""
+        return Related(await read)
     except ClientError as exc:
         title, message = describe_error(exc)
-        return None, f"{title}: {message}"
+        return Related(problem=f"{title}: {message}")
 
 
 class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
