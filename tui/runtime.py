@@ -15,13 +15,19 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui import paths
 from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 DEFAULT_SEED = 300
 HOST = "127.0.0.1"
+
+if TYPE_CHECKING:
+    from tui.api.client import ApiClient
+    from tui.sandbox.server import Sandbox
+    from tui.webhooks.journal import Journal as EventJournal
+    from tui.webhooks.listener import Listener
 
 Progress = Callable[[str, float | None], None]
 
@@ -37,6 +43,10 @@ def listener_dir_for(data_dir: Path, profile: str | None) -> Path:
     # Profile names are checked (letters, digits, '-', '_'); made file-safe here all the same.
     safe = re.sub(r"[^A-Za-z0-9_-]", "_", profile) or "_"
     return data_dir / "listeners" / safe
+
+
+class NotStarted(RuntimeError):
+    """Something was asked of the runtime before it started (said for a person)."""
 
 
 class OptionsError(ValueError):
@@ -174,9 +184,9 @@ class Runtime:
 
     def __init__(self, options: RuntimeOptions) -> None:
         self.options = options
-        self.sandbox: Any = None
-        self.listener: Any = None
-        self.client: Any = None
+        self.sandbox: Sandbox | None = None
+        self.listener: Listener | None = None
+        self.client: ApiClient | None = None
         self.environment = "local" if options.is_local else "sandbox"
         self.profile_name = options.profile or "local"
         self.key_source = ""
@@ -228,17 +238,17 @@ class Runtime:
         config = server.SandboxConfig(data_dir=data / "sandbox", **self.options.sandbox_options)
         # Building the sandbox's app opens its database and builds every route: a thread keeps
         # the loop (and the cached page on screen) responsive meanwhile.
-        self.sandbox = await asyncio.to_thread(server.Sandbox, config)
-        credentials = self.sandbox.credentials
+        self.sandbox = sandbox = await asyncio.to_thread(server.Sandbox, config)
+        credentials = sandbox.credentials
         secret = credentials.webhook_secret
-        self.listener = listener_mod.Listener(self.listener_dir, secrets=[secret])
+        self.listener = listener = listener_mod.Listener(self.listener_dir, secrets=[secret])
         # Both servers start together: neither needs the other until the webhook is registered.
         hook: str
         self.base_url, hook = await asyncio.gather(
-            self.sandbox.start(HOST, 0), self.listener.start(HOST, self.options.listener_port or 0)
+            sandbox.start(HOST, 0), listener.start(HOST, self.options.listener_port or 0)
         )
         self.listener_url = self._shown_url(hook)
-        if not await _maybe_await(self.sandbox.is_seeded()) and self.options.seed:
+        if not await _maybe_await(sandbox.is_seeded()) and self.options.seed:
             total = self.options.seed
 
             loop = asyncio.get_running_loop()
@@ -250,8 +260,8 @@ class Runtime:
 
             report(f"First run: seeding demo data, 0 of {total} payments", 0.0)
             # Seeding writes through its own SQLite connection, so a thread keeps the UI live.
-            await asyncio.to_thread(self.sandbox.seed, total, seeded)
-        await _maybe_await(self.sandbox.set_webhook(hook, secret))
+            await asyncio.to_thread(sandbox.seed, total, seeded)
+        await _maybe_await(sandbox.set_webhook(hook, secret))
         self.merchant_id = credentials.merchant_id
         self.business_profile_id = credentials.profile_id
         self.client = api.ApiClient(
@@ -310,6 +320,20 @@ class Runtime:
 
             return re.sub(r":\d+/", ":PORT/", url)
         return url
+
+    @property
+    def api(self) -> ApiClient:
+        """The API client, once started (the views load data only after `runtime_ready`)."""
+        if self.client is None:
+            raise NotStarted("Not connected to the service yet; try again in a moment.")
+        return self.client
+
+    @property
+    def journal(self) -> EventJournal:
+        """The listener's journal of received webhooks, once started."""
+        if self.listener is None:
+            raise NotStarted("The webhook listener is not running yet; try again in a moment.")
+        return self.listener.journal
 
     def now(self) -> float:
         """The time as the service sees it: the local sandbox's clock (it can be advanced),

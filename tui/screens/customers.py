@@ -163,7 +163,7 @@ def _with_customer(
         async def go() -> None:
             current = customer
             if current is None:
-                current = await app.runtime.client.customers.retrieve(str(customer_id))
+                current = await app.runtime.api.customers.retrieve(str(customer_id))
             then(host, current)
 
         app.run_worker(go(), group="customer-action", exit_on_error=False, description="Customer")
@@ -199,7 +199,7 @@ def _delete(host: ActionHost, customer: Any) -> None:
             announce(host.app, result.customer_id, "customer_deleted", "deleted")
 
     async def delete() -> Deleted:
-        await host.app.runtime.client.customers.delete(customer.customer_id)
+        await host.app.runtime.api.customers.delete(customer.customer_id)
         return Deleted(customer.customer_id)
 
     host.app.push_screen(delete_confirmation(customer, delete), done)
@@ -256,7 +256,7 @@ class CustomersView(ResourceListView[Any]):
         from tui.api.errors import NotFoundError
         from tui.api.models.customers import CustomerListRequest
 
-        client = self.runtime.client
+        client = self.runtime.api
         wanted = filters.get("customer_id")
         if wanted is not None:
             # The list route cannot filter: a whole id is read on its own.
@@ -269,7 +269,7 @@ class CustomersView(ResourceListView[Any]):
         return list(page.data), total
 
     async def fetch_one(self, record_id: str) -> Any:
-        return await self.runtime.client.customers.retrieve(record_id)
+        return await self.runtime.api.customers.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:
         return CustomerDetailScreen(record_id)
@@ -456,7 +456,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
     # -- reading -------------------------------------------------------------------------------
 
     async def fetch(self) -> Any:
-        client = self.runtime.client
+        client = self.runtime.api
         customer, payments = await asyncio.gather(
             client.customers.retrieve(self.customer_id), self._payments()
         )
@@ -468,7 +468,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
         from tui.api.models.payments import PaymentListRequest
         from tui.widgets.errors import describe_error
 
-        client = self.runtime.client
+        client = self.runtime.api
         try:
             page = await client.payments.list(
                 PaymentListRequest(customer_id=self.customer_id, limit=PAYMENTS_SHOWN)
@@ -490,13 +490,13 @@ class CustomerDetailScreen(DetailScreen[Any]):
     async def _count_refunds(self, payment_id: str) -> int | None:
         from tui.api.models.refunds import RefundListRequest
 
-        refunds = self.runtime.client.refunds
+        refunds = self.runtime.api.refunds
         return await _total(lambda: refunds.list(RefundListRequest(payment_id=payment_id, limit=1)))
 
     async def _count_disputes(self, payment_id: str) -> int | None:
         from tui.api.models.disputes import DisputeListRequest
 
-        disputes = self.runtime.client.disputes
+        disputes = self.runtime.api.disputes
         return await _total(
             lambda: disputes.list(DisputeListRequest(payment_id=payment_id, limit=1))
         )

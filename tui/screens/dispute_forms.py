@@ -179,7 +179,7 @@ async def evidence_form(app: Any, dispute: Any, replace: bool) -> EvidenceForm:
     from tui.api.errors import NotFoundError
 
     try:
-        sent = await app.runtime.client.disputes.evidence(dispute.dispute_id)
+        sent = await app.runtime.api.disputes.evidence(dispute.dispute_id)
     except NotFoundError:
         return EvidenceForm(dispute, {})
     return EvidenceForm(dispute, sent.flat())

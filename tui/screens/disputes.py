@@ -294,7 +294,7 @@ def _with_dispute(make: Make) -> Run:
         async def go() -> None:
             current = dispute
             if current is None:
-                current = normal(await app.runtime.client.disputes.retrieve(str(dispute_id)))
+                current = normal(await app.runtime.api.disputes.retrieve(str(dispute_id)))
             await app.push_screen(await make(app, current), host.acted)
 
         app.run_worker(go(), group="dispute-action", exit_on_error=False, description="Dispute")
@@ -402,11 +402,13 @@ class DisputesView(ResourceListView[Any]):
         from tui.api.models.disputes import DisputeListRequest
 
         request = DisputeListRequest(limit=limit, offset=offset, **filters)
-        page = await self.runtime.client.disputes.list(request)
-        return [normal(d) for d in page.data], page.total_count
+        page = await self.runtime.api.disputes.list(request)
+        # The real service's bare-array lists carry no total: count what came.
+        total = page.total_count if page.total_count is not None else offset + len(page.data)
+        return [normal(d) for d in page.data], total
 
     async def fetch_one(self, record_id: str) -> Any:
-        return normal(await self.runtime.client.disputes.retrieve(record_id))
+        return normal(await self.runtime.api.disputes.retrieve(record_id))
 
     def detail(self, record_id: str) -> Any:
         return DisputeDetailScreen(record_id)
@@ -449,7 +451,7 @@ class DisputeDetailScreen(DetailScreen[Any]):
         return self.record
 
     async def fetch(self) -> Any:
-        dispute = normal(await self.runtime.client.disputes.retrieve(self.record_id))
+        dispute = normal(await self.runtime.api.disputes.retrieve(self.record_id))
         self.payment, self.evidence = await asyncio.gather(
             self._read_payment(dispute.payment_id), self._read_evidence()
         )
@@ -459,13 +461,13 @@ class DisputeDetailScreen(DetailScreen[Any]):
         if not payment_id:
             return Related(problem="The dispute names no payment.")
         # The dispute shows even when its payment cannot be read; the section says why.
-        return await read_related(self.runtime.client.payments.retrieve(payment_id))
+        return await read_related(self.runtime.api.payments.retrieve(payment_id))
 
     async def _read_evidence(self) -> Any:
         from tui.api.errors import NotFoundError
 
         try:
-            return await self.runtime.client.disputes.evidence(self.record_id)
+            return await self.runtime.api.disputes.evidence(self.record_id)
         except NotFoundError:
             return None  # nothing submitted yet (a service may say so with a 404)
 

@@ -196,8 +196,11 @@ class ReplayForm(FormScreen):
 
     async def send(self, url: Any) -> Any:
         from tui import config
+        from tui.runtime import NotStarted
 
         listener = self.runtime.listener
+        if listener is None:
+            raise NotStarted("The webhook listener is not running: nothing to replay from.")
         record = await listener.replay(self.event_id, url)
         try:
             config.set_forward_url(self.runtime.profile_name, url)
@@ -295,7 +298,7 @@ class EventsView(ResourceListView[Any]):
         return journal.recent(limit, offset, kind, obj), journal.count(kind, obj)
 
     async def fetch_one(self, record_id: str) -> Any:
-        detail = self.runtime.listener.journal.get(record_id)
+        detail = self.runtime.journal.get(record_id)
         return detail.event if detail is not None else None
 
     def detail(self, record_id: str) -> Any:
@@ -409,7 +412,7 @@ class EventDetailScreen(DetailScreen[Any]):
     )
 
     async def fetch(self) -> Any:
-        detail = self.runtime.listener.journal.get(self.record_id)
+        detail = self.runtime.journal.get(self.record_id)
         if detail is None:
             raise Missing(self.record_id)
         return detail

@@ -125,7 +125,7 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         service_kinds = None if kinds is None else kinds - {"event"}
         if service_kinds is None or service_kinds:
             try:
-                result = await find(self.app.runtime.client, self.text, kinds=service_kinds)
+                result = await find(self.app.runtime.api, self.text, kinds=service_kinds)
             except ValueError as exc:
                 self._show([], [str(exc)])
                 return

@@ -251,7 +251,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         from tui.screens.health import watch_health
 
         self._health_wake = asyncio.Event()
-        client = self.app.runtime.client
+        client = self.app.runtime.api
         await watch_health(client.health, self.service_down, self.service_up, self._health_wake)
 
     def service_down(self, error: BaseException, retry_in: float) -> None:

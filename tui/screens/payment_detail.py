@@ -60,7 +60,7 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         # The base's on_mount runs after this one by itself (Textual calls each class's).
 
     async def fetch(self) -> Payment:
-        payment: Payment = await self.runtime.client.payments.retrieve(self.payment_id)
+        payment: Payment = await self.runtime.api.payments.retrieve(self.payment_id)
         return payment
 
     def watched_ids(self, p: Payment) -> set[str]:

@@ -87,7 +87,7 @@ def _with_payment(
         async def go() -> None:
             current = payment
             if current is None or (needs_refunds and current.refunds is None):
-                current = await app.runtime.client.payments.retrieve(payment_id)
+                current = await app.runtime.api.payments.retrieve(str(payment_id))
             await app.push_screen(make(current), host.acted)
 
         app.run_worker(go(), group="payment-action", exit_on_error=False, description="Payment")
@@ -319,11 +319,13 @@ class PaymentsView(ResourceListView["Row"]):
         from tui.api.models.payments import PaymentListRequest
 
         request = PaymentListRequest(limit=limit, offset=offset, **filters)
-        page = await self.runtime.client.payments.list(request)
-        return list(page.data), page.total_count
+        page = await self.runtime.api.payments.list(request)
+        # The real service's bare-array lists carry no total: count what came.
+        total = page.total_count if page.total_count is not None else offset + len(page.data)
+        return list(page.data), total
 
     async def fetch_one(self, record_id: str) -> Row:
-        payment: Payment = await self.runtime.client.payments.retrieve(record_id)
+        payment: Payment = await self.runtime.api.payments.retrieve(record_id)
         return payment
 
     def detail(self, record_id: str) -> Any:

@@ -190,12 +190,12 @@ class RefundsView(ResourceListView[Any]):
         from tui.api.models.refunds import RefundListRequest
 
         request = RefundListRequest(limit=limit, offset=offset, **filters)
-        page = await self.runtime.client.refunds.list(request)
+        page = await self.runtime.api.refunds.list(request)
         total = page.total_count if page.total_count is not None else offset + len(page.data)
         return list(page.data), total
 
     async def fetch_one(self, record_id: str) -> Any:
-        return await self.runtime.client.refunds.retrieve(record_id)
+        return await self.runtime.api.refunds.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:
         return RefundDetailScreen(record_id)
@@ -254,9 +254,9 @@ class RefundDetailScreen(DetailScreen[Any]):
         self.show_section("failure", False)
 
     async def fetch(self) -> Any:
-        refund = await self.runtime.client.refunds.retrieve(self.record_id)
+        refund = await self.runtime.api.refunds.retrieve(self.record_id)
         # The refund shows even when its payment cannot be read; the section says why.
-        read = self.runtime.client.payments.retrieve(refund.payment_id)
+        read = self.runtime.api.payments.retrieve(refund.payment_id)
         self.payment = await read_related(read)
         return refund
 

@@ -25,7 +25,7 @@ from tui.views.text import visible
 from tui.widgets.errors import describe_error
 
 if TYPE_CHECKING:
-    pass
+    from tui.api.client import ApiClient
 
 
 @dataclass
@@ -79,9 +79,9 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
     submit_variant = "primary"
 
     @property
-    def client(self) -> Any:
+    def client(self) -> ApiClient:
         """The shared API client."""
-        return self.app.runtime.client
+        return self.runtime.api
 
     def submit_text(self) -> str | None:
         """The submit button's label for what the fields say now (None: `submit_label`).

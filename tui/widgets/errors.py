@@ -24,6 +24,7 @@ _TITLES = {
     "OSError": "System error",
     "PermissionError": "Permission denied",
     "TimeoutError": "Timed out",
+    "NotStarted": "Not ready yet",
 }
 
 # Settings a profile may lack that some calls need, by the error saying so.
