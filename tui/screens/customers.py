@@ -14,7 +14,7 @@ import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -23,7 +23,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from tui.views.actions import Action, ActionHost
+from tui.views.actions import Action
 from tui.views.columns import CellContext, Column
 from tui.views.detail import DetailScreen, empty, grid
 from tui.views.filters import Filter, Grammar, Term, time_terms
@@ -31,6 +31,9 @@ from tui.views.listing import ResourceListView
 from tui.views.table import ResourceTable
 from tui.views.text import safe
 from tui.widgets.format import amount_text, format_time, status_text
+
+if TYPE_CHECKING:
+    from tui.views.actions import ActionHost
 
 PAGE_SIZE = 100
 ID_PREFIX = "cus_"

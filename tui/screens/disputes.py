@@ -11,13 +11,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import RenderableType
 from rich.text import Text
 
 from tui.screens.payments import goto_payment, payment_summary
-from tui.views.actions import Action, ActionHost, statuses, with_known
+from tui.views.actions import Action, statuses, with_known
 from tui.views.columns import CellContext, Column
 from tui.views.detail import DetailScreen, Related, empty, grid, read_related
 from tui.views.filters import (
@@ -34,6 +34,9 @@ from tui.views.filters import (
 from tui.views.listing import ResourceListView
 from tui.views.text import safe, visible
 from tui.widgets.format import amount_text, format_amount, format_time, status_text, theme_colour
+
+if TYPE_CHECKING:
+    from tui.views.actions import ActionHost
 
 PAGE_SIZE = 100  # the most GET /disputes/list returns at once
 # Every dispute status and stage (tui.api.models.disputes), without importing the models.
@@ -282,7 +285,7 @@ def dispute_grammar() -> Grammar:
 
 # A screen maker `make(app, dispute)` (a coroutine: it may read more), and an action's `run`.
 Make = Callable[[Any, Any], Awaitable[Any]]
-Run = Callable[[ActionHost, str | None, Any], None]
+Run = Callable[["ActionHost", str | None, Any], None]
 
 
 def _with_dispute(make: Make) -> Run:

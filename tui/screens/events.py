@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.json import JSON
@@ -21,7 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
 
-from tui.views.actions import Action, ActionHost
+from tui.views.actions import Action
 from tui.views.columns import CellContext, Column
 from tui.views.detail import DetailScreen, Missing, empty, grid
 from tui.views.filters import Filter, Grammar, Term
@@ -30,6 +30,9 @@ from tui.views.listing import ResourceListView
 from tui.views.live import watch_deliveries
 from tui.views.text import safe
 from tui.widgets.format import status_text, theme_colour
+
+if TYPE_CHECKING:
+    from tui.views.actions import ActionHost
 
 BATCH = 200
 REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed

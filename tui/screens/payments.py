@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 from rich.text import Text
 
 from tui.theming import PAYMENT_STATUSES
-from tui.views.actions import Action, ActionHost, statuses, with_known
+from tui.views.actions import Action, statuses, with_known
 from tui.views.columns import Column
 from tui.views.listing import ResourceListView
 from tui.views.text import safe
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from tui.api.models.payments import Payment
     from tui.screens.payments_cache import CachedPayment
+    from tui.views.actions import ActionHost
     from tui.views.detail import Related
     from tui.views.filters import Grammar
 

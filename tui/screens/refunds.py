@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
 from tui.screens.payments import goto_payment, payment_summary
-from tui.views.actions import Action, ActionHost, with_known
+from tui.views.actions import Action, with_known
 from tui.views.columns import Column
 from tui.views.detail import (
     DetailScreen,
@@ -39,6 +39,9 @@ from tui.views.filters import (
 from tui.views.listing import ResourceListView
 from tui.views.text import safe, visible
 from tui.widgets.format import amount_text, format_amount, format_time, status_text, theme_colour
+
+if TYPE_CHECKING:
+    from tui.views.actions import ActionHost
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group
 from rich.table import Table
@@ -20,13 +20,16 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
-from tui.views.actions import Action, ActionHost
+from tui.views.actions import Action
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term
 from tui.views.listing import ResourceListView
 from tui.views.live import watch_requests
 from tui.views.text import safe
 from tui.widgets.format import theme_colour
+
+if TYPE_CHECKING:
+    from tui.views.actions import ActionHost
 
 
 def _status_style(status: int | None, variables: Mapping[str, str]) -> str:

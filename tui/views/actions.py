@@ -19,14 +19,16 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-class ActionHost(Protocol):
-    """Where an action runs from (a list view or a detail screen)."""
+if TYPE_CHECKING:  # a type only: no Protocol class to build before the first paint
 
-    @property
-    def app(self) -> PayscopeApp: ...
+    class ActionHost(Protocol):
+        """Where an action runs from (a list view or a detail screen)."""
 
-    def acted(self, result: Any) -> None:
-        """The action finished (`result` is what its form returned; None if closed)."""
+        @property
+        def app(self) -> PayscopeApp: ...
+
+        def acted(self, result: Any) -> None:
+            """The action finished (`result` is what its form returned; None if closed)."""
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,11 @@ from tui.views.actions import Action
 from tui.views.actions import find as find_action
 from tui.views.area import AreaView, TitleBar, area_width
 from tui.views.columns import CellContext, Column
-from tui.views.filters import Filter, Grammar
+from tui.views.filters import Filter
 from tui.views.table import ResourceTable
 
 if TYPE_CHECKING:
+    from tui.views.filters import Grammar
     from tui.views.live import Change
 
 T = TypeVar("T")
@@ -133,6 +134,7 @@ class ResourceListView(AreaView, Generic[T]):
         self._pending: set[str] = set()
         self._flush_timer: Any = None
         self._submitted = False  # a typed filter is loading: its box closes once it loads
+        self._following = False
 
     @property
     def rows(self) -> dict[str, T]:
@@ -141,8 +143,8 @@ class ResourceListView(AreaView, Generic[T]):
 
     @property
     def table(self) -> ResourceTable[T]:
-        table: ResourceTable[T] = self.query_one(ResourceTable)
-        return table
+        """The view's table (kept from compose: asked for on every key the footer checks)."""
+        return self._table
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self.header_text(), id=f"{self.scope}-header", classes="list-header")
@@ -150,6 +152,7 @@ class ResourceListView(AreaView, Generic[T]):
         table: ResourceTable[T] = ResourceTable(
             self.columns, self.key_of, self.cell_context, id=f"{self.scope}-table"
         )
+        self._table = table
         # The screen's size is known before layout: fit the columns now so the first frame
         # needs no second layout pass (on_resize corrects it if the rail is hidden).
         table.fit_to(area_width(self.app.size.width) - 1)
@@ -162,12 +165,9 @@ class ResourceListView(AreaView, Generic[T]):
         )
 
     def on_mount(self) -> None:
-        from tui.views.live import watch_changes  # json and the app: after the first frame
-
         # The signal comes once the theme's variables are in place (a watch on `theme` runs
         # before, and would repaint the rows in the old theme's colours).
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._repaint())
-        watch_changes(self, self.on_change)
 
     def on_resize(self) -> None:
         # One cell for the vertical scrollbar a full page brings.
@@ -181,7 +181,19 @@ class ResourceListView(AreaView, Generic[T]):
         self.focus_table(self.table)
 
     def runtime_ready(self) -> None:
+        self.follow_changes()
         self.load()
+
+    def follow_changes(self) -> None:
+        """Follow the app's changes (webhooks) from now on; once, however often it is asked.
+        Not on mount: no change comes before the runtime is up, and the first frame need not
+        wait for the module."""
+        if self._following:
+            return
+        self._following = True
+        from tui.views.live import watch_changes
+
+        watch_changes(self, self.on_change)
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -445,8 +457,11 @@ class ResourceListView(AreaView, Generic[T]):
 
     @on(ResourceTable.RowHighlighted)
     def _highlighted(self) -> None:
-        if self.actions:
-            self.refresh_bindings()  # the selected record's state decides its actions' keys
+        # The selected record's state decides which of its actions the footer shows. Keys are
+        # checked as they are pressed, so a footer with no row action to show is left alone:
+        # redrawing it on every cursor move rebuilds its keys (and costs the first paint).
+        if any(a.show and a.needs_record for a in self.actions):
+            self.refresh_bindings()
 
     def open_record(self, record_id: str) -> None:
         """Open a record's detail screen (`:ref <id>` lands here too)."""
