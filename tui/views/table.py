@@ -50,6 +50,7 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         self.context = context
         self.records: dict[str, T] = {}
         self.fitted: tuple[tuple[str, int], ...] = ()
+        self._renderers: list[Callable[[T, CellContext], RenderableType]] = []
         self.select_next: str | None = None  # a record to put the cursor on once it is shown
 
     # -- layout ------------------------------------------------------------------------------
@@ -65,15 +66,17 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         for key, shown in layout:
             label = next(c.label for c in self.spec if c.key == key)
             self.add_column(Text(label), width=shown, key=key)
+        self._renderers = [next(c.render for c in self.spec if c.key == key) for key, _ in layout]
+        context = self.context()
         for record_id, record in self.records.items():
-            self.add_row(*self._cells(record), key=record_id)
+            self.add_row(*self._cells(record, context), key=record_id)
         self._select(selected)
         return True
 
-    def _cells(self, record: T) -> list[RenderableType]:
-        context = self.context()
-        by_key = {c.key: c for c in self.spec}
-        return [by_key[key].render(record, context) for key, _width in self.fitted]
+    def _cells(self, record: T, context: CellContext | None = None) -> list[RenderableType]:
+        # One context for a batch of rows: the theme and the clock do not change within it.
+        context = context or self.context()
+        return [render(record, context) for render in self._renderers]
 
     # -- rows --------------------------------------------------------------------------------
 
@@ -81,32 +84,35 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         """Show exactly these records, in this order; rows already shown update in place."""
         fresh = {self.key_of(r): r for r in records}
         if list(fresh) == list(self.records):
+            context = self.context()
             for record in fresh.values():
-                self.update(record)
+                self.update(record, context)
             return
         selected = self.select_next or self.selected_id()
         self.select_next = None
         self.clear()
         self.records = fresh
+        context = self.context()
         for record_id, record in fresh.items():
-            self.add_row(*self._cells(record), key=record_id)
+            self.add_row(*self._cells(record, context), key=record_id)
         self._select(selected)
 
     def append(self, records: Iterable[T]) -> None:
         """Add records below the rows shown (the next batch of a long list)."""
+        context = self.context()
         for record in records:
             record_id = self.key_of(record)
             if record_id not in self.records:
                 self.records[record_id] = record
-                self.add_row(*self._cells(record), key=record_id)
+                self.add_row(*self._cells(record, context), key=record_id)
 
-    def update(self, record: T) -> bool:
+    def update(self, record: T, context: CellContext | None = None) -> bool:
         """Redraw the row of `record` if it is shown; False if it is not."""
         record_id = self.key_of(record)
         if record_id not in self.records:
             return False
         self.records[record_id] = record
-        for (key, _width), cell in zip(self.fitted, self._cells(record), strict=True):
+        for (key, _width), cell in zip(self.fitted, self._cells(record, context), strict=True):
             self.update_cell(record_id, key, cell)
         return True
 
