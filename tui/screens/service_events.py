@@ -50,6 +50,14 @@ COLUMNS: tuple[Column[Any], ...] = (
 )
 
 
+class SentTable(ResourceTable["Sent"]):
+    """The events the service sent; the attempts of the selected one show below (no Enter)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open", "Open", id="service.open", show=False),
+    ]
+
+
 @dataclass(frozen=True)
 class Sent:
     """One event as the service lists it, with what is known of its delivery."""
@@ -92,7 +100,7 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def compose(self) -> ComposeResult:
         yield TitleBar(self._title("loading…"), id="service-title")
-        yield ResourceTable(COLUMNS, lambda sent: sent.event_id, self._cells_context)
+        yield SentTable(COLUMNS, lambda sent: sent.event_id, self._cells_context)
         attempts = Static("Select an event to see its delivery attempts.", id="service-attempts")
         attempts.border_title = "Attempts"
         yield attempts

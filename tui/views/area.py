@@ -81,7 +81,12 @@ class AreaView(AppAccess, Vertical):  # type: ignore[misc]
         self.refresh_bindings()  # keys that act on a row may depend on there being rows
 
     def _take_lost_focus(self) -> None:
-        if self.display and self.has_class("-empty") and self.screen.focused is None:
+        if not (self.display and self.has_class("-empty")):
+            return
+        # Lost: nothing focused, or a widget no longer on screen (the hidden table, the last
+        # area's table). A widget the user is on elsewhere (the rail, the prompt) keeps it.
+        focused = self.screen.focused
+        if focused is None or not focused.is_on_screen or self in focused.ancestors_with_self:
             self.focus()
 
     def focus_table(self, main: Widget) -> None:
