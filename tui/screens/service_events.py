@@ -54,7 +54,14 @@ class SentTable(ResourceTable["Sent"]):
     """The events the service sent; the attempts of the selected one show below (no Enter)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open", "Open", id="service.open", show=False),
+        Binding(
+            "enter",
+            "open",
+            "Attempts",
+            id="service.open",
+            tooltip="The attempts of the selected event show below",
+            show=False,
+        ),
     ]
 
 
