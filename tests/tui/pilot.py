@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 _CARD = {
     "card_exp_month": "12",
     "card_exp_year": "2030",
@@ -81,4 +83,43 @@ async def submit(pilot: Any, form_type: type) -> None:
 def field_error(screen: Any, name: str) -> str:
     """The error shown under a form field ("" when none is shown)."""
     line = screen.query_one(f"#error-{name}")
+    return str(line.render()) if line.has_class("-shown") else ""
+
+
+# The four looks every snapshot is taken in: two sizes, a dark and a light theme.
+LOOKS = [
+    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
+    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
+    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
+    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
+]
+
+
+def shown_text(widget: Any) -> str:
+    """What a Static shows, as plain text (a Rich renderable printed 200 cells wide)."""
+    import io
+
+    from rich.console import Console
+
+    if isinstance(widget.content, str):
+        return str(widget.render())  # markup, as shown
+    console = Console(width=200, record=True, color_system=None, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()
+
+
+async def apply_filter(pilot: Any, view: Any, text: str) -> None:
+    """Type a filter after `/` in a list area and wait until it is applied or refused."""
+    await pilot.press("slash")
+    box = view.query_one(".filter-box")
+    box.value = text
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def filter_problem(view: Any) -> str:
+    """What a list area says is wrong with the filter typed ("" when nothing)."""
+    line = view.query_one(".filter-error")
     return str(line.render()) if line.has_class("-shown") else ""

@@ -3,7 +3,6 @@ create -> detail, edit, delete (confirmed), the customer's payments, snapshots, 
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from tests.tui.pilot import field_error, submit, until
+from tests.tui.pilot import LOOKS, field_error, shown_text, submit, until
 from tests.tui.snapshot_app import build, ready
 from tui.screens.customer_forms import EditCustomerForm, NewCustomerForm
 from tui.screens.customers import CustomerDetailScreen, CustomersView
@@ -55,17 +54,6 @@ async def _detail(pilot: Any, customer_id: str) -> CustomerDetailScreen:
     return screen
 
 
-def _text(widget: Any) -> str:
-    """What a Static shows, as plain text (a Rich table printed wide enough to read)."""
-    from rich.console import Console
-
-    if isinstance(widget.content, str):
-        return str(widget.render())  # markup, as shown
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(widget.content)
-    return console.export_text()
-
-
 async def test_seeded_customers_are_listed_newest_first(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -74,7 +62,7 @@ async def test_seeded_customers_are_listed_newest_first(dirs: Dirs) -> None:
         assert next(iter(view.rows)) == NEWEST
         created = [c.created for c in view.rows.values()]
         assert created == sorted(created, reverse=True)
-        header = _text(view.query_one("#customers-header"))
+        header = shown_text(view.query_one("#customers-header"))
         assert f"1-{SEEDED} of {SEEDED}" in header
         row = [str(cell) for cell in view.table.get_row(NEWEST)]
         assert row[:3] == [NEWEST, "Ada Turing", "ada.turing989@example.com"]
@@ -102,7 +90,7 @@ async def test_filter_matches_in_the_view_and_says_how_far_it_looked(
         view = await _customers(pilot)
         await _filter(pilot, view, query)
         assert list(view.rows) == expected
-        header = _text(view.query_one("#customers-header"))
+        header = shown_text(view.query_one("#customers-header"))
         found = len(expected)
         assert f"{found} match{'es' * (found != 1)} in all {SEEDED} customers" in header
         assert f"filter {query}" in header
@@ -118,13 +106,13 @@ async def test_a_whole_id_is_read_directly(dirs: Dirs) -> None:
         view = await _customers(pilot)
         await _filter(pilot, view, LOVELACE)
         assert list(view.rows) == [LOVELACE]
-        assert "1-1 of 1" in _text(view.query_one("#customers-header"))
+        assert "1-1 of 1" in shown_text(view.query_one("#customers-header"))
         await pilot.press("escape")
         await until(lambda: not view.filter and not view.workers)
         await _filter(pilot, view, "cus_" + "x" * 20)  # whole, but no such customer
         assert view.rows == {}
-        assert "no customers match" in _text(view.query_one("#customers-header"))
-        assert "Nothing matches this filter" in _text(view.query_one(".empty"))
+        assert "no customers match" in shown_text(view.query_one("#customers-header"))
+        assert "Nothing matches this filter" in shown_text(view.query_one(".empty"))
 
 
 async def test_a_filter_mistake_is_said_under_the_box_and_the_rows_stay(dirs: Dirs) -> None:
@@ -134,8 +122,8 @@ async def test_a_filter_mistake_is_said_under_the_box_and_the_rows_stay(dirs: Di
         await _filter(pilot, view, "status:active")
         error = view.query_one(".filter-error")
         assert error.has_class("-shown")
-        assert "Unknown filter `status:`" in _text(error)
-        assert "name:ada" in _text(error)  # ... and what it takes instead
+        assert "Unknown filter `status:`" in shown_text(error)
+        assert "name:ada" in shown_text(error)  # ... and what it takes instead
         assert len(view.rows) == SEEDED and not view.filter
         assert view.query_one(".filter-box").has_class("-shown")  # open, to fix it
 
@@ -202,10 +190,10 @@ async def test_create_opens_the_new_customer_and_the_list_shows_it(dirs: Dirs) -
         c = detail.customer
         assert (c.name, c.email, c.phone) == ("Grace Hopper", "grace@example.com", "20 7946 0958")
         assert c.address.country == "US" and c.metadata == {"tier": "gold", "ref": "A12"}
-        fields = _text(detail.section("customer"))
+        fields = shown_text(detail.section("customer"))
         assert "+44 20 7946 0958" in fields and "tier: gold" in fields
         assert "1 Navy Way" in fields and "Arlington" in fields
-        assert "No payments yet" in _text(detail.query_one("#payments-summary"))
+        assert "No payments yet" in shown_text(detail.query_one("#payments-summary"))
 
         # Behind it, the list shows the new customer on top, under the cursor.
         await until(lambda: "cus_grace" in view.rows)
@@ -275,7 +263,7 @@ async def test_edit_is_prefilled_sends_only_what_changed_and_the_list_follows(
         await pilot.press("ctrl+s")  # nothing to send: said, not sent
         await pilot.pause()
         assert app.screen is form
-        assert "Nothing changed yet" in _text(form.query_one("#form-error"))
+        assert "Nothing changed yet" in shown_text(form.query_one("#form-error"))
 
         _type(form, email="", description="")
         await pilot.press("ctrl+s")
@@ -310,7 +298,7 @@ async def test_delete_confirms_names_the_customer_and_the_row_goes(dirs: Dirs) -
         await pilot.press("D")
         await until(lambda: isinstance(app.screen, ConfirmScreen))
         confirm = app.screen
-        intro = _text(confirm.query_one("#form-intro"))
+        intro = shown_text(confirm.query_one("#form-intro"))
         assert "Delete Margaret Lovelace (cus_zdZTuTtGRsWjKEGkmXaC)?" in intro
         assert f"Its past payments keep customer_id {LOVELACE}" in intro
 
@@ -323,7 +311,7 @@ async def test_delete_confirms_names_the_customer_and_the_row_goes(dirs: Dirs) -
         # The detail closes, the row goes, the count follows.
         await until(lambda: app.screen.query(CustomersView) and LOVELACE not in view.rows)
         assert view.total == SEEDED - 1
-        assert f"1-{SEEDED - 1} of {SEEDED - 1}" in _text(view.query_one("#customers-header"))
+        assert f"1-{SEEDED - 1} of {SEEDED - 1}" in shown_text(view.query_one("#customers-header"))
         # Its payments keep their customer_id.
         from tui.api.models.payments import PaymentListRequest
 
@@ -355,7 +343,7 @@ async def test_payments_section_lists_the_customers_payments_with_refunds(dirs: 
         assert len(table.records) == 5
         refunded = table.records["pay_WY8f5QqDbAdkYJto5aKa"]
         assert (refunded.refunds, refunded.disputes) == (1, 0)
-        assert "5 payments" in _text(detail.query_one("#payments-summary"))
+        assert "5 payments" in shown_text(detail.query_one("#payments-summary"))
         # Webhooks about these payments (and their refunds) reload the section.
         assert set(table.records) <= detail.watched_ids(detail.customer)
 
@@ -500,9 +488,9 @@ async def test_hostile_text_is_shown_literally_everywhere(
         assert cells[2] == "[red]m@example.com"
 
         detail = await _detail(pilot, "cus_hostile")
-        title = _text(detail.query_one("#detail-title"))
+        title = shown_text(detail.query_one("#detail-title"))
         assert "[b]Mallory[/b] ␛[5m" in title and "\x1b" not in title
-        fields = _text(detail.section("customer"))
+        fields = shown_text(detail.section("customer"))
         assert "[b]Mallory[/b]" in fields and "[red]m@example.com" in fields
         assert "[link=http://x]two[/link]␇" in fields
         assert "[i]k: ␛]8;;http://x␛\\v" in fields
@@ -511,7 +499,7 @@ async def test_hostile_text_is_shown_literally_everywhere(
 
         await pilot.press("D")  # the confirmation names it literally too
         await until(lambda: isinstance(app.screen, ConfirmScreen))
-        intro = _text(app.screen.query_one("#form-intro"))
+        intro = shown_text(app.screen.query_one("#form-intro"))
         assert "Delete [b]Mallory[/b] ␛[5m" in intro and "\x1b" not in intro
         await pilot.press("escape")
 
@@ -647,12 +635,6 @@ SNAPSHOTS = {
     "new_errors": _snap_new_errors,
     "delete": _snap_delete,
 }
-LOOKS = [
-    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
-    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
-    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
-    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
-]
 
 
 @pytest.mark.parametrize("look", LOOKS)

@@ -18,7 +18,17 @@ from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, Select, Static
 
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets
-from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
+from tests.tui.pilot import (
+    LOOKS,
+    apply_filter,
+    create_payment,
+    field_error,
+    filter_problem,
+    open_detail,
+    shown_text,
+    submit,
+    until,
+)
 from tests.tui.snapshot_app import build, ready
 from tui.screens.dispute_forms import EvidenceForm, OpenDisputeForm
 from tui.screens.disputes import DISPUTE_ACTIONS, DisputeDetailScreen, DisputesView
@@ -118,32 +128,6 @@ async def _open(pilot: Any, dispute_id: str) -> DisputeDetailScreen:
     await app.workers.wait_for_complete()
     await pilot.pause()
     return screen
-
-
-async def _filter(pilot: Any, view: DisputesView, text: str) -> None:
-    """Type a filter in `/` and wait until it is applied or refused."""
-    await pilot.press("slash")
-    box = view.query_one("#disputes-filter", Input)
-    box.value = text
-    await pilot.press("enter")
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-def _problem(view: DisputesView) -> str:
-    line = view.query_one(".filter-error", Static)
-    return str(line.render()) if line.has_class("-shown") else ""
-
-
-def _text(widget: Any) -> str:
-    """What a Static shows, as plain text (a Rich renderable drawn 200 cells wide)."""
-    from rich.console import Console
-
-    with open("/dev/null", "w") as sink:
-        console = Console(width=200, record=True, color_system=None, file=sink)
-        console.print(widget.content)
-        return console.export_text()
 
 
 def _cell(view: DisputesView, dispute_id: str, column: str) -> Any:
@@ -261,13 +245,13 @@ async def test_deadline_colours_stand_out_and_read_in_both_themes(dirs: Dirs, th
             assert contrast(colour, background) >= 3.0, (theme, colour, background)
         # The detail says the same, in words and colour.
         detail = await _open(pilot, made["soon"])
-        assert "1d" not in _text(detail.section("summary"))
-        assert "2d left to accept or challenge" in _text(detail.section("summary"))
-        assert "2d left" in _text(detail.query_one("#detail-title"))
+        assert "1d" not in shown_text(detail.section("summary"))
+        assert "2d left to accept or challenge" in shown_text(detail.section("summary"))
+        assert "2d left" in shown_text(detail.query_one("#detail-title"))
         await pilot.press("escape")
         detail = await _open(pilot, made["late"])
-        assert "overdue by 6d" in _text(detail.section("summary"))
-        assert "overdue" in _text(detail.query_one("#detail-title"))
+        assert "overdue by 6d" in shown_text(detail.section("summary"))
+        assert "overdue" in shown_text(detail.query_one("#detail-title"))
 
 
 async def test_a_fresh_start_shows_the_seeded_disputes(
@@ -314,36 +298,36 @@ async def test_filters_short_status_stage_payment_id_fragment_amount_and_mistake
         client = app.runtime.client
 
         # A short status form is the service's long one.
-        await _filter(pilot, view, "status:won")
+        await apply_filter(pilot, view, "status:won")
         assert list(view.rows) == [made["won"]]
         assert view.filter.server == {"status": "dispute_won"}
-        await _filter(pilot, view, "s:opened")
+        await apply_filter(pilot, view, "s:opened")
         assert set(view.rows) == {made["late"], made["soon"], made["new"]}
 
-        await _filter(pilot, view, "stage:pre_arbitration")
+        await apply_filter(pilot, view, "stage:pre_arbitration")
         assert list(view.rows) == [made["challenged"]]
-        await _filter(pilot, view, "stage:pre-dispute status:opened")
+        await apply_filter(pilot, view, "stage:pre-dispute status:opened")
         assert list(view.rows) == [made["soon"]]
 
         # A whole payment id goes to the service; a dispute id or a part of one is matched here.
         soon = await client.disputes.retrieve(made["soon"])
-        await _filter(pilot, view, str(soon.payment_id))
+        await apply_filter(pilot, view, str(soon.payment_id))
         assert list(view.rows) == [made["soon"]]
         assert view.filter.server == {"payment_id": soon.payment_id}
-        await _filter(pilot, view, f"payment:{soon.payment_id}")
+        await apply_filter(pilot, view, f"payment:{soon.payment_id}")
         assert list(view.rows) == [made["soon"]]
-        await _filter(pilot, view, made["lost"])
+        await apply_filter(pilot, view, made["lost"])
         assert list(view.rows) == [made["lost"]]
-        await _filter(pilot, view, made["lost"][3:12].lower())
+        await apply_filter(pilot, view, made["lost"][3:12].lower())
         assert list(view.rows) == [made["lost"]]
         assert "1 match in all 8 disputes" in str(view.query_one("#disputes-header").render())
 
         # Amount and currency are the view's (the list route filters on neither).
         typed = format_amount(soon.amount, soon.currency, code=False)
-        await _filter(pilot, view, f"amount:{typed} currency:{str(soon.currency).lower()}")
+        await apply_filter(pilot, view, f"amount:{typed} currency:{str(soon.currency).lower()}")
         assert made["soon"] in view.rows
         assert all(d.amount == soon.amount for d in view.rows.values())
-        await _filter(pilot, view, f"amount:-{typed} currency:{soon.currency}")
+        await apply_filter(pilot, view, f"amount:-{typed} currency:{soon.currency}")
         assert made["soon"] in view.rows
         assert all((d.amount or 0) <= (soon.amount or 0) for d in view.rows.values())
         absent = next(
@@ -351,9 +335,9 @@ async def test_filters_short_status_stage_payment_id_fragment_amount_and_mistake
             for c in ("CHF", "SEK", "NOK", "PLN")
             if c not in {d.currency for d in view.rows.values()}
         )
-        await _filter(pilot, view, f"currency:{absent}")
+        await apply_filter(pilot, view, f"currency:{absent}")
         assert view.rows == {} and view.has_class("-empty")
-        await _filter(pilot, view, "from:2024-05-09 to:2024-05-10")
+        await apply_filter(pilot, view, "from:2024-05-09 to:2024-05-10")
         assert list(view.rows) == [made["soon"]]
 
         # Mistakes are said under the box; the rows stay as they were.
@@ -369,8 +353,8 @@ async def test_filters_short_status_stage_payment_id_fragment_amount_and_mistake
             ("dp_", "type at least 4 characters of an id"),
             ("reason:fraud", "Unknown filter `reason:`"),
         ]:
-            await _filter(pilot, view, text)
-            assert said in _problem(view), (text, _problem(view))
+            await apply_filter(pilot, view, text)
+            assert said in filter_problem(view), (text, filter_problem(view))
             assert list(view.rows) == before
             await pilot.press("escape")
             await pilot.pause()
@@ -437,7 +421,7 @@ async def test_challenge_with_evidence_by_category_after_a_validation_error(dirs
     async with app.run_test(size=(120, 40)) as pilot:
         made, view = await _start(pilot)
         detail = await _open(pilot, made["soon"])
-        assert "No evidence submitted yet." in _text(detail.section("evidence"))
+        assert "No evidence submitted yet." in shown_text(detail.section("evidence"))
         assert _buttons(detail) == {"payment", "accept", "challenge", "won", "lost"}
 
         await pilot.press("c")
@@ -490,7 +474,7 @@ async def test_challenge_with_evidence_by_category_after_a_validation_error(dirs
         # Challenged: the evidence shows grouped by category, the answer actions are gone.
         await until(lambda: detail.record.status == "dispute_challenged" and not detail.busy)
         await pilot.pause()
-        shown = " ".join(_text(detail.section("evidence")).split())
+        shown = " ".join(shown_text(detail.section("evidence")).split())
         assert shown.startswith("Submitted 2024-05-14 12:00:00 Customer Customer purchase IP")
         assert shown.index("Customer") < shown.index("Product") < shown.index("Shipping")
         assert "Customer purchase IP 203.0.113.7" in shown
@@ -518,7 +502,7 @@ async def test_no_evidence_yet_is_said_plainly_when_the_service_answers_404(
 
         monkeypatch.setattr(app.runtime.client.disputes, "evidence", none_yet)
         detail = await _open(pilot, made["late"])
-        assert _text(detail.section("evidence")).startswith("No evidence submitted yet.")
+        assert shown_text(detail.section("evidence")).startswith("No evidence submitted yet.")
         assert detail.record.status == "dispute_opened"
 
 
@@ -527,7 +511,7 @@ async def test_replace_evidence_starts_from_what_was_sent(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         made, _view = await _start(pilot)
         detail = await _open(pilot, made["challenged"])
-        shown = " ".join(_text(detail.section("evidence")).split())
+        shown = " ".join(shown_text(detail.section("evidence")).split())
         assert "Submitted 2024-05-01 12:00:00" in shown
         assert "Refund policy Refund policy disclosure Shown at checkout" in shown
 
@@ -539,7 +523,7 @@ async def test_replace_evidence_starts_from_what_was_sent(dirs: Dirs) -> None:
         form.query_one("#field-shipping_carrier", Input).value = "DHL"
         form.query_one("#field-customer_name", Input).value = ""
         await submit(pilot, EvidenceForm)
-        await until(lambda: "DHL" in _text(detail.section("evidence")))
+        await until(lambda: "DHL" in shown_text(detail.section("evidence")))
         sent = await app.runtime.client.disputes.evidence(made["challenged"])
         expected = {k: v for k, v in EVIDENCE.items() if k != "customer_name"}
         assert sent.flat() == expected | {"shipping_carrier": "DHL"}
@@ -561,7 +545,7 @@ async def test_accept_from_the_detail_then_only_the_payment_is_offered(dirs: Dir
         await until(lambda: detail.record.status == "dispute_accepted" and not detail.busy)
         await pilot.pause()
         assert _buttons(detail) == {"payment"}
-        assert "no answer due (accepted)" in _text(detail.section("summary"))
+        assert "no answer due (accepted)" in shown_text(detail.section("summary"))
         # The keys of what is no longer allowed do nothing.
         await pilot.press("c")
         await pilot.pause()
@@ -638,7 +622,7 @@ async def test_enter_and_g_open_the_disputed_payment(dirs: Dirs) -> None:
         made, view = await _start(pilot)
         detail = await _open(pilot, made["won"])
         payment_id = detail.record.payment_id
-        payment = _text(detail.section("payment"))
+        payment = shown_text(detail.section("payment"))
         assert payment_id in payment and "Enter or g opens it" in payment
         assert "succeeded" in payment
         await pilot.press("enter")
@@ -646,7 +630,7 @@ async def test_enter_and_g_open_the_disputed_payment(dirs: Dirs) -> None:
         assert app.screen.payment_id == payment_id
         # The payment lists its dispute.
         await until(lambda: app.screen.payment is not None)
-        assert made["won"] in _text(app.screen.section("disputes"))
+        assert made["won"] in shown_text(app.screen.section("disputes"))
 
         await pilot.press("escape")
         view = await _disputes(pilot)
@@ -686,10 +670,10 @@ async def test_hostile_text_shows_literally_in_the_list_and_the_detail(dirs: Dir
         assert HOSTILE_SHOWN in app.export_screenshot().replace("&#160;", " ")
 
         detail = await _open(pilot, made["new"])
-        assert _text(detail.section("summary")).count(HOSTILE_SHOWN) == 3
+        assert shown_text(detail.section("summary")).count(HOSTILE_SHOWN) == 3
         await pilot.press("escape")
         detail = await _open(pilot, made["soon"])
-        assert _text(detail.section("evidence")).count(HOSTILE_SHOWN) == 2
+        assert shown_text(detail.section("evidence")).count(HOSTILE_SHOWN) == 2
         screen = app.export_screenshot()
         assert "\x1b[5m" not in screen
         assert "[b]x[/b]" in screen.replace("&#91;", "[").replace("&#93;", "]")
@@ -727,13 +711,6 @@ SCREENS = {
     "detail_due": _snap_detail("soon"),  # 2 days left: every answer offered
     "evidence_form": _snap_evidence_form,
 }
-
-LOOKS = [
-    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
-    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
-    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
-    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
-]
 
 
 @pytest.mark.parametrize("look", LOOKS)

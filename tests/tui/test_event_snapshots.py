@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.tui.pilot import until
+from tests.tui.pilot import LOOKS, until
 from tests.tui.snapshot_app import build, ready
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
@@ -88,13 +88,6 @@ async def _detail(pilot: Any) -> None:
 
 
 DRIVES = {"events_deliveries": _deliveries, "event_detail": _detail}
-
-LOOKS = [
-    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
-    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
-    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
-    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
-]
 
 
 @pytest.mark.parametrize("look", LOOKS)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.tui.pilot import create_payment, until
+from tests.tui.pilot import LOOKS, create_payment, until
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -68,13 +68,6 @@ SCREENS: dict[str, Drive] = {
     "cancel": _form("cancel"),
     "test_cards": _picker,
 }
-
-LOOKS = [
-    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
-    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
-    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
-    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
-]
 
 
 @pytest.mark.parametrize("look", LOOKS)

@@ -5,11 +5,10 @@ and replays that ask for their URL."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 
-from tests.tui.pilot import create_payment, open_detail, until
+from tests.tui.pilot import create_payment, open_detail, shown_text, until
 from tests.tui.snapshot_app import build, ready
 from tui.views.live import Change
 
@@ -38,7 +37,7 @@ async def test_a_pending_refund_turns_succeeded_on_the_payment_detail_by_itself(
         # payment: the detail watches the refunds it shows.
         await client.sandbox.advance_clock(60)
         await until(lambda: detail.payment.refunds[0].status == "succeeded")
-        assert "succeeded" in _plain(detail.section("refunds"))
+        assert "succeeded" in shown_text(detail.section("refunds"))
 
 
 async def test_a_burst_of_webhooks_becomes_one_read(dirs: Dirs) -> None:
@@ -159,7 +158,7 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
         payment = await create_payment(client, confirm=False)
         await client.payments.update(payment.payment_id, PaymentUpdateRequest(description=hostile))
         detail = await open_detail(pilot, payment.payment_id)
-        shown = _plain(detail.section("summary"))
+        shown = shown_text(detail.section("summary"))
         assert "[b]x[/b]\u241b[5m:warning:" in shown and "\x1b" not in shown
         await pilot.press("escape")
         # A signed webhook whose ids and status carry markup and escapes, as a hostile or
@@ -186,15 +185,6 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
         plain = " ".join(c.plain for c in cells if isinstance(c, Text))
         assert "payment_[b]failed[/b]" in plain and "pay_[i]y[/i]\u241b[2J" in plain
         assert "\x1b" not in plain
-
-
-def _plain(widget: Any) -> str:
-    """What a Static shows, as plain text (its renderable rendered without styles)."""
-    from rich.console import Console
-
-    console = Console(width=200, record=True, color_system=None)
-    console.print(widget.content)
-    return console.export_text()
 
 
 async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dirs) -> None:
@@ -231,7 +221,7 @@ async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dir
             await until(lambda: bool(detail.record.forwards))
             (forward,) = detail.record.forwards
             assert forward.url == url and forward.status is not None
-            assert url in _plain(detail.section("forwards"))
+            assert url in shown_text(detail.section("forwards"))
             assert config.get_forward_url("local") == url
             # Next time the URL is already there.
             await pilot.press("p")

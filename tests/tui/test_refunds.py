@@ -11,7 +11,16 @@ import pytest
 from textual.widgets import Input, Static, TextArea
 
 from tests.tui.conftest import SeededSecrets
-from tests.tui.pilot import create_payment, field_error, submit, until
+from tests.tui.pilot import (
+    LOOKS,
+    apply_filter,
+    create_payment,
+    field_error,
+    filter_problem,
+    shown_text,
+    submit,
+    until,
+)
 from tests.tui.snapshot_app import build, ready
 from tui.screens.payment_detail import PaymentDetailScreen
 from tui.screens.refund_forms import NewRefundForm, RefundUpdateForm
@@ -36,22 +45,6 @@ async def _refunds(pilot: Any) -> RefundsView:
     return view
 
 
-async def _filter(pilot: Any, view: RefundsView, text: str) -> None:
-    """Type a filter in `/` and wait until it is applied or refused."""
-    await pilot.press("slash")
-    box = view.query_one("#refunds-filter", Input)
-    box.value = text
-    await pilot.press("enter")
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-def _problem(view: RefundsView) -> str:
-    line = view.query_one(".filter-error", Static)
-    return str(line.render()) if line.has_class("-shown") else ""
-
-
 def _header(view: RefundsView) -> str:
     return str(view.query_one("#refunds-header", Static).render())
 
@@ -72,17 +65,6 @@ async def _refund(client: Any, payment_id: str, **fields: Any) -> Any:
     from tui.api.models.refunds import RefundCreateRequest
 
     return await client.refunds.create(RefundCreateRequest(payment_id=payment_id, **fields))
-
-
-def _text(widget: Any) -> str:
-    """What a Static shows, as plain text (a Rich table rendered 200 cells wide)."""
-    import io
-
-    from rich.console import Console
-
-    console = Console(width=200, record=True, color_system=None, file=io.StringIO())
-    console.print(widget.content)
-    return console.export_text()
 
 
 # -- the list --------------------------------------------------------------------------------------
@@ -117,26 +99,26 @@ async def test_filters_by_status_payment_and_amount(dirs: Dirs) -> None:
         seeded = list(view.rows.values())
         target = seeded[-1]
 
-        await _filter(pilot, view, "status:failed")
+        await apply_filter(pilot, view, "status:failed")
         assert view.rows == {}
-        assert "Nothing matches this filter" in _text(view.query_one(".empty", Static))
-        await _filter(pilot, view, "status:succeeded")
+        assert "Nothing matches this filter" in shown_text(view.query_one(".empty", Static))
+        await apply_filter(pilot, view, "status:succeeded")
         assert len(view.rows) == len(seeded)
 
-        await _filter(pilot, view, f"payment:{target.payment_id}")
+        await apply_filter(pilot, view, f"payment:{target.payment_id}")
         assert {r.payment_id for r in view.rows.values()} == {target.payment_id}
-        await _filter(pilot, view, target.payment_id)  # a bare pay_… id
+        await apply_filter(pilot, view, target.payment_id)  # a bare pay_… id
         assert target.refund_id in view.rows
 
         # No amount filter in the service: matched in the view, over the newest refunds.
         amount = f"{target.amount // 100}.{target.amount % 100:02d}"
-        await _filter(pilot, view, f"amount:{amount}")
+        await apply_filter(pilot, view, f"amount:{amount}")
         assert target.refund_id in view.rows
         assert all(r.amount == target.amount for r in view.rows.values())
         assert "in all" in _header(view)  # how far the view looked
 
         # Part of a refund id, matched in the view.
-        await _filter(pilot, view, target.refund_id[4:12])
+        await apply_filter(pilot, view, target.refund_id[4:12])
         assert list(view.rows) == [target.refund_id]
 
 
@@ -157,8 +139,8 @@ async def test_a_filter_mistake_is_said_and_the_rows_stay(dirs: Dirs, text: str,
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _refunds(pilot)
         before = list(view.rows)
-        await _filter(pilot, view, text)
-        assert said in _problem(view)
+        await apply_filter(pilot, view, text)
+        assert said in filter_problem(view)
         assert list(view.rows) == before
 
 
@@ -193,7 +175,7 @@ async def test_new_refund_from_the_list_end_to_end(dirs: Dirs) -> None:
         await pilot.pause()
         assert app.screen is form and form.query_one("#field-amount", Input).has_focus
         # Read as it is typed: the payment's currency and what is left say themselves.
-        await until(lambda: "42.00 USD left" in _text(form.query_one("#hint-amount")))
+        await until(lambda: "42.00 USD left" in shown_text(form.query_one("#hint-amount")))
         assert str(form.query_one("#form-submit").label) == "Refund in full (42.00 USD)"
         form.query_one("#field-amount", Input).value = "12.345"
         await pilot.press("ctrl+s")
@@ -283,7 +265,7 @@ async def test_update_reason_and_metadata(dirs: Dirs) -> None:
         await submit(pilot, RefundUpdateForm)
         await until(lambda: detail.record.reason == "customer kept one item")
         assert detail.record.metadata == {"order_id": "42", "ticket": "T-7"}
-        shown = _text(detail.section("metadata"))
+        shown = shown_text(detail.section("metadata"))
         assert "order_id" in shown and "T-7" in shown
         # The list's row follows.
         await pilot.press("escape")
@@ -316,7 +298,7 @@ async def test_the_detail_jumps_to_its_payment(dirs: Dirs, key: str) -> None:
         view = await _refunds(pilot)
         refund = next(iter(view.rows.values()))
         detail = await _open(pilot, refund.refund_id)
-        shown = _text(detail.section("payment"))
+        shown = shown_text(detail.section("payment"))
         assert refund.payment_id in shown and "Received" in shown
         await pilot.press(key)
         await until(lambda: isinstance(app.screen, PaymentDetailScreen))
@@ -350,16 +332,16 @@ async def test_a_pending_refund_settles_live_on_the_list_and_the_detail(
         assert view.rows[refund.refund_id].status == "pending"
         detail = await _open(pilot, refund.refund_id)
         assert detail.record.status == "pending"
-        assert "settles by itself" in _text(detail.section("summary"))
+        assert "settles by itself" in shown_text(detail.section("summary"))
 
         # The sandbox settles an instant refund 10 seconds on: its webhook does the rest.
         await client.sandbox.advance_clock(11)
         await until(lambda: detail.record.status == status)
-        await until(lambda: f"refund_{status}" in _text(detail.section("history")))
+        await until(lambda: f"refund_{status}" in shown_text(detail.section("history")))
         failure = detail.section("failure")
         assert failure.display == (status == "failed")
         if status == "failed":
-            explained = _text(failure)
+            explained = shown_text(failure)
             assert "UE_1016" in explained and "Retry" in explained
         await pilot.press("escape")
         await until(lambda: view.rows[refund.refund_id].status == status)
@@ -408,7 +390,7 @@ async def test_g_on_a_refund_event_opens_the_refund(dirs: Dirs) -> None:
         assert isinstance(detail, RefundDetailScreen)
         assert detail.record_id == refund.refund_id
         await until(lambda: detail.record is not None and detail.record.status == "succeeded")
-        assert event_id in _text(detail.section("history"))
+        assert event_id in shown_text(detail.section("history"))
 
 
 async def test_an_unknown_refund_says_not_found(dirs: Dirs) -> None:
@@ -419,7 +401,7 @@ async def test_an_unknown_refund_says_not_found(dirs: Dirs) -> None:
         await until(lambda: isinstance(app.screen, RefundDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)
-        assert "not found" in _text(detail.query_one("#detail-title"))
+        assert "not found" in shown_text(detail.query_one("#detail-title"))
 
 
 async def test_hostile_reason_shows_literally_in_the_list_and_the_detail(dirs: Dirs) -> None:
@@ -439,8 +421,8 @@ async def test_hostile_reason_shows_literally_in_the_list_and_the_detail(dirs: D
         assert HOSTILE_SHOWN in app.export_screenshot().replace("&#160;", " ")
 
         detail = await _open(pilot, refund.refund_id)
-        assert HOSTILE_SHOWN in _text(detail.section("summary"))
-        assert _text(detail.section("metadata")).count(HOSTILE_SHOWN) == 2
+        assert HOSTILE_SHOWN in shown_text(detail.section("summary"))
+        assert shown_text(detail.section("metadata")).count(HOSTILE_SHOWN) == 2
         screen = app.export_screenshot()
         assert "\x1b[5m" not in screen
         assert "[b]x[/b]" in screen.replace("&#91;", "[").replace("&#93;", "]")
@@ -470,7 +452,7 @@ async def _failed_detail(pilot: Any) -> None:
     )
     await client.sandbox.advance_clock(11)
     detail = await _open(pilot, refund.refund_id)
-    await until(lambda: "refund_failed" in _text(detail.section("history")))
+    await until(lambda: "refund_failed" in shown_text(detail.section("history")))
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
 
@@ -502,12 +484,6 @@ SCREENS = {
     "new_refund_errors": _new_refund_errors,
     "update_form": _update_form,
 }
-LOOKS = [
-    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
-    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
-    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
-    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
-]
 
 
 @pytest.mark.parametrize("look", LOOKS)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from tests.tui.conftest import SeededSecrets, frozen_clock
-from tests.tui.pilot import until
+from tests.tui.pilot import LOOKS, until
 from tui.app import PayscopeApp, make_app
 
 # Port 1 (tcpmux) on loopback: never handed out for port 0 and not served on any machine we
@@ -33,13 +33,6 @@ DOWN_URL = "http://127.0.0.1:1"
 DOWN_PROFILE = {"merchant_id": "merchant_1714564800", "profile_id": "pro_snapshotdown0001"}
 DOWN_KEY = "snd_snapshotdownkey0000000000000000000001"
 DECLINED_CARD = "4000000000010019"  # UE_1001, insufficient funds
-
-LOOKS = [
-    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
-    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
-    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
-    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
-]
 
 
 def _no_jitter() -> float:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tui.conftest import SeededSecrets
+from tests.tui.pilot import LOOKS
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -141,13 +142,6 @@ SCREENS: dict[str, Drive] = {
     "command_mode": _command,
     "key_help": _keys,
 }
-
-LOOKS = [
-    pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
-    pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
-    pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
-    pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
-]
 
 
 @pytest.mark.parametrize("look", LOOKS)
