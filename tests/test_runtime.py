@@ -116,3 +116,66 @@ async def test_a_remote_profile_sees_only_its_own_events() -> None:
         assert _journaled(again) == {"evt_remote_only"}
     finally:
         await again.stop()
+
+
+async def test_the_sandbox_keeps_its_port_between_runs_and_says_when_it_is_taken(
+    tmp_path: Path,
+) -> None:
+    import socket
+
+    data = tmp_path / "data"
+    first = Runtime(_options(None, data))
+    await first.start()
+    port = int(first.base_url.rsplit(":", 1)[1])
+    await first.stop()
+    assert first.notices == []
+    assert (data / "sandbox" / "last-port").read_text().strip() == str(port)
+
+    again = Runtime(_options(None, data))
+    await again.start()
+    try:
+        assert again.base_url == f"http://127.0.0.1:{port}"  # a copied curl still runs
+        assert again.notices == []
+    finally:
+        await again.stop()
+
+    # Someone else holds the port now: a free one, and a notice naming both.
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", port))
+        holder.listen(1)
+        third = Runtime(_options(None, data))
+        await third.start()
+        try:
+            moved = int(third.base_url.rsplit(":", 1)[1])
+            assert moved != port
+            (notice,) = third.notices
+            assert f"Port {port} (used last time) is taken" in notice
+            assert f"runs on port {moved} this time" in notice
+            async with httpx.AsyncClient() as http:
+                health = await http.get(
+                    f"{third.base_url}/health",
+                    headers={"api-key": third.sandbox.credentials.api_key},
+                )
+            assert health.status_code == 200
+        finally:
+            await third.stop()
+
+
+async def test_the_sandbox_port_can_be_set_in_the_settings(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    settings = config.load_settings()
+    settings.local.sandbox_port = free
+    config.save_settings(settings)
+    assert "sandbox_port = " + str(free) in (paths.config_dir() / paths.CONFIG_FILE).read_text()
+    runtime = Runtime(_options(None, tmp_path / "data"))
+    await runtime.start()
+    try:
+        assert runtime.base_url == f"http://127.0.0.1:{free}"
+    finally:
+        await runtime.stop()
+    with pytest.raises(ValueError, match="sandbox_port"):
+        settings.local.sandbox_port = 70000

@@ -11,6 +11,7 @@ platform dir)::
 
     [local]
     forward_url = "http://127.0.0.1:3000/webhooks"
+    sandbox_port = 8642
 
     [profiles.staging]
     base_url = "https://sandbox.example.com"
@@ -20,6 +21,8 @@ platform dir)::
     forward_url = "http://127.0.0.1:3000/webhooks"
 
 ``[local]`` holds what belongs to the embedded sandbox (the profile named ``local`` in the TUI).
+Its ``sandbox_port`` fixes the sandbox's port; unset, the sandbox takes the port it had last
+time (so a copied curl keeps working), and any free port when that one is taken.
 A ``forward_url`` is where replayed webhooks go (see :func:`get_forward_url`).
 
 Keys live only in the OS keyring (see :mod:`tui.secrets`): saving settings that hold anything
@@ -176,6 +179,12 @@ class LocalSettings(BaseModel):
 
     forward_url: str | None = Field(
         default=None, description="where replayed webhooks go (http(s)), e.g. a local server"
+    )
+    sandbox_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        description="port of the embedded sandbox (unset: the one it had last time; 0: any)",
     )
 
     @field_validator("forward_url")

@@ -22,6 +22,7 @@ from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 DEFAULT_SEED = 300
 HOST = "127.0.0.1"
+PORT_FILE = "last-port"
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -196,6 +197,8 @@ class Runtime:
         self.business_profile_id: str | None = None
         self.ready = asyncio.Event()
         self.problems: list[str] = []
+        # Worth telling but not a settings problem (the sandbox's port was taken).
+        self.notices: list[str] = []
 
     @property
     def listener_dir(self) -> Path:
@@ -245,7 +248,7 @@ class Runtime:
         # Both servers start together: neither needs the other until the webhook is registered.
         hook: str
         self.base_url, hook = await asyncio.gather(
-            sandbox.start(HOST, 0), listener.start(HOST, self.options.listener_port or 0)
+            self._start_sandbox(sandbox), listener.start(HOST, self.options.listener_port or 0)
         )
         self.listener_url = self._shown_url(hook)
         if not await _maybe_await(sandbox.is_seeded()) and self.options.seed:
@@ -272,6 +275,44 @@ class Runtime:
             **self.options.client_options(),
         )
         report("", 1.0)
+
+    @property
+    def port_file(self) -> Path:
+        """Where the embedded sandbox's last port is kept (so curl commands stay valid)."""
+        return self.options.data_dir / "sandbox" / PORT_FILE
+
+    def wanted_sandbox_port(self) -> tuple[int, str]:
+        """The port to try first and where it comes from: `[local] sandbox_port` in the
+        settings, else the port of the last run, else 0 (any free port)."""
+        settings = self.options.settings
+        local = getattr(settings, "local", None)
+        configured = getattr(local, "sandbox_port", None)
+        if isinstance(configured, int):
+            return configured, "set as sandbox_port in the [local] settings"
+        try:
+            remembered = int(self.port_file.read_text(encoding="ascii").strip())
+        except (OSError, ValueError):
+            return 0, ""
+        return (remembered, "used last time") if 0 < remembered < 65536 else (0, "")
+
+    async def _start_sandbox(self, sandbox: Sandbox) -> str:
+        """Serve the sandbox on its stable port; a taken port falls back to a free one, told."""
+        port, origin = self.wanted_sandbox_port()
+        try:
+            url = await sandbox.start(HOST, port)
+        except OSError as exc:
+            if not port:
+                raise
+            url = await sandbox.start(HOST, 0)
+            taken = url.rsplit(":", 1)[-1]
+            self.notices.append(
+                f"Port {port} ({origin}) is taken ({exc.strerror or exc}); the sandbox runs on "
+                f"port {taken} this time. curl commands copied before name port {port}: "
+                "see :sandbox for the new base URL."
+            )
+        with contextlib.suppress(OSError):
+            self.port_file.write_text(url.rsplit(":", 1)[-1] + "\n", encoding="ascii")
+        return str(url)
 
     async def _start_remote(self, report: Progress) -> None:
         from tui import config, secrets

@@ -238,6 +238,9 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         for problem in runtime.problems:
             self.notify(problem, title="Settings problem", severity="warning", timeout=10)
         runtime.problems.clear()
+        for notice in runtime.notices:
+            self.notify(notice, title="Sandbox", severity="warning", timeout=12)
+        runtime.notices.clear()
         self._reload_views()
         self._watch_runtime()
         if not runtime.options.is_local:

@@ -42,6 +42,17 @@ class SandboxResource(Resource):
             "POST", "/_sandbox/clock/advance", body={"seconds": seconds}
         )
 
+    async def upcoming(
+        self, *, seconds: float | None = None, until: str | None = None
+    ) -> dict[str, Any]:
+        """GET /_sandbox/clock/upcoming: what advancing the clock by `seconds` (or to the ISO
+        time `until`) would set off, without running it: `{now, until, items[{at, kind,
+        object_id, text}], total}`."""
+        if (seconds is None) == (until is None):
+            raise ValueError("give either seconds or until")
+        params = {"seconds": repr(float(seconds))} if seconds is not None else {"until": until}
+        return await self._client.call_json("GET", "/_sandbox/clock/upcoming", params=params)
+
     async def complete_3ds(self, payment_id: str, result: ThreeDsResult = "authorize") -> Payment:
         """POST /_sandbox/payments/{payment_id}/3ds: finish the customer's challenge."""
         if result not in ("authorize", "fail", "abandon"):

@@ -9,12 +9,13 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from tui.sandbox.cards import TEST_CARDS
-from tui.sandbox.clock import LATEST, iso
+from tui.sandbox.clock import LATEST, iso, parse_iso
 from tui.sandbox.errors import invalid, missing
 from tui.sandbox.resource import Resource
 from tui.sandbox.responses import read_object, respond
 from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import state_of
+from tui.sandbox.upcoming import upcoming
 
 router = APIRouter(route_class=DirectRoute)
 
@@ -84,6 +85,49 @@ async def advance_clock(request: Request) -> Response:
         raise invalid("seconds", seconds, f"a number of seconds from 0 to {most}")
     ran = await state.advance(float(seconds))
     return respond({**_clock_view(request), "ran": ran})
+
+
+@router.get(
+    "/_sandbox/clock/upcoming",
+    tags=["sandbox controls"],
+    summary="What advancing the clock would set off",
+)
+async def upcoming_work(
+    request: Request, seconds: str | None = None, until: str | None = None
+) -> Response:
+    """Query `seconds=N` (from now) or `until=<ISO 8601 time>`: the expiries, settlements,
+    renewals, payout steps and webhook retries due in that span, soonest first, without running
+    them. `items` holds at most 200; `total` counts them all."""
+    state = state_of(request)
+    now = state.clock.now()
+    most = max(0, int(LATEST - now))
+    if (seconds is None) == (until is None):
+        raise missing("seconds", "Give either seconds=N (from now) or until=<ISO 8601 time>.")
+    if seconds is not None:
+        try:
+            span = float(seconds)
+        except ValueError:
+            span = math.nan
+        if not math.isfinite(span) or not 0 <= span <= most:
+            raise invalid("seconds", seconds, f"a number of seconds from 0 to {most}")
+        end = now + span
+    else:
+        assert until is not None
+        try:
+            end = parse_iso(until)
+        except ValueError:
+            raise invalid("until", until, "an ISO 8601 time, e.g. 2024-05-02T12:00:00Z") from None
+        if not now <= end <= LATEST:
+            raise invalid("until", until, f"a time from now ({iso(now)}) on")
+    items, total = upcoming(state.db.conn, now, end, webhooks=bool(state.webhook_target()[0]))
+    return respond(
+        {
+            "now": iso(now),
+            "until": iso(end),
+            "items": [item.as_dict() for item in items],
+            "total": total,
+        }
+    )
 
 
 RESOURCE = Resource(name="controls", router=router)
