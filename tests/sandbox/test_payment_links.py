@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from tests.sandbox.conftest import API_KEY
+from tests.sandbox.conftest import API_KEY, card
 from tui.sandbox.clock import iso
 from tui.sandbox.server import Sandbox
 
@@ -124,3 +124,54 @@ async def test_create_validation_list_and_retrieve(raw: httpx.AsyncClient) -> No
         response = await raw.post("/payment_link", json=body)
         assert response.status_code == status, (body, response.text)
         assert word in response.json()["error"]["message"]
+
+
+async def test_a_link_says_its_payment_status_and_paid_survives_expiry(sandbox: Sandbox) -> None:
+    """`payment_status` follows the link's payment on create, retrieve and list (over HTTP),
+    through a payment on the hosted page and past the link's expiry."""
+    url = await sandbox.start()
+    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+        made = (await api.post("/payment_link", json={"amount": 1200, "currency": "USD"})).json()
+        link_id = made["payment_link_id"]
+        assert made["payment_status"] == "requires_payment_method"
+        waiting = (await api.post("/payment_link", json={"amount": 300, "currency": "USD"})).json()
+        async with httpx.AsyncClient() as browser:
+            data = page_data((await browser.get(made["link_to_pay"])).text)
+            paid = await browser.post(
+                f"{url}/payments/{data['payment_id']}/confirm",
+                headers={"api-key": data["publishable_key"]},
+                json={
+                    "client_secret": data["client_secret"],
+                    "payment_method": "card",
+                    "payment_method_type": "credit",
+                    "payment_method_data": {"card": card("4242424242424242")},
+                    "billing": {},
+                },
+            )
+            assert paid.json()["status"] == "succeeded", paid.text
+        got = (await api.get(f"/payment_link/{link_id}")).json()
+        assert (got["status"], got["payment_status"]) == ("active", "succeeded")
+        listed = (await api.post("/payment_link/list", json={"limit": 10})).json()["data"]
+        by_id = {d["payment_link_id"]: d["payment_status"] for d in listed}
+        assert by_id == {
+            link_id: "succeeded",
+            waiting["payment_link_id"]: "requires_payment_method",
+        }
+        await api.post("/_sandbox/clock/advance", json={"seconds": 16 * 60})
+        got = (await api.get(f"/payment_link/{link_id}")).json()
+        assert (got["status"], got["payment_status"]) == ("expired", "succeeded")
+
+
+async def test_seeded_links_are_active_expired_and_paid(sandbox: Sandbox) -> None:
+    """A fresh start (the app seeds 300 payments) has links in every state."""
+    from tui.runtime import DEFAULT_SEED
+
+    url = await sandbox.start()
+    sandbox.seed(DEFAULT_SEED)
+    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+        listed = (await api.post("/payment_link/list", json={"limit": 100})).json()["data"]
+        pairs = {(d["status"], d["payment_status"]) for d in listed}
+        assert ("active", "requires_payment_method") in pairs
+        assert ("expired", "requires_payment_method") in pairs
+        assert ("expired", "succeeded") in pairs  # paid on the page, then past its expiry
+        assert any((d["payment_link_config"] or {}).get("seller_name") for d in listed)

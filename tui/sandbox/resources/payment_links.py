@@ -2,6 +2,8 @@
 
 Creating a link creates its payment (`requires_payment_method`, with a `client_secret`). The
 link is `active` until `expiry` (default 15 minutes) on the sandbox clock, then `expired`.
+Beyond the reference's record, a link answers `payment_id` and `payment_status` (its payment's
+status as merchants see it), so a client can tell a paid link from one still waiting.
 `link_to_pay` serves a small checkout page (no API key needed: a customer's browser opens it)
 that confirms the payment the way the browser SDK does: with the publishable key and the
 payment's `client_secret`, never the secret key.
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import sqlite3
 from importlib import resources as package_files
 from typing import Any, Final
@@ -72,11 +75,30 @@ def _current(data: dict[str, Any], expires_at: float, now: float) -> dict[str, A
     return data
 
 
-def _out(request: Request, data: dict[str, Any], expires_at: float, now: float) -> dict[str, Any]:
-    """The record as answered: current status, and the page URL as this caller reaches it."""
+def _payment_statuses(conn: sqlite3.Connection, payment_ids: list[str]) -> dict[str, str]:
+    """The status of each of these payments, as merchants see it (one query for a page)."""
+    if not payment_ids:
+        return {}
+    marks = ", ".join("?" * len(payment_ids))
+    found = conn.execute(
+        f"SELECT payment_id, status FROM payments WHERE payment_id IN ({marks})", payment_ids
+    ).fetchall()
+    return {str(pid): payments.SHOWN.get(str(status), str(status)) for pid, status in found}
+
+
+def _out(
+    request: Request,
+    data: dict[str, Any],
+    expires_at: float,
+    now: float,
+    payment_status: str | None,
+) -> dict[str, Any]:
+    """The record as answered: current status, its payment's status, and the page URL as this
+    caller reaches it."""
     data = _current(data, expires_at, now)
     page = PAY_PAGE.format(payment_link_id=quote(str(data["payment_link_id"]), safe=""))
     data["link_to_pay"] = payments.base_url(request) + page
+    data["payment_status"] = payment_status
     return data
 
 
@@ -131,7 +153,7 @@ async def create_link(request: Request, body: PaymentLinkCreateRequest) -> Respo
             "data) VALUES (?, ?, 'active', ?, ?, ?)",
             (link_id, row.payment_id, data["created_at"], expires_at, dumps(data)),
         )
-    out = _out(request, data, expires_at, now)
+    out = _out(request, data, expires_at, now, payments.SHOWN.get(row.status, row.status))
     return respond({**out, "client_secret": row.data["client_secret"]})
 
 
@@ -147,8 +169,14 @@ async def list_links(request: Request) -> Response:
     where.created(q.created_gte, q.created_lte)
     state = state_of(request)
     now = state.clock.now()
-    rows, total = where.page(state.db.conn, "payment_links", q.limit, q.offset, "data, expires_at")
-    return respond_list([dumps(_out(request, json.loads(r[0]), r[1], now)) for r in rows], total)
+    rows, total = where.page(
+        state.db.conn, "payment_links", q.limit, q.offset, "data, expires_at, payment_id"
+    )
+    paid = _payment_statuses(state.db.conn, [str(r[2]) for r in rows])
+    return respond_list(
+        [dumps(_out(request, json.loads(r[0]), r[1], now, paid.get(str(r[2])))) for r in rows],
+        total,
+    )
 
 
 @router.get("/payment_link/{payment_link_id}", summary="Retrieve a payment link")
@@ -156,7 +184,9 @@ async def retrieve_link(request: Request, payment_link_id: str) -> Response:
     """The link record (status as of the sandbox clock), or 404 IR_05."""
     state = state_of(request)
     data, expires_at = _load(state.db.conn, payment_link_id)
-    return respond(_out(request, data, expires_at, state.clock.now()))
+    payment_id = str(data["payment_id"])
+    status = _payment_statuses(state.db.conn, [payment_id]).get(payment_id)
+    return respond(_out(request, data, expires_at, state.clock.now(), status))
 
 
 # -- the hosted checkout page ----------------------------------------------------------------
@@ -252,16 +282,21 @@ def _expire(state: SandboxState, now: float) -> int:
 
 
 def seed_links(ctx: SeedContext) -> None:
-    """Links for the seeded payments still awaiting a method (active ones are payable)."""
+    """Links for the seeded payments still awaiting a method (active ones are payable), and a
+    few whose payment went through (paid on the page, then past their expiry)."""
     rng = ctx.rng
     rows: list[tuple[Any, ...]] = []
-    waiting = [p for p in ctx.shared.get("payments", []) if p.status == "requires_payment_method"][
-        : max(4, ctx.n // 50)
-    ]
-    for i, p in enumerate(waiting):
-        link_id = ids.new_id("plink", rng)
-        active = i % 3 != 2
-        expires_at = ctx.now + rng.uniform(2, 30) * 86400 if active else p.created + 900
+    seeded = ctx.shared.get("payments", [])
+    waiting = [p for p in seeded if p.status == "requires_payment_method"][: max(4, ctx.n // 50)]
+    # Their own generator: the draws of `ctx.rng` (and so every later seeder's data) stay as
+    # they were before paid links were seeded.
+    paid_rng = random.Random(f"paid-links-{ctx.n}")
+    paid = [p for p in seeded if p.status == "succeeded"][: max(1, ctx.n // 100)]
+    chosen = [(p, rng) for p in waiting] + [(p, paid_rng) for p in paid]
+    for i, (p, draw) in enumerate(chosen):
+        link_id = ids.new_id("plink", draw)
+        active = i % 3 != 2 and i < len(waiting)
+        expires_at = ctx.now + draw.uniform(2, 30) * 86400 if active else p.created + 900
         data = {
             "payment_link_id": link_id,
             "payment_id": p.payment_id,
@@ -270,13 +305,16 @@ def seed_links(ctx: SeedContext) -> None:
             "secure_link": None,
             "amount": p.amount,
             "currency": p.currency,
-            "description": rng.choice(("Invoice", "Workshop seat", "Deposit", "Gift card")),
+            "description": draw.choice(("Invoice", "Workshop seat", "Deposit", "Gift card")),
             "link_type": "one_time",
             "customer_id": p.customer_id,
             "email": None,
             "send_email": False,
             "require_customer_info": False,
-            "payment_link_config": None,
+            # Every other link has the look a seller gives it (the page shows the name).
+            "payment_link_config": (
+                {"seller_name": "Payscope Demo Shop", "sdk_layout": "tabs"} if i % 2 else None
+            ),
             "created_at": iso(p.created),
             "expiry": iso(expires_at),
             "status": "active" if active else "expired",
