@@ -15,7 +15,10 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from tui.api.models._base import RequestModel, ResponseModel, field_error, raise_field_errors
 from tui.api.models.common import (
     Billing,
+    IdStr,
+    Limit,
     ListResponse,
+    Offset,
     Timestamp,
     choice,
     enum_or_none,
@@ -32,6 +35,8 @@ __all__ = [
     "AcceptanceType",
     "CustomerAcceptance",
     "Invoice",
+    "InvoiceListRequest",
+    "InvoiceListResponse",
     "OnlineAcceptance",
     "PaymentDetails",
     "PaymentMethodKind",
@@ -44,6 +49,8 @@ __all__ = [
     "SubscriptionCancelRequest",
     "SubscriptionCardData",
     "SubscriptionCreateRequest",
+    "SubscriptionListRequest",
+    "SubscriptionListResponse",
     "SubscriptionPauseRequest",
     "SubscriptionPayment",
     "SubscriptionPaymentMethodData",
@@ -340,16 +347,33 @@ class SubscriptionPayment(ResponseModel):
     amount: int | None = None
     currency: str | None = None
     payment_method_type: str | None = None
+    # Why it failed: the local sandbox sends the unified code, the real service error_code.
+    unified_code: str | None = None
+    unified_message: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
 
 
 class Invoice(ResponseModel):
-    """`invoice` of a subscription: its most recent invoice (`invoice_paid` once paid)."""
+    """`invoice` of a subscription: its most recent invoice (`invoice_paid` once paid).
+
+    The local sandbox names the invoice's payment `payment_id` (and, in its renewal history,
+    adds that `payment`); the real service names it `payment_intent_id`."""
 
     id: str
     subscription_id: str | None = None
     amount: int | None = None
     currency: str | None = None
     status: str | None = None
+    payment_id: str | None = None
+    payment_intent_id: str | None = None
+    created: str | None = None
+    payment: SubscriptionPayment | None = None
+
+    @property
+    def paid_by(self) -> str | None:
+        """The id of the payment that settles this invoice, whichever name it came under."""
+        return self.payment_id or self.payment_intent_id
 
 
 class Subscription(ResponseModel):
@@ -368,6 +392,15 @@ class Subscription(ResponseModel):
     payment: SubscriptionPayment | None = None
     invoice: Invoice | None = None
     next_billing_at: str | None = None
+    # Sent by the local sandbox (and, for the *_at fields, by the real pause, cancel and resume
+    # answers); absent elsewhere.
+    payment_method_id: str | None = None
+    trial_end: str | None = None
+    scheduled_change: dict[str, Any] | None = None
+    paused_at: str | None = None
+    cancelled_at: str | None = None
+    created_at: str | None = None
+    modified_at: str | None = None
 
     @property
     def status_enum(self) -> SubscriptionStatus | None:
@@ -387,13 +420,54 @@ class PlanPrice(ResponseModel):
 
 
 class Plan(ResponseModel):
-    """A plan of GET /subscriptions/plans; its prices are listed under `price_id`."""
+    """A plan of GET /subscriptions/plans; its prices are listed under `price_id`.
+
+    The real service's `GET /subscriptions/items` names the plan `item_id`: read as `plan_id`.
+    """
 
     plan_id: str
     name: str | None = None
     description: str | None = None
     price_id: list[PlanPrice] = Field(default_factory=list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _item_id(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "plan_id" not in data and "item_id" in data:
+            return {**data, "plan_id": data["item_id"]}
+        return data
+
 
 class PlanListResponse(ListResponse[Plan]):
     """Plans; a bare array is read as `data`."""
+
+
+SubscriptionStatusField = Annotated[
+    SubscriptionStatus, BeforeValidator(choice(SubscriptionStatus, "subscription status"))
+]
+
+
+class SubscriptionListRequest(RequestModel):
+    """`GET /_sandbox/subscriptions` query (the local sandbox only: the service has no list of
+    subscriptions). `status` may be repeated or a comma list."""
+
+    status: list[SubscriptionStatusField] | None = None
+    customer_id: IdStr | None = None
+    plan_id: IdStr | None = None
+    limit: Limit = 20
+    offset: Offset = 0
+
+
+class SubscriptionListResponse(ListResponse[Subscription]):
+    """Subscriptions, newest first."""
+
+
+class InvoiceListRequest(RequestModel):
+    """`GET /_sandbox/subscriptions/{id}/invoices` query."""
+
+    limit: Limit = 20
+    offset: Offset = 0
+
+
+class InvoiceListResponse(ListResponse[Invoice]):
+    """A subscription's invoices (its renewal history), newest first."""

@@ -10,6 +10,12 @@ from typing import Any, Literal
 
 from tui.api.models.disputes import Dispute
 from tui.api.models.payments import Payment
+from tui.api.models.subscriptions import (
+    InvoiceListRequest,
+    InvoiceListResponse,
+    SubscriptionListRequest,
+    SubscriptionListResponse,
+)
 from tui.api.models.users import AcceptedInvite
 from tui.api.resources._base import Resource, seg
 from tui.api.retry import Replay
@@ -52,6 +58,30 @@ class SandboxResource(Resource):
             raise ValueError("give either seconds or until")
         params = {"seconds": repr(float(seconds))} if seconds is not None else {"until": until}
         return await self._client.call_json("GET", "/_sandbox/clock/upcoming", params=params)
+
+    async def subscriptions(
+        self, request: SubscriptionListRequest | None = None
+    ) -> SubscriptionListResponse:
+        """GET /_sandbox/subscriptions: the profile's subscriptions, newest first (the service
+        itself has no such list; its dashboard does)."""
+        query = (request or SubscriptionListRequest()).to_body()
+        if "status" in query:
+            query["status"] = ",".join(query["status"])
+        return await self._client.call(
+            "GET", "/_sandbox/subscriptions", SubscriptionListResponse, params=query
+        )
+
+    async def subscription_invoices(
+        self, subscription_id: str, request: InvoiceListRequest | None = None
+    ) -> InvoiceListResponse:
+        """GET /_sandbox/subscriptions/{subscription_id}/invoices: its renewal history, newest
+        first, each invoice with its payment."""
+        return await self._client.call(
+            "GET",
+            f"/_sandbox/subscriptions/{seg(subscription_id)}/invoices",
+            InvoiceListResponse,
+            params=(request or InvoiceListRequest()).to_body(),
+        )
 
     async def complete_3ds(self, payment_id: str, result: ThreeDsResult = "authorize") -> Payment:
         """POST /_sandbox/payments/{payment_id}/3ds: finish the customer's challenge."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.api.errors import NotFoundError
 from tui.api.models.subscriptions import (
     PlanListResponse,
     Subscription,
@@ -31,11 +32,28 @@ class SubscriptionsResource(Resource):
         return await self._client.call(method, path, Subscription, body=body, headers=headers)
 
     async def plans(self) -> PlanListResponse:
-        """GET /subscriptions/plans: plans and their prices."""
+        """GET /subscriptions/plans: plans and their prices.
+
+        The real service renamed the route `GET /subscriptions/items?item_type=plan` (a bare
+        array of `{item_id, name, description, price_id[]}`): on a 404 that route is read
+        instead, into the same plans. If it is missing too, the first 404 is what is raised.
+        """
         headers = self._headers("Listing subscription plans")
-        return await self._client.call(
-            "GET", "/subscriptions/plans", PlanListResponse, headers=headers
-        )
+        try:
+            return await self._client.call(
+                "GET", "/subscriptions/plans", PlanListResponse, headers=headers
+            )
+        except NotFoundError as missing:
+            try:
+                return await self._client.call(
+                    "GET",
+                    "/subscriptions/items",
+                    PlanListResponse,
+                    params={"item_type": "plan"},
+                    headers=headers,
+                )
+            except NotFoundError:
+                raise missing from None
 
     async def create(self, request: SubscriptionCreateRequest) -> Subscription:
         """POST /subscriptions: create and confirm (the answer has `payment` and `invoice`)."""

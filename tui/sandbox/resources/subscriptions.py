@@ -31,8 +31,10 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from tui.api.models.subscriptions import (
+    InvoiceListRequest,
     SubscriptionCancelRequest,
     SubscriptionCreateRequest,
+    SubscriptionListRequest,
     SubscriptionPauseRequest,
     SubscriptionResumeRequest,
     SubscriptionUpdateRequest,
@@ -50,7 +52,13 @@ from tui.sandbox.resources._support import (
     new_payment,
     validate,
 )
-from tui.sandbox.responses import json_body, read_object, respond
+from tui.sandbox.responses import (
+    json_body,
+    read_object,
+    respond,
+    respond_list,
+    validate_query,
+)
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -461,6 +469,93 @@ async def retrieve_subscription(request: Request, subscription_id: str) -> Respo
     """The subscription with its latest `payment` and `invoice`."""
     profile_id = _profile(request)
     return respond(_view(_load(state_of(request).db.conn, subscription_id, profile_id)))
+
+
+# -- sandbox controls: the lists the real service's dashboard has (its API has none) ----------
+
+
+def _control_profile(request: Request) -> str:
+    """The key's business profile; an X-Profile-Id, when sent, must name it."""
+    expected = state_of(request).credentials.profile_id
+    value = request.headers.get("x-profile-id")
+    if value and value != expected:
+        raise not_found("Business profile", value)
+    return expected
+
+
+@router.get(
+    "/_sandbox/subscriptions",
+    tags=["sandbox controls"],
+    summary="List subscriptions, newest first (the service has no such route)",
+)
+async def list_subscriptions(request: Request) -> Response:
+    """Query `status` (repeatable or a comma list), `customer_id`, `plan_id`, `limit` (1-100,
+    default 20), `offset`: `{count, total_count, data}`, each as GET /subscriptions/{id}."""
+    q = validate_query(SubscriptionListRequest, request.query_params, many=("status",))
+    where, params = ["profile_id = ?"], [_control_profile(request)]
+    if q.status:
+        where.append(f"status IN ({', '.join('?' * len(q.status))})")
+        params += [s.value for s in q.status]
+    if q.customer_id is not None:
+        where.append("customer_id = ?")
+        params.append(q.customer_id)
+    if q.plan_id is not None:
+        where.append("json_extract(data, '$.plan_id') = ?")
+        params.append(q.plan_id)
+    clause = " AND ".join(where)
+    conn = state_of(request).db.conn
+    rows = conn.execute(
+        f"SELECT data FROM subscriptions WHERE {clause} "
+        "ORDER BY created DESC, rowid DESC LIMIT ? OFFSET ?",
+        (*params, q.limit, q.offset),
+    ).fetchall()
+    total = int(
+        conn.execute(f"SELECT COUNT(*) FROM subscriptions WHERE {clause}", params).fetchone()[0]
+    )
+    shown = [dumps(_view(Sub(json.loads(r[0]), None))) for r in rows]
+    return respond_list(shown, total)
+
+
+@router.get(
+    "/_sandbox/subscriptions/{subscription_id}/invoices",
+    tags=["sandbox controls"],
+    summary="A subscription's invoices, newest first (its renewal history)",
+)
+async def list_invoices(request: Request, subscription_id: str) -> Response:
+    """Query `limit` (1-100, default 20), `offset`: `{count, total_count, data}`; each invoice
+    carries its `payment` (`payment_id, status, amount, currency, unified_code,
+    unified_message`) when it was charged here (seeded history has none)."""
+    q = validate_query(InvoiceListRequest, request.query_params)
+    conn = state_of(request).db.conn
+    _load(conn, subscription_id, _control_profile(request))
+    rows = conn.execute(
+        "SELECT data FROM subscription_invoices WHERE subscription_id = ? "
+        "ORDER BY created DESC, rowid DESC LIMIT ? OFFSET ?",
+        (subscription_id, q.limit, q.offset),
+    ).fetchall()
+    total = int(
+        conn.execute(
+            "SELECT COUNT(*) FROM subscription_invoices WHERE subscription_id = ?",
+            (subscription_id,),
+        ).fetchone()[0]
+    )
+    invoices = [json.loads(r[0]) for r in rows]
+    for invoice in invoices:
+        invoice["payment"] = _invoice_payment(conn, invoice.get("payment_id"))
+    return respond_list([dumps(i) for i in invoices], total)
+
+
+def _invoice_payment(conn: sqlite3.Connection, payment_id: Any) -> dict[str, Any] | None:
+    if not payment_id:
+        return None
+    found = conn.execute(
+        "SELECT data FROM payments WHERE payment_id = ?", (str(payment_id),)
+    ).fetchone()
+    if found is None:
+        return None
+    data: dict[str, Any] = json.loads(found[0])
+    keys = ("payment_id", "status", "amount", "currency", "unified_code", "unified_message")
+    return {k: data.get(k) for k in keys}
 
 
 @router.put(
