@@ -102,11 +102,13 @@ def status_term(
     *,
     many: bool = True,
     normalise: Callable[[str], str] | None = None,
+    read: Callable[[Any], Any] | None = None,
 ) -> Term:
     """`status:a,b`: checked against the statuses the area knows (a typo is told, not sent).
 
     `request_field=None` filters in the view (a list route without a status filter).
-    `normalise` maps a short form (`won`) to the service's own spelling.
+    `normalise` maps a short form (`won`) to the service's own spelling. `read` is what the
+    view compares in a record (default its `status`; a link's `paid` is derived).
     """
     allowed = tuple(known)
 
@@ -125,7 +127,8 @@ def status_term(
             raise ValueError(f"{noun.capitalize()}s filter on one status at a time.")
         if request_field is None:
             chosen = set(wanted)
-            result.local.append(lambda r: _text(getattr(r, "status", None)) in chosen)
+            value_of = read or (lambda r: getattr(r, "status", None))
+            result.local.append(lambda r: _text(value_of(r)) in chosen)
         else:
             result.server[request_field] = wanted if many else wanted[0]
 
