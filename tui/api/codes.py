@@ -358,6 +358,29 @@ _ENVELOPE: Final[tuple[CodeInfo, ...]] = (
     ),
 )
 
+# The failure codes the local sandbox gives payouts (the real service passes on its connector's).
+_PAYOUT: Final[tuple[CodeInfo, ...]] = (
+    _env(
+        "account_closed",
+        "payout",
+        "Recipient account closed",
+        "The recipient's bank refused the payout when it settled: the account is closed. "
+        "The money was not paid out.",
+        False,
+        "Do not resend to this account: ask the recipient for another account, then create a "
+        "new payout.",
+    ),
+    _env(
+        "account_ineligible",
+        "payout",
+        "Account cannot receive payouts",
+        "The recipient's account cannot receive payouts; the payout stopped at confirmation "
+        "and nothing was sent.",
+        False,
+        "Ask the recipient for another account or method, then create a new payout.",
+    ),
+)
+
 ALL_UNIFIED_CODES: Final[tuple[str, ...]] = tuple(info.code for info in _UNIFIED + _LEGACY)
 """Every unified code of the spec, legacy coarse codes included."""
 
@@ -365,7 +388,7 @@ ERROR_ENVELOPE_CODES: Final[tuple[str, ...]] = tuple(info.code for info in _ENVE
 """The `error.code` values of the spec's error envelope, plus `manual_review_rejected`."""
 
 CATALOGUE: Final[dict[str, CodeInfo]] = {
-    info.code.upper(): info for info in _UNIFIED + _LEGACY + _ENVELOPE
+    info.code.upper(): info for info in _UNIFIED + _LEGACY + _ENVELOPE + _PAYOUT
 }
 """Every known code, keyed by its upper-case spelling."""
 

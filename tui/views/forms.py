@@ -155,7 +155,8 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
         if isinstance(widget, Input):
             return widget.value.strip() or None
         if isinstance(widget, Select):
-            return None if widget.value is Select.BLANK else widget.value
+            # Select.NULL: no choice (Select.BLANK is Widget.BLANK, a bool, never a value).
+            return None if widget.value is Select.NULL else widget.value
         if isinstance(widget, Checkbox):
             return widget.value
         text = getattr(widget, "text", None)  # a TextArea

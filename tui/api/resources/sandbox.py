@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from tui.api.models.disputes import Dispute
 from tui.api.models.payments import Payment
+from tui.api.models.payouts import Payout
 from tui.api.models.subscriptions import (
     InvoiceListRequest,
     InvoiceListResponse,
@@ -117,6 +118,22 @@ class SandboxResource(Resource):
             Dispute,
             body={"outcome": outcome},
         )
+
+    async def reverse_payout(self, payout_id: str) -> Payout:
+        """POST /_sandbox/payouts/{payout_id}/reverse: the recipient's bank sends a paid-out
+        payout back (success -> reversed)."""
+        return await self._client.call(
+            "POST", f"/_sandbox/payouts/{seg(payout_id)}/reverse", Payout, body={}
+        )
+
+    async def payout_test_accounts(self) -> list[dict[str, Any]]:
+        """GET /_sandbox/payout-test-accounts: the account numbers that make a payout fail or
+        be ineligible ({rule, example, outcome} each)."""
+        data = await self._client.request("GET", "/_sandbox/payout-test-accounts")
+        rows = data.get("data") if isinstance(data, dict) else data
+        if not isinstance(rows, list):
+            return []
+        return [row for row in rows if isinstance(row, dict)]
 
     async def accept_invite(
         self, email: str, password: str, totp: bool | str | None = None
