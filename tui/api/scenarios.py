@@ -312,7 +312,7 @@ SCENARIOS: Final[tuple[Scenario, ...]] = (
         "9",
         "renewal",
         "Subscription renewal",
-        "a new subscription, then the clock moves to its renewal: paid",
+        "a new subscription, the clock moved to its renewal",
         Trigger.renewal,
     ),
     Scenario(
