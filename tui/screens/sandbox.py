@@ -172,7 +172,8 @@ class SandboxView(AreaView):
         self._fit()
 
     def focus_main(self) -> None:
-        (self.values_table if self._local else self).focus()
+        # The area opens at its top: focus must not scroll the body to the table.
+        (self.values_table if self._local else self).focus(scroll_visible=False)
 
     @property
     def _local(self) -> bool:
