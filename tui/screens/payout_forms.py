@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual import work
-from textual.widgets import Checkbox, Input, Select, Static
+from textual.widgets import Checkbox, Select, Static
 
 from tui.screens.payouts import method_text
 from tui.views.choices import Choice, ChoiceFormScreen
@@ -23,6 +23,7 @@ from tui.views.forms import ConfirmScreen, Field, FormErrors, metadata_field, re
 from tui.views.model_fields import model_errors, model_inputs, model_of, read_model
 from tui.views.text import safe_markup
 from tui.widgets.format import format_amount, parse_amount
+from tui.widgets.inputs import SafeInput
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -182,7 +183,7 @@ class PayoutForm(ChoiceFormScreen):
 
     # -- fields ---------------------------------------------------------------------------------
 
-    def method_options(self) -> list[tuple[str, str]]:
+    def method_options(self) -> list[tuple[Any, str]]:
         return [(METHOD_LABELS.get(m, m), m) for m in METHODS]
 
     def default_method(self) -> str:
@@ -195,11 +196,11 @@ class PayoutForm(ChoiceFormScreen):
         currency = p.currency if p is not None else "USD"
         amount = format_amount(p.amount, p.currency, code=False) if p is not None else "25.00"
         result = [
-            Field("amount", "Amount", Input(amount, compact=True, id="field-amount")),
+            Field("amount", "Amount", SafeInput(amount, compact=True, id="field-amount")),
             Field(
                 "currency",
                 "Currency",
-                Input(currency, compact=True, id="field-currency"),
+                SafeInput(currency, compact=True, id="field-currency"),
                 "ISO 4217: USD, EUR, GBP, BRL…",
             ),
             Field(
@@ -255,7 +256,7 @@ class PayoutForm(ChoiceFormScreen):
             Field(
                 "customer-id",
                 "Customer id (optional)",
-                Input(
+                SafeInput(
                     (customer.id if customer else None) or "",
                     placeholder="cus_…  blank: a new customer is made",
                     compact=True,
@@ -265,7 +266,7 @@ class PayoutForm(ChoiceFormScreen):
             Field(
                 "customer-name",
                 "Customer name (optional)",
-                Input(
+                SafeInput(
                     (customer.name if customer else None) or "",
                     compact=True,
                     id="field-customer-name",
@@ -274,7 +275,7 @@ class PayoutForm(ChoiceFormScreen):
             Field(
                 "customer-email",
                 "Customer email (optional)",
-                Input(
+                SafeInput(
                     (customer.email if customer else None) or "",
                     placeholder="e.g. payee@example.com",
                     compact=True,
@@ -284,7 +285,7 @@ class PayoutForm(ChoiceFormScreen):
             Field(
                 "description",
                 "Description (optional)",
-                Input(
+                SafeInput(
                     (p.description if p is not None else None) or "",
                     placeholder="e.g. Seller settlement",
                     compact=True,
@@ -381,7 +382,7 @@ class PayoutForm(ChoiceFormScreen):
     @work(group="payout-test-accounts", exit_on_error=False, description="Test accounts")
     async def _test_accounts(self) -> None:
         rows = await self.client.sandbox.payout_test_accounts()
-        said = [test_account(r) for r in rows if r.get("rule") != "anything else"]
+        said = [account_said(r) for r in rows if r.get("rule") != "anything else"]
         if said:
             text = "Sandbox: " + " · ".join(safe_markup(s) for s in said)
             self.query_one("#hint-method", Static).update(text)
@@ -492,7 +493,7 @@ class PayoutForm(ChoiceFormScreen):
         return format_amount(parse_amount(self.value("amount") or "", currency), currency)
 
 
-def test_account(row: Mapping[str, Any]) -> str:
+def account_said(row: Mapping[str, Any]) -> str:
     """A sandbox test account in a few words: "…0002 → failed when it settles"."""
     import re
 
@@ -522,7 +523,7 @@ class NewPayoutForm(PayoutForm):
     )
     submit_label = "Create payout"
 
-    def method_options(self) -> list[tuple[str, str]]:
+    def method_options(self) -> list[tuple[Any, str]]:
         return [*super().method_options(), ("None yet (add it with Update)", _NONE)]
 
     def submit_text(self) -> str | None:
@@ -568,9 +569,14 @@ class PayoutUpdateForm(PayoutForm):
             f"amount and details can change. Current method: {kept}."
         )
 
-    def method_options(self) -> list[tuple[str, str]]:
+    def method_options(self) -> list[tuple[Any, str]]:
+        from rich.text import Text
+
+        from tui.views.text import safe
+
         current = method_text(self.payout) if self.payout.payout_method_data else "none yet"
-        return [(f"Keep the current method ({current})", _KEEP), *super().method_options()]
+        keep = Text.assemble("Keep the current method (", safe(current), ")")
+        return [(keep, _KEEP), *super().method_options()]
 
     def default_method(self) -> str:
         return _KEEP

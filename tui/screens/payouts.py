@@ -50,7 +50,7 @@ from tui.widgets.format import (
     status_text,
     theme_colour,
 )
-from tui.widgets.masked_input import last_digits
+from tui.widgets.inputs import last_digits
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost
@@ -483,11 +483,16 @@ _SETTLES = {
 }
 
 
-def _position(p: Any) -> tuple[int, bool]:
+def _position(p: Any, before: str | None = None) -> tuple[int, bool]:
+    """Where the payout stands; `before` is the status it was seen in before (a payout
+    cancelled while waiting to be fulfilled stopped there, which its data alone cannot say)."""
     status = str(p.status)
     if status in _POSITION:
         return _POSITION[status]
     if status == "cancelled":
+        seen = _POSITION.get(before or "")
+        if seen is not None and not seen[1] and seen[0] < len(_FLOW):
+            return seen[0], True
         if p.attempts:
             return 4, True
         return (2 if p.payout_method_data else 1), True
@@ -496,9 +501,12 @@ def _position(p: Any) -> tuple[int, bool]:
     return 0, False  # a status this version does not know: the service decides
 
 
-def flow(p: Any, variables: Mapping[str, str], local: bool) -> list[Step]:
-    """The payout's steps: done, current (with the key that moves it on), to do, or stopped."""
-    at, ended = _position(p)
+def flow(
+    p: Any, variables: Mapping[str, str], local: bool, before: str | None = None
+) -> list[Step]:
+    """The payout's steps: done, current (with the key that moves it on), to do, or stopped
+    (`before`: the status it was last seen in, see `_position`)."""
+    at, ended = _position(p, before)
     status = str(p.status)
     method = method_text(p) if p.payout_method_data else ""
     auto = bool(p.auto_fulfill)
@@ -591,6 +599,8 @@ class PayoutDetailScreen(DetailScreen[Any]):
     def __init__(self, payout_id: str) -> None:
         super().__init__(payout_id)
         self.customer: Related[Any] = Related()
+        self.seen: str | None = None  # the status last shown
+        self.before: str | None = None  # the one shown before it
 
     def on_mount(self) -> None:
         # Textual calls DetailScreen.on_mount (the first read) after this one by itself.
@@ -625,6 +635,8 @@ class PayoutDetailScreen(DetailScreen[Any]):
 
     def render_record(self, p: Any) -> None:
         variables = self.app.theme_variables
+        if str(p.status) != self.seen:
+            self.before, self.seen = self.seen, str(p.status)
         self.section("flow").update(self._flow(p))
         code = p.unified_code or p.error_code
         self.show_section("failure", bool(code))
@@ -639,7 +651,8 @@ class PayoutDetailScreen(DetailScreen[Any]):
 
     def _flow(self, p: Any) -> RenderableType:
         variables = self.app.theme_variables
-        steps = flow_steps(flow(p, variables, self.runtime.options.is_local), variables)
+        local = self.runtime.options.is_local
+        steps = flow_steps(flow(p, variables, local, self.before), variables)
         allowed = [a for a in self.allowed() if a.name != "customer"]
         if not allowed:
             return steps

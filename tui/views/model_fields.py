@@ -2,10 +2,10 @@
 
 Which fields exist, which are required (the others say "optional"), which take a choice (an
 enum becomes a picker) and which hold a secret (`Field(repr=False)`, or an account number: a
-`MaskedInput`) all come from the model, so a form never restates them. The fields are named
-`<prefix>-<model field>` so several models can share a form (a payout's card, ACH, SEPA...);
-`read_model` gives back what was typed as the model takes it, and `model_errors` puts each of
-the model's messages under its field.
+`MaskedInput`; the others are `SafeInput`s) all come from the model, so a form never restates
+them. The fields are named `<prefix>-<model field>` so several models can share a form (a
+payout's card, ACH, SEPA...); `read_model` gives back what was typed as the model takes it, and
+`model_errors` puts each of the model's messages under its field.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from collections.abc import Collection, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from textual.widgets import Input, Select
+from textual.widgets import Select
 
 from tui.views.forms import Field
-from tui.widgets.masked_input import MaskedInput
+from tui.widgets.inputs import MaskedInput, SafeInput
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -103,7 +103,7 @@ def model_inputs(
                 id=ident,
             )
         else:
-            kind = MaskedInput if (not info.repr or name in masked) else Input
+            kind = MaskedInput if (not info.repr or name in masked) else SafeInput
             widget = kind(
                 "" if current is None else str(current),
                 placeholder=placeholders.get(name, ""),

@@ -1,11 +1,18 @@
-"""An input for an account or card number: readable while typed, masked once left.
+"""Inputs for service data: one that never passes control characters to the terminal, and
+one for an account or card number, readable while typed and masked once left.
 
-What is typed shows while the field has the focus (a number must be checked as it is typed);
-once the focus moves on, all but the last four characters show as `•`, as the detail shows
-them afterwards. The value itself is untouched.
+`SafeInput` is for a field prefilled with what the service sent (a description to edit): the
+value is kept as it is, but control characters show as visible symbols (ESC as ␛), one cell
+each, so the cursor stays where the characters are and no escape sequence reaches the terminal.
+
+`MaskedInput`: what is typed shows while the field has the focus (a number must be checked as
+it is typed); once the focus moves on, all but the last four characters show as `•`, as the
+detail shows them afterwards. The value itself is untouched.
 """
 
 from __future__ import annotations
+
+import re
 
 from rich.text import Text
 from textual.widgets import Input
@@ -45,14 +52,45 @@ def last_digits(value: str | None, keep: int = 4) -> str:
     return f"•••• {tail}" if len(plain) > keep else tail
 
 
-class MaskedInput(Input):
-    """An `Input` whose value is masked (but for its last four characters) when unfocused."""
+# C0 and C1 controls, DEL, and the bidirectional overrides that reorder a line.
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _symbol(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)  # the Control Pictures block: ␛ for ESC
+    if code == 0x7F:
+        return "\u2421"  # ␡
+    return "\ufffd"  # one cell, as the character it stands for
+
+
+def one_cell_visible(value: str) -> str:
+    """`value` with each control character as one visible symbol (same length, same places)."""
+    return _UNSAFE.sub(_symbol, value)
+
+
+class SafeInput(Input):
+    """An `Input` that shows control characters as symbols instead of sending them on."""
+
+    def shown(self, value: str) -> str:
+        """What the field shows for `value` (the value itself is kept)."""
+        return one_cell_visible(value)
 
     @property
     def _value(self) -> Text:
-        if self.has_focus or self.password or not self.value:
+        if self.password:
             return super()._value
-        return Text(mask(self.value), no_wrap=True, overflow="ignore", end="")
+        return Text(self.shown(self.value), no_wrap=True, overflow="ignore", end="")
+
+
+class MaskedInput(SafeInput):
+    """An `Input` whose value is masked (but for its last four characters) when unfocused."""
+
+    def shown(self, value: str) -> str:
+        if self.has_focus or not value:
+            return super().shown(value)
+        return mask(super().shown(value))
 
     def on_focus(self) -> None:
         self.refresh()
