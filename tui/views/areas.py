@@ -75,7 +75,13 @@ AREAS: tuple[Area, ...] = (
         "Payouts and their methods",
         "tui.screens.payouts:PayoutsView",
     ),
-    Area("links", "Links", "plink_", "Payment links"),
+    Area(
+        "links",
+        "Links",
+        "plink_",
+        "Payment links: make, share (QR), follow until paid",
+        "tui.screens.links:LinksView",
+    ),
     Area("analytics", "Analytics", None, "Payment, refund and dispute metrics"),
     Area("users", "Users", None, "Team users and roles"),
     Area(

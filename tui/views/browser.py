@@ -1,0 +1,61 @@
+"""Handing a URL to the world outside the terminal: open it in a browser, copy it.
+
+Opening runs `webbrowser.open` in a thread (launching a browser can take a while and must not
+freeze the screen), and only where a graphical browser can show up: with no display (an SSH
+session, a container) `webbrowser` would start a console browser inside the terminal the app is
+drawing in, so the user is told to copy the link instead. `$BROWSER` set by the user is taken
+as their choice. Each outcome is said in a toast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+
+def graphical_browser_likely() -> bool:
+    """Whether a browser window can open from here (macOS, Windows, an X or Wayland display,
+    or a `$BROWSER` the user chose)."""
+    if os.environ.get("BROWSER"):
+        return True
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def open_in_browser(app: Any, url: str, what: str = "the link") -> None:
+    """Open `url` in the user's browser (in a thread), with a toast saying what happened."""
+    if not graphical_browser_likely():
+        app.notify(
+            f"No graphical browser here (no display): y copies {what} to open it elsewhere.",
+            title="Not opened",
+            severity="warning",
+            markup=False,
+        )
+        return
+
+    def launch() -> None:
+        import webbrowser
+
+        opened = webbrowser.open(url, new=2)
+        if opened:
+            app.call_from_thread(
+                app.notify, url, title=f"Opened {what} in the browser", markup=False
+            )
+        else:
+            app.call_from_thread(
+                app.notify,
+                f"No browser could be started: y copies {what}.",
+                title="Not opened",
+                severity="warning",
+                markup=False,
+            )
+
+    app.run_worker(launch, thread=True, group="browser", description="Opening", exit_on_error=False)
+
+
+def copy_text(app: Any, text: str, what: str = "the link") -> None:
+    """Copy `text` to the clipboard (the terminal's OSC 52), with a toast showing it."""
+    app.copy_to_clipboard(text)
+    app.notify(text, title=f"Copied {what}", markup=False)
