@@ -292,9 +292,45 @@ class PayscopeApp(App[int]):
             "Find a payment, refund, dispute, customer or event by id, email or last 4",
             self.action_find,
         )
+        if self.runtime.options.is_local:
+            from tui.api.scenarios import SCENARIOS
+
+            yield SystemCommand(
+                "Sandbox clock",
+                "Advance the local sandbox's clock, after a preview of what falls due",
+                self.action_sandbox_clock,
+            )
+            for scenario in SCENARIOS:
+                yield SystemCommand(
+                    f"Trigger: {scenario.title}",
+                    f"{scenario.help} (key {scenario.key} in :sandbox)",
+                    lambda key=scenario.key: self.trigger(key),
+                )
         yield SystemCommand("Theme", "Preview and pick a theme (live)", self.action_change_theme)
         yield SystemCommand("Keys", "Show every key of this screen", self.action_help)
         yield SystemCommand("Quit", "Quit payscope", self.action_quit)
+
+    def action_sandbox_clock(self) -> None:
+        """The local sandbox's clock, over whatever is on screen."""
+        from tui.screens.clock import ClockScreen
+
+        if self.runtime.options.is_local and not isinstance(self.screen, ClockScreen):
+            self.push_screen(ClockScreen())
+
+    def trigger(self, key: str) -> None:
+        """Fire the Trigger scenario of `key` from the :sandbox area (it opens what it made)."""
+        from tui.api.scenarios import SCENARIOS
+        from tui.screens.sandbox import SandboxView
+
+        main = self.get_screen_main()
+        scenario = next((s for s in SCENARIOS if s.key == key), None)
+        if main is None or scenario is None:
+            return
+        self.goto("sandbox")
+        view = main.current_view()
+        if isinstance(view, SandboxView):
+            # After the next refresh: a view shown for the first time composes first.
+            self.call_after_refresh(view.fire, scenario)
 
     def goto(self, area: str, record_id: str | None = None) -> None:
         """Show an area (closing screens above the main one), and open a record in it."""

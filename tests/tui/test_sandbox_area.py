@@ -206,3 +206,26 @@ def test_sandbox_area(
 @pytest.mark.parametrize("theme", ["payscope-dark", "payscope-light"])
 def test_clock_form(theme: str, dirs: Dirs, snap_compare: Any) -> None:
     assert snap_compare(build(*dirs, theme=theme), terminal_size=(100, 34), run_before=_clock)
+
+
+async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs) -> None:
+    from tui.screens.payment_detail import PaymentDetailScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Sandbox clock", "Trigger: Payment, one step", "Trigger: Dispute opened"} <= titles
+        command = next(
+            c for c in app.get_system_commands(app.screen) if c.title.endswith("one step")
+        )
+        command.callback()
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen), 15)
+        screen = app.screen
+        await until(lambda: screen.record is not None)
+        assert screen.record.status == "succeeded"
+        clock = next(c for c in app.get_system_commands(app.screen) if c.title == "Sandbox clock")
+        clock.callback()
+        await until(lambda: isinstance(app.screen, ClockScreen))
+        await pilot.pause()
+        assert app.screen.query_one("#clock-preset", Select).has_focus

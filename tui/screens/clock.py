@@ -90,7 +90,7 @@ class ClockScreen(FormScreen):
         ]
 
     def on_mount(self) -> None:
-        self.query_one("#clock-preset").focus()
+        # FormScreen's own on_mount puts the focus on the first field (the preset).
         self._refresh_preview()
 
     # -- where the clock would go ---------------------------------------------------------------

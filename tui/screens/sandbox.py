@@ -29,8 +29,6 @@ from tui.views.text import safe
 from tui.widgets.format import theme_colour
 
 if TYPE_CHECKING:
-    from textual.app import SystemCommand
-
     from tui.api.scenarios import Scenario
 
 CURL_EXAMPLE = 'curl -sS "$PAYSCOPE_BASE_URL/payments/list" -H "api-key: $PAYSCOPE_API_KEY"'
@@ -326,7 +324,9 @@ class SandboxView(AreaView):
         self.action_copy_value()
 
     def fire(self, scenario: Scenario) -> None:
-        self.triggers._select(scenario.key)
+        for table in self.query("#sandbox-triggers").results(ResourceTable):
+            if scenario.key in table.records:
+                table.move_cursor(row=table.get_row_index(scenario.key))
         self.notify(f"{scenario.title}: {scenario.help}…", title="Trigger")
         self._run(scenario)
 
@@ -346,28 +346,3 @@ class SandboxView(AreaView):
         self.notify(made.summary, title=scenario.title)
         self.show_values()  # the clock may have moved
         self.app.goto(made.area, made.record_id)
-
-    def context_commands(self) -> list[SystemCommand]:
-        from textual.app import SystemCommand
-
-        from tui.api.scenarios import SCENARIOS
-
-        if not self._local:
-            return []
-        commands = [
-            SystemCommand(
-                f"Trigger: {s.title}",
-                s.help,
-                lambda s=s: self.fire(s),
-            )
-            for s in SCENARIOS
-        ]
-        commands.append(
-            SystemCommand(
-                "Copy the sandbox's export lines", "For a shell", self.action_copy_exports
-            )
-        )
-        commands.append(
-            SystemCommand("Advance the sandbox clock", "With a preview", self.action_clock)
-        )
-        return commands
