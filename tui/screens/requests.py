@@ -322,10 +322,16 @@ class CurlScreen(ModalScreen[None]):
         with VerticalScroll() as box:
             box.border_title = "Copied as curl"
             yield Static(safe(self.curl, multiline=True), id="curl-text")
+            where = (
+                " On this local sandbox, :sandbox then x copies the export lines that set it."
+                if getattr(self.app, "runtime", None) and self.app.runtime.options.is_local
+                else ""
+            )
             yield Static(
                 "Sent to the clipboard with OSC 52 (if your terminal allows it). The key is read "
-                "from $PAYSCOPE_API_KEY; redacted fields read [REDACTED].",
+                f"from $PAYSCOPE_API_KEY; redacted fields read [REDACTED].{where}",
                 id="curl-hint",
+                markup=False,
             )
 
     def action_close(self) -> None:
