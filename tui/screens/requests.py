@@ -322,9 +322,10 @@ class CurlScreen(ModalScreen[None]):
         with VerticalScroll() as box:
             box.border_title = "Copied as curl"
             yield Static(safe(self.curl, multiline=True), id="curl-text")
+            runtime = getattr(self.app, "runtime", None)
             where = (
                 " On this local sandbox, :sandbox then x copies the export lines that set it."
-                if getattr(self.app, "runtime", None) and self.app.runtime.options.is_local
+                if runtime is not None and runtime.options.is_local
                 else ""
             )
             yield Static(
