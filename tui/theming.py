@@ -74,6 +74,10 @@ _STATUS_TO_VARIABLE: dict[str, str] = {
     "dispute_lost": "status-failed",
     "lost": "status-failed",
     "unpaid": "status-failed",
+    "payment_failed": "status-failed",  # a subscription invoice's
+    "trial": "status-processing",
+    "paused": "status-expired",
+    "in_active": "status-expired",
     "cancelled": "status-cancelled",
     "dispute_cancelled": "status-cancelled",
     "expired": "status-expired",

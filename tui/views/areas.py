@@ -67,7 +67,13 @@ AREAS: tuple[Area, ...] = (
         "Disputes, evidence and outcomes",
         "tui.screens.disputes:DisputesView",
     ),
-    Area("subscriptions", "Subscriptions", "sub_", "Subscriptions, plans and invoices"),
+    Area(
+        "subscriptions",
+        "Subscriptions",
+        "sub_",
+        "Subscriptions, plans and invoices",
+        "tui.screens.subscriptions:SubscriptionsView",
+    ),
     Area(
         "payouts",
         "Payouts",

@@ -129,6 +129,28 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
         focusable = [f.widget for f in self._fields if f.widget.focusable]
         (focusable[0] if focusable else self.query_one("#form-submit")).focus()
         self._relabel()
+        self.call_after_refresh(self._fit_height)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_height)
+
+    def _fit_height(self) -> None:
+        """Keep the fields' scroll inside what the box shows: on a short terminal the box is cut
+        at 94% of the screen, and a scroll taller than that never scrolls to a field under the
+        cut (an error there would stay out of sight)."""
+        if not self.is_mounted:
+            return
+        box = self.query_one("#form-footer").parent
+        if not isinstance(box, Widget):
+            return
+        parts = [p for p in box.children if not isinstance(p, VerticalScroll)]
+        if any(p.outer_size.height == 0 for p in parts if p.display):
+            self.call_after_refresh(self._fit_height)  # not laid out yet
+            return
+        room = int(self.size.height * 0.94) - box.styles.gutter.height
+        room -= sum(p.outer_size.height for p in parts)
+        scroll = self.query_one(VerticalScroll)
+        scroll.styles.max_height = max(3, min(28, room))
 
     @on(Input.Changed)
     @on(Select.Changed)
@@ -225,7 +247,7 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
         try:
             request = self.build()
         except FormErrors as exc:
-            self.show_errors(exc.errors)
+            self.show_errors(exc.errors, exc.general)
             return
         except ValidationError as exc:
             self.show_errors(validation_messages(exc))
@@ -239,7 +261,7 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
         try:
             result = await self.send(request)
         except FormErrors as exc:  # a check that needed the service (the payment's currency)
-            self.show_errors(exc.errors)
+            self.show_errors(exc.errors, exc.general)
             self.query_one("#form-submit", Button).disabled = False
             return
         except Exception as exc:  # shown in the form: the user fixes and sends again
@@ -268,11 +290,15 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
 
 
 class FormErrors(Exception):
-    """Field errors found before the models are even built (e.g. an amount that is not a number)."""
+    """Field errors found before the models are even built (e.g. an amount that is not a number).
 
-    def __init__(self, errors: dict[str, str]) -> None:
+    `general` replaces the form line's "Not sent: check ..." (a card declined after the request
+    was sent says so there, its field error under the card)."""
+
+    def __init__(self, errors: dict[str, str], general: str | None = None) -> None:
         super().__init__(errors)
         self.errors = errors
+        self.general = general
 
 
 # pydantic locations inside nested request models, mapped to the form field that holds them.
