@@ -39,12 +39,24 @@ LAYOUTS: tuple[tuple[str, str], ...] = (
 DEFAULT_CURRENCY = "USD"
 
 
+def _span_seconds(text: str | None) -> int | None:
+    """The seconds of a span typed (`2h`), or None for anything else (a time)."""
+    from tui.views.when import parse_span
+
+    try:
+        return int(parse_span(text or "").total_seconds())
+    except ValueError:
+        return None
+
+
 class NewLinkForm(FormScreen):
     """Make a payment link: what it asks for, until when, where the customer goes after, and
     how the page looks."""
 
     title_text = "New payment link"
     submit_label = "Make link"
+    # Seconds the link lives (set when the fields are read; None: the service's default).
+    lifetime: int | None = None
 
     @property
     def intro(self) -> str:  # type: ignore[override]
@@ -172,6 +184,11 @@ class NewLinkForm(FormScreen):
             if amount == 0:
                 errors["amount"] = "A link asks for more than nothing: type an amount above 0."
         moment = self._expiry(errors)
+        # How long the link lives, for the real service's `session_expiry`: a span exactly as
+        # typed, a time as the seconds from now to it.
+        self.lifetime = _span_seconds(self.value("expiry")) if moment else None
+        if moment and self.lifetime is None:
+            self.lifetime = max(round((moment - self._now()).total_seconds()), 1)
         return_url = self.value("return_url")
         if return_url and not return_url.startswith(("https://", "http://")):
             errors["return_url"] = "A web address starting with https:// (or http://)."
@@ -220,8 +237,4 @@ class NewLinkForm(FormScreen):
         if self.runtime.options.is_local:
             return await links.create(request)
         # The real service: a payment with a link, living `session_expiry` seconds.
-        seconds = None
-        if request.expiry:
-            due = datetime.fromisoformat(request.expiry.replace("Z", "+00:00"))
-            seconds = max(int((due - self._now()).total_seconds()), 1)
-        return await links.create_with_payment(request, session_expiry=seconds)
+        return await links.create_with_payment(request, session_expiry=self.lifetime)
