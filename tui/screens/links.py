@@ -338,8 +338,11 @@ class LinksView(ResourceListView[Any]):
 
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
-        self._asked: set[str] = set()  # links read again because their expiry passed
+        # Links read again because their expiry passed: once each (a service that still says
+        # active is believed, not asked every second).
+        self._asked: set[str] = set()
         self._minute = -1
+        self._clock: Any = None  # the timer that looks at the service's clock
 
     def key_of(self, record: Any) -> str:
         return str(record.payment_link_id)
@@ -371,7 +374,8 @@ class LinksView(ResourceListView[Any]):
 
     def runtime_ready(self) -> None:
         super().runtime_ready()
-        self.set_interval(EXPIRY_CHECK, self._check_clock)
+        if self._clock is None:  # once, however often the runtime says it is ready
+            self._clock = self.set_interval(EXPIRY_CHECK, self._check_clock)
 
     def on_change(self, change: Change) -> None:
         """A webhook about a shown link's payment is about the link too (paid, live)."""
@@ -396,10 +400,6 @@ class LinksView(ResourceListView[Any]):
         if minute != self._minute:
             self._minute = minute
             self._repaint()
-
-    def refreshed(self, record: Any) -> None:
-        self._asked.discard(self.key_of(record))
-        super().refreshed(record)
 
     # -- a new link ----------------------------------------------------------------------------
 
