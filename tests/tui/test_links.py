@@ -625,6 +625,22 @@ async def test_the_detail_opens_its_payment(dirs: Dirs, key: str) -> None:
         assert app.screen.payment_id == link.payment_id
 
 
+async def test_find_by_a_whole_link_id_opens_the_link(dirs: Dirs) -> None:
+    from tui.screens.find import FindScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _links(pilot)
+        link_id = next(iter(view.rows))
+        await pilot.press("colon", *f"find {link_id}", "enter")
+        await until(lambda: isinstance(app.screen, FindScreen) and app.screen.done)
+        await pilot.pause()
+        assert [(f.kind, f.object_id) for f in app.screen.found] == [("payment_link", link_id)]
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, LinkDetailScreen))
+        assert app.screen.record_id == link_id
+
+
 async def test_an_unknown_link_says_not_found(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

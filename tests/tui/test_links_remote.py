@@ -229,5 +229,9 @@ async def test_links_on_a_remote_profile_use_the_real_services_shapes(
         assert "left" in shown_text(detail.section("link"))
         # The real record names no payment: the section says so rather than guess.
         assert "does not name its payment" in shown_text(detail.section("payment"))
+        # So there is no payment to open: g (and Enter) are not offered; the link's are.
+        assert [a.name for a in detail.allowed()] == ["open", "copy", "qr"]
+        assert not detail.query_one("#act-payment").display
+        assert detail.check_action("act", ("payment",)) is False
         await pilot.press("escape")
         await until(lambda: link.payment_link_id in view.rows)
