@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -362,6 +363,7 @@ def make_app(
     runtime: Runtime | None = None,
     stable_display: bool = False,
     retry_rng: Callable[[], float] | None = None,
+    daemon: bool = False,
     **sandbox_options: Any,
 ) -> PayscopeApp:
     """Build the app the CLI runs and the tests drive; nothing starts until it is mounted.
@@ -383,6 +385,7 @@ def make_app(
     )
     options.stable_display = stable_display
     options.retry_rng = retry_rng
+    options.daemon = daemon and not sandbox_options
     return PayscopeApp(options, runtime)
 
 
@@ -406,6 +409,11 @@ def _resume_gc() -> None:
         gc.enable()
 
 
+# `PAYSCOPE_SANDBOX=in-process` runs the local sandbox inside the app, stopped on quit, instead
+# of the background service kept between runs.
+ENV_SANDBOX_MODE = "PAYSCOPE_SANDBOX"
+
+
 def run_tui(args: argparse.Namespace) -> int:
     """Run the TUI from the parsed command line; the exit status for the shell."""
     from tui.runtime import OptionsError
@@ -418,12 +426,14 @@ def run_tui(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 theme=args.theme,
                 allow_production=args.allow_production,
+                daemon=os.environ.get(ENV_SANDBOX_MODE, "") != "in-process",
             )
         except OptionsError as exc:
             import sys
 
             print(f"payscope: {exc}", file=sys.stderr)
             return 2
+        app.runtime.spawn_early()  # the sandbox starts while Textual loads
         result = app.run()
     finally:
         _resume_gc()  # an app that failed before its first frame

@@ -98,6 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
         "URL, ids, keys and webhook secret you need; Ctrl+C stops it cleanly.",
         formatter_class=_Formatter,
     )
+    sandbox.add_argument(
+        "action",
+        nargs="?",
+        choices=("status", "stop"),
+        help="status: the background sandbox the TUI keeps (URL, pid, state); stop: stop it. "
+        "Without one, run a sandbox in this terminal",
+    )
     sandbox.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sandbox.add_argument("--port", type=_port, default=8080, help="port (default 8080; 0 = free)")
     sandbox.add_argument("--data", metavar="DIR", help="state directory (default: the data dir)")

@@ -70,6 +70,9 @@ class RuntimeOptions:
     sandbox_options: dict[str, Any] = field(default_factory=dict)
     settings: Any = None
     stable_display: bool = False
+    # The local sandbox as a background service kept between runs (the CLI's choice; tests and
+    # benchmarks that pass sandbox options run it inside the app).
+    daemon: bool = False
     # The API client's backoff jitter (`random.random` when None); tests fix it so that retries
     # against a service that is down take the same time on every run.
     retry_rng: Callable[[], float] | None = None
@@ -194,6 +197,11 @@ class Runtime:
         self.listener_url = ""
         self.base_url = ""
         self.merchant_id: str | None = None
+        # The local sandbox's identity and keys (either mode); None on a remote profile.
+        self.credentials: Any = None
+        self.daemon_dir: Path | None = None
+        self.spawned_daemon: int | None = None
+        self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
         self.business_profile_id: str | None = None
         self.ready = asyncio.Event()
         self.problems: list[str] = []
@@ -218,6 +226,7 @@ class Runtime:
         # A retry after a failed start: what did come up must not linger (ports, open files).
         await self.stop()
         self.sandbox = self.listener = self.client = None
+        self.credentials = self.daemon_dir = None
         if self.options.is_local:
             await self._start_local(report)
         else:
@@ -233,6 +242,9 @@ class Runtime:
         return await asyncio.to_thread(load)
 
     async def _start_local(self, report: Progress) -> None:
+        if self.options.daemon:
+            await self._attach_daemon(report)
+            return
         report("Starting the local sandbox…", None)
         server, listener_mod, api = await self._import(
             "tui.sandbox.server", "tui.webhooks.listener", "tui.api.client"
@@ -265,6 +277,7 @@ class Runtime:
             # Seeding writes through its own SQLite connection, so a thread keeps the UI live.
             await asyncio.to_thread(sandbox.seed, total, seeded)
         await _maybe_await(sandbox.set_webhook(hook, secret))
+        self.credentials = credentials
         self.merchant_id = credentials.merchant_id
         self.business_profile_id = credentials.profile_id
         self.client = api.ApiClient(
@@ -276,6 +289,96 @@ class Runtime:
         )
         report("", 1.0)
 
+    async def _attach_daemon(self, report: Progress) -> None:
+        """Use the local sandbox kept running between runs (start it when it is not), then
+        point its webhooks at this run's listener."""
+        from tui.sandbox import daemon
+
+        directory = self.options.data_dir / "sandbox"
+        state = daemon.read_state(directory)
+        spawned = self.spawned_daemon
+        self.spawned_daemon = None
+        if state is None and spawned is not None and not daemon.alive(spawned):
+            spawned = None  # started early but gone at once: try once more, to say why
+        if state is None and spawned is None:
+            report("Starting the local sandbox…", None)
+            port, _origin = self.wanted_sandbox_port()
+            spawned = await asyncio.to_thread(
+                daemon.spawn, directory, port=port, seed=self.options.seed
+            )
+        listener_mod, api = await self._import("tui.webhooks.listener", "tui.api.client")
+        state = await self._wait_ready(directory, report, spawned)
+        credentials = await asyncio.to_thread(daemon.read_credentials, directory)
+        if credentials is None:
+            raise RuntimeError(f"The local sandbox in {directory} has no keys in its database.")
+        if state.note:
+            self.notices.append(f"{state.note} curl commands copied before name the old port.")
+        self.daemon_dir = directory
+        self.base_url = state.url
+        with contextlib.suppress(OSError):
+            self.port_file.write_text(f"{state.port}\n", encoding="ascii")
+        self.listener = listener = listener_mod.Listener(
+            self.listener_dir, secrets=[credentials.webhook_secret]
+        )
+        hook = await listener.start(HOST, self.options.listener_port or 0)
+        self.listener_url = self._shown_url(hook)
+        self.credentials = credentials
+        self.merchant_id = credentials.merchant_id
+        self.business_profile_id = credentials.profile_id
+        self.client = api.ApiClient(
+            self.base_url,
+            credentials.api_key,
+            profile_id=credentials.profile_id,
+            merchant_id=credentials.merchant_id,
+            **self.options.client_options(),
+        )
+        await self.client.sandbox.set_webhook(hook)
+        report("", 1.0)
+
+    async def _wait_ready(self, directory: Path, report: Progress, spawned: int | None) -> Any:
+        """The daemon's state once it serves, reporting its seeding; a readable error when it
+        stopped instead."""
+        from tui.sandbox import daemon
+
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 30.0
+        while True:
+            state = daemon.read_state(directory)
+            if state is not None and state.phase == "ready":
+                return state
+            if state is not None and state.phase == "seeding":
+                deadline = loop.time() + 30.0  # seeding takes as long as it takes
+                total = max(state.total, 1)
+                report(
+                    f"First run: seeding demo data, {state.done} of {state.total} payments",
+                    state.done / total,
+                )
+            elif state is None and spawned is not None and not daemon.alive(spawned):
+                # It stopped before serving: its log says why.
+                tail = daemon.log_tail(directory) or "(its log is empty)"
+                raise RuntimeError(f"The local sandbox did not start:\n{tail}")
+            if loop.time() > deadline:
+                log = directory / "daemon.log"
+                raise RuntimeError(f"The local sandbox did not answer within 30 s (see {log}).")
+            await asyncio.sleep(0.02)
+
+    def spawn_early(self) -> None:
+        """Start the background sandbox now when this run needs one that is not running, so it
+        comes up while the app is still loading (nothing to do on a remote profile)."""
+        if not (self.options.is_local and self.options.daemon):
+            return
+        from tui.sandbox import daemon
+
+        directory = self.options.data_dir / "sandbox"
+        if daemon.read_state(directory) is None:
+            port, _origin = self.wanted_sandbox_port()
+            self.spawned_daemon = daemon.spawn(directory, port=port, seed=self.options.seed)
+
+    @property
+    def has_local_sandbox(self) -> bool:
+        """True once the local sandbox (in the app or kept in the background) is up."""
+        return self.options.is_local and self.credentials is not None
+
     @property
     def port_file(self) -> Path:
         """Where the embedded sandbox's last port is kept (so curl commands stay valid)."""
@@ -285,9 +388,11 @@ class Runtime:
         """The port to try first and where it comes from: `[local] sandbox_port` in the
         settings, else the port of the last run, else 0 (any free port)."""
         settings = self.options.settings
-        local = getattr(settings, "local", None)
-        configured = getattr(local, "sandbox_port", None)
-        if isinstance(configured, int):
+        if settings is None:  # not validated yet (start-up): the file's plain value
+            configured = _peek_local_port(self.options.config_dir)
+        else:
+            configured = getattr(getattr(settings, "local", None), "sandbox_port", None)
+        if isinstance(configured, int) and 0 <= configured < 65536:
             return configured, "set as sandbox_port in the [local] settings"
         try:
             remembered = int(self.port_file.read_text(encoding="ascii").strip())
@@ -379,24 +484,43 @@ class Runtime:
     def now(self) -> float:
         """The time as the service sees it: the local sandbox's clock (it can be advanced),
         else the wall clock. Deadlines (a dispute's) are judged by it."""
-        clock = _clock_of(self.sandbox)
-        if clock is None:
-            import time
+        import time
 
-            return time.time()
-        return float(clock.now())
+        clock = _clock_of(self.sandbox)
+        if clock is not None:
+            return float(clock.now())
+        if self.daemon_dir is not None:
+            # The background sandbox keeps its clock's offset in its database: read at most
+            # twice a second (cells and deadlines ask often).
+            offset, read_at = self._offset
+            wall = time.monotonic()
+            if wall - read_at > 0.5:
+                from tui.sandbox.daemon import read_clock_offset
+
+                offset = read_clock_offset(self.daemon_dir)
+                self._offset = (offset, wall)
+            return time.time() + offset
+        return time.time()
+
+    def forget_clock(self) -> None:
+        """The clock was just moved: read it afresh next time."""
+        self._offset = (self._offset[0], -1.0)
 
     def clock_text(self) -> str:
         """The sandbox's clock (it can be advanced, so it is not the wall clock), or ""."""
-        clock = _clock_of(self.sandbox)
-        if clock is None:
+        if not self.has_local_sandbox:
             return ""
         from datetime import UTC, datetime
 
-        return datetime.fromtimestamp(clock.now(), UTC).strftime("%Y-%m-%d %H:%M")
+        return datetime.fromtimestamp(self.now(), UTC).strftime("%Y-%m-%d %H:%M")
 
     async def stop(self) -> None:
-        """Stop what was started (each part on its own, so one failure does not leak the rest)."""
+        """Stop what was started (each part on its own, so one failure does not leak the rest).
+
+        A background sandbox keeps running; its webhooks are held until a listener attaches."""
+        if self.daemon_dir is not None and self.client is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.client.sandbox.set_webhook(None), 1.0)
         for part in (self.client, self.listener, self.sandbox):
             if part is None:
                 continue
@@ -462,6 +586,20 @@ def _peek_settings(path: Path, profile: str | None) -> _Peek | None:
     if not _optional_str(table.get("theme")) or not (port is None or type(port) is int):
         return None
     return _Peek(default, theme, table.get("theme"), port, dict(keymap))
+
+
+def _peek_local_port(config_dir: Path | None) -> Any:
+    """`[local] sandbox_port` from the settings file, unvalidated (None when absent)."""
+    import tomllib
+
+    if config_dir is None:
+        return None
+    try:
+        data = tomllib.loads((config_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    local = data.get("local")
+    return local.get("sandbox_port") if isinstance(local, dict) else None
 
 
 def _optional_str(value: Any) -> bool:

@@ -60,6 +60,22 @@ def _progress_bar(out: TextIO) -> tuple[Callable[[int, int], None], Callable[[],
 
 def run(args: argparse.Namespace) -> int:
     """Entry point of `payscope sandbox` (returns the exit code)."""
+    from tui.sandbox import daemon
+
+    directory = Path(args.data).expanduser() if args.data else default_data_dir()
+    action = getattr(args, "action", None)
+    if action is not None:
+        return _manage(action, directory)
+    running = daemon.read_state(directory)
+    if running is not None:
+        print(
+            f"payscope sandbox: the background sandbox the TUI keeps already serves "
+            f"{directory} on {running.url} (pid {running.pid}). Use it as it is "
+            "(`payscope sandbox status` shows it; :sandbox in the TUI has its keys), stop it "
+            "first (`payscope sandbox stop`), or pass --data DIR for another sandbox.",
+            file=sys.stderr,
+        )
+        return 1
     from tui.sandbox.server import Sandbox
 
     try:
@@ -85,6 +101,53 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_serve(sandbox, args.host, args.port))
     except KeyboardInterrupt:
         return 0
+
+
+def _manage(action: str, directory: Path) -> int:
+    """`payscope sandbox status` and `payscope sandbox stop`: the background sandbox."""
+    from tui.sandbox import daemon
+
+    state = daemon.read_state(directory)
+    if action == "stop":
+        if not daemon.stop(directory):
+            print(f"No background sandbox is running for {directory}.")
+            return 0
+        print(f"Stopped the background sandbox (pid {state.pid if state else '?'}).")
+        return 0
+    if state is None:
+        print(
+            f"No background sandbox is running for {directory}. `payscope` starts one (and "
+            "keeps it between runs); `payscope sandbox` runs one in this terminal."
+        )
+        return 3
+    creds = daemon.read_credentials(directory)
+    lines = [
+        f"background sandbox: {state.phase}",
+        f"  pid              {state.pid}",
+        f"  base URL         {state.url}",
+        f"  data             {directory}",
+    ]
+    if state.phase == "seeding":
+        lines.append(f"  seeding          {state.done} of {state.total} payments")
+    if creds is not None:
+        lines += [
+            f"  merchant id      {creds.merchant_id}",
+            f"  profile id       {creds.profile_id}",
+            f"  secret key       {mask(creds.api_key)}  (in full: :sandbox in the TUI, `s`)",
+        ]
+    if state.note:
+        lines.append(f"  note             {state.note}")
+    lines.append(f"  log              {directory / daemon.LOG_FILE}")
+    lines.append("Stop it with `payscope sandbox stop`.")
+    print("\n".join(lines))
+    return 0
+
+
+def mask(key: str) -> str:
+    """A key as it may be printed: its prefix and last 4 characters."""
+    from tui.secrets import mask as masked
+
+    return masked(key)
 
 
 async def _serve(sandbox: Sandbox, host: str, port: int) -> int:

@@ -160,6 +160,7 @@ class ClockScreen(FormScreen):
         assert isinstance(request, datetime)
         seconds = max(1.0, (request - self.now()).total_seconds())
         answer = await self.runtime.api.sandbox.advance_clock(seconds)
+        self.runtime.forget_clock()
         ran = answer.get("ran") if isinstance(answer, dict) else None
         self.app.notify(outcome_text(request, ran), title="Sandbox clock")
         status = getattr(self.app.screen_stack[0], "refresh_status", None)

@@ -323,7 +323,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         stable = runtime.options.stable_display  # snapshots: the window resets on the wall clock
         if limit is not None and getattr(limit, "remaining", None) is not None and not stable:
             status.rate_limit = f"{limit.remaining}/{limit.limit}"
-        if runtime.sandbox is not None:
+        if runtime.has_local_sandbox:
             status.clock = runtime.clock_text()
 
     def _count_delivery(self, delivery: Any) -> None:

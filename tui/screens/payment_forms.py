@@ -205,7 +205,7 @@ class CardFormScreen(FormScreen):
     @property
     def local(self) -> bool:
         """True on the embedded sandbox, whose test-card table the picker shows."""
-        return self.runtime.sandbox is not None
+        return self.runtime.has_local_sandbox
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pick_card":

@@ -180,10 +180,9 @@ class SandboxView(AreaView):
     def values(self) -> list[Value]:
         """The values a developer needs, from the running sandbox (nothing before it runs)."""
         runtime = self.runtime
-        sandbox = runtime.sandbox
-        if sandbox is None or not runtime.base_url:
+        creds = runtime.credentials
+        if creds is None or not runtime.base_url:
             return []
-        creds = sandbox.credentials
         base = runtime.base_url
         values = [
             Value("base_url", "Base URL", base, "PAYSCOPE_BASE_URL"),
@@ -244,7 +243,7 @@ class SandboxView(AreaView):
         self.query_one("#sandbox-clock", Static).update(self.clock_text())
 
     def clock_text(self) -> Text:
-        if self.runtime.sandbox is None:
+        if not self.runtime.has_local_sandbox:
             return Text("The sandbox is starting…", style="italic")
         now = datetime.fromtimestamp(self.runtime.now(), UTC)
         return Text.assemble(
@@ -335,10 +334,11 @@ class SandboxView(AreaView):
         from tui.api.scenarios import Trigger
         from tui.widgets.errors import describe_error
 
-        sandbox = self.runtime.sandbox
-        key = sandbox.credentials.publishable_key if sandbox is not None else None
+        creds = self.runtime.credentials
+        key = creds.publishable_key if creds is not None else None
         try:
             made = await scenario.run(Trigger(self.runtime.api, key))
+            self.runtime.forget_clock()  # a renewal moves it
         except Exception as exc:
             title, message = describe_error(exc)
             self.notify(f"{scenario.title}: {message}", title=title, severity="error")

@@ -130,4 +130,44 @@ async def upcoming_work(
     )
 
 
+_WEBHOOK_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {
+                "schema": {
+                    "type": "object",
+                    "properties": {"url": {"type": ["string", "null"]}},
+                    "required": ["url"],
+                }
+            }
+        },
+    }
+}
+
+
+@router.post(
+    "/_sandbox/webhook",
+    tags=["sandbox controls"],
+    summary="Point webhook deliveries at a URL (null stops them)",
+    openapi_extra=_WEBHOOK_BODY,
+)
+async def set_webhook(request: Request) -> Response:
+    """Body `{url}`: where the sandbox delivers webhooks from now on, signed with the profile's
+    `payment_response_hash_key`; `null` holds them until a URL is set again (then they go out).
+    The TUI sets its listener's URL here each time it attaches to a running sandbox."""
+    parsed = await read_object(request, '{"url": "http://127.0.0.1:8787/webhooks"}')
+    if "url" not in parsed:
+        raise missing("url", 'Where to deliver, e.g. {"url": "http://127.0.0.1:8787/webhooks"}.')
+    url = parsed["url"]
+    if url is not None and (
+        not isinstance(url, str) or not url.startswith(("http://", "https://")) or len(url) > 2048
+    ):
+        raise invalid("url", url, "an http(s) URL of at most 2048 characters, or null")
+    state = state_of(request)
+    state.set_webhook(url)
+    target, _secret = state.webhook_target()
+    return respond({"url": target})
+
+
 RESOURCE = Resource(name="controls", router=router)

@@ -1,0 +1,208 @@
+"""The background sandbox (tui/sandbox/daemon.py) as real processes: it serves, says where,
+keeps its keys and port, survives the app that started it, stops on request, and a runtime in
+daemon mode attaches to it, gets its webhooks, and leaves nothing behind that was not committed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tui.sandbox import daemon
+
+
+def _wait_ready(directory: Path, timeout: float = 30.0) -> daemon.DaemonState:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = daemon.read_state(directory)
+        if state is not None and state.phase == "ready":
+            return state
+        time.sleep(0.02)
+    raise AssertionError(f"no ready daemon; log:\n{daemon.log_tail(directory)}")
+
+
+@pytest.fixture
+def directory(tmp_path: Path) -> Iterator[Path]:
+    path = tmp_path / "sandbox"
+    yield path
+    daemon.stop(path)  # never leave one behind
+
+
+def test_it_serves_says_where_and_stops(directory: Path) -> None:
+    pid = daemon.spawn(directory, seed=20)
+    state = _wait_ready(directory)
+    assert state.pid == pid and state.total == 20
+    creds = daemon.read_credentials(directory)
+    assert creds is not None and creds.api_key.startswith("snd_")
+    assert creds.api_key not in (directory / daemon.STATE_FILE).read_text()  # no key in it
+    assert creds.api_key not in repr(creds)
+    listed = httpx.post(
+        f"{state.url}/payments/list", json={"limit": 100}, headers={"api-key": creds.api_key}
+    )
+    assert listed.status_code == 200 and listed.json()["total_count"] == 20
+
+    assert daemon.stop(directory)
+    assert daemon.read_state(directory) is None
+    assert not (directory / daemon.STATE_FILE).exists()
+    assert not daemon.alive(pid)
+    assert "stopped" in daemon.log_tail(directory)
+    assert not daemon.stop(directory)  # nothing left to stop
+
+
+def test_a_dead_daemon_is_not_taken_for_a_live_one(directory: Path) -> None:
+    directory.mkdir(parents=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    (directory / daemon.STATE_FILE).write_text(
+        f'{{"pid": {gone.stdout.strip()}, "url": "http://127.0.0.1:1", "phase": "ready"}}'
+    )
+    assert daemon.read_state(directory) is None
+    (directory / daemon.STATE_FILE).write_text("{not json")
+    assert daemon.read_state(directory) is None
+
+
+def test_a_taken_port_moves_it_and_says_so(directory: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen(1)
+        taken = holder.getsockname()[1]
+        daemon.spawn(directory, port=taken)
+        state = _wait_ready(directory)
+    assert state.port != taken
+    assert f"Port {taken} is taken" in state.note
+
+
+def test_it_stops_by_itself_when_its_state_file_goes(directory: Path) -> None:
+    pid = daemon.spawn(directory)
+    _wait_ready(directory)
+    (directory / daemon.STATE_FILE).unlink()  # e.g. its data dir was deleted
+    deadline = time.monotonic() + 10
+    while daemon.alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not daemon.alive(pid)
+
+
+def test_sigterm_stops_it_cleanly(directory: Path) -> None:
+    pid = daemon.spawn(directory)
+    _wait_ready(directory)
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while daemon.alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not daemon.alive(pid)
+    assert not (directory / daemon.STATE_FILE).exists()
+
+
+def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui", "sandbox", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+
+
+def test_status_and_stop_commands(tmp_path: Path) -> None:
+    env = {"PAYSCOPE_DATA_DIR": str(tmp_path / "data")}
+    directory = tmp_path / "data" / "sandbox"
+    try:
+        none = _cli("status", env=env)
+        assert none.returncode == 3 and "No background sandbox" in none.stdout
+        daemon.spawn(directory, seed=5)
+        state = _wait_ready(directory)
+        shown = _cli("status", env=env)
+        assert shown.returncode == 0
+        assert state.url in shown.stdout and f"pid              {state.pid}" in shown.stdout
+        creds = daemon.read_credentials(directory)
+        assert creds is not None and creds.api_key not in shown.stdout  # masked
+        # A second sandbox on the same data is refused, with the way out.
+        clash = _cli("--port", "0", env=env)
+        assert clash.returncode == 1 and "payscope sandbox stop" in clash.stderr
+        stopped = _cli("stop", env=env)
+        assert stopped.returncode == 0 and f"pid {state.pid}" in stopped.stdout
+        assert daemon.read_state(directory) is None
+    finally:
+        daemon.stop(directory)
+
+
+async def test_a_runtime_attaches_gets_webhooks_and_quits_without_losing_anything(
+    tmp_path: Path,
+) -> None:
+    from tui.api.models.payments import PaymentCreateRequest
+    from tui.runtime import Runtime, RuntimeOptions
+
+    data = tmp_path / "data"
+    directory = data / "sandbox"
+
+    def options() -> RuntimeOptions:
+        return RuntimeOptions(
+            profile=None,
+            seed=10,
+            theme=None,
+            allow_production=False,
+            config_dir=tmp_path / "config",
+            data_dir=data,
+            user_theme_dir=None,
+            daemon=True,
+        )
+
+    first = Runtime(options())
+    try:
+        await first.start()
+        assert first.sandbox is None and first.daemon_dir == directory  # not in this process
+        state = daemon.read_state(directory)
+        assert state is not None and first.base_url == state.url
+        assert first.has_local_sandbox and first.credentials.api_key.startswith("snd_")
+        body = {
+            "amount": 1234,
+            "currency": "USD",
+            "confirm": True,
+            "payment_method": "card",
+            "payment_method_type": "credit",
+            "payment_method_data": {
+                "card": {
+                    "card_number": "4242424242424242",
+                    "card_exp_month": "12",
+                    "card_exp_year": "2031",
+                    "card_cvc": "123",
+                }
+            },
+            "billing": {"address": {"line1": "1 Street", "city": "Town", "country": "US"}},
+        }
+        made = await first.api.payments.create(PaymentCreateRequest.model_validate(body))
+        # Its webhook reaches this run's listener, verified, and is journaled at once.
+        deadline = asyncio.get_running_loop().time() + 10
+        while first.journal.count() == 0:
+            assert asyncio.get_running_loop().time() < deadline, "no webhook arrived"
+            await asyncio.sleep(0.02)
+        moved = await first.api.sandbox.advance_clock(3600)
+        assert moved
+        first.forget_clock()
+        assert first.now() > time.time() + 3500  # the background sandbox's clock, read back
+    finally:
+        await first.stop()
+    assert daemon.read_state(directory) is not None  # it outlives the run
+
+    again = Runtime(options())
+    try:
+        await again.start()
+        assert again.base_url == first.base_url  # same port, same keys: copied curls still run
+        assert (await again.api.payments.retrieve(made.payment_id)).amount == 1234
+        assert again.journal.count() >= 1  # what arrived before quitting is still there
+    finally:
+        await again.stop()
+        daemon.stop(directory)
