@@ -105,6 +105,13 @@ AREAS: tuple[Area, ...] = (
         "tui.screens.requests:RequestsView",
     ),
     Area(
+        "sandbox",
+        "Sandbox",
+        None,
+        "The local sandbox: keys, clock, Trigger",
+        "tui.screens.sandbox:SandboxView",
+    ),
+    Area(
         "settings",
         "Settings",
         None,
