@@ -17,8 +17,8 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
-from typing import Any, TypeVar
+from functools import cached_property, partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -26,20 +26,22 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from tui import __version__
 from tui.api import errors
 from tui.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
-from tui.api.resources.analytics import AnalyticsResource
-from tui.api.resources.api_keys import ApiKeysResource
-from tui.api.resources.customers import CustomersResource
-from tui.api.resources.disputes import DisputesResource
-from tui.api.resources.events import EventsResource
-from tui.api.resources.payment_links import PaymentLinksResource
-from tui.api.resources.payments import PaymentsResource
-from tui.api.resources.payouts import PayoutsResource
-from tui.api.resources.profiles import ProfilesResource
-from tui.api.resources.refunds import RefundsResource
-from tui.api.resources.sandbox import SandboxResource
-from tui.api.resources.subscriptions import SubscriptionsResource
-from tui.api.resources.users import UsersResource
 from tui.api.retry import Replay, RetryPolicy, may_retry_error, may_retry_status
+
+if TYPE_CHECKING:
+    from tui.api.resources.analytics import AnalyticsResource
+    from tui.api.resources.api_keys import ApiKeysResource
+    from tui.api.resources.customers import CustomersResource
+    from tui.api.resources.disputes import DisputesResource
+    from tui.api.resources.events import EventsResource
+    from tui.api.resources.payment_links import PaymentLinksResource
+    from tui.api.resources.payments import PaymentsResource
+    from tui.api.resources.payouts import PayoutsResource
+    from tui.api.resources.profiles import ProfilesResource
+    from tui.api.resources.refunds import RefundsResource
+    from tui.api.resources.sandbox import SandboxResource
+    from tui.api.resources.subscriptions import SubscriptionsResource
+    from tui.api.resources.users import UsersResource
 
 __all__ = ["USER_AGENT", "ApiClient", "JournalEntry", "RateLimit", "Replay"]
 
@@ -162,19 +164,100 @@ class ApiClient:
             timeout=httpx.Timeout(timeout),
             transport=transport,
         )
-        self.payments = PaymentsResource(self)
-        self.customers = CustomersResource(self)
-        self.refunds = RefundsResource(self)
-        self.disputes = DisputesResource(self)
-        self.subscriptions = SubscriptionsResource(self)
-        self.payouts = PayoutsResource(self)
-        self.payment_links = PaymentLinksResource(self)
-        self.analytics = AnalyticsResource(self)
-        self.users = UsersResource(self)
-        self.events = EventsResource(self)
-        self.profiles = ProfilesResource(self)
-        self.api_keys = ApiKeysResource(self)
-        self.sandbox = SandboxResource(self)
+
+    # -- resources: each imported (with its models) on first use, so a client that only lists
+    # payments does not load the models of every other area at start-up. --------------------
+
+    @cached_property
+    def payments(self) -> PaymentsResource:
+        """`payments` calls (tui/api/resources/payments.py)."""
+        from tui.api.resources.payments import PaymentsResource
+
+        return PaymentsResource(self)
+
+    @cached_property
+    def customers(self) -> CustomersResource:
+        """`customers` calls (tui/api/resources/customers.py)."""
+        from tui.api.resources.customers import CustomersResource
+
+        return CustomersResource(self)
+
+    @cached_property
+    def refunds(self) -> RefundsResource:
+        """`refunds` calls (tui/api/resources/refunds.py)."""
+        from tui.api.resources.refunds import RefundsResource
+
+        return RefundsResource(self)
+
+    @cached_property
+    def disputes(self) -> DisputesResource:
+        """`disputes` calls (tui/api/resources/disputes.py)."""
+        from tui.api.resources.disputes import DisputesResource
+
+        return DisputesResource(self)
+
+    @cached_property
+    def subscriptions(self) -> SubscriptionsResource:
+        """`subscriptions` calls (tui/api/resources/subscriptions.py)."""
+        from tui.api.resources.subscriptions import SubscriptionsResource
+
+        return SubscriptionsResource(self)
+
+    @cached_property
+    def payouts(self) -> PayoutsResource:
+        """`payouts` calls (tui/api/resources/payouts.py)."""
+        from tui.api.resources.payouts import PayoutsResource
+
+        return PayoutsResource(self)
+
+    @cached_property
+    def payment_links(self) -> PaymentLinksResource:
+        """`payment_links` calls (tui/api/resources/payment_links.py)."""
+        from tui.api.resources.payment_links import PaymentLinksResource
+
+        return PaymentLinksResource(self)
+
+    @cached_property
+    def analytics(self) -> AnalyticsResource:
+        """`analytics` calls (tui/api/resources/analytics.py)."""
+        from tui.api.resources.analytics import AnalyticsResource
+
+        return AnalyticsResource(self)
+
+    @cached_property
+    def users(self) -> UsersResource:
+        """`users` calls (tui/api/resources/users.py)."""
+        from tui.api.resources.users import UsersResource
+
+        return UsersResource(self)
+
+    @cached_property
+    def events(self) -> EventsResource:
+        """`events` calls (tui/api/resources/events.py)."""
+        from tui.api.resources.events import EventsResource
+
+        return EventsResource(self)
+
+    @cached_property
+    def profiles(self) -> ProfilesResource:
+        """`profiles` calls (tui/api/resources/profiles.py)."""
+        from tui.api.resources.profiles import ProfilesResource
+
+        return ProfilesResource(self)
+
+    @cached_property
+    def api_keys(self) -> ApiKeysResource:
+        """`api_keys` calls (tui/api/resources/api_keys.py)."""
+        from tui.api.resources.api_keys import ApiKeysResource
+
+        return ApiKeysResource(self)
+
+    @cached_property
+    def sandbox(self) -> SandboxResource:
+        """`sandbox` calls (tui/api/resources/sandbox.py)."""
+        from tui.api.resources.sandbox import SandboxResource
+
+        return SandboxResource(self)
 
     def __repr__(self) -> str:
         # Never the key, even masked: reprs end up in tracebacks and logs.
