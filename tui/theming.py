@@ -98,6 +98,14 @@ _STATUS_TO_VARIABLE: dict[str, str] = {
     "partially_captured_and_capturable": "status-partially-captured",
     "pending": "status-pending",
     "invitation_sent": "status-pending",
+    # Payouts: waiting on the merchant like a payment's counterparts; sent back or refused
+    # is a failure to the merchant.
+    "requires_creation": "status-requires-confirmation",
+    "requires_payout_method_data": "status-requires-payment-method",
+    "requires_vendor_account_creation": "status-requires-action",
+    "requires_fulfillment": "status-requires-capture",
+    "ineligible": "status-failed",
+    "reversed": "status-failed",
 }
 
 PAYMENT_STATUSES = (

@@ -926,7 +926,35 @@ def test_numbers_are_masked_whatever_the_service_sent() -> None:
 
 
 async def _list(pilot: Any) -> None:
-    await _payouts(pilot)
+    """The seeded payouts under five made now, one in each state of the flow."""
+    view = await _payouts(pilot)
+    client = pilot.app.runtime.client
+    sepa = {"bank_transfer": {"iban": "DE89370400440532013000", "bic": "COBADEFFXXX"}}
+    venmo = {"wallet": {"venmo": {"telephone_number": "5559876543"}}}
+    cancelled = await _payout(client, amount=990, payout_type="card", payout_method_data=CARD)
+    await client.payouts.cancel(cancelled.payout_id)
+    await _payout(
+        client,
+        amount=5000,
+        payout_type="wallet",
+        payout_method_data=venmo,
+        confirm=True,
+        auto_fulfill=True,
+    )
+    await _payout(
+        client,
+        amount=184250,
+        currency="EUR",
+        payout_type="bank",
+        payout_method_data=sepa,
+        confirm=True,
+    )
+    await _payout(client, amount=7300, payout_type="card", payout_method_data=CARD)
+    await _payout(client, amount=2500, currency="GBP")
+    await pilot.press("r")
+    await until(lambda: len(view.rows) == SEEDED + 5)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 async def _detail(pilot: Any) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.widgets import Checkbox, Select, Static
 
-from tui.screens.payouts import method_text
+from tui.screens.payouts import FIELD_LABELS, method_text
 from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import ConfirmScreen, Field, FormErrors, metadata_field, read_metadata
 from tui.views.model_fields import model_errors, model_inputs, model_of, read_model
@@ -75,38 +75,6 @@ KIND_LABELS: Mapping[str, str] = {
     "venmo": "Venmo",
     "interac": "Interac e-Transfer",
     "open_banking_uk": "Open Banking UK",
-}
-FIELD_LABELS: Mapping[str, str] = {
-    "card_number": "Card number",
-    "expiry_month": "Expiry month (MM)",
-    "expiry_year": "Expiry year (YYYY)",
-    "card_holder_name": "Card holder",
-    "card_network": "Network",
-    "bank_account_number": "Account number",
-    "bank_routing_number": "Routing number",
-    "bank_sort_code": "Sort code",
-    "iban": "IBAN",
-    "bic": "BIC",
-    "bank_name": "Bank name",
-    "bank_country_code": "Bank country (2 letters)",
-    "bank_city": "Bank city",
-    "account_holder_name": "Account holder",
-    "country_code": "Country (2 letters)",
-    "account_number": "Account number",
-    "bank_number": "Bank number",
-    "pix_key": "Pix key",
-    "emv": "Pix QR code (EMV string)",
-    "bank_branch": "Branch",
-    "tax_id": "Tax id (CPF or CNPJ)",
-    "ispb": "ISPB",
-    "dpan": "Device PAN",
-    "application_primary_account_number": "Card number (PAN)",
-    "email": "Email",
-    "telephone_number": "Phone number",
-    "paypal_id": "PayPal id",
-    "psp_token": "PSP token",
-    "psp_customer_id": "PSP customer id",
-    "token_type": "Token type",
 }
 PLACEHOLDERS: Mapping[str, str] = {
     "card_number": "4242 4242 4242 4242",
@@ -376,7 +344,7 @@ class PayoutForm(ChoiceFormScreen):
 
     def on_mount(self) -> None:
         # FormScreen/ChoiceFormScreen.on_mount run as well (Textual calls each class's).
-        if self.runtime.sandbox is not None:
+        if self.runtime.has_local_sandbox:
             self._test_accounts()
 
     @work(group="payout-test-accounts", exit_on_error=False, description="Test accounts")
@@ -517,10 +485,7 @@ class NewPayoutForm(PayoutForm):
     """Create a payout: amount, method (its fields follow it), customer and options."""
 
     title_text = "New payout"
-    intro = (
-        "The method's fields follow the method and its scheme; the service checks them again. "
-        "Numbers show masked once typed."
-    )
+    intro = "Fields follow the method and its scheme. Numbers show masked once typed."
     submit_label = "Create payout"
 
     def method_options(self) -> list[tuple[Any, str]]:

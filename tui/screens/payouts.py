@@ -110,6 +110,48 @@ WALLET_LABELS: Mapping[str, str] = {
 REDIRECT_LABELS: Mapping[str, str] = {"interac": "Interac", "open_banking_uk": "Open Banking UK"}
 
 
+# Method fields as people name them (the forms and the detail).
+FIELD_LABELS: Mapping[str, str] = {
+    "card_number": "Card number",
+    "expiry_month": "Expiry month (MM)",
+    "expiry_year": "Expiry year (YYYY)",
+    "card_holder_name": "Card holder",
+    "card_network": "Network",
+    "bank_account_number": "Account number",
+    "bank_routing_number": "Routing number",
+    "bank_sort_code": "Sort code",
+    "iban": "IBAN",
+    "bic": "BIC",
+    "bank_name": "Bank name",
+    "bank_country_code": "Bank country (2 letters)",
+    "bank_city": "Bank city",
+    "account_holder_name": "Account holder",
+    "country_code": "Country (2 letters)",
+    "account_number": "Account number",
+    "bank_number": "Bank number",
+    "pix_key": "Pix key",
+    "emv": "Pix QR code (EMV string)",
+    "bank_branch": "Branch",
+    "tax_id": "Tax id (CPF or CNPJ)",
+    "ispb": "ISPB",
+    "dpan": "Device PAN",
+    "application_primary_account_number": "Card number (PAN)",
+    "email": "Email",
+    "telephone_number": "Phone number",
+    "paypal_id": "PayPal id",
+    "psp_token": "PSP token",
+    "psp_customer_id": "PSP customer id",
+    "token_type": "Token type",
+    "last4": "Last 4 digits",
+    "card_exp_month": "Expiry month",
+    "card_exp_year": "Expiry year",
+    "card_issuer": "Issuer",
+    "card_type": "Card type",
+    "cpf": "CPF",
+    "cnpj": "CNPJ",
+}
+
+
 def _filled(data: Mapping[str, Any]) -> set[str]:
     return {k for k, v in data.items() if v not in (None, "")}
 
@@ -523,9 +565,13 @@ def flow(
     ]
     current: list[RenderableType] = [
         Text("the service is creating it"),
-        Text("no method yet: e Update adds one"),
-        Text("e changes it first; o confirms it" + (" and sends it (auto-fulfil)" if auto else "")),
-        Text("f sends it to the recipient"),
+        Text("adds the method: none yet"),
+        Text(
+            "confirms it"
+            + (" and sends it at once (auto-fulfil)" if auto else "")
+            + "; e changes it first"
+        ),
+        Text("sends it to the recipient"),
         Text.assemble(status_text(status, variables), f"  {settles}"),
     ]
     todo: list[RenderableType] = [
@@ -710,7 +756,8 @@ class PayoutDetailScreen(DetailScreen[Any]):
             if value is None or isinstance(value, Mapping):
                 continue
             text = last_digits(str(value)) if name in NUMBERS else str(value)
-            rows.add_row(safe(name.replace("_", " ").capitalize()), safe(text))
+            label = FIELD_LABELS.get(name) or name.replace("_", " ").capitalize()
+            rows.add_row(safe(label), safe(text))
         if p.payout_method_id:
             rows.add_row("Saved as", safe(p.payout_method_id))
         return rows

@@ -149,6 +149,10 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
             return
         room = int(self.size.height * 0.94) - box.styles.gutter.height
         room -= sum(p.outer_size.height for p in parts)
+        # A line kept for the form's error line (under the fields, above the buttons), which
+        # would otherwise cover the last field shown when it appears.
+        if not self.query_one("#form-error").has_class("-shown"):
+            room -= 1
         scroll = self.query_one(VerticalScroll)
         scroll.styles.max_height = max(3, min(28, room))
 
