@@ -12,7 +12,7 @@ import gc
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -438,6 +438,18 @@ def run_tui(args: argparse.Namespace) -> int:
     finally:
         _resume_gc()  # an app that failed before its first frame
     return result or 0
+
+
+def exit_now(code: int) -> NoReturn:
+    """Leave at once once the app has stopped: everything that holds data (the listener's
+    journal, an in-app sandbox's database) is closed by `Runtime.stop` before `App.run`
+    returns, so the interpreter's own teardown (freeing every object one by one, about half a
+    second after a session) has nothing left to save."""
+    import sys
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _is_connection_error(error: BaseException) -> bool:

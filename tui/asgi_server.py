@@ -23,6 +23,23 @@ class _QuietServer(uvicorn.Server):
         # The host application owns the signals; uvicorn must not replace its handlers.
         yield
 
+    async def main_loop(self) -> None:
+        # uvicorn's loop sleeps 0.1 s between looks at `should_exit`; here `wake()` ends the
+        # wait at once, so stopping (and so quitting the TUI) does not wait for the next tick.
+        self._wake = asyncio.Event()
+        counter = 0
+        should_exit = await self.on_tick(counter)
+        while not should_exit:
+            counter = (counter + 1) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), 0.1)
+            should_exit = await self.on_tick(counter)
+
+    def wake(self) -> None:
+        wake = getattr(self, "_wake", None)
+        if wake is not None:
+            wake.set()
+
 
 class EmbeddedServer:
     """A uvicorn server bound to a socket we opened ourselves, started as a task."""
@@ -88,6 +105,7 @@ class EmbeddedServer:
         if self._server is None or self._task is None:
             return
         self._server.should_exit = True
+        self._server.wake()
         with contextlib.suppress(asyncio.CancelledError):
             await self._task
         self._server = None

@@ -209,9 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.keys import run as run_keys
 
             return run_keys(args)
-        from tui.app import run_tui
+        from tui.app import exit_now, run_tui
 
-        return run_tui(args)
+        exit_now(run_tui(args))
     except KeyboardInterrupt:
         return 130
 

@@ -201,6 +201,7 @@ class Runtime:
         self.credentials: Any = None
         self.daemon_dir: Path | None = None
         self.spawned_daemon: int | None = None
+        self._hooking: asyncio.Task[None] | None = None
         self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
         self.business_profile_id: str | None = None
         self.ready = asyncio.Event()
@@ -306,7 +307,10 @@ class Runtime:
             spawned = await asyncio.to_thread(
                 daemon.spawn, directory, port=port, seed=self.options.seed
             )
-        listener_mod, api = await self._import("tui.webhooks.listener", "tui.api.client")
+        # anyio and h11 come with the client's first request: loaded here, off the main thread.
+        listener_mod, api, *_ = await self._import(
+            "tui.webhooks.listener", "tui.api.client", "anyio", "h11"
+        )
         state = await self._wait_ready(directory, report, spawned)
         credentials = await asyncio.to_thread(daemon.read_credentials, directory)
         if credentials is None:
@@ -332,8 +336,27 @@ class Runtime:
             merchant_id=credentials.merchant_id,
             **self.options.client_options(),
         )
-        await self.client.sandbox.set_webhook(hook)
+        # Pointing the sandbox's webhooks here writes its database: done beside the first page's
+        # read, not before it. Webhooks raised meanwhile are held, then sent here.
+        self._hooking = asyncio.create_task(self._point_webhooks(hook))
         report("", 1.0)
+
+    async def _point_webhooks(self, hook: str) -> None:
+        for attempt in range(3):
+            try:
+                await self.api.sandbox.set_webhook(hook)
+                return
+            except Exception as exc:  # said to the user (the status bar's poll shows notices)
+                if attempt == 2:
+                    from tui.widgets.errors import describe_error
+
+                    title, message = describe_error(exc)
+                    self.notices.append(
+                        f"The local sandbox's webhooks could not be pointed at this run's "
+                        f"listener ({title}: {message}); live updates will not arrive."
+                    )
+                    return
+                await asyncio.sleep(0.5)
 
     async def _wait_ready(self, directory: Path, report: Progress, spawned: int | None) -> Any:
         """The daemon's state once it serves, reporting its seeding; a readable error when it
@@ -518,18 +541,24 @@ class Runtime:
         """Stop what was started (each part on its own, so one failure does not leak the rest).
 
         A background sandbox keeps running; its webhooks are held until a listener attaches."""
+        if self._hooking is not None:
+            self._hooking.cancel()
+            self._hooking = None
         if self.daemon_dir is not None and self.client is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self.client.sandbox.set_webhook(None), 1.0)
-        for part in (self.client, self.listener, self.sandbox):
-            if part is None:
-                continue
+
+        async def close(part: Any) -> None:
             closer = getattr(part, "aclose", None) or getattr(part, "stop", None)
-            if closer is None:
-                continue
-            # Shutting down: nothing useful to tell the user any more.
-            with contextlib.suppress(Exception):
-                await _maybe_await(closer())
+            if closer is not None:
+                # Shutting down: nothing useful to tell the user any more.
+                with contextlib.suppress(Exception):
+                    await _maybe_await(closer())
+
+        # Each on its own and all at once: quitting waits for the slowest, not for the sum.
+        await asyncio.gather(
+            *(close(part) for part in (self.client, self.listener, self.sandbox) if part)
+        )
 
 
 async def _maybe_await(value: Any) -> Any:

@@ -163,6 +163,11 @@ class ApiClient:
             },
             timeout=httpx.Timeout(timeout),
             transport=transport,
+            # Certificates are only ever checked on https: a plain-http service (the local
+            # sandbox) need not load the CA bundle, which costs more than the client itself.
+            # Redirects are not followed, so an http client never reaches an https host.
+            verify=not self.base_url.startswith("http://"),
+            follow_redirects=False,
         )
 
     # -- resources: each imported (with its models) on first use, so a client that only lists

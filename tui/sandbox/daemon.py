@@ -239,7 +239,9 @@ async def serve(directory: Path, port: int, seed: int) -> int:
                 loop.call_soon_threadsafe(_write_state, directory, state)
 
         _write_state(directory, DaemonState(pid, url, "seeding", 0, seed, note))
+        began = time.monotonic()
         await asyncio.to_thread(sandbox.seed, seed, progress)
+        print(f"seeded {seed} payments in {time.monotonic() - began:.2f}s", flush=True)
     _write_state(directory, DaemonState(pid, url, "ready", seed, seed, note))
     print(f"payscope sandbox daemon {pid} serving {url}", flush=True)
     done = asyncio.Event()

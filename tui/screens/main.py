@@ -325,6 +325,8 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             status.rate_limit = f"{limit.remaining}/{limit.limit}"
         if runtime.has_local_sandbox:
             status.clock = runtime.clock_text()
+        while runtime.notices:  # e.g. from work the runtime finishes after start-up
+            self.notify(runtime.notices.pop(0), title="Sandbox", severity="warning", timeout=12)
 
     def _count_delivery(self, delivery: Any) -> None:
         # Deliveries, not changes: payscope announces changes of its own that no webhook brings.
