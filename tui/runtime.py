@@ -23,6 +23,9 @@ from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 DEFAULT_SEED = 300
 HOST = "127.0.0.1"
 PORT_FILE = "last-port"
+# What attaching to the background sandbox imports (anyio and h11 come with the client's first
+# request): loaded off the main thread.
+PRELOADED = ("tui.webhooks.listener", "tui.api.client", "anyio", "h11")
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -307,10 +310,7 @@ class Runtime:
             spawned = await asyncio.to_thread(
                 daemon.spawn, directory, port=port, seed=self.options.seed
             )
-        # anyio and h11 come with the client's first request: loaded here, off the main thread.
-        listener_mod, api, *_ = await self._import(
-            "tui.webhooks.listener", "tui.api.client", "anyio", "h11"
-        )
+        listener_mod, api, *_ = await self._import(*PRELOADED)
         state = await self._wait_ready(directory, report, spawned)
         credentials = await asyncio.to_thread(daemon.read_credentials, directory)
         if credentials is None:
