@@ -6,16 +6,24 @@ STAMP  := $(VENV)/.installed
 # The suite runs in parallel, one worker per core (pytest-xdist).
 PYTEST_ARGS ?= -n auto
 
-.PHONY: run test lint format bench clean
+.PHONY: run sandbox listen test lint format bench clean
 
 $(STAMP): pyproject.toml
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	@test -x $(PY) || { echo "make: creating the virtual environment $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "make: installing payscope and its dependencies into $(VENV) (about a minute the first time)"
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	@touch $(STAMP)
+	@echo "make: installed. For the payscope command in your shell: source $(VENV)/bin/activate"
 
 run: $(STAMP)
 	$(VENV)/bin/payscope $(ARGS)
+
+sandbox: $(STAMP)
+	$(VENV)/bin/payscope sandbox $(ARGS)
+
+listen: $(STAMP)
+	$(VENV)/bin/payscope listen $(ARGS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .

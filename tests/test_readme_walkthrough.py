@@ -45,6 +45,32 @@ SCRIPT_TIMEOUT = 45.0
 # Reading the README --------------------------------------------------------------------------
 
 
+def payscope_command() -> str:
+    """`payscope` as the README's reader runs it: from the venv's bin directory, which the
+    quick start puts on PATH (`source .venv/bin/activate`)."""
+    found = shutil.which("payscope", path=str(Path(sys.executable).parent))
+    assert found, "the `payscope` command is not installed in this venv (make run installs it)"
+    return found
+
+
+def test_the_quick_start_puts_payscope_on_the_path() -> None:
+    """Every later command says `payscope ...`: the quick start must say how that works."""
+    quick = README.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "source .venv/bin/activate" in quick
+    assert "make sandbox" in quick and "make listen" in quick
+    run = subprocess.run(
+        ["bash", "-c", "source .venv/bin/activate && payscope --version"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if (ROOT / ".venv" / "bin" / "activate").exists():
+        assert run.returncode == 0 and run.stdout.startswith("payscope "), run.stderr
+    else:  # a suite run from another environment (CI's venv is .venv too)
+        assert Path(payscope_command()).exists()
+
+
 def sandbox_section(text: str) -> tuple[int, str]:
     """The sandbox section and the README line number its text starts on."""
     start = text.index("<!-- section:sandbox -->")
@@ -287,9 +313,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
             procs.append(
                 subprocess.Popen(
                     [
-                        sys.executable,
-                        "-m",
-                        "tui",
+                        payscope_command(),
                         "listen",
                         *listen_argv,
                         "--data",
@@ -313,7 +337,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
         with sandbox_out.open("wb") as out:
             procs.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "tui", "sandbox", *sandbox_argv],
+                    [payscope_command(), "sandbox", *sandbox_argv],
                     cwd=ROOT,
                     stdout=out,
                     stderr=subprocess.STDOUT,
