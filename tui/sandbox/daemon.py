@@ -19,13 +19,10 @@ This module imports neither FastAPI nor Textual at import time: the TUI reads it
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
 import signal
-import sqlite3
-import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -101,6 +98,8 @@ def _write_state(directory: Path, state: DaemonState) -> None:
 
 def read_credentials(directory: Path) -> StoredCredentials | None:
     """The keys and ids in the sandbox's database in `directory` (None before its first run)."""
+    import sqlite3
+
     from tui.sandbox.db import DB_FILE
 
     path = directory / DB_FILE
@@ -134,6 +133,8 @@ def read_credentials(directory: Path) -> StoredCredentials | None:
 
 def read_clock_offset(directory: Path) -> float:
     """How far the sandbox's clock runs ahead of real time (0 when unknown)."""
+    import sqlite3
+
     from tui.sandbox.db import DB_FILE
 
     try:
@@ -150,6 +151,8 @@ def read_clock_offset(directory: Path) -> float:
 def spawn(directory: Path, *, port: int = 0, seed: int = 0) -> int:
     """Start the daemon for `directory`, detached from this process and its terminal; returns
     its pid (it is ready once `read_state(directory).phase == "ready"`)."""
+    import subprocess
+
     directory.mkdir(parents=True, exist_ok=True)
     log = open(directory / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
     try:
@@ -272,6 +275,7 @@ async def serve(directory: Path, port: int, seed: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse
     import asyncio
 
     parser = argparse.ArgumentParser(prog="python -m tui.sandbox.daemon")
