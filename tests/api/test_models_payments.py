@@ -211,7 +211,8 @@ def test_status_enum_is_the_full_reference_set() -> None:
         "requires_payment_method", "requires_confirmation", "requires_action",
         "requires_customer_action", "requires_merchant_action", "requires_capture",
         "processing", "succeeded", "failed", "cancelled", "partially_captured",
-        "partially_captured_and_capturable", "expired",
+        "partially_captured_and_capturable", "partially_authorized_and_requires_capture",
+        "expired",
     }  # fmt: skip
     assert {s.value for s in TERMINAL_PAYMENT_STATUSES} == {
         "succeeded", "failed", "cancelled", "partially_captured", "expired"

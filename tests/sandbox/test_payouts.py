@@ -472,6 +472,7 @@ async def test_cancel_list_and_saved_method(raw: httpx.AsyncClient) -> None:
     ).json()
     assert again["payout_type"] == "card" and again["status"] == "requires_confirmation"
     assert again["payout_method_data"]["card"]["card_number"] == "************4242"
+    assert again["entity_type"] == "Individual"  # none sent: the real service's default
     cancelled = (await raw.post(f"/payouts/{again['payout_id']}/cancel")).json()
     assert cancelled["status"] == "cancelled"
     by_status = (await raw.post("/payouts/list", json={"status": ["cancelled"]})).json()
@@ -479,7 +480,9 @@ async def test_cancel_list_and_saved_method(raw: httpx.AsyncClient) -> None:
     by_currency = (await raw.get("/payouts/list", params={"currency": "USD"})).json()
     assert [p["payout_id"] for p in by_currency["data"]] == [card["payout_id"]]
     by_entity = (await raw.post("/payouts/list", json={"entity_type": "INDIVIDUAL"})).json()
-    assert by_entity["total_count"] == 1
+    assert by_entity["total_count"] == 2
+    companies = (await raw.post("/payouts/list", json={"entity_type": "Company"})).json()
+    assert companies["total_count"] == 0
     by_method = (
         await raw.get("/payouts/list", params={"payout_method": "card", "limit": 1})
     ).json()

@@ -9,6 +9,9 @@ any card that would otherwise succeed:
 - an expiry month/year in the past -> UE_1002 (card expired);
 - a security code that is not 3 digits (4 for American Express) -> UE_4002;
 - a number that fails the Luhn check -> UE_1003 (card number invalid).
+
+A few cards reach the real service's states that no rule above does: `processing` for a while,
+a partial authorisation, a refund held for `review`, and a payout found `ineligible`.
 """
 
 from __future__ import annotations
@@ -23,6 +26,13 @@ REVIEW = "manual_review"
 DISPUTE = "dispute_later"
 REFUND_FAILS = "refund_fails"
 NEEDS_3DS = "decline_without_three_ds"
+PROCESSING = "processing"
+PARTIAL = "partial_authorization"
+REFUND_REVIEW = "refund_review"
+PAYOUT_INELIGIBLE = "payout_ineligible"
+
+# How long the processing card's payment stays `processing` (sandbox seconds).
+PROCESSING_SECONDS = 60
 
 # How many sandbox hours after success the dispute card draws its dispute.
 DISPUTE_AFTER_HOURS = 6
@@ -280,6 +290,35 @@ def _build() -> list[TestCard]:
             REFUND_FAILS,
             None,
             "succeeds, but every refund of it ends failed instead of succeeded",
+        ),
+        TestCard(
+            "4000000000000077",
+            PROCESSING,
+            None,
+            f"processing (event payment_processing) for {PROCESSING_SECONDS} sandbox-seconds, "
+            "then succeeded (requires_capture with manual capture)",
+        ),
+        TestCard(
+            "4000000000000127",
+            PARTIAL,
+            None,
+            "the issuer approves half the amount: partially_authorized_and_requires_capture "
+            "(capture up to amount_capturable) when the payment has "
+            "enable_partial_authorization: true, else declined UE_1001",
+        ),
+        TestCard(
+            "4000000000000168",
+            REFUND_REVIEW,
+            None,
+            "succeeds, but every refund of it is held for review when it settles; "
+            "POST /_sandbox/refunds/{id}/review decides it (succeeded or failed)",
+        ),
+        TestCard(
+            "4000000000800005",
+            PAYOUT_INELIGIBLE,
+            None,
+            "payouts to this card are ineligible at confirmation (like any account ending in "
+            "0005); as a payment card it succeeds",
         ),
         TestCard("4000000000000002", DECLINED, "UE_1007", "reference decline card: declined"),
         TestCard("5105105105105100", DECLINED, "UE_1007", "reference decline card: declined"),

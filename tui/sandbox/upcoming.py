@@ -1,7 +1,8 @@
 """What advancing the sandbox clock would set off, said before it happens.
 
 `GET /_sandbox/clock/upcoming?seconds=N` answers the timed work due between now and now + N:
-payments whose authorisation or customer action expires, refunds that settle, disputes that open
+payments whose authorisation or customer action expires (or that settle after processing),
+refunds that settle, disputes that open
 or pass their evidence deadline, payment links that expire, payouts that move on, subscriptions
 that renew or change as scheduled, and webhook deliveries that are retried. Each reader below
 matches one clock job (`Job` in a resource module) and reads the same columns that job reads.
@@ -59,7 +60,9 @@ def _payments(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
         end,
     )
     return [
-        Due(float(at), "payment_expiry", pid, f"payment {pid} ({status}) expires")
+        Due(float(at), "payment_settles", pid, f"payment {pid} (processing) settles")
+        if status == "processing"
+        else Due(float(at), "payment_expiry", pid, f"payment {pid} ({status}) expires")
         for at, pid, status in rows
     ]
 

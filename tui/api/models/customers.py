@@ -60,6 +60,8 @@ class Customer(ResponseModel):
     address: Address | None = None
     metadata: Metadata | None = None
     created: str | None = None
+    # The real service's name for `created` (always sent there; the local sandbox sends both).
+    created_at: str | None = None
 
 
 class CustomerListResponse(ListResponse[Customer]):

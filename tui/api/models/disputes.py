@@ -103,6 +103,11 @@ class Dispute(ResponseModel):
     challenge_required_by: str | None = None
     created_at: str | None = None
     profile_id: str | None = None
+    # Always sent by the real service: the processor's own status word and id for the
+    # dispute, and whether a lost dispute plus refunds exceed what was captured.
+    connector_status: str | None = None
+    connector_dispute_id: str | None = None
+    is_already_refunded: bool | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -95,6 +95,7 @@ PAYMENT_STATUS_EVENTS: Final[dict[str, EventType]] = {
     "requires_merchant_action": EventType.ACTION_REQUIRED,
     "cancelled": EventType.PAYMENT_CANCELLED,
     "requires_capture": EventType.PAYMENT_AUTHORIZED,
+    "partially_authorized_and_requires_capture": EventType.PAYMENT_AUTHORIZED,
     "partially_captured": EventType.PAYMENT_CAPTURED,
     "partially_captured_and_capturable": EventType.PAYMENT_CAPTURED,
     "expired": EventType.PAYMENT_EXPIRED,
@@ -176,6 +177,11 @@ class EventSummary(ResponseModel):
     object_id: str | None = None
     is_delivery_successful: bool | None = None
     created: str | None = None
+    merchant_id: str | None = None
+    # Always sent by the real service: the business profile, and the first delivery
+    # attempt's id (the event's own id there).
+    profile_id: str | None = None
+    initial_attempt_id: str | None = None
 
 
 class EventListResponse(ResponseModel):

@@ -26,7 +26,7 @@ from tui.api.models.common import (
     created_range_errors,
     enum_or_none,
 )
-from tui.api.models.payments import AuthenticationTypeField, CaptureMethodField
+from tui.api.models.payments import AuthenticationTypeField, CaptureMethodField, PaymentLinkInfo
 
 __all__ = [
     "LINK_STATES",
@@ -174,12 +174,8 @@ class PaymentLinkListResponse(ListResponse[PaymentLink]):
     """Payment links; a bare array is read as `data`."""
 
 
-class PaymentLinkRef(ResponseModel):
-    """`payment_link` of the real service's payment answer: where the link is."""
-
-    payment_link_id: str
-    link: str
-    secure_link: str | None = None
+# `payment_link` of the real service's payment answer: where the link is.
+PaymentLinkRef = PaymentLinkInfo
 
 
 class PaymentWithLink(ResponseModel):

@@ -39,6 +39,8 @@ from tui.api.models.disputes import Dispute
 from tui.api.models.refunds import Refund
 
 __all__ = [
+    "SESSION_EXPIRY_MAX",
+    "SESSION_EXPIRY_MIN",
     "STATEMENT_DESCRIPTOR_MAX",
     "TERMINAL_PAYMENT_STATUSES",
     "AmountFilter",
@@ -61,6 +63,7 @@ __all__ = [
     "PaymentCaptureRequest",
     "PaymentConfirmRequest",
     "PaymentCreateRequest",
+    "PaymentLinkInfo",
     "PaymentListRequest",
     "PaymentListResponse",
     "PaymentMethodData",
@@ -88,6 +91,7 @@ class PaymentStatus(StrEnum):
     CANCELLED = "cancelled"
     PARTIALLY_CAPTURED = "partially_captured"
     PARTIALLY_CAPTURED_AND_CAPTURABLE = "partially_captured_and_capturable"
+    PARTIALLY_AUTHORIZED_AND_REQUIRES_CAPTURE = "partially_authorized_and_requires_capture"
     EXPIRED = "expired"
 
 
@@ -298,6 +302,13 @@ class _PaymentFields(RequestModel):
     metadata: Metadata | None = None
     statement_descriptor_name: str | None = None
     statement_descriptor_suffix: str | None = None
+    # The issuer may approve less than asked: partially_authorized_and_requires_capture.
+    enable_partial_authorization: bool | None = None
+
+
+# The real service's bounds for session_expiry (seconds): a minute to about three months.
+SESSION_EXPIRY_MIN: Final = 60
+SESSION_EXPIRY_MAX: Final = 7_890_000
 
 
 class PaymentCreateRequest(_PaymentFields):
@@ -312,6 +323,11 @@ class PaymentCreateRequest(_PaymentFields):
     profile_id: str | None = None
     payment_id: PaymentIdStr | None = None
     confirm: bool | None = None
+    # The real service's way to make a payment link: answered with `payment_link`.
+    payment_link: bool | None = None
+    payment_link_config: dict[str, Any] | None = None
+    # How long the client secret (and a link made here) lives, in seconds (default 900).
+    session_expiry: int | None = Field(default=None, ge=SESSION_EXPIRY_MIN, le=SESSION_EXPIRY_MAX)
 
     @model_validator(mode="after")
     def _conditional_fields(self) -> PaymentCreateRequest:
@@ -512,6 +528,14 @@ class NextAction(ResponseModel):
     redirect_to_url: str | None = None
 
 
+class PaymentLinkInfo(ResponseModel):
+    """`payment_link` of a payment made with `payment_link: true`: where the link is."""
+
+    payment_link_id: str
+    link: str
+    secure_link: str | None = None
+
+
 class PaymentAttempt(ResponseModel):
     """One confirmation attempt of a payment."""
 
@@ -562,6 +586,15 @@ class Payment(ResponseModel):
     attempts: list[PaymentAttempt] | None = None
     refunds: list[Refund] | None = None
     disputes: list[Dispute] | None = None
+    # Always sent by the real service (the spec does not show them): amount plus surcharge,
+    # tax and shipping; the processor's merchant account (the merchant's own unless on a
+    # platform); how many attempts were made.
+    net_amount: int | None = None
+    processor_merchant_id: str | None = None
+    attempt_count: int | None = None
+    enable_partial_authorization: bool | None = None
+    expires_on: str | None = None
+    payment_link: PaymentLinkInfo | None = None
 
     @property
     def status_enum(self) -> PaymentStatus | None:

@@ -1,4 +1,8 @@
-"""Customers: create, list (limit/offset), retrieve, update, delete."""
+"""Customers: create, list (limit/offset), retrieve, update, delete.
+
+A customer carries `created` (the spec's name) and `created_at` (the real service's), the
+same time.
+"""
 
 from __future__ import annotations
 
@@ -58,7 +62,7 @@ async def create_customer(request: Request) -> Response:
     sent = body.to_body()
     data: dict[str, Any] = {"customer_id": customer_id}
     data.update({key: sent.get(key) for key in FIELDS})
-    data.update({"created": now, "modified_at": now})
+    data.update({"created": now, "created_at": now, "modified_at": now})
     with state.db.transaction() as conn:
         if conn.execute("SELECT 1 FROM customers WHERE customer_id = ?", (customer_id,)).fetchone():
             raise conflict(
@@ -152,6 +156,7 @@ def seed_customers(ctx: SeedContext) -> None:
             "address": None,
             "metadata": None,
             "created": created,
+            "created_at": created,
             "modified_at": created,
         }
         rows.append((customer_id, created, dumps(data)))

@@ -9,6 +9,11 @@
 
 Every status change emits its event (`dispute_<status>`) through the outbox, in the same
 transaction. Evidence is stored as submitted (flat) and returned grouped by category.
+
+Beside the spec's fields, a dispute carries what the real service always sends: the sandbox
+connector's own `connector_dispute_id` and `connector_status` (`CONNECTOR_STATUS`), and
+`is_already_refunded`: true once a lost dispute plus the payment's refunds exceed what was
+captured (the merchant paid the money back twice).
 """
 
 from __future__ import annotations
@@ -88,6 +93,40 @@ REASONS: Final[dict[str, str]] = {
     "general": "13.7",
 }
 OPENING_STAGES: Final = ("pre_dispute", "dispute", "pre_arbitration")
+# dispute_status -> the sandbox connector's own word for it (a pre-dispute is only a warning).
+CONNECTOR_STATUS: Final[dict[str, str]] = {
+    OPENED: "needs_response",
+    CHALLENGED: "under_review",
+    "dispute_accepted": "accepted",
+    "dispute_expired": "expired",
+    "dispute_won": "won",
+    "dispute_lost": "lost",
+    "dispute_cancelled": "cancelled",
+}
+
+
+def connector_status(status: str, stage: str) -> str:
+    """What the sandbox connector calls a dispute in `status` at `stage`."""
+    word = CONNECTOR_STATUS.get(status, status)
+    return f"warning_{word}" if stage == "pre_dispute" and status == OPENED else word
+
+
+def already_refunded(conn: sqlite3.Connection, data: dict[str, Any]) -> bool:
+    """`is_already_refunded`: a lost dispute's amount plus the payment's refunds (those not
+    failed) exceed the amount captured."""
+    if data["dispute_status"] != "dispute_lost":
+        return False
+    found = conn.execute(
+        "SELECT COALESCE(SUM(amount), 0) FROM refunds WHERE payment_id = ? AND status != 'failed'",
+        (data["payment_id"],),
+    ).fetchone()
+    received = conn.execute(
+        "SELECT json_extract(data, '$.amount_received') FROM payments WHERE payment_id = ?",
+        (data["payment_id"],),
+    ).fetchone()
+    captured = int(received[0] or 0) if received else 0
+    return int(found[0]) + int(data["amount"]) > captured
+
 
 router = APIRouter(tags=["disputes"])
 
@@ -122,6 +161,8 @@ def _move(
         expected = [s for s, outs in EDGES.items() if to in outs]
         raise bad_state(_ACTIONS.get(to, "change"), "dispute", current, expected)
     data["dispute_status"] = data["status"] = to
+    data["connector_status"] = connector_status(to, str(data["dispute_stage"]))
+    data["is_already_refunded"] = already_refunded(conn, data)
     data["modified_at"] = iso(now)
     _save(conn, data, None)
     _emit(conn, state, data)
@@ -237,6 +278,9 @@ def _record(
         "reason": reason,
         "connector_reason": reason,
         "connector_reason_code": REASONS.get(reason, "13.7"),
+        "connector_status": connector_status(status, stage),
+        "connector_dispute_id": "sbx_" + dispute_id.removeprefix("dp_"),
+        "is_already_refunded": False,
         "challenge_required_by": challenge_by,
         "created": created,
         "created_at": created,
@@ -555,6 +599,7 @@ def seed_disputes(ctx: SeedContext) -> None:
             )
         if status != OPENED:
             data["modified_at"] = iso(min(ctx.now - 1, opened + 4 * 86400))
+        data["is_already_refunded"] = already_refunded(conn, data)
         expires = opened + CHALLENGE_WINDOW if status == OPENED else None
         rows.append(
             (

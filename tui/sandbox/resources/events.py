@@ -46,10 +46,15 @@ async def list_events(request: Request, merchant_id: str) -> Response:
         (*args, q.limit, q.offset),
     ).fetchall()
     total = int(conn.execute(f"SELECT COUNT(*) FROM events{clause}", args).fetchone()[0])
+    profile_id = state.credentials.profile_id
+    # The real service's item also names the profile and the first delivery attempt, whose
+    # id is the event's own.
     events = [
         {
             "event_id": r[0],
             "merchant_id": merchant_id,
+            "profile_id": profile_id,
+            "initial_attempt_id": r[0],
             "event_type": r[1],
             "event_class": r[2],
             "object_id": r[3],

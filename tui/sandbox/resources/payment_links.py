@@ -2,6 +2,9 @@
 
 Creating a link creates its payment (`requires_payment_method`, with a `client_secret`). The
 link is `active` until `expiry` (default 15 minutes) on the sandbox clock, then `expired`.
+`POST /payments` with `payment_link: true` (the real service's way; `session_expiry` seconds,
+default 15 minutes) makes the same record for the payment it creates (`link_payment`); either
+way the payment carries `payment_link {link, secure_link, payment_link_id}`.
 Beyond the reference's record, a link answers `payment_id` and `payment_status` (its payment's
 status as merchants see it), so a client can tell a paid link from one still waiting.
 `link_to_pay` serves a small checkout page (no API key needed: a customer's browser opens it)
@@ -23,6 +26,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from tui.api.models.links import PaymentLinkCreateRequest, PaymentLinkListRequest
+from tui.api.models.payments import PaymentCreateRequest
 from tui.sandbox import ids
 from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.db import dumps
@@ -96,10 +100,84 @@ def _out(
     """The record as answered: current status, its payment's status, and the page URL as this
     caller reaches it."""
     data = _current(data, expires_at, now)
-    page = PAY_PAGE.format(payment_link_id=quote(str(data["payment_link_id"]), safe=""))
-    data["link_to_pay"] = payments.base_url(request) + page
+    data["link_to_pay"] = _page_url(request, str(data["payment_link_id"]))
     data["payment_status"] = payment_status
     return data
+
+
+def _page_url(request: Request, link_id: str) -> str:
+    return payments.base_url(request) + PAY_PAGE.format(payment_link_id=quote(link_id, safe=""))
+
+
+def _record(
+    state: SandboxState,
+    link_id: str,
+    payment: dict[str, Any],
+    now: float,
+    expires_at: float,
+    **fields: Any,
+) -> dict[str, Any]:
+    """A link record for `payment` (the payment object), `fields` over the defaults."""
+    data = {
+        "payment_link_id": link_id,
+        "payment_id": payment["payment_id"],
+        "merchant_id": state.credentials.merchant_id,
+        "link_to_pay": None,
+        "secure_link": None,
+        "amount": payment["amount"],
+        "currency": payment["currency"],
+        "description": payment.get("description"),
+        "link_type": "one_time",
+        "customer_id": payment.get("customer_id"),
+        "email": payment.get("email"),
+        "send_email": False,
+        "require_customer_info": False,
+        "payment_link_config": None,
+        "created_at": iso(now),
+        "expiry": iso(expires_at),
+        "status": "active",
+        "profile_id": state.credentials.profile_id,
+    }
+    data.update(fields)
+    return data
+
+
+def _insert(conn: sqlite3.Connection, data: dict[str, Any], expires_at: float) -> None:
+    conn.execute(
+        "INSERT INTO payment_links(payment_link_id, payment_id, status, created, expires_at, "
+        "data) VALUES (?, ?, 'active', ?, ?, ?)",
+        (data["payment_link_id"], data["payment_id"], data["created_at"], expires_at, dumps(data)),
+    )
+
+
+def link_payment(
+    conn: sqlite3.Connection,
+    state: SandboxState,
+    request: Request,
+    row: payments.Row,
+    body: PaymentCreateRequest,
+    now: float,
+) -> None:
+    """`POST /payments` with `payment_link: true` (in its transaction): a link for the new
+    payment, living `session_expiry` seconds (default 15 minutes), listed and retrieved like
+    any other; the payment gets `payment_link` and `expires_on`."""
+    expires_at = now + (body.session_expiry or DEFAULT_EXPIRY)
+    link_id = ids.new_id("plink")
+    data = _record(
+        state,
+        link_id,
+        row.data,
+        now,
+        expires_at,
+        payment_link_config=body.payment_link_config or None,
+    )
+    _insert(conn, data, expires_at)
+    row.data["payment_link"] = {
+        "link": _page_url(request, link_id),
+        "secure_link": None,
+        "payment_link_id": link_id,
+    }
+    row.data["expires_on"] = iso(expires_at)
 
 
 @router.post("/payment_link", summary="Create a payment link")
@@ -125,34 +203,27 @@ async def create_link(request: Request, body: PaymentLinkCreateRequest) -> Respo
         return_url=body.return_url,
     )
     config = body.payment_link_config.to_body() if body.payment_link_config else {}
-    data = {
-        "payment_link_id": link_id,
-        "payment_id": row.payment_id,
-        "merchant_id": state.credentials.merchant_id,
-        "link_to_pay": None,
+    data = _record(
+        state,
+        link_id,
+        row.data,
+        now,
+        expires_at,
+        link_type=body.link_type or "one_time",
+        send_email=bool(body.send_email),
+        require_customer_info=bool(body.require_customer_info),
+        payment_link_config=config or None,
+    )
+    row.data["payment_link"] = {
+        "link": _page_url(request, link_id),
         "secure_link": None,
-        "amount": body.amount,
-        "currency": body.currency,
-        "description": body.description,
-        "link_type": body.link_type or "one_time",
-        "customer_id": body.customer_id,
-        "email": body.email,
-        "send_email": bool(body.send_email),
-        "require_customer_info": bool(body.require_customer_info),
-        "payment_link_config": config or None,
-        "created_at": iso(now),
-        "expiry": iso(expires_at),
-        "status": "active",
-        "profile_id": state.credentials.profile_id,
+        "payment_link_id": link_id,
     }
+    row.data["expires_on"] = data["expiry"]
     with state.db.transaction() as conn:
         payments.check_customer(conn, body.customer_id)
         insert_payment(conn, state, row)
-        conn.execute(
-            "INSERT INTO payment_links(payment_link_id, payment_id, status, created, expires_at, "
-            "data) VALUES (?, ?, 'active', ?, ?, ?)",
-            (link_id, row.payment_id, data["created_at"], expires_at, dumps(data)),
-        )
+        _insert(conn, data, expires_at)
     out = _out(request, data, expires_at, now, payments.SHOWN.get(row.status, row.status))
     return respond({**out, "client_secret": row.data["client_secret"]})
 

@@ -6,14 +6,19 @@ The state machine is the reference's (the spec wins where they differ):
     confirm -> succeeded | requires_capture (manual) | failed (decline)
              | requires_customer_action (3DS, shown as requires_action with next_action)
              | requires_merchant_action (manual review)
+             | processing (processing card) -> a minute later: succeeded | requires_capture
+             | partially_authorized_and_requires_capture (partial card, when the payment
+               has enable_partial_authorization; else failed UE_1001)
     3DS authorize -> succeeded | requires_capture; fail -> failed UE_5001; abandon -> UE_5003
     approve -> succeeded (automatic) | requires_capture (manual); reject -> failed
     capture -> succeeded | partially_captured | partially_captured_and_capturable
-    cancel -> cancelled;  7 days in requires_capture -> expired
+    cancel -> cancelled;  7 days in requires_capture (or partially authorised) -> expired
 
 The payment object is stored as JSON in `payments.data` (what lists splice in as is), with the
 filtered fields in indexed columns. The raw card number is never stored: what the test card
-will do is decided when the card arrives and kept in `card_rule`.
+will do is decided when the card arrives and kept in `card_rule`. `expires_at` is when the
+payment's next timed step falls due: its authorisation expires, or a processing payment settles.
+Every event carries the payment as saved by the same change (`save` before `emit_status`).
 
 Dispute hook (for the disputes resource): a payment made with the dispute test card gets a row
 in `dispute_schedule(payment_id, due_at, reason, opened_at)` when its money is captured;
@@ -133,6 +138,7 @@ STATUS_EVENTS = {
     "requires_merchant_action": "action_required",
     "cancelled": "payment_cancelled",
     "requires_capture": "payment_authorized",
+    "partially_authorized_and_requires_capture": "payment_authorized",
     "partially_captured": "payment_captured",
     "partially_captured_and_capturable": "payment_captured",
     "expired": "payment_expired",
@@ -140,13 +146,18 @@ STATUS_EVENTS = {
 
 UPDATABLE = ("requires_payment_method", "requires_confirmation")
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation")
-CAPTURABLE = ("requires_capture", "partially_captured_and_capturable")
+CAPTURABLE = (
+    "requires_capture",
+    "partially_captured_and_capturable",
+    "partially_authorized_and_requires_capture",
+)
 CANCELLABLE = (
     "requires_payment_method",
     "requires_confirmation",
     "requires_customer_action",
     "requires_merchant_action",
     "requires_capture",
+    "partially_authorized_and_requires_capture",
 )
 MANUAL = ("manual", "manual_multiple")
 _IN_REVIEW = ("requires_merchant_action",)
@@ -317,6 +328,7 @@ def _add_attempt(
             ).fetchone()[0]
         )
     attempt_id = f"{row.payment_id}_{seq}"
+    row.data["attempt_count"] = seq
     attempt = {
         "attempt_id": attempt_id,
         "status": status,
@@ -382,6 +394,31 @@ def _authorise(conn: sqlite3.Connection, row: Row, now: float) -> str:
     return "charged"
 
 
+def _card_answer(conn: sqlite3.Connection, row: Row, now: float) -> str:
+    """The card's answer once nothing stands in the way (no challenge, no review): the
+    processing card leaves the payment `processing` for `cards.PROCESSING_SECONDS`, the partial card
+    authorises half the amount (declines UE_1001 unless the payment allows partial
+    authorisation), every other card the whole amount. Returns the attempt's status."""
+    outcome = (row.card_rule or {}).get("outcome")
+    if outcome == cards.PROCESSING:
+        _clear_decline(row.data)
+        row.data["next_action"] = None
+        row.status = "processing"
+        row.expires_at = now + cards.PROCESSING_SECONDS
+        return "pending"
+    if outcome == cards.PARTIAL:
+        if not row.data.get("enable_partial_authorization"):
+            _fail(row, "UE_1001")
+            return "failure"
+        _clear_decline(row.data)
+        row.data["next_action"] = None
+        row.status = "partially_authorized_and_requires_capture"
+        row.data["amount_capturable"] = max(1, int(row.data["amount"]) // 2)
+        row.expires_at = now + AUTHORISATION_LIFETIME
+        return "partially_authorized"
+    return _authorise(conn, row, now)
+
+
 def _money_taken(conn: sqlite3.Connection, row: Row, now: float) -> None:
     if (row.card_rule or {}).get("outcome") == cards.DISPUTE:
         conn.execute(
@@ -430,8 +467,9 @@ def _confirm(
         row.data["amount_capturable"] = row.data["amount"]
         _add_attempt(conn, row, "pending", now_iso, {}, first)
         return
-    status = _authorise(conn, row, now)
-    _add_attempt(conn, row, status, now_iso, {}, first)
+    status = _card_answer(conn, row, now)
+    decline = row.data if row.status == "failed" else {}
+    _add_attempt(conn, row, status, now_iso, decline, first)
 
 
 def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
@@ -498,12 +536,18 @@ def payment_object(
     payment_id: str, merchant_id: str, profile_id: str, now_iso: str, **fields: Any
 ) -> dict[str, Any]:
     """Every field of a payment, in the service's order, `fields` over the defaults of a new
-    one (the demo seed builds its rows here too, so both always carry the same fields)."""
+    one (the demo seed builds its rows here too, so both always carry the same fields).
+
+    Unless given: `net_amount` is the amount (the sandbox adds no surcharge, tax or shipping),
+    `processor_merchant_id` the merchant (no platform account), and `attempt_count` 0 before
+    confirmation, else 1 (each later attempt sets it)."""
     data: dict[str, Any] = {
         "payment_id": payment_id,
         "merchant_id": merchant_id,
+        "processor_merchant_id": merchant_id,
         "status": "requires_payment_method",
         "amount": None,
+        "net_amount": None,
         "amount_received": 0,
         "amount_capturable": 0,
         "currency": None,
@@ -529,7 +573,11 @@ def payment_object(
         "created": now_iso,
         "modified_at": now_iso,
         "captured_at": None,
+        "attempt_count": None,
+        "enable_partial_authorization": None,
         "client_secret": None,
+        "expires_on": None,
+        "payment_link": None,
         "error_code": None,
         "error_message": None,
         "unified_code": None,
@@ -541,6 +589,10 @@ def payment_object(
     unknown = fields.keys() - data.keys()
     assert not unknown, f"not payment fields: {sorted(unknown)}"
     data.update(fields)
+    if data["net_amount"] is None:
+        data["net_amount"] = data["amount"]
+    if data["attempt_count"] is None:
+        data["attempt_count"] = 0 if data["status"] in CONFIRMABLE else 1
     return data
 
 
@@ -585,6 +637,8 @@ async def create_payment(request: Request) -> Response:
         return_url=body.return_url,
         shipping=body.shipping.to_body() if body.shipping else None,
         order_details=[o.to_body() for o in body.order_details] if body.order_details else None,
+        enable_partial_authorization=body.enable_partial_authorization,
+        expires_on=iso(now + body.session_expiry) if body.session_expiry else None,
     )
     row = Row("requires_payment_method", data, None, None)
     _apply_method(state, row, body)
@@ -605,6 +659,12 @@ async def create_payment(request: Request) -> Response:
                 "changed.",
             )
         check_customer(conn, body.customer_id, optional=True)
+        if body.payment_link:
+            # The real service's way to make a link (it lists and retrieves them under
+            # /payment_link, like the ones POST /payment_link makes).
+            from tui.sandbox.resources.payment_links import link_payment
+
+            link_payment(conn, state, request, row, body, now)
         if body.confirm:
             _confirm(conn, state, row, request, now, first=True)
         row.data["status"] = SHOWN.get(row.status, row.status)
@@ -766,11 +826,13 @@ async def update_payment(request: Request, payment_id: str) -> Response:
             "phone",
             "phone_country_code",
             "metadata",
+            "enable_partial_authorization",
         )
         for key in simple:
             if key in fields:
                 value = fields[key]
                 row.data[key] = value.value if hasattr(value, "value") else value
+        row.data["net_amount"] = row.data["amount"]
         if body.statement_descriptor_name is not None:
             row.data["statement_descriptor"] = body.statement_descriptor_name
         if body.shipping is not None:
@@ -921,8 +983,9 @@ def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row
         raise invalid("result", result, "'authorize', 'fail' or 'abandon'")
     with changing(state, payment_id, "complete 3-D Secure for", _CHALLENGED) as (conn, row, now):
         if result == "authorize":
-            status = _authorise(conn, row, now)
-            _update_last_attempt(conn, row, status, iso(now), {})
+            status = _card_answer(conn, row, now)
+            decline = row.data if row.status == "failed" else {}
+            _update_last_attempt(conn, row, status, iso(now), decline)
         else:
             decline = _fail(row, "UE_5001" if result == "fail" else "UE_5003")
             _update_last_attempt(conn, row, "authentication_failed", iso(now), decline)
@@ -979,11 +1042,17 @@ def _expire(state: SandboxState, now: float) -> int:
         with state.db.transaction() as tx:
             row = load(tx, payment_id)
             row.expires_at = None
-            if row.status in CAPTURABLE:
+            before = row.status
+            if row.status == "processing":  # the processor answers: authorised
+                status = _authorise(tx, row, now)
+                _update_last_attempt(tx, row, status, iso(now), {})
+            elif row.status in CAPTURABLE:
                 row.status = "expired"
                 row.data["amount_capturable"] = 0
-                emit_status(tx, state, row)
             save(tx, row, iso(now))
+            if row.status != before:
+                # After `save`: the event carries the payment as GET now answers it.
+                emit_status(tx, state, row)
     return len(due)
 
 

@@ -101,6 +101,8 @@ SETTLE_SECONDS: Final = {
     "cross_border": 2 * 86400,
 }
 DEFAULT_SESSION_EXPIRY: Final = 900
+# The real service's default when a payout names none (never null in its answers).
+DEFAULT_ENTITY_TYPE: Final = "Individual"
 # A payout link longer-lived than this is a mistake (and far-off expiries overflow the clock).
 MAX_SESSION_EXPIRY: Final = 365 * 24 * 3600
 
@@ -471,7 +473,7 @@ def _new_record(state: SandboxState, payout_id: str, now: float) -> dict[str, An
         "return_url": None,
         "business_country": None,
         "description": None,
-        "entity_type": None,
+        "entity_type": DEFAULT_ENTITY_TYPE,
         "recurring": False,
         "metadata": None,
         "status": "requires_payout_method_data",
@@ -755,13 +757,13 @@ def _run_due(state: SandboxState, now: float) -> int:
                             "the account is closed.",
                         }
                     )
-                    _move(conn, state, data, "failed", now)
-                else:
-                    _move(conn, state, data, "success", now)
+                to = "failed" if rule == FAILS else "success"
+                # The attempt first: the event carries the payout as GET answers it after.
                 if data.get("attempts"):
-                    data["attempts"][-1]["status"] = data["status"]
+                    data["attempts"][-1]["status"] = to
                     data["attempts"][-1]["error_code"] = data["error_code"]
                     data["attempts"][-1]["error_message"] = data["error_message"]
+                _move(conn, state, data, to, now)
             elif data["status"] == "requires_payout_method_data":
                 _move(conn, state, data, "expired", now)
             _save(conn, data, rule, None)

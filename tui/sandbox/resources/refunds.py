@@ -3,7 +3,9 @@
 A refund starts `pending` and settles on the sandbox clock: `instant` refunds 10 seconds
 later, `scheduled` ones an hour later (advance the clock to skip the wait). It settles
 `succeeded`, or `failed` when the payment was made with the refund-fails test card
-(4000000000005126). Only settled refunds emit events (`refund_succeeded`, `refund_failed`).
+(4000000000005126). A refund of a payment made with the refund-review card (4000000000000168)
+settles into `review` instead and stays there until `POST /_sandbox/refunds/{id}/review`
+decides it. Only decided refunds emit events (`refund_succeeded`, `refund_failed`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,27 @@ from tui.api.models.refunds import RefundCreateRequest, RefundListRequest, Refun
 from tui.sandbox import cards, ids
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import INVALID, SandboxError, bad_state, conflict, invalid, not_found
+from tui.sandbox.errors import (
+    INVALID,
+    SandboxError,
+    bad_state,
+    conflict,
+    invalid,
+    missing,
+    not_found,
+)
 from tui.sandbox.filters import Where
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
-from tui.sandbox.responses import json_body, read_body, respond, respond_list
+from tui.sandbox.responses import (
+    json_body,
+    read_body,
+    read_object,
+    respond,
+    respond_list,
+    schema_body,
+)
 from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import SandboxState, state_of
 
@@ -215,35 +232,74 @@ def _settle(state: SandboxState, now: float) -> int:
         with state.db.transaction() as tx:
             data = _load(tx, refund_id)
             payment = payments.load(tx, data["payment_id"])
-            fails = (payment.card_rule or {}).get("outcome") == cards.REFUND_FAILS
-            when = iso(now)
-            if fails:
-                data.update(
-                    {
-                        "status": "failed",
-                        "error_code": "refund_failed",
-                        "error_message": "The issuer refused the refund: the card account is "
-                        "closed.",
-                        "unified_code": "UE_1016",
-                        "unified_message": cards.UNIFIED["UE_1016"][0],
-                    }
-                )
+            outcome = (payment.card_rule or {}).get("outcome")
+            if outcome == cards.REFUND_REVIEW:
+                _decide(tx, state, data, "review", now)
             else:
-                data["status"] = "succeeded"
-            data["modified_at"] = when
-            tx.execute(
-                "UPDATE refunds SET status = ?, settle_at = NULL, data = ? WHERE refund_id = ?",
-                (data["status"], dumps(data), refund_id),
-            )
-            emit(
-                tx,
-                state,
-                event_type=f"refund_{data['status']}",
-                event_class="refunds",
-                object_id=refund_id,
-                obj=data,
-            )
+                _decide(
+                    tx, state, data, "failed" if outcome == cards.REFUND_FAILS else "succeeded", now
+                )
     return len(due)
+
+
+def _decide(
+    conn: sqlite3.Connection, state: SandboxState, data: dict[str, Any], status: str, now: float
+) -> None:
+    """Settle a refund as `status` (succeeded, failed or review), save it, and emit the event
+    of a decided one (review has none)."""
+    if status == "failed":
+        data.update(
+            {
+                "error_code": "refund_failed",
+                "error_message": "The issuer refused the refund: the card account is closed.",
+                "unified_code": "UE_1016",
+                "unified_message": cards.UNIFIED["UE_1016"][0],
+            }
+        )
+    data["status"] = status
+    data["modified_at"] = iso(now)
+    conn.execute(
+        "UPDATE refunds SET status = ?, settle_at = NULL, data = ? WHERE refund_id = ?",
+        (status, dumps(data), data["refund_id"]),
+    )
+    if status != "review":
+        emit(
+            conn,
+            state,
+            event_type=f"refund_{status}",
+            event_class="refunds",
+            object_id=str(data["refund_id"]),
+            obj=data,
+        )
+
+
+@router.post(
+    "/_sandbox/refunds/{refund_id}/review",
+    summary="Decide a refund held for review (succeeded or failed)",
+    tags=["sandbox controls"],
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "properties": {"outcome": {"type": "string", "enum": ["succeeded", "failed"]}},
+            "required": ["outcome"],
+        }
+    ),
+)
+async def review_refund(request: Request, refund_id: str) -> Response:
+    """Body `{outcome: succeeded | failed}`: the processor's review of a refund in `review`."""
+    body = await read_object(request, '{"outcome": "succeeded"}')
+    outcome = body.get("outcome")
+    if outcome is None:
+        raise missing("outcome", 'Say how the review ended: {"outcome": "succeeded"} or "failed".')
+    if outcome not in ("succeeded", "failed"):
+        raise invalid("outcome", outcome, "'succeeded' or 'failed'")
+    state = state_of(request)
+    with state.db.transaction() as conn:
+        data = _load(conn, refund_id)
+        if data["status"] != "review":
+            raise bad_state("decide the review of", "refund", str(data["status"]), ["review"])
+        _decide(conn, state, data, str(outcome), state.clock.now())
+    return respond(data)
 
 
 REFUND_SHARE = 0.12
