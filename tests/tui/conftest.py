@@ -56,7 +56,8 @@ async def _build_template(directory: Path) -> None:
     )
     await sandbox.start("127.0.0.1", 0)
     try:
-        result = sandbox.seed(SEEDED_PAYMENTS)
+        # Evenly spread (not the first run's lifelike layout): every snapshot is built on it.
+        result = sandbox.seed(SEEDED_PAYMENTS, lifelike=False)
         if asyncio.iscoroutine(result):
             await result
     finally:

@@ -27,10 +27,17 @@ def is_seeded(state: SandboxState) -> bool:
     return state.db.get_meta("seeded") is not None
 
 
-def seed(state: SandboxState, n: int, progress: Callable[[int, int], None] | None = None) -> int:
+def seed(
+    state: SandboxState,
+    n: int,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    lifelike: bool = True,
+) -> int:
     """Write `n` demo payments (and what goes with them) unless already seeded; returns n written.
 
-    `progress(done, total)` is called as payments are written.
+    `progress(done, total)` is called as payments are written. `lifelike=False` spreads the
+    payments evenly over the period, not as a business sees them (see `SeedContext.lifelike`).
     """
     if n <= 0 or is_seeded(state):
         return 0
@@ -53,6 +60,7 @@ def seed(state: SandboxState, n: int, progress: Callable[[int, int], None] | Non
             merchant_id=state.credentials.merchant_id,
             profile_id=state.credentials.profile_id,
             progress=lambda done: report(done, n),
+            lifelike=lifelike,
         )
         conn.execute("BEGIN IMMEDIATE")
         try:

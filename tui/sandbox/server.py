@@ -56,9 +56,16 @@ class Sandbox:
         """True once a seed run completed on this data dir."""
         return is_seeded(self.state)
 
-    def seed(self, n: int, progress: Callable[[int, int], None] | None = None) -> int:
-        """Write `n` demo payments (plus customers, refunds, ...) unless already seeded."""
-        return seed(self.state, n, progress)
+    def seed(
+        self,
+        n: int,
+        progress: Callable[[int, int], None] | None = None,
+        *,
+        lifelike: bool = True,
+    ) -> int:
+        """Write `n` demo payments (plus customers, refunds, ...) unless already seeded;
+        `lifelike=False` spreads them evenly (no trend, no weekly or daily rhythm)."""
+        return seed(self.state, n, progress, lifelike=lifelike)
 
     def set_webhook(self, url: str | None, secret: str | None = None) -> None:
         """Deliver webhooks to `url` (None stops), signed with `secret` if given."""

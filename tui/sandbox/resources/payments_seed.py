@@ -1,12 +1,14 @@
 """Demo payments for `seed(n)`: spread over the last 90 days across statuses, currencies,
-card brands and customers, each consistent with the state machine (an authorisation older
-than 7 days is expired, a failure carries its decline fields, ...). Written with
-`executemany` in chunks; `ctx.shared["payments"]` lists them for the refunds and disputes
-seeders.
+card brands and customers (busier as the period goes on, quieter at weekends and at night,
+unless `ctx.lifelike` is off: then evenly), each consistent with the state machine (an
+authorisation older than 7 days is expired, a failure carries its decline fields, ...).
+Written with `executemany` in chunks; `ctx.shared["payments"]` lists them for the refunds and
+disputes seeders.
 """
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +51,11 @@ DECLINES = (
 )
 DESCRIPTIONS = ("Order", "Subscription box", "Gift card", "Annual plan", "Concert tickets")
 DISPUTE_SHARE = 0.02
+# `ctx.lifelike`: the newest day is about GROWTH times as busy as the oldest; a weekend day
+# has WEEKEND times a weekday's payments, a night hour NIGHT times the busiest hour's (UTC).
+GROWTH = 4.0
+WEEKEND = 0.6
+NIGHT = 0.25
 # `ctx.now` is the start of today, up to a day before the real start: seeded work falls due
 # no sooner than this after it (a clock pass at start must not change seeded records).
 QUIET_FOR = 2 * 86400
@@ -84,7 +91,7 @@ def seed_payments(ctx: SeedContext) -> None:
     attempt_rows: list[tuple[Any, ...]] = []
     dispute_rows: list[tuple[Any, ...]] = []
     # Oldest first, so rowid order follows creation time like live traffic.
-    offsets = sorted((rng.random() * DAYS * 86400 for _ in range(ctx.n)), reverse=True)
+    offsets = _offsets(ctx)
     for i in range(ctx.n):
         created = ctx.now - offsets[i] - 60
         status = statuses[i]
@@ -102,6 +109,37 @@ def seed_payments(ctx: SeedContext) -> None:
             ctx.progress(i + 1)
     _flush(ctx, payments_rows, attempt_rows, dispute_rows)
     ctx.shared["payments"] = seeded
+
+
+def _offsets(ctx: SeedContext) -> list[float]:
+    """Seconds before `ctx.now` of each payment, oldest first (one draw per payment either way,
+    so the draws after them, and every id, are the same with or without `lifelike`)."""
+    rng = ctx.rng
+    if not ctx.lifelike:
+        return sorted((rng.random() * DAYS * 86400 for _ in range(ctx.n)), reverse=True)
+    # Each draw is placed through the cumulative weight of the period's hours (oldest first).
+    start = ctx.now - DAYS * 86400
+    cumulative: list[float] = []
+    total = 0.0
+    hours = DAYS * 24
+    for k in range(hours):
+        when = start + k * 3600
+        day, hour = divmod(int(when // 3600), 24)
+        weight = 1 + (GROWTH - 1) * (k + 0.5) / hours
+        if (day + 3) % 7 >= 5:  # 1970-01-01 was a Thursday: 5 and 6 are Saturday and Sunday
+            weight *= WEEKEND
+        # Quiet at night, busiest mid-afternoon.
+        weight *= NIGHT + (1 - NIGHT) * max(0.0, math.sin(math.pi * (hour - 6) / 17))
+        total += weight
+        cumulative.append(total)
+    offsets = []
+    for _ in range(ctx.n):
+        target = rng.random() * total
+        k = min(bisect.bisect_right(cumulative, target), hours - 1)
+        before = cumulative[k - 1] if k else 0.0
+        within = (target - before) / (cumulative[k] - before)
+        offsets.append(DAYS * 86400 - (k + within) * 3600)
+    return sorted(offsets, reverse=True)
 
 
 def _flush(
