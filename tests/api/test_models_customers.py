@@ -69,3 +69,12 @@ def test_list_envelope_or_bare_array_and_list_request() -> None:
     assert CustomerListRequest(limit=50).to_body() == {"limit": 50, "offset": 0}
     with pytest.raises(ValidationError):
         CustomerListRequest(limit=500)
+
+
+def test_created_at_of_the_real_service_is_read() -> None:
+    customer = Customer.model_validate({**CUSTOMER, "created_at": "2024-05-01T10:00:00.000Z"})
+    assert customer.created_at == customer.created == "2024-05-01T10:00:00.000Z"
+    # The real service sends only created_at; the spec's created may be absent.
+    real = {k: v for k, v in CUSTOMER.items() if k != "created"}
+    only = Customer.model_validate({**real, "created_at": "2024-05-01T10:00:00.000Z"})
+    assert (only.created, only.created_at) == (None, "2024-05-01T10:00:00.000Z")

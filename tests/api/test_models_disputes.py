@@ -134,3 +134,21 @@ def test_every_submit_field_has_a_category() -> None:
     assert {"customer_information", "product_information", "shipping_information"} <= set(
         EVIDENCE_CATEGORIES.values()
     )
+
+
+def test_connector_fields_of_the_real_service() -> None:
+    dispute = Dispute.model_validate(
+        {
+            "dispute_id": "dp_1",
+            "amount": "1500",
+            "dispute_status": "dispute_lost",
+            "connector_status": "lost",
+            "connector_dispute_id": "du_1Nx",
+            "is_already_refunded": True,
+        }
+    )
+    assert (dispute.connector_status, dispute.connector_dispute_id) == ("lost", "du_1Nx")
+    assert dispute.is_already_refunded is True and dispute.amount == 1500
+    assert dispute.model_extra == {}
+    bare = Dispute.model_validate({"dispute_id": "dp_1"})
+    assert (bare.connector_status, bare.is_already_refunded) == (None, None)

@@ -155,3 +155,33 @@ def test_delivery_attempt_takes_headers_as_pairs_or_mapping() -> None:
         {"request": {"headers": {"A": "b"}, "body": "{}"}, "response": {}, "delivered": False}
     )
     assert unreachable.response.status_code is None
+
+
+def test_event_list_item_profile_and_initial_attempt() -> None:
+    page = EventListResponse.model_validate(
+        {
+            "events": [
+                {
+                    "event_id": "evt_1",
+                    "merchant_id": "merchant_1",
+                    "profile_id": "pro_1",
+                    "object_id": "pay_1",
+                    "event_type": "payment_succeeded",
+                    "event_class": "payments",
+                    "initial_attempt_id": "evt_1",
+                    "created": "2024-05-01T10:00:00Z",
+                }
+            ],
+            "total_count": 1,
+        }
+    )
+    item = page.events[0]
+    assert (item.merchant_id, item.profile_id, item.initial_attempt_id) == (
+        "merchant_1",
+        "pro_1",
+        "evt_1",
+    )
+    assert item.model_extra == {}
+    assert PAYMENT_STATUS_EVENTS["partially_authorized_and_requires_capture"] is (
+        EventType.PAYMENT_AUTHORIZED
+    )

@@ -536,3 +536,71 @@ def test_list_request_constraints(
 ) -> None:
     errors = errors_of(PaymentListRequest, data)
     assert locs(errors) == [loc] and fragment in errors[0]["msg"]
+
+
+# --- fields the real service always sends -------------------------------------------------------
+
+
+def test_real_service_fields_are_read_typed_and_optional() -> None:
+    answer = {
+        "payment_id": "pay_1",
+        "status": "partially_authorized_and_requires_capture",
+        "amount": 1001,
+        "currency": "USD",
+        "net_amount": 1101,
+        "processor_merchant_id": "merchant_1",
+        "attempt_count": 2,
+        "enable_partial_authorization": True,
+        "expires_on": "2024-05-01T10:15:00Z",
+        "payment_link": {
+            "link": "https://pay.example/plink_1",
+            "secure_link": None,
+            "payment_link_id": "plink_1",
+        },
+    }
+    payment = Payment.model_validate(answer)
+    assert (payment.net_amount, payment.processor_merchant_id, payment.attempt_count) == (
+        1101,
+        "merchant_1",
+        2,
+    )
+    assert payment.status_enum is PaymentStatus.PARTIALLY_AUTHORIZED_AND_REQUIRES_CAPTURE
+    assert not payment.is_terminal
+    assert payment.payment_link is not None and payment.payment_link.payment_link_id == "plink_1"
+    assert payment.model_extra == {}  # every one of them is a declared field
+    # A service that leaves them out (the spec's shape) still parses.
+    bare = Payment.model_validate(
+        {"payment_id": "pay_1", "status": "x", "amount": 1, "currency": "USD"}
+    )
+    assert (bare.net_amount, bare.attempt_count, bare.payment_link) == (None, None, None)
+    with pytest.raises(ValidationError):
+        Payment.model_validate({**answer, "attempt_count": "many"})
+
+
+def test_payment_link_and_partial_authorisation_on_create() -> None:
+    request = PaymentCreateRequest.model_validate(
+        {
+            "amount": 100,
+            "currency": "USD",
+            "payment_link": True,
+            "session_expiry": 3600,
+            "payment_link_config": {"seller_name": "Shop"},
+            "enable_partial_authorization": True,
+        }
+    )
+    assert request.to_body() == {
+        "amount": 100,
+        "currency": "USD",
+        "payment_link": True,
+        "session_expiry": 3600,
+        "payment_link_config": {"seller_name": "Shop"},
+        "enable_partial_authorization": True,
+    }
+    for seconds in (59, 7_890_001):
+        with pytest.raises(ValidationError) as caught:
+            PaymentCreateRequest.model_validate(
+                {"amount": 100, "currency": "USD", "session_expiry": seconds}
+            )
+        assert caught.value.errors()[0]["loc"] == ("session_expiry",)
+    update = PaymentUpdateRequest.model_validate({"enable_partial_authorization": False})
+    assert update.to_body() == {"enable_partial_authorization": False}

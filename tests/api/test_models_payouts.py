@@ -562,3 +562,12 @@ def test_payout_object_parses_nulls_masked_numbers_and_unknown_fields() -> None:
     assert payout.model_dump(exclude_unset=True) == PAYOUT
     assert "payout_secret_abc" not in repr(payout)
     assert PayoutListResponse.model_validate({"count": 1, "data": [PAYOUT]}).data[0].amount == 1000
+
+
+def test_entity_type_of_the_real_service_is_read() -> None:
+    # Never null on the real service (Individual when the payout named none).
+    assert (
+        Payout.model_validate({**PAYOUT, "entity_type": "Individual"}).entity_type == "Individual"
+    )
+    assert Payout.model_validate({**PAYOUT, "entity_type": "lowercase"}).entity_type == "lowercase"
+    assert PayoutStatus("ineligible") is PayoutStatus.INELIGIBLE

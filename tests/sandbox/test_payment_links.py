@@ -9,8 +9,9 @@ from typing import Any
 
 import httpx
 
-from tests.sandbox.conftest import API_KEY, card
-from tui.sandbox.clock import iso
+from tests.sandbox.conftest import API_KEY, api_client, card
+from tui.api.models.links import PaymentLinkCreateRequest
+from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.server import Sandbox
 
 
@@ -175,3 +176,77 @@ async def test_seeded_links_are_active_expired_and_paid(sandbox: Sandbox) -> Non
         assert ("expired", "requires_payment_method") in pairs
         assert ("expired", "succeeded") in pairs  # paid on the page, then past its expiry
         assert any((d["payment_link_config"] or {}).get("seller_name") for d in listed)
+
+
+# The real service's PaymentLinkResponse (real-service-openapi-v1.json): required link and
+# payment_link_id, secure_link nullable.
+PAYMENT_LINK_RESPONSE = {"link", "secure_link", "payment_link_id"}
+
+
+async def test_payments_with_payment_link_true_make_a_link(sandbox: Sandbox) -> None:
+    """The real service's way, end to end over HTTP: `client.payment_links.create_with_payment`
+    (the TUI's remote path) against the local sandbox, then the raw answers."""
+    url = await sandbox.start()
+    client = api_client(sandbox, url)
+    try:
+        request = PaymentLinkCreateRequest.model_validate(
+            {
+                "amount": 4200,
+                "currency": "EUR",
+                "description": "Workshop seat",
+                "return_url": "https://shop.example/thanks",
+                "payment_link_config": {"seller_name": "Demo Shop"},
+            }
+        )
+        link = await client.payment_links.create_with_payment(request, session_expiry=3600)
+        assert link.payment_link_id.startswith("plink_") and link.state == "active"
+        assert link.link_to_pay == f"{url}/pay/{link.payment_link_id}"
+        assert (link.amount, link.currency, link.description) == (4200, "EUR", "Workshop seat")
+        assert link.payment_status == "requires_payment_method" and link.payment_id
+        assert link.payment_link_config == {"seller_name": "Demo Shop"}
+        now = sandbox.state.clock.now()
+        assert abs(parse_iso(str(link.expiry)) - (now + 3600)) < 5
+        # The payment answers as the real service's does, and keeps saying so on GET.
+        payment = await client.payments.retrieve(str(link.payment_id))
+        assert payment.payment_link is not None
+        assert payment.payment_link.payment_link_id == link.payment_link_id
+        assert payment.payment_link.link == link.link_to_pay
+        assert payment.expires_on == link.expiry
+        assert payment.return_url == "https://shop.example/thanks"
+    finally:
+        await client.aclose()
+
+    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+        answer = await api.post(
+            "/payments", json={"amount": 900, "currency": "USD", "payment_link": True}
+        )
+        assert answer.status_code == 200, answer.text
+        made = answer.json()
+        assert set(made["payment_link"]) == PAYMENT_LINK_RESPONSE
+        assert made["payment_link"]["secure_link"] is None
+        link_id = made["payment_link"]["payment_link_id"]
+        # Listed and retrieved like the links POST /payment_link makes.
+        listed = (await api.post("/payment_link/list", json={"limit": 10})).json()["data"]
+        assert [d["payment_link_id"] for d in listed] == [link_id, link.payment_link_id]
+        got = (await api.get(f"/payment_link/{link_id}")).json()
+        assert (got["amount"], got["currency"], got["payment_id"], got["status"]) == (
+            900,
+            "USD",
+            made["payment_id"],
+            "active",
+        )
+        page = await api.get(made["payment_link"]["link"])
+        assert page.status_code == 200 and "900" in page.text
+        # The default life is 15 minutes, as for session_expiry on the real service.
+        await api.post("/_sandbox/clock/advance", json={"seconds": 15 * 60 + 1})
+        assert (await api.get(f"/payment_link/{link_id}")).json()["status"] == "expired"
+        # Without the flag no link is made; an out-of-range session_expiry is refused.
+        plain = (await api.post("/payments", json={"amount": 900, "currency": "USD"})).json()
+        assert plain["payment_link"] is None
+        total = (await api.post("/payment_link/list", json={})).json()["total_count"]
+        assert total == 2
+        short = await api.post(
+            "/payments",
+            json={"amount": 900, "currency": "USD", "payment_link": True, "session_expiry": 5},
+        )
+        assert short.status_code == 400 and "session_expiry" in short.text

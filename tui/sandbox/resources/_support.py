@@ -97,6 +97,8 @@ def insert_payment(conn: sqlite3.Connection, state: SandboxState, row: payments.
     """Write a new payment (and, once attempted, its first attempt and its event)."""
     data = row.data
     data["status"] = payments.SHOWN.get(row.status, row.status)
+    if row.status in ("succeeded", "failed"):
+        data["attempt_count"] = 1
     conn.execute(
         "INSERT INTO payments(payment_id, merchant_id, status, amount, currency, customer_id,"
         " payment_method, created, client_secret, card_rule, expires_at, data) "
