@@ -63,6 +63,8 @@ UPDATABLE = statuses("active", "trial", "paused", "unpaid")
 PAUSABLE = statuses("active", "trial")
 RESUMABLE = statuses("paused", "pending", "unpaid")
 CANCELLABLE = statuses("active", "trial", "paused", "pending", "unpaid")
+# Webhooks naming subscriptions a remote list has not shown yet, gathered into one reload.
+REMOTE_RELOAD_DELAY = 0.3
 # The invoices the detail lists.
 HISTORY_SHOWN = 24
 PRICE_WIDTH = 20
@@ -539,6 +541,7 @@ class SubscriptionsView(ResourceListView[Any]):
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
         self.catalogue: Catalogue | None = None
+        self._reload_timer: Any = None
 
     def key_of(self, record: Any) -> str:
         return str(record.id)
@@ -583,7 +586,21 @@ class SubscriptionsView(ResourceListView[Any]):
         return SubscriptionDetailScreen(record_id)
 
     def on_change(self, change: Change) -> None:
-        super().on_change(with_subscription(change))
+        change = with_subscription(change)
+        if not self.runtime.options.is_local and self.loaded:
+            # Remotely the list is every subscription seen, whatever its age: one seen for the
+            # first time joins it in its place (the base adds only records newer than the page).
+            # A burst of them (renewals falling due together) is one reload.
+            unseen = [i for i in change.ids if i.startswith("sub_") and i not in self.rows]
+            if unseen:
+                if self._reload_timer is None:
+                    self._reload_timer = self.set_timer(REMOTE_RELOAD_DELAY, self._reload_seen)
+                return
+        super().on_change(change)
+
+    def _reload_seen(self) -> None:
+        self._reload_timer = None
+        self.load()
 
     def header_extra(self, header: Text) -> None:
         if self.is_mounted and not self.runtime.options.is_local:
