@@ -632,6 +632,23 @@ async def test_a_failed_renewal_shows_why_in_the_detail_and_the_list(dirs: Dirs)
         await pilot.press("escape")
         await until(lambda: view.rows[sub.id].status == "unpaid")
 
+        # Resuming an unpaid subscription asks what to do with the failed invoice (the paused
+        # time's charges do not apply); left unpaid, a new term starts without a charge.
+        detail = await _open(pilot, sub.id)
+        failed_invoice = detail.record.invoice.id
+        await pilot.press("u")
+        await until(lambda: isinstance(app.screen, ResumeForm))
+        form = app.screen
+        assert not form.query("#field-charges_handling")
+        form.query_one("#field-unpaid_invoices_handling", Select).value = "no_action"
+        await submit(pilot, ResumeForm)
+        await until(lambda: detail.record.status == "active" and not detail.busy)
+        assert detail.record.invoice.id == failed_invoice
+        assert detail.record.next_billing_at
+        # The failed invoice stays unpaid: its charge's decline is still told.
+        assert "payment_failed" in shown_text(detail.section("invoice"))
+        assert "The latest charge was declined" in shown_text(detail.section("decline"))
+
 
 # -- hostile text ----------------------------------------------------------------------------------
 
