@@ -579,9 +579,26 @@ async def test_chart_colours_follow_the_theme(demo: Dirs, theme: str, dark: bool
         figure = view.series_chart.figure
         assert isinstance(figure, TimeFigure)
         assert figure.layers[0].colour == theme_colour(app.theme_variables, "primary")
-        assert all(not any(s.style.bgcolor for s in [span]) for span in drawn.spans)  # type: ignore[union-attr]
+        # No background of its own: the panel's shows through.
+        assert all(
+            isinstance(span.style, str) or span.style.bgcolor is None for span in drawn.spans
+        )
         if not dark:
             assert text.brightness < 0.5
+        # Another theme (Settings' live preview): redrawn in its colours.
+        other = "payscope-light" if dark else "payscope-dark"
+        app.theme = other
+        await pilot.pause()
+        figure = view.series_chart.figure
+        assert isinstance(figure, TimeFigure)
+        assert figure.layers[0].colour == theme_colour(app.theme_variables, "primary")
+        ticks = Color.parse(theme_colour(app.theme_variables, "foreground"))
+        redrawn = view.series_chart.render()
+        assert ticks in {
+            Color.from_rich_color(span.style.color)  # type: ignore[union-attr]
+            for span in redrawn.spans
+            if not isinstance(span.style, str) and span.style.color is not None
+        }
 
 
 async def test_at_80_columns_the_table_folds_under_the_chart(demo: Dirs) -> None:
@@ -600,6 +617,23 @@ async def test_at_80_columns_the_table_folds_under_the_chart(demo: Dirs) -> None
 
 
 # -- figures (no UI) ------------------------------------------------------------------------------
+
+
+def test_the_figures_module_and_the_area_cost_nothing_at_start_up() -> None:
+    """analytics_data needs no Textual; neither it nor plotext is imported by the app's start."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import tui.screens.analytics_data\n"
+        "assert not any(m.startswith('textual') for m in sys.modules), 'textual'\n"
+        "import tui.app, tui.screens.main\n"
+        "assert 'tui.screens.analytics' not in sys.modules\n"
+        "assert not any(m.startswith(('plotext', 'textual_plotext')) for m in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
 
 
 def test_changes_read_as_people_read_them() -> None:

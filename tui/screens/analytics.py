@@ -247,6 +247,8 @@ class AnalyticsView(AreaView):
         # perf_counter() when the last answer arrived (the benchmark reads it).
         self.answered_at = 0.0
         self._shown_options: dict[str, list[tuple[str, str]]] = {}
+        self._totals_text = Text()
+        self._filters_text = Text()
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -318,8 +320,10 @@ class AnalyticsView(AreaView):
         height = self.size.height or self.app.size.height - 3
         controls = 2 if narrow else 1
         body = self.query_one("#analytics-body").size.height or max(12, height - 1 - controls)
-        totals = self.query_one("#analytics-totals").outer_size.height or 1
-        filters = self.query_one("#analytics-filters").outer_size.height
+        # The lines the totals and the filters take, from their text (known before layout, so
+        # one pass sizes the charts right).
+        totals = self._lines(self._totals_text, width)
+        filters = self._lines(self._filters_text, width) if self.choice.filters else 0
         room = body - totals - filters
         if narrow:
             # The time chart fills the first screen; the breakdown and the table fold under it.
@@ -330,6 +334,12 @@ class AnalyticsView(AreaView):
         else:
             table_rows = len(self.table.records) or 6
             charts.styles.height = max(12, min(24, room - (table_rows + 3)))
+
+    def _lines(self, text: Text, width: int) -> int:
+        """How many lines `text` wraps to in a line of the body (padding 1 on each side)."""
+        if not text:
+            return 0
+        return len(text.wrap(self.app.console, max(10, width - 2)))
 
     @property
     def table(self) -> ResourceTable[NumberRow]:
@@ -647,6 +657,7 @@ class AnalyticsView(AreaView):
         self.series_chart.say(message)
         self.breakdown_chart.say("")
         self.query_one("#analytics-legend", Static).update("")
+        self._totals_text = Text()
         self.query_one("#analytics-totals", Static).update("")
         self.table.show([])
 
@@ -709,19 +720,17 @@ class AnalyticsView(AreaView):
             self._show_series(answer, metric, groups, colours)
             self._show_breakdown(answer, metric, groups, colours)
         self._fit()
-        # Again once laid out: the totals' lines and the table's rows are known then.
-        self.call_after_refresh(self._fit)
 
     def _show_filters(self) -> None:
         line = self.query_one("#analytics-filters", Static)
         text = self.choice.filter_text()
         line.display = bool(text)
+        self._filters_text = Text()
         if text:
-            line.update(
-                Text.assemble(
-                    ("Filters  ", "bold"), visible(text), ("   / changes · Esc clears", "dim")
-                )
+            self._filters_text = Text.assemble(
+                ("Filters  ", "bold"), f"{visible(text)}   ", ("/ changes · Esc clears", "dim")
             )
+            line.update(self._filters_text)
 
     def _show_totals(self, answer: Answer) -> None:
         variables = self.app.theme_variables
@@ -740,6 +749,7 @@ class AnalyticsView(AreaView):
             line.append(f"{shown}   ", style=theme_colour(variables, colour))
         if not self._narrow:  # the table's title says it too
             line.append(f"vs {answer.previous.text()}", style="dim")
+        self._totals_text = line
         self.query_one("#analytics-totals", Static).update(line)
 
     def _series_groups(self, groups: list[data.GroupKey], metric: Metric) -> list[data.GroupKey]:
@@ -771,7 +781,7 @@ class AnalyticsView(AreaView):
         colour_of[data.ALL] = theme_colour(self.app.theme_variables, "primary")
         if self.choice.group is None:
             colour_of[None] = theme_colour(self.app.theme_variables, "primary")
-        names = data.group_names(shown)
+        names = self._names(shown)
         layers = tuple(
             Layer(name, tuple(row), colour_of.get(group) or colour_of.get(None) or "")
             for group, name, row in zip(shown, names, values, strict=True)
@@ -813,6 +823,19 @@ class AnalyticsView(AreaView):
         self.query_one("#analytics-legend", Static).update(legend)
         self.query_one("#analytics-legend", Static).display = bool(legend)
 
+    def _names(self, groups: list[data.GroupKey]) -> list[str]:
+        """Group labels; card networks as people write them (`AmericanExpress` -> American
+        Express)."""
+        names = data.group_names(groups)
+        if self.choice.group != "card_network":
+            return names
+        from tui.widgets.format import brand_label
+
+        return [
+            brand_label(name) if group not in (None, OTHER, data.ALL) else name
+            for name, group in zip(names, groups, strict=True)
+        ]
+
     def _breakdown_bars(self) -> list[Any]:
         figure = self.breakdown_chart.figure if self.is_mounted else None
         return list(getattr(figure, "bars", ()))
@@ -835,7 +858,8 @@ class AnalyticsView(AreaView):
         now, _before = answer.group_sums(metric)
         currency = answer.shown_currency()
         bars = []
-        for name, key in zip(data.group_names(groups), groups, strict=True):
+        names = self._names(groups)
+        for name, key in zip(names, groups, strict=True):
             value = metric.value(now.get(key, {}))
             if value is None or key not in now:
                 continue
@@ -857,7 +881,8 @@ class AnalyticsView(AreaView):
         rows: list[NumberRow] = []
         if self.choice.group is not None:
             table_groups = answer.groups(metric, each_currency=each_currency)
-            for name, key in zip(data.group_names(table_groups), table_groups, strict=True):
+            names = self._names(table_groups)
+            for name, key in zip(names, table_groups, strict=True):
                 value = metric.value(now.get(key, {}))
                 rows.append(
                     NumberRow(
@@ -887,7 +912,11 @@ class AnalyticsView(AreaView):
                     total=True,
                 )
             )
-        self.table.show(rows)
+        table = self.table
+        kept = table.selected_id() in {row.key for row in rows}
+        table.show(rows)
+        if not kept and rows:
+            table.move_cursor(row=0)  # another breakdown: start at its largest group
         title = f"{metric.label}: this period and the previous ({answer.previous.text()})"
         if metric.per_currency and not each_currency and currency:
             title = f"{metric.label} in {currency}: this period and the previous"

@@ -654,5 +654,6 @@ def share(now: float | None, total: float | None) -> str:
 
 
 def group_names(groups: Iterable[GroupKey]) -> list[str]:
+    """Groups as labels: `(none)` for rows without a value, `other`, `all`."""
     special = {OTHER: "other", ALL: "all"}
     return [special.get(g, g) if g is not None else NONE_LABEL for g in groups]
