@@ -88,7 +88,13 @@ AREAS: tuple[Area, ...] = (
         "Payment links: make, share (QR), follow until paid",
         "tui.screens.links:LinksView",
     ),
-    Area("analytics", "Analytics", None, "Payment, refund and dispute metrics"),
+    Area(
+        "analytics",
+        "Analytics",
+        None,
+        "Payment, refund and dispute metrics",
+        "tui.screens.analytics:AnalyticsView",
+    ),
     Area("users", "Users", None, "Team users and roles"),
     Area(
         "events",
