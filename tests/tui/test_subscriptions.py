@@ -605,6 +605,31 @@ async def test_the_clock_control_renews_to_the_next_renewal(dirs: Dirs) -> None:
         assert app.screen.next_renewal.strftime("%Y-%m-%dT%H:%M:%S") == soonest[:19]
 
 
+async def test_a_change_the_clock_applies_shows_when_the_list_is_shown_again(dirs: Dirs) -> None:
+    from tui.api.models.subscriptions import SubscriptionPauseRequest
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _subscriptions(pilot)
+        client = app.runtime.client
+        active = _seeded(view, "active")
+        await client.subscriptions.pause(
+            active.id,
+            SubscriptionPauseRequest.model_validate(
+                {"pause_option": "specific_date", "pause_at": "2024-05-01T13:00:00Z"}
+            ),
+        )
+        # The clock is moved elsewhere (another area, curl): the pause takes effect, and no
+        # webhook says so.
+        await pilot.press("colon", *"payments", "enter")
+        await client.sandbox.advance_clock(2 * 3600)
+        await pilot.pause()
+        assert view.rows[active.id].status == "active"
+        await pilot.press("colon", *"subscriptions", "enter")
+        await until(lambda: view.rows[active.id].status == "paused")
+        assert view.table.get_cell(active.id, "next").plain == "-"
+
+
 async def test_a_failed_renewal_shows_why_in_the_detail_and_the_list(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

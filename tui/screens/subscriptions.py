@@ -65,6 +65,9 @@ RESUMABLE = statuses("paused", "pending", "unpaid")
 CANCELLABLE = statuses("active", "trial", "paused", "pending", "unpaid")
 # Webhooks naming subscriptions a remote list has not shown yet, gathered into one reload.
 REMOTE_RELOAD_DELAY = 0.3
+# Seconds the service's clock may have moved on (on the wall, or advanced) before a list shown
+# again is read again.
+CLOCK_MOVED = 60
 # The invoices the detail lists.
 HISTORY_SHOWN = 24
 PRICE_WIDTH = 20
@@ -542,6 +545,7 @@ class SubscriptionsView(ResourceListView[Any]):
         super().__init__(id=id)
         self.catalogue: Catalogue | None = None
         self._reload_timer: Any = None
+        self._loaded_at = 0.0
 
     def key_of(self, record: Any) -> str:
         return str(record.id)
@@ -584,6 +588,16 @@ class SubscriptionsView(ResourceListView[Any]):
 
     def detail(self, record_id: str) -> Any:
         return SubscriptionDetailScreen(record_id)
+
+    def page_loaded(self, records: list[Any]) -> None:
+        self._loaded_at = self.runtime.now()
+
+    def focus_main(self) -> None:
+        super().focus_main()
+        # The sandbox clock moved since (from :sandbox, say): scheduled pauses and cancellations
+        # may have taken effect, which no webhook reports. Shown again, the page is read again.
+        if self.loaded and abs(self.runtime.now() - self._loaded_at) > CLOCK_MOVED:
+            self.load()
 
     def on_change(self, change: Change) -> None:
         change = with_subscription(change)
