@@ -629,6 +629,23 @@ async def test_a_change_the_clock_applies_shows_when_the_list_is_shown_again(dir
         await until(lambda: view.rows[active.id].status == "paused")
         assert view.table.get_cell(active.id, "next").plain == "-"
 
+        # An open detail reads it again when it is back on top (here from the key help).
+        other = [s for s in view.rows.values() if s.status == "active"][-1]
+        await client.subscriptions.pause(
+            other.id,
+            SubscriptionPauseRequest.model_validate(
+                {"pause_option": "specific_date", "pause_at": "2024-05-01T15:00:00Z"}
+            ),
+        )
+        detail = await _open(pilot, other.id)
+        assert "pause at" in shown_text(detail.section("summary"))
+        await pilot.press("question_mark")
+        await until(lambda: app.screen is not detail)
+        await client.sandbox.advance_clock(2 * 3600)
+        await pilot.press("escape")
+        await until(lambda: app.screen is detail)
+        await until(lambda: detail.record.status == "paused")
+
 
 async def test_a_failed_renewal_shows_why_in_the_detail_and_the_list(dirs: Dirs) -> None:
     app = build(*dirs)

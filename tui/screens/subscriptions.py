@@ -707,13 +707,21 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
         self.customer: Related[Any] = Related()
         self.renewals: list[Renewal] = []
         self.renewals_problem = ""
+        self._read_at = 0.0
 
     def on_mount(self) -> None:
         # Textual calls DetailScreen.on_mount (the first read) after this one by itself.
         self.show_section("decline", False)
 
+    def on_screen_resume(self) -> None:
+        # Back on it (from a payment, the clock, :sandbox): if the service's clock moved since the
+        # last read, a scheduled change may have taken effect, which no webhook reports.
+        if self.record is not None and abs(self.runtime.now() - self._read_at) > CLOCK_MOVED:
+            self.load(now=True)
+
     async def fetch(self) -> Any:
         api = self.runtime.api
+        self._read_at = self.runtime.now()
         sub = await api.subscriptions.retrieve(self.record_id)
         self.catalogue = await catalogue(api)
         payment_id = _payment_id(sub)
