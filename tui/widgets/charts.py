@@ -100,7 +100,7 @@ def x_ticks(labels: Sequence[str], width: int) -> tuple[list[int], list[str]]:
     n = len(labels)
     if n == 0:
         return [], []
-    longest = max(len(label) for label in labels) + 2
+    longest = max(len(label) for label in labels) + 4  # labels apart, not touching
     room = max(1, width // longest)
     if n <= room:
         positions = list(range(n))
@@ -126,6 +126,14 @@ def _segments(values: Sequence[float | None]) -> list[tuple[list[int], list[floa
     if xs:
         runs.append((xs, ys))
     return runs
+
+
+def _bar_width(cells: float) -> float:
+    """A bar's share of its bucket: a gap between bars where a bucket is wide enough to show one
+    (bars of one colour side by side would read as one)."""
+    if cells >= 3:
+        return 0.45
+    return 0.6 if cells >= 2 else 1.0
 
 
 def _plot(width: int, height: int, text: RGB) -> Any:
@@ -158,7 +166,7 @@ def draw_time(figure: TimeFigure, width: int, height: int, text: RGB) -> Text:
             xs,
             columns,
             color=[rgb(layer.colour) for layer in figure.layers],
-            width=0.8 if n < width // 2 else 1,
+            width=_bar_width((width - 8) / max(1, n)),
         )
     else:
         for layer in figure.layers:
