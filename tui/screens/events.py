@@ -121,8 +121,8 @@ def _goto(host: ActionHost, event_id: str | None, record: Any) -> None:
     from tui.views.areas import area_for_id
 
     area = area_for_id(object_id)
-    if area is None or not area.built:
-        host.app.notify(f"{object_id}: its screen is not built yet.", severity="information")
+    if area is None:
+        host.app.notify(f"{object_id}: no area of payscope shows it.", severity="information")
         return
     host.app.goto(area.key, object_id)
 

@@ -198,9 +198,6 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         from tui.views.areas import AREA_BY_KEY
 
         area = AREA_BY_KEY[AREA_OF_KIND[row.kind]]
-        if not area.built:
-            self.notify(f"{row.object_id}: its screen is not built yet.", markup=False)
-            return
         self.app.goto(area.key, row.object_id)
 
     def action_back(self) -> None:

@@ -27,7 +27,7 @@ PROMPT = "#command-prompt"
 
 
 class NavRail(OptionList):
-    """The areas, always visible on the left; unbuilt ones are marked."""
+    """The areas, always visible on the left."""
 
     DEFAULT_CSS = """
     /* width: NAV_WIDTH in tui/screens/base.py */

@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tui.views.area import AreaView
 
-PLACEHOLDER = "tui.screens.placeholder:PlaceholderView"
-
 
 @dataclass(frozen=True)
 class Area:
@@ -24,21 +22,13 @@ class Area:
     title: str
     id_prefix: str | None
     description: str
-    view: str = PLACEHOLDER  # "module:Class" of its AreaView
-
-    @property
-    def built(self) -> bool:
-        """False while the area is a placeholder."""
-        return self.view != PLACEHOLDER
+    view: str  # "module:Class" of its AreaView
 
     def build(self) -> AreaView:
         """A new view of this area (its module imported on first use)."""
         module, _, name = self.view.partition(":")
         cls = getattr(importlib.import_module(module), name)
-        if self.view == PLACEHOLDER:
-            view: AreaView = cls(self, id=self.key)
-        else:
-            view = cls(id=self.key)
+        view: AreaView = cls(id=self.key)
         return view
 
 
@@ -95,7 +85,14 @@ AREAS: tuple[Area, ...] = (
         "Payment, refund and dispute metrics",
         "tui.screens.analytics:AnalyticsView",
     ),
-    Area("users", "Users", None, "Team users and roles"),
+    Area("users", "Users", None, "Team users and roles", "tui.screens.users:UsersView"),
+    Area(
+        "codes",
+        "Codes",
+        None,
+        "Decline codes: meaning, retry advice, test cards",
+        "tui.screens.codes:CodesView",
+    ),
     Area(
         "events",
         "Events",
