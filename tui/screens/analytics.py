@@ -589,6 +589,9 @@ class AnalyticsView(AreaView):
 
     def run_query(self) -> None:
         """Ask the service for the choice (cancelling a question still under way)."""
+        if not self.runtime.ready.is_set():
+            self._show_state()  # asked once the service is up (`runtime_ready`)
+            return
         self._stale = False
         self.loading_since = time.perf_counter()
         if self._ticker is None:
