@@ -2,10 +2,10 @@
 
 `GET /_sandbox/clock/upcoming?seconds=N` answers the timed work due between now and now + N:
 payments whose authorisation or customer action expires (or that settle after processing),
-refunds that settle, disputes that open
-or pass their evidence deadline, payment links that expire, payouts that move on, subscriptions
-that renew or change as scheduled, and webhook deliveries that are retried. Each reader below
-matches one clock job (`Job` in a resource module) and reads the same columns that job reads.
+refunds that settle, disputes that open or pass their evidence deadline, payment links that
+expire, payouts that move on, subscriptions that renew or change as scheduled, and webhook
+deliveries that are retried. Each reader below matches one clock job (`Job` in a resource
+module) and reads the same columns that job reads.
 """
 
 from __future__ import annotations

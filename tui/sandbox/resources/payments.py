@@ -396,9 +396,9 @@ def _authorise(conn: sqlite3.Connection, row: Row, now: float) -> str:
 
 def _card_answer(conn: sqlite3.Connection, row: Row, now: float) -> str:
     """The card's answer once nothing stands in the way (no challenge, no review): the
-    processing card leaves the payment `processing` for `cards.PROCESSING_SECONDS`, the partial card
-    authorises half the amount (declines UE_1001 unless the payment allows partial
-    authorisation), every other card the whole amount. Returns the attempt's status."""
+    processing card leaves the payment `processing` for `cards.PROCESSING_SECONDS`, the
+    partial card authorises half the amount (declines UE_1001 unless the payment allows
+    partial authorisation), every other card the whole amount. Returns the attempt's status."""
     outcome = (row.card_rule or {}).get("outcome")
     if outcome == cards.PROCESSING:
         _clear_decline(row.data)
