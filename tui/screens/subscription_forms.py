@@ -89,10 +89,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
     """A customer (picked or typed), a plan's price, and a card or the customer's saved one."""
 
     title_text = "New subscription"
-    intro = (
-        "The first term is charged now (a price with a trial starts it instead). "
-        "Validated before sending; Ctrl+T picks a sandbox test card."
-    )
+    intro = "Charged now for the first term (a trial price starts the trial)."
     submit_label = "Subscribe"
 
     def __init__(
