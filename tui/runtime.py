@@ -205,6 +205,7 @@ class Runtime:
         self.daemon_dir: Path | None = None
         self.spawned_daemon: int | None = None
         self._hooking: asyncio.Task[None] | None = None
+        self._hook = ""  # the listener URL this run pointed the background sandbox at
         self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
         self.business_profile_id: str | None = None
         self.ready = asyncio.Event()
@@ -338,6 +339,7 @@ class Runtime:
         )
         # Pointing the sandbox's webhooks here writes its database: done beside the first page's
         # read, not before it. Webhooks raised meanwhile are held, then sent here.
+        self._hook = hook
         self._hooking = asyncio.create_task(self._point_webhooks(hook))
         report("", 1.0)
 
@@ -544,9 +546,11 @@ class Runtime:
         if self._hooking is not None:
             self._hooking.cancel()
             self._hooking = None
-        if self.daemon_dir is not None and self.client is not None:
+        if self.daemon_dir is not None and self.client is not None and self._hook:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.sandbox.set_webhook(None), 1.0)
+                await asyncio.wait_for(
+                    self.client.sandbox.set_webhook(None, if_url=self._hook), 1.0
+                )
 
         async def close(part: Any) -> None:
             closer = getattr(part, "aclose", None) or getattr(part, "stop", None)

@@ -206,3 +206,18 @@ async def test_a_runtime_attaches_gets_webhooks_and_quits_without_losing_anythin
     finally:
         await again.stop()
         daemon.stop(directory)
+
+
+async def test_the_webhook_control_takes_back_only_its_own_url(raw: httpx.AsyncClient) -> None:
+    first, second = "http://127.0.0.1:1/webhooks", "http://127.0.0.1:2/webhooks"
+    assert (await raw.post("/_sandbox/webhook", json={"url": first})).json() == {"url": first}
+    assert (await raw.post("/_sandbox/webhook", json={"url": second})).json()["url"] == second
+    # The first run quits: it takes back its own URL only, so the second keeps its webhooks.
+    kept = await raw.post("/_sandbox/webhook", json={"url": None, "if_url": first})
+    assert kept.json() == {"url": second}
+    gone = await raw.post("/_sandbox/webhook", json={"url": None, "if_url": second})
+    assert gone.json() == {"url": None}
+    for bad in ({"url": "ftp://x"}, {"url": 5}, {}):
+        refused = await raw.post("/_sandbox/webhook", json=bad)
+        assert refused.status_code == 400, bad
+        assert refused.json()["error"]["code"] in ("IR_01", "IR_04")

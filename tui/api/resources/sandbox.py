@@ -84,9 +84,13 @@ class SandboxResource(Resource):
             params=(request or InvoiceListRequest()).to_body(),
         )
 
-    async def set_webhook(self, url: str | None) -> dict[str, Any]:
-        """POST /_sandbox/webhook: deliver webhooks to `url` from now on (None holds them)."""
-        return await self._client.call_json("POST", "/_sandbox/webhook", body={"url": url})
+    async def set_webhook(self, url: str | None, *, if_url: str | None = None) -> dict[str, Any]:
+        """POST /_sandbox/webhook: deliver webhooks to `url` from now on (None holds them); with
+        `if_url`, only while they still go there."""
+        body: dict[str, Any] = {"url": url}
+        if if_url is not None:
+            body["if_url"] = if_url
+        return await self._client.call_json("POST", "/_sandbox/webhook", body=body)
 
     async def complete_3ds(self, payment_id: str, result: ThreeDsResult = "authorize") -> Payment:
         """POST /_sandbox/payments/{payment_id}/3ds: finish the customer's challenge."""

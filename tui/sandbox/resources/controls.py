@@ -155,7 +155,8 @@ _WEBHOOK_BODY = {
 async def set_webhook(request: Request) -> Response:
     """Body `{url}`: where the sandbox delivers webhooks from now on, signed with the profile's
     `payment_response_hash_key`; `null` holds them until a URL is set again (then they go out).
-    The TUI sets its listener's URL here each time it attaches to a running sandbox."""
+    With `if_url`, only while the current URL is that one. The TUI sets its listener's URL here
+    each time it attaches to a running sandbox, and takes it back (if still its own) on quit."""
     parsed = await read_object(request, '{"url": "http://127.0.0.1:8787/webhooks"}')
     if "url" not in parsed:
         raise missing("url", 'Where to deliver, e.g. {"url": "http://127.0.0.1:8787/webhooks"}.')
@@ -165,7 +166,11 @@ async def set_webhook(request: Request) -> Response:
     ):
         raise invalid("url", url, "an http(s) URL of at most 2048 characters, or null")
     state = state_of(request)
-    state.set_webhook(url)
+    current, _secret = state.webhook_target()
+    # `if_url`: change it only while it is still that one (a TUI that quits must not take the
+    # webhooks away from another one started after it).
+    if "if_url" not in parsed or parsed["if_url"] == current:
+        state.set_webhook(url)
     target, _secret = state.webhook_target()
     return respond({"url": target})
 
