@@ -9,8 +9,11 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.sandbox.conftest import WEBHOOK_SECRET, Receiver, payment_body
+from tui.api import ApiClient
+from tui.api.errors import InvalidRequestError
 from tui.api.models.payments import Payment, PaymentStatus
 from tui.api.models.refunds import Refund, RefundStatus
 from tui.sandbox import cards
@@ -188,6 +191,16 @@ async def test_refund_held_for_review(
     assert (
         await raw.post("/_sandbox/refunds/ref_nope/review", json={"outcome": "failed"})
     ).status_code == 404
+
+
+async def test_review_through_the_client(client: ApiClient, raw: httpx.AsyncClient) -> None:
+    paid = (await raw.post("/payments", json=payment_body(REFUND_REVIEW))).json()
+    refund = (await raw.post("/refunds", json={"payment_id": paid["payment_id"]})).json()
+    await advance(raw, 11)
+    decided = await client.sandbox.review_refund(refund["refund_id"], "succeeded")
+    assert decided.status_enum is RefundStatus.SUCCEEDED
+    with pytest.raises(InvalidRequestError):
+        await client.sandbox.review_refund(refund["refund_id"], "failed")
 
 
 async def test_payout_to_the_ineligible_card(raw: httpx.AsyncClient) -> None:

@@ -1,7 +1,8 @@
 """`client.sandbox`: the `/_sandbox/` controls of the local sandbox (never the real service).
 
 They stand in for what the real service does on its own: the card network opening and deciding
-disputes, the customer's browser finishing 3-D Secure, an invited user accepting, and time.
+disputes, the processor deciding a refund held for review, the customer's browser finishing
+3-D Secure, an invited user accepting, and time.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any, Literal
 from tui.api.models.disputes import Dispute
 from tui.api.models.payments import Payment
 from tui.api.models.payouts import Payout
+from tui.api.models.refunds import Refund
 from tui.api.models.subscriptions import (
     InvoiceListRequest,
     InvoiceListResponse,
@@ -23,6 +25,7 @@ from tui.api.retry import Replay
 
 ThreeDsResult = Literal["authorize", "fail", "abandon"]
 DisputeOutcome = Literal["won", "lost"]
+ReviewOutcome = Literal["succeeded", "failed"]
 
 
 class SandboxResource(Resource):
@@ -124,6 +127,18 @@ class SandboxResource(Resource):
             "POST",
             f"/_sandbox/disputes/{seg(dispute_id)}/resolve",
             Dispute,
+            body={"outcome": outcome},
+        )
+
+    async def review_refund(self, refund_id: str, outcome: ReviewOutcome) -> Refund:
+        """POST /_sandbox/refunds/{refund_id}/review: the processor decides a refund held in
+        `review` (made for a payment with the refund-review test card)."""
+        if outcome not in ("succeeded", "failed"):
+            raise ValueError(f"outcome must be succeeded or failed, got {outcome!r}")
+        return await self._client.call(
+            "POST",
+            f"/_sandbox/refunds/{seg(refund_id)}/review",
+            Refund,
             body={"outcome": outcome},
         )
 
