@@ -102,10 +102,6 @@ async def _profile_add(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def _placeholder(pilot: Any) -> None:
-    await _area("subscriptions", pilot)
-
-
 async def _command(pilot: Any) -> None:
     await ready(pilot)
     await pilot.press("colon", "e", "v")
@@ -138,7 +134,6 @@ SCREENS: dict[str, Drive] = {
     "requests": _requests,
     "settings": _settings,
     "profile_add": _profile_add,
-    "placeholder": _placeholder,
     "command_mode": _command,
     "key_help": _keys,
 }
