@@ -15,6 +15,13 @@ keeps serving requests meanwhile. Everything else the thread does holds the GIL 
 with the loop, so it is kept small: little Python per attempt, and few SQLite calls per group
 (each call releases the GIL and must wait to take it back from the busy loop).
 
+Rejected attempts are kept for diagnosis, not as a record of business: an unverified one keeps
+its headers and only the first `REJECTED_BODY_PREFIX` bytes of its body (with the full length
+in `body_length`; a signed body that is no event is kept whole, its sender holds the secret),
+and all of them together are held under `rejected_cap_bytes`, the oldest dropped first.
+Accepted deliveries are never truncated or dropped. So a flood of unsigned 1 MiB POSTs cannot
+fill the disk.
+
 Deduplication lives here too: the single writer decides "new or duplicate" for each event_id in
 arrival order (one indexed lookup per group, then the group's own earlier attempts), so
 concurrent requests can never both process the same event.
@@ -29,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import queue
 import sqlite3
 import threading
@@ -39,10 +47,19 @@ from typing import Any, NamedTuple
 
 import orjson
 
+log = logging.getLogger("payscope.listener")
+
 JOURNAL_FILE = "journal.sqlite3"
 _MAX_BATCH = 512
 _ROWS_PER_STATEMENT = 128
 _IDS_PER_LOOKUP = 512
+# A rejected attempt keeps this much of its body (the full length is recorded beside it).
+REJECTED_BODY_PREFIX = 4096
+# The rejected history (headers + kept body prefixes) is held under this size; past it the
+# oldest rejected rows are dropped, down to `_PRUNE_TO` of it (so pruning is rare).
+REJECTED_HISTORY_BYTES = 32 * 1024 * 1024
+_PRUNE_TO = 0.75
+_REJECTED = "(verified = 0 OR status >= 300)"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -54,7 +71,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
     verified     INTEGER NOT NULL,
     reason       TEXT,
     duplicate    INTEGER NOT NULL DEFAULT 0,
-    status       INTEGER NOT NULL
+    status       INTEGER NOT NULL,
+    body_length  INTEGER
 );
 CREATE INDEX IF NOT EXISTS deliveries_event ON deliveries(event_id);
 CREATE TABLE IF NOT EXISTS events (
@@ -93,13 +111,13 @@ _INTAKE = """
 CREATE TEMP VIEW intake AS SELECT
     NULL AS id, NULL AS received_at, NULL AS event_id, NULL AS headers, NULL AS body,
     NULL AS verified, NULL AS reason, NULL AS status, NULL AS event_type, NULL AS object_id,
-    NULL AS object_status, NULL AS new, NULL AS duplicates;
+    NULL AS object_status, NULL AS new, NULL AS duplicates, NULL AS body_length;
 CREATE TEMP TRIGGER intake_file INSTEAD OF INSERT ON intake
 BEGIN
     INSERT INTO deliveries (id, received_at, event_id, headers, body, verified, reason,
-                            duplicate, status)
+                            duplicate, status, body_length)
     VALUES (NEW.id, NEW.received_at, NEW.event_id, NEW.headers, NEW.body, NEW.verified,
-            NEW.reason, NEW.duplicates > 0, NEW.status);
+            NEW.reason, NEW.duplicates > 0, NEW.status, NEW.body_length);
     INSERT INTO events (event_id, event_type, object_id, object_status, first_seen, delivery_id)
     SELECT NEW.event_id, NEW.event_type, NEW.object_id, NEW.object_status, NEW.received_at,
            NEW.id
@@ -110,10 +128,10 @@ END;
 """
 _INTAKE_HEAD = (
     "INSERT INTO intake (id, received_at, event_id, headers, body, verified, reason, status,"
-    " event_type, object_id, object_status, new, duplicates) VALUES "
+    " event_type, object_id, object_status, new, duplicates, body_length) VALUES "
 )
-_INTAKE_ROW = "(?,?,?,?,?,?,?,?,?,?,?,?,?)"
-_INTAKE_WIDTH = 13
+_INTAKE_ROW = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_INTAKE_WIDTH = 14
 
 
 class JournalError(RuntimeError):
@@ -187,6 +205,13 @@ class DeliveryRecord:
     reason: str | None
     duplicate: bool
     status: int
+    # The length of the body as received when only a prefix of it was kept (rejected ones).
+    body_length: int | None = None
+
+    @property
+    def truncated(self) -> bool:
+        """True when `body` is only the first part of what was received."""
+        return self.body_length is not None and self.body_length > len(self.body)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,8 +252,12 @@ class Journal:
     behind by another process, say).
     """
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(
+        self, directory: Path, *, rejected_cap_bytes: int = REJECTED_HISTORY_BYTES
+    ) -> None:
         self.directory = Path(directory)
+        self.rejected_cap_bytes = rejected_cap_bytes
+        self._rejected_bytes = 0  # the writer's running total of the rejected history
         self.path = self.directory / JOURNAL_FILE
         self._jobs: queue.SimpleQueue[_Group | object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
@@ -282,7 +311,8 @@ class Journal:
             return
         conn = self._connect()
         try:
-            conn.executescript(_SCHEMA + _INTAKE)
+            _prepare(conn)
+            conn.executescript(_INTAKE)
         except sqlite3.Error as exc:
             conn.close()
             raise JournalError(
@@ -352,6 +382,7 @@ class Journal:
         # Delivery ids are assigned here (the only writer) so a batch is one set-form insert.
         row = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM deliveries").fetchone()
         self._next_delivery_id = int(row[0])
+        self._rejected_bytes = _rejected_size(conn)
         stopping = False
         while not stopping:
             groups: list[_Group] = []
@@ -380,13 +411,14 @@ class Journal:
         values: list[Any] | None = None
         error: JournalError | None = None
         try:
-            values, next_id = _write_jobs(conn, jobs, first_id)
+            values, next_id, rejected = _write_jobs(conn, jobs, first_id)
         except Exception as exc:  # any failure must reach the waiting requests, not kill the thread
             if conn.in_transaction:
                 conn.rollback()
             error = JournalError(f"the listener journal could not store the delivery: {exc}")
         else:
             self._next_delivery_id = next_id
+            self._rejected_bytes += rejected
         # One wake-up per loop per batch, not one per request.
         start = 0
         for loop, group_jobs in groups:
@@ -396,6 +428,14 @@ class Journal:
             # A closed loop means nobody is waiting any more; the rows are stored regardless.
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(_resolve, group_jobs, part, error)
+        if self._rejected_bytes > self.rejected_cap_bytes:
+            # After the wake-ups: pruning never delays an answer.
+            try:
+                self._rejected_bytes = _prune_rejected(
+                    conn, self._rejected_bytes, int(self.rejected_cap_bytes * _PRUNE_TO)
+                )
+            except sqlite3.Error as exc:
+                log.warning("could not prune the rejected history of the journal: %s", exc)
 
     # -- reads -------------------------------------------------------------------------------
 
@@ -404,7 +444,7 @@ class Journal:
         with self._read_lock:
             if self._reader is None:
                 conn = self._connect()
-                conn.executescript(_SCHEMA)
+                _prepare(conn)
                 self._reader = conn
             yield self._reader
 
@@ -456,7 +496,7 @@ class Journal:
         self, limit: int = 50, offset: int = 0, *, rejected_only: bool = False
     ) -> list[DeliveryRecord]:
         """A page of delivery attempts (accepted, duplicate and rejected), newest first."""
-        where = " WHERE verified = 0 OR status >= 300" if rejected_only else ""
+        where = f" WHERE {_REJECTED}" if rejected_only else ""
         with self._read() as conn:
             rows = conn.execute(
                 f"SELECT {_DELIVERY_COLUMNS} FROM deliveries{where}"
@@ -475,7 +515,9 @@ class Journal:
 _EVENT_COLUMNS = (
     "seq, event_id, event_type, object_id, object_status, first_seen, duplicates, delivery_id"
 )
-_DELIVERY_COLUMNS = "id, received_at, event_id, headers, body, verified, reason, duplicate, status"
+_DELIVERY_COLUMNS = (
+    "id, received_at, event_id, headers, body, verified, reason, duplicate, status, body_length"
+)
 
 
 def _delivery_record(row: tuple[Any, ...]) -> DeliveryRecord:
@@ -489,7 +531,39 @@ def _delivery_record(row: tuple[Any, ...]) -> DeliveryRecord:
         reason=row[6],
         duplicate=bool(row[7]),
         status=row[8],
+        body_length=row[9],
     )
+
+
+def _prepare(conn: sqlite3.Connection) -> None:
+    """Create the schema; add `body_length` to a journal made before it existed."""
+    conn.executescript(_SCHEMA)
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(deliveries)")}
+    if "body_length" not in columns:
+        with contextlib.suppress(sqlite3.OperationalError):  # another process just added it
+            conn.execute("ALTER TABLE deliveries ADD COLUMN body_length INTEGER")
+
+
+def _rejected_size(conn: sqlite3.Connection) -> int:
+    """The bytes held by rejected attempts (headers and kept bodies)."""
+    sql = (
+        f"SELECT coalesce(sum(length(headers) + length(body)), 0) FROM deliveries WHERE {_REJECTED}"
+    )
+    return int(conn.execute(sql).fetchone()[0])
+
+
+def _prune_rejected(conn: sqlite3.Connection, size: int, target: int) -> int:
+    """Delete the oldest rejected attempts until they hold at most `target` bytes; new size."""
+    last_id = None
+    sql = f"SELECT id, length(headers) + length(body) FROM deliveries WHERE {_REJECTED} ORDER BY id"
+    for row_id, row_size in conn.execute(sql):
+        if size <= target:
+            break
+        size -= int(row_size)
+        last_id = row_id
+    if last_id is not None:
+        conn.execute(f"DELETE FROM deliveries WHERE id <= ? AND {_REJECTED}", (last_id,))
+    return size
 
 
 def _filters(event_type: str | None, object_id: str | None) -> tuple[str, tuple[str, ...]]:
@@ -504,8 +578,11 @@ def _filters(event_type: str | None, object_id: str | None) -> tuple[str, tuple[
     return ((" WHERE " + " AND ".join(clauses)) if clauses else "", tuple(params))
 
 
-def _write_jobs(conn: sqlite3.Connection, jobs: list[_Job], first_id: int) -> tuple[list[Any], int]:
-    """Store one batch and commit it; return each job's result (a Recorded, or None), next id.
+def _write_jobs(
+    conn: sqlite3.Connection, jobs: list[_Job], first_id: int
+) -> tuple[list[Any], int, int]:
+    """Store one batch and commit it; return each job's result (a Recorded, or None), the next
+    id, and the bytes the batch added to the rejected history.
 
     New or duplicate is decided here, in arrival order, against the events already stored (one
     indexed lookup for the batch) and the earlier attempts of the batch. The usual batch
@@ -538,6 +615,7 @@ def _write_jobs(conn: sqlite3.Connection, jobs: list[_Job], first_id: int) -> tu
     values: list[Any] = []
     forwards: list[tuple[Any, ...]] = []
     delivery_id = first_id
+    rejected = 0
     dumps = orjson.dumps
     for item, _future in jobs:
         if type(item) is not Attempt:
@@ -555,9 +633,19 @@ def _write_jobs(conn: sqlite3.Connection, jobs: list[_Job], first_id: int) -> tu
             else:
                 new = True
                 known[event_id] = 0
+        headers = dumps(a.headers).decode()
+        body = a.body
+        body_length = None
+        if not a.verified or a.status >= 300:
+            # Unsigned: anyone can send it, so only a prefix. A signed body that is no event
+            # is kept whole to debug it (its sender holds the secret); both count to the cap.
+            if not a.verified and len(body) > REJECTED_BODY_PREFIX:
+                body_length = len(body)
+                body = body[:REJECTED_BODY_PREFIX]
+            rejected += len(headers) + len(body)
         params += (
-            delivery_id, a.received_at, event_id, dumps(a.headers).decode(), a.body, a.verified,
-            a.reason, a.status, a.event_type, a.object_id, a.object_status, new, count,
+            delivery_id, a.received_at, event_id, headers, body, a.verified, a.reason,
+            a.status, a.event_type, a.object_id, a.object_status, new, count, body_length,
         )  # fmt: skip
         values.append(Recorded(delivery_id, count > 0, count))
         delivery_id += 1
@@ -577,7 +665,7 @@ def _write_jobs(conn: sqlite3.Connection, jobs: list[_Job], first_id: int) -> tu
         )
     if explicit:
         conn.execute("COMMIT")
-    return values, delivery_id
+    return values, delivery_id, rejected
 
 
 def _resolve(jobs: list[_Job], values: list[Any] | None, error: BaseException | None) -> None:

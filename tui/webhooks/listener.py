@@ -28,7 +28,8 @@ the journal has committed the event. When the journal cannot commit (disk full, 
 the answer is 503 with `Retry-After`, and subscribers see that delivery with its reason. A
 duplicate `event_id` is answered 200 too, counted, marked duplicate, and neither forwarded nor
 announced as new. Every attempt (rejected ones included, with their reason) is in the journal;
-rejected ones are never processed.
+rejected ones are never processed; unsigned ones keep only their headers and the first 4 KiB of
+their body, and the journal drops the oldest rejected ones past its cap (accepted events never).
 
 Subscribers each get a bounded queue (1,000 deliveries by default). Publishing never waits: when
 a subscriber falls that far behind, its oldest undelivered delivery is dropped and counted in
