@@ -19,11 +19,15 @@ platform dir)::
     profile_id = "pro_abcdefghij0123456789"
     listener_port = 8787
     forward_url = "http://127.0.0.1:3000/webhooks"
+    contract = "auto"
 
 ``[local]`` holds what belongs to the embedded sandbox (the profile named ``local`` in the TUI).
 Its ``sandbox_port`` fixes the sandbox's port; unset, the sandbox takes the port it had last
 time (so a copied curl keeps working), and any free port when that one is taken.
 A ``forward_url`` is where replayed webhooks go (see :func:`get_forward_url`).
+A profile's ``contract`` says whose meanings its error codes have: ``"real"`` (the real
+service), ``"spec"`` (a service following payscope's spec) or ``"auto"`` (the default: detected
+from the service's errors). The local sandbox always speaks the spec.
 
 Keys live only in the OS keyring (see :mod:`tui.secrets`): saving settings that hold anything
 shaped like a key is refused, and loading a file that holds one fails with the way out.
@@ -53,6 +57,7 @@ from tui.secrets import KEY_IN_TEXT, check_profile_name
 
 DEFAULT_THEME = "payscope-dark"
 DEFAULT_LISTENER_PORT = 8787
+CONTRACT_CHOICES = ("auto", "spec", "real")
 
 _SECRET_IN_CONFIG = (
     "keys never belong in the config file: store the key in the OS keyring with "
@@ -126,6 +131,32 @@ class Profile(BaseModel):
     forward_url: str | None = Field(
         default=None, description="where replayed webhooks go (http(s)), e.g. a local server"
     )
+    contract: str | None = Field(
+        default=None,
+        description='the contract the service speaks, by which error codes are explained: "real" '
+        '(the real service), "spec" (payscope\'s spec, e.g. a shared sandbox) or "auto" '
+        "(unset: detected from the service's errors)",
+    )
+
+    @field_validator("contract")
+    @classmethod
+    def _check_contract(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if value not in CONTRACT_CHOICES:
+            shown = value if len(value) <= 20 else value[:20] + "..."
+            raise ValueError(
+                f"contract {shown!r} is not one of "
+                + ", ".join(repr(c) for c in CONTRACT_CHOICES)
+                + ' ("real": the real service; "spec": a service that follows payscope\'s spec; '
+                '"auto" or unset: detected from the service\'s errors)'
+            )
+        return value
+
+    @property
+    def contract_setting(self) -> str:
+        """The contract for the API client: "spec", "real" or "auto" (unset)."""
+        return self.contract or "auto"
 
     @field_validator("name")
     @classmethod

@@ -469,6 +469,7 @@ class Runtime:
             profile_id=profile.profile_id,
             merchant_id=profile.merchant_id,
             allow_production=self.options.allow_production or profile.allow_production,
+            contract=profile.contract_setting,
             **self.options.client_options(),
         )
         try:

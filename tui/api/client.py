@@ -105,6 +105,9 @@ class ApiClient:
     paths). `transport` replaces the network (e.g. `httpx.MockTransport`). Retries are bounded by
     `max_attempts` and `max_retry_time` seconds; `clock`, `sleep`, `wall_clock` and `rng` are
     injectable so tests never wait. `journal_size` bounds the request journal.
+    `contract` is the contract the service speaks, by which error codes are explained (see
+    `tui.api.codes`): "spec" (the local sandbox), "real" (the real service), or "auto": read
+    from the errors the service returns, the real service's meanings until one shows the spec's.
     """
 
     def __init__(
@@ -124,7 +127,13 @@ class ApiClient:
         wall_clock: Callable[[], float] = time.time,
         rng: Callable[[], float] = random.random,
         journal_size: int = 1000,
+        contract: str = "spec",
     ) -> None:
+        if contract not in ("spec", "real", "auto"):
+            raise errors.ConfigurationError(
+                f"The contract {contract!r} is not one payscope knows.\n"
+                'What to do: use "spec", "real" or "auto".'
+            )
         if not base_url.startswith(("http://", "https://")):
             raise errors.ConfigurationError(
                 f"The base URL {base_url!r} is not an http:// or https:// address.\n"
@@ -142,6 +151,8 @@ class ApiClient:
         self.base_url = base_url.rstrip("/")
         self.profile_id = profile_id
         self.merchant_id = merchant_id
+        self.contract_setting = contract
+        self.detected_contract: str | None = None
         self.retry_policy = RetryPolicy(max_attempts=max_attempts, max_retry_time=max_retry_time)
         self._clock = clock
         self._sleep = sleep
@@ -580,18 +591,41 @@ class ApiClient:
         url = self._redactor.text(str(request.url))
         return cls(request.method, url, reason, attempts=attempts)
 
+    @property
+    def contract(self) -> str:
+        """The contract error codes are explained by: "spec" or "real" (an undetected "auto"
+        reads as the real service, since a profile set to "auto" is a remote one)."""
+        if self.contract_setting != "auto":
+            return self.contract_setting
+        return self.detected_contract or "real"
+
+    def _learn_contract(
+        self, status: int, type_: str | None, code: str | None, message: str, error_type_key: bool
+    ) -> str:
+        if self.contract_setting == "auto" and self.detected_contract is None:
+            from tui.api.codes import contract_of_error
+
+            self.detected_contract = contract_of_error(
+                status, type_, code, message, error_type_key=error_type_key
+            )
+        return self.contract
+
     def _api_error(self, response: httpx.Response, method: str, path: str) -> errors.ApiError:
         status = response.status_code
         type_: str | None = None
         code: str | None = None
         message = ""
+        error_type_key = False
         try:
             payload = response.json()
         except ValueError:
             payload = None
         envelope = payload.get("error") if isinstance(payload, dict) else None
+        if envelope is None and isinstance(payload, dict) and "error_type" in payload:
+            envelope = payload  # the real service's bare `{error_type, message, code}`
         if isinstance(envelope, dict):
-            type_ = _str_or_none(envelope.get("type"))
+            error_type_key = "error_type" in envelope and "type" not in envelope
+            type_ = _str_or_none(envelope.get("type")) or _str_or_none(envelope.get("error_type"))
             code = _str_or_none(envelope.get("code"))
             message = _str_or_none(envelope.get("message")) or ""
         elif isinstance(envelope, str):
@@ -605,9 +639,11 @@ class ApiClient:
                 else f"{reason}, with an empty body"
             )
         message = self._redactor.text(message)
+        contract = self._learn_contract(status, type_, code, message, error_type_key)
         cls = errors.error_class_for(status, code)
+        error: errors.ApiError
         if cls is errors.RateLimitedError:
-            return errors.RateLimitedError(
+            error = errors.RateLimitedError(
                 status,
                 type_,
                 code,
@@ -616,7 +652,10 @@ class ApiClient:
                 path=path,
                 reset=_float_header(response.headers.get("x-ratelimit-reset")),
             )
-        return cls(status, type_, code, message, method=method, path=path)
+        else:
+            error = cls(status, type_, code, message, method=method, path=path)
+        error.contract = contract
+        return error
 
 
 @dataclass(frozen=True)

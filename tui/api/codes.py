@@ -1,5 +1,12 @@
 """The catalogue of codes the service returns: unified decline codes and error-envelope codes.
 
+The error-envelope codes mean different things in the two contracts payscope speaks: the spec
+(`payment-service-api.md`, which the local sandbox follows) and the real service
+(`real-service-differences.md`): the spec's `IR_01` is a missing field, the real one an invalid
+key. `explain(code, contract)` reads a code by one contract's table; decline codes (`UE_...`),
+payout failures and manual review are the same in both. `contract_of_error` tells the contracts
+apart by an error the service returned.
+
 `explain(code)` answers for any input (a known code, an unknown code of a known family, a
 lower-case spelling, nothing, or garbage) and never raises, so a screen can always show why a
 payment failed and whether to try again.
@@ -14,13 +21,23 @@ from typing import Final, Literal
 __all__ = [
     "ALL_UNIFIED_CODES",
     "CATALOGUE",
+    "CONTRACTS",
     "ERROR_ENVELOPE_CODES",
     "FAMILIES",
+    "REAL_CATALOGUE",
+    "REAL_ERROR_CODES",
     "CodeInfo",
+    "Contract",
     "Family",
+    "contract_of_error",
     "explain",
     "family_of",
 ]
+
+Contract = Literal["spec", "real"]
+"""Which contract a service speaks: "spec" (the local sandbox) or "real" (the real service)."""
+
+CONTRACTS: Final[tuple[Contract, ...]] = ("spec", "real")
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +375,137 @@ _ENVELOPE: Final[tuple[CodeInfo, ...]] = (
     ),
 )
 
+# The real service's error-envelope codes (real-service-differences.md, and the messages the
+# service sends with them). Explained only on a profile that speaks the real contract.
+_REAL_ENVELOPE: Final[tuple[CodeInfo, ...]] = (
+    _env(
+        "IR_01",
+        "invalid_request",
+        "Invalid API key",
+        "On the real service IR_01 means the api-key header is missing or holds a key the "
+        'service does not know (401): "API key not provided or invalid API key used".',
+        False,
+        "Check the secret key of this profile (`payscope keys set`); it is not a missing field.",
+    ),
+    _env(
+        "IR_02",
+        "invalid_request",
+        "Unrecognised request URL",
+        "The service has no such route (404).",
+        False,
+        "Check the base URL of this profile and the API version the service speaks.",
+    ),
+    _env(
+        "IR_03",
+        "invalid_request",
+        "HTTP method not allowed",
+        "The HTTP method is not applicable for this route (405).",
+        False,
+        "The route exists with another method; this operation may not be supported there.",
+    ),
+    _env(
+        "IR_04",
+        "invalid_request",
+        "Missing required parameter",
+        'On the real service IR_04 means a required parameter is missing (400): "Missing '
+        'required param: ...".',
+        False,
+        "Add the parameter named in the message and send the request again.",
+    ),
+    _env(
+        "IR_05",
+        "invalid_request",
+        "Invalid data format",
+        "On the real service IR_05 means a field holds data in the wrong format (422); it is "
+        'not "not found".',
+        False,
+        "Correct the format of the field named in the message and send the request again.",
+    ),
+    _env(
+        "IR_06",
+        "invalid_request",
+        "Invalid request data",
+        "The body is not valid JSON, a field has the wrong type, or the request holds a field "
+        "the service does not accept (400).",
+        False,
+        "Read the message: remove the unknown field or fix the type, then send it again.",
+    ),
+    _env(
+        "IR_07",
+        "invalid_request",
+        "Invalid value",
+        "A field holds a value that is not allowed (400).",
+        False,
+        "Correct the value named in the message and send the request again.",
+    ),
+    _env(
+        "IR_13",
+        "invalid_request",
+        "Refund exceeds captured amount",
+        "The refund amount is more than the amount captured on the payment (400).",
+        False,
+        "Refund at most what was captured and not yet refunded.",
+    ),
+    _env(
+        "IR_14",
+        "invalid_request",
+        "Payment in the wrong state",
+        "The payment is not in a state that allows this capture or refund (400).",
+        False,
+        "Reload the payment and check its status before trying again.",
+    ),
+    _env(
+        "IR_16",
+        "invalid_request",
+        "Precondition failed",
+        "The object is not in a state that allows this confirm, cancel or update (400).",
+        False,
+        "Reload the object and check its status before trying again.",
+    ),
+    _env(
+        "HE_00",
+        "api_error",
+        "Internal error",
+        'The service failed while handling the request ("Something went wrong").',
+        None,
+        "Retry with backoff if the HTTP status was 5xx; for a payment, retrieve it first.",
+    ),
+    _env(
+        "HE_01",
+        "api_error",
+        "Already exists",
+        "An object with this id already exists (400 on the real service): the original "
+        "request was received.",
+        False,
+        "Do not create it again: retrieve the object to read its true status.",
+    ),
+    _env(
+        "HE_02",
+        "api_error",
+        "Not found",
+        "The object does not exist in the service's records (404); the message names it.",
+        False,
+        "Check the id (and that it belongs to this merchant, profile and environment).",
+    ),
+    _env(
+        "HE_03",
+        "api_error",
+        "Validation failed",
+        "The service refused the action for the object's state or setup (e.g. the payment has "
+        "not succeeded yet).",
+        False,
+        "Read the message; reload the object and check its status.",
+    ),
+    _env(
+        "HE_04",
+        "api_error",
+        "Dispute not found",
+        "The dispute (or its file) does not exist in the service's records (404).",
+        False,
+        "Check the dispute id (and that it belongs to this merchant and environment).",
+    ),
+)
+
 # The failure codes the local sandbox gives payouts (the real service passes on its connector's).
 _PAYOUT: Final[tuple[CodeInfo, ...]] = (
     _env(
@@ -390,7 +538,23 @@ ERROR_ENVELOPE_CODES: Final[tuple[str, ...]] = tuple(info.code for info in _ENVE
 CATALOGUE: Final[dict[str, CodeInfo]] = {
     info.code.upper(): info for info in _UNIFIED + _LEGACY + _ENVELOPE + _PAYOUT
 }
-"""Every known code, keyed by its upper-case spelling."""
+"""Every known code of the spec (and the shared ones), keyed by its upper-case spelling."""
+
+REAL_ERROR_CODES: Final[tuple[str, ...]] = tuple(info.code for info in _REAL_ENVELOPE)
+"""The real service's `error.code` values payscope explains."""
+
+# What both contracts share: declines, payout failures, and the manual-review outcome.
+_SHARED: Final[dict[str, CodeInfo]] = {
+    info.code.upper(): info
+    for info in _UNIFIED + _LEGACY + _PAYOUT + _ENVELOPE
+    if not info.family.endswith("_error") and info.family != "invalid_request"
+}
+
+REAL_CATALOGUE: Final[dict[str, CodeInfo]] = {
+    **_SHARED,
+    **{info.code.upper(): info for info in _REAL_ENVELOPE},
+}
+"""Every code known on the real service: its envelope codes, and the shared decline codes."""
 
 _UNIFIED_RE: Final = re.compile(r"UE_(\d)\d{3}")
 _ENVELOPE_PREFIX: Final[dict[str, str]] = {
@@ -404,13 +568,23 @@ _ENVELOPE_PREFIX: Final[dict[str, str]] = {
 _ENVELOPE_RE: Final = re.compile(r"([A-Z]{2})_\d{2}")
 
 
-def family_of(code: str | None) -> str | None:
-    """The family a code belongs to ("UE_1xxx", "invalid_request", ...), or None if none fits."""
+_REAL_PREFIXES: Final = frozenset({"IR", "HE", "CE"})
+
+
+def _catalogue(contract: Contract) -> dict[str, CodeInfo]:
+    return REAL_CATALOGUE if contract == "real" else CATALOGUE
+
+
+def family_of(code: str | None, contract: Contract = "spec") -> str | None:
+    """The family a code belongs to ("UE_1xxx", "invalid_request", ...), or None if none fits.
+
+    `contract` chooses the table of error-envelope codes (see `explain`)."""
     if not code:
         return None
     normalised = code.strip().upper()
-    if normalised in CATALOGUE:
-        return CATALOGUE[normalised].family
+    catalogue = _catalogue(contract)
+    if normalised in catalogue:
+        return catalogue[normalised].family
     unified = _UNIFIED_RE.fullmatch(normalised)
     if unified:
         digit = unified.group(1)
@@ -418,16 +592,22 @@ def family_of(code: str | None) -> str | None:
             return f"UE_{digit}xxx"
         return "UE_9xxx" if digit == "9" else None
     envelope = _ENVELOPE_RE.fullmatch(normalised)
-    return _ENVELOPE_PREFIX.get(envelope.group(1)) if envelope else None
+    if envelope is None or (contract == "real" and envelope.group(1) not in _REAL_PREFIXES):
+        return None
+    return _ENVELOPE_PREFIX.get(envelope.group(1))
 
 
-def explain(code: str | None) -> CodeInfo:
+def explain(code: str | None, contract: Contract = "spec") -> CodeInfo:
     """What `code` means and whether to retry. Never raises.
 
-    Known codes come from the catalogue (any case). An unknown code of a known family
-    (e.g. UE_1234) is explained by its family. Nothing, or something that is not a code,
-    gets an explanation saying so.
+    Known codes come from the catalogue (any case) of `contract`: "spec" reads error-envelope
+    codes by the spec's table (the local sandbox), "real" by the real service's; decline codes
+    (`UE_...`) read the same in both. An unknown code of a known family (e.g. UE_1234) is
+    explained by its family. Nothing, or something that is not a code, gets an explanation
+    saying so.
     """
+    if contract not in CONTRACTS:
+        contract = "spec"
     text = code.strip() if isinstance(code, str) else ""
     if not text:
         return CodeInfo(
@@ -438,10 +618,10 @@ def explain(code: str | None) -> CodeInfo:
             retryable=None,
             advice="Read the message and the status; retrieve the object for details.",
         )
-    known = CATALOGUE.get(text.upper())
+    known = _catalogue(contract).get(text.upper())
     if known is not None:
         return known
-    family_name = family_of(text)
+    family_name = family_of(text, contract)
     if family_name is not None:
         family = FAMILIES[family_name]
         return CodeInfo(
@@ -461,3 +641,52 @@ def explain(code: str | None) -> CodeInfo:
         retryable=None,
         advice="Show the message the service sent with it; do not retry blindly.",
     )
+
+
+# Error `type` values only one contract uses (real-service-differences.md).
+_SPEC_TYPES: Final = frozenset(
+    {"authentication_error", "processing_error", "rate_limit_error", "api_error", "connector_error"}
+)
+_REAL_TYPES: Final = frozenset({"api", "blocked", "connector"})
+_REAL_ONLY_CODE: Final = re.compile(r"IR_(0[6-9]|[1-9]\d)|HE_0[2-9]|WE_\d{2}")
+_SPEC_ONLY_CODE: Final = re.compile(r"AU_0[12]|PE_0[1-3]|RL_01")
+
+
+def contract_of_error(
+    status: int,
+    type: str | None,
+    code: str | None,
+    message: str | None = None,
+    *,
+    error_type_key: bool = False,
+) -> Contract | None:
+    """Which contract an error answer is in, or None when it could be either.
+
+    `error_type_key` is True when the envelope named its type `error_type` (the real
+    service's JSON-parse errors). The evidence: types and codes only one contract uses, and
+    the shared codes' statuses and wording (the real `IR_01` is a 401, the spec's a 400; the
+    real `IR_05` a 422, the spec's a 404; the real `HE_01` a 400, the spec's a 409).
+    """
+    if error_type_key or (type or "") in _REAL_TYPES:
+        return "real"
+    if (type or "") in _SPEC_TYPES:
+        return "spec"
+    normalised = (code or "").strip().upper()
+    if _REAL_ONLY_CODE.fullmatch(normalised):
+        return "real"
+    if _SPEC_ONLY_CODE.fullmatch(normalised):
+        return "spec"
+    by_status: dict[tuple[str, int], Contract] = {
+        ("IR_01", 401): "real",
+        ("IR_01", 400): "spec",
+        ("IR_05", 422): "real",
+        ("IR_05", 404): "spec",
+        ("HE_01", 400): "real",
+        ("HE_01", 409): "spec",
+    }
+    found = by_status.get((normalised, status))
+    if found is not None:
+        return found
+    if normalised == "IR_04" and (message or "").lower().startswith("missing required param"):
+        return "real"
+    return None

@@ -40,9 +40,12 @@ class ApiError(ClientError):
 
     `status` is the HTTP status, `type` and `code` come from the envelope (None when the body
     was not an envelope), `message` is the service's message with secrets redacted.
+    `contract` is the contract the code is read by ("spec" or "real", see `tui.api.codes`),
+    set by the client that raised it (None: not said, read as the spec).
     """
 
     advice = "check the request and try again."
+    contract: str | None = None
 
     def _advice(self) -> str:
         return self.advice

@@ -34,8 +34,28 @@ _MISSING_SETTINGS = {
 }
 
 
+_CONTRACT_NAMES = {"spec": "the spec (local sandbox)", "real": "the real service"}
+
+
+def explain_api_code(error: BaseException) -> str | None:
+    """The line explaining an API error's code by the contract its profile speaks (None when the
+    error has no code). A remote profile's real service is read by its own table, never the
+    local sandbox's: the same code (e.g. IR_01) means different things in the two."""
+    code = getattr(error, "code", None)
+    if not isinstance(code, str) or not code:
+        return None
+    from tui.api.codes import Contract, explain
+
+    contract: Contract = "real" if getattr(error, "contract", None) == "real" else "spec"
+    info = explain(code, contract)
+    if info.family in ("unknown", "none"):
+        return None
+    return f"{info.code} on {_CONTRACT_NAMES[contract]}: {info.title}. {info.meaning} {info.advice}"
+
+
 def describe_error(error: BaseException) -> tuple[str, str]:
-    """(title, message) for a notification or modal (API errors already read well)."""
+    """(title, message) for a notification or modal (API errors already read well, with their
+    code explained by the contract their profile speaks)."""
     for cls in type(error).__mro__:
         title = _TITLES.get(cls.__name__)
         if title is not None:
@@ -53,6 +73,8 @@ def describe_error(error: BaseException) -> tuple[str, str]:
             f"What to do: add its {setting} in Settings (select the profile, e edits it) or "
             "in profiles.toml."
         )
+    elif (explained := explain_api_code(error)) is not None:
+        message = f"{message}\nCode: {explained}"
     elif title == "Something went wrong":
         message = (
             f"{type(error).__name__}: {message}\n"
