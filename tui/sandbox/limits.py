@@ -1,4 +1,9 @@
-"""Rate limits (fixed one-minute windows per key, real time) and seeded fault injection."""
+"""Rate limits (fixed one-minute windows per key, real time) and seeded fault injection.
+
+Windows are kept for the sandbox's real keys only, plus `FAILED_AUTH`, one window shared by
+every request whose key was missing or refused: a client presenting endless made-up keys
+neither grows this table nor gets a fresh window per key.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +15,9 @@ UNLIMITED_HEADER = 1_000_000_000
 
 FAULT_KINDS = ("500", "502", "503", "429", "drop")
 
+# The window shared by failed authentications (no key of the sandbox is spelled so).
+FAILED_AUTH = "failed authentication"
+
 
 class RateLimiter:
     """`hit(key)` -> (allowed, limit, remaining, reset unix time). `limit` 0 = unlimited."""
@@ -18,6 +26,10 @@ class RateLimiter:
         self.limit = limit
         self._source = source
         self._windows: dict[str, tuple[int, int]] = {}
+
+    def __len__(self) -> int:
+        """How many windows are held (one per real key seen this minute, plus failures)."""
+        return len(self._windows)
 
     def hit(self, key: str) -> tuple[bool, int, int, int]:
         """Count one request for `key` in the current minute."""

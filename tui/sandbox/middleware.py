@@ -3,7 +3,9 @@ limits with `X-RateLimit-*` headers on every response, and seeded fault injectio
 
 Order: the public routes (`public.PUBLIC_ROUTES`: docs, checkout and 3-D Secure pages) pass;
 the `api-key` header is resolved (401 AU_01 / AU_02, `prd_` refused); the key's minute window
-is counted (429 RL_01); a publishable key is held to the SDK flow's two routes (403); a fault
+is counted (429 RL_01), a refused or missing key in the one window all failures share (so
+made-up keys cost no memory: they are neither cached nor given a window each; 429 once that
+window is spent); a publishable key is held to the SDK flow's two routes (403); a fault
 may be drawn; then the app runs. Handlers read the caller from
 `principal_of(request)`.
 """
@@ -17,6 +19,7 @@ from typing import Any
 
 from tui.sandbox import keys
 from tui.sandbox.errors import API, AUTH, CONNECTOR, RATE_LIMIT, SandboxError, forbidden
+from tui.sandbox.limits import FAILED_AUTH
 from tui.sandbox.public import is_public
 from tui.sandbox.state import SandboxState
 
@@ -28,6 +31,8 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _PUBLISHABLE_ROUTES = re.compile(r"^/payments/(?!list$)[^/]+(/confirm)?$")
 _DROP_MESSAGE = "ASGI callable returned without completing response."
+# Stored keys cached by value at most (a cache of real keys only; cleared when keys change).
+_KEY_CACHE_SIZE = 1024
 
 
 class _DropFilter(logging.Filter):
@@ -67,11 +72,13 @@ def authenticate(state: SandboxState, key: str | None) -> keys.Principal:
             "This is a local sandbox: production keys (prd_) are never accepted here and "
             "nothing is charged. Use the sandbox key (snd_...) printed by payscope sandbox.",
         )
-    if key in state.key_cache:
-        record = state.key_cache[key]
-    else:
+    record = state.key_cache.get(key)
+    if record is None:
         record = keys.find(state.db.conn, key)
-        state.key_cache[key] = record
+        if record is not None:  # unknown keys are not cached: there is no end to them
+            if len(state.key_cache) >= _KEY_CACHE_SIZE:
+                state.key_cache.clear()
+            state.key_cache[key] = record
     if record is None:
         raise SandboxError(
             401,
@@ -111,9 +118,14 @@ class SandboxMiddleware:
             await self.app(scope, receive, send)
             return
         key = _header(scope, b"api-key")
-        client = scope.get("client")
+        try:
+            principal: keys.Principal | None = authenticate(state, key)
+            refused = None
+        except SandboxError as exc:
+            principal, refused = None, exc
+        # A window per real key; every refused or missing key shares one.
         allowed, limit, remaining, reset = state.limiter.hit(
-            key or (str(client[0]) if client else "anonymous")
+            FAILED_AUTH if principal is None or key is None else key
         )
         extra = [
             (b"x-ratelimit-limit", str(limit).encode()),
@@ -129,7 +141,17 @@ class SandboxMiddleware:
             await send(message)
 
         try:
-            principal = authenticate(state, key)
+            if principal is None:
+                if not allowed:
+                    raise SandboxError(
+                        429,
+                        RATE_LIMIT,
+                        "RL_01",
+                        f"Too many failed authentications: {limit} per minute in all. "
+                        f"Wait until X-RateLimit-Reset ({reset}) and retry with a valid key.",
+                    )
+                assert refused is not None
+                raise refused
             if not allowed:
                 raise SandboxError(
                     429,

@@ -51,7 +51,8 @@ class SandboxState:
         self.faults = Faults(config.fault_rate, config.fault_seed)
         self.outbox = outbox.Outbox(self)
         self.jobs: tuple[Job, ...] = tuple(job for r in self.resources for job in r.jobs)
-        self.key_cache: dict[str, keys.KeyRecord | None] = {}
+        # Stored keys found by their value (unknown keys are never cached: see middleware).
+        self.key_cache: dict[str, keys.KeyRecord] = {}
         self._worker: asyncio.Task[None] | None = None
 
     # -- identity and webhook target ----------------------------------------------------
