@@ -128,6 +128,21 @@ def already_refunded(conn: sqlite3.Connection, data: dict[str, Any]) -> bool:
     return int(found[0]) + int(data["amount"]) > captured
 
 
+def refresh_already_refunded(conn: sqlite3.Connection, payment_id: str) -> None:
+    """Recompute `is_already_refunded` on the payment's lost disputes (its refunds changed)."""
+    for dispute_id, raw in conn.execute(
+        "SELECT dispute_id, data FROM disputes WHERE payment_id = ? AND status = 'dispute_lost'",
+        (payment_id,),
+    ).fetchall():
+        data = json.loads(raw)
+        flag = already_refunded(conn, data)
+        if data.get("is_already_refunded") != flag:
+            data["is_already_refunded"] = flag
+            conn.execute(
+                "UPDATE disputes SET data = ? WHERE dispute_id = ?", (dumps(data), dispute_id)
+            )
+
+
 router = APIRouter(tags=["disputes"])
 
 

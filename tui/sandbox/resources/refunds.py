@@ -33,7 +33,7 @@ from tui.sandbox.errors import (
 from tui.sandbox.filters import Where
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
-from tui.sandbox.resources import payments
+from tui.sandbox.resources import disputes, payments
 from tui.sandbox.responses import (
     json_body,
     read_body,
@@ -166,6 +166,7 @@ async def create_refund(request: Request) -> Response:
                 dumps(data),
             ),
         )
+        disputes.refresh_already_refunded(conn, body.payment_id)
     return respond(data)
 
 
@@ -262,6 +263,8 @@ def _decide(
         "UPDATE refunds SET status = ?, settle_at = NULL, data = ? WHERE refund_id = ?",
         (status, dumps(data), data["refund_id"]),
     )
+    if status == "failed":  # no longer paid back
+        disputes.refresh_already_refunded(conn, str(data["payment_id"]))
     if status != "review":
         emit(
             conn,
