@@ -122,3 +122,13 @@ async def test_the_local_sandbox_explains_the_specs_meaning(dirs: Dirs) -> None:
         _title, message = describe_error(caught.value)
         assert "IR_01 on the spec (local sandbox): Missing required field" in message
         assert "Invalid API key" not in message
+
+
+def test_an_error_payscope_made_itself_names_no_contract() -> None:
+    from tui.api.errors import NotFoundError
+    from tui.widgets.errors import describe_error
+
+    error = NotFoundError(404, "invalid_request", "IR_05", "No user has the e-mail a@b.c.")
+    _title, message = describe_error(error)
+    assert "IR_05: Resource not found" in message
+    assert "local sandbox" not in message and "real service" not in message

@@ -373,6 +373,17 @@ class ProfileForm(FormScreen):
                 ),
                 "Blank: the app's theme. One of the names in Settings → Theme.",
             ),
+            Field(
+                "contract",
+                "Contract",
+                Input(
+                    (old.contract or "") if old else "",
+                    placeholder="auto",
+                    id="field-contract",
+                ),
+                "Whose meanings its error codes have: real (the real service), spec (a service "
+                "that follows payscope's spec) or auto (blank: detected from its errors).",
+            ),
             Field("api_key", "Secret key", Input(password=True, id="field-api_key"), key_hint),
             Field(
                 "webhook_secret",
@@ -398,6 +409,9 @@ class ProfileForm(FormScreen):
         theme = self.value("theme")
         if theme and theme not in self.app.available_themes:
             errors["theme"] = f"No theme named {theme!r}: pick one of the names listed under Theme."
+        contract = (self.value("contract") or "").strip().lower() or None
+        if contract is not None and contract not in config.CONTRACT_CHOICES:
+            errors["contract"] = "One of real, spec or auto (blank: auto)."
         key = self.value("api_key")
         # An edit without a new key keeps the production permission the old key was given.
         allow = bool(self.editing and self.editing.allow_production and not key)
@@ -424,6 +438,7 @@ class ProfileForm(FormScreen):
             listener_port=int(port_text),
             theme=theme,
             allow_production=allow,
+            contract=contract,
         )
         if key:
             try:

@@ -46,11 +46,14 @@ def explain_api_code(error: BaseException) -> str | None:
         return None
     from tui.api.codes import Contract, explain
 
-    contract: Contract = "real" if getattr(error, "contract", None) == "real" else "spec"
+    said = getattr(error, "contract", None)
+    contract: Contract = "real" if said == "real" else "spec"
     info = explain(code, contract)
     if info.family in ("unknown", "none"):
         return None
-    return f"{info.code} on {_CONTRACT_NAMES[contract]}: {info.title}. {info.meaning} {info.advice}"
+    # An error no service answered (made by payscope itself) names no contract.
+    where = f" on {_CONTRACT_NAMES[contract]}" if said in _CONTRACT_NAMES else ""
+    return f"{info.code}{where}: {info.title}. {info.meaning} {info.advice}"
 
 
 def describe_error(error: BaseException) -> tuple[str, str]:
