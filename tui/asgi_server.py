@@ -15,6 +15,59 @@ from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+# The most bytes a request line plus its headers may take; past it the answer is 431 and the
+# connection is closed. httptools itself has no limit: it would buffer a 200 MiB header line.
+MAX_HEAD_BYTES = 64 * 1024
+_REFUSED_LINGER = 2.0
+
+
+class LimitedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a bound on the request head (request line + headers).
+
+    The bytes received while a head is still incomplete are counted (from the chunk after the
+    one that began it, so the bound is `MAX_HEAD_BYTES` plus one read); past the bound the
+    request is answered 431 and the connection closed, before httptools buffers any more.
+    Until it closes (`_REFUSED_LINGER` seconds at most) what still arrives is read and dropped:
+    closing on unread data would send a reset that can destroy the 431 before it is read.
+    """
+
+    _head_bytes: int | None = 0
+    _refused = False
+
+    def on_message_begin(self) -> None:
+        self._head_bytes = 0
+        super().on_message_begin()
+
+    def on_headers_complete(self) -> None:
+        self._head_bytes = None
+        super().on_headers_complete()
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        if self._head_bytes is not None:
+            self._head_bytes += len(data)
+        super().data_received(data)
+        # Checked after parsing: a chunk that completes the head (with a body behind it) is
+        # never held against it.
+        head = self._head_bytes
+        if head is not None and head > MAX_HEAD_BYTES and not self.transport.is_closing():
+            self._refuse_head()
+
+    def _refuse_head(self) -> None:
+        message = f"request line and headers larger than {MAX_HEAD_BYTES} bytes; not read".encode()
+        self.transport.write(
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+            b"content-type: text/plain; charset=utf-8\r\n"
+            b"content-length: " + str(len(message)).encode() + b"\r\n"
+            b"connection: close\r\n\r\n" + message
+        )
+        self._refused = True
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(_REFUSED_LINGER, self.transport.close)
 
 
 class _QuietServer(uvicorn.Server):
@@ -52,7 +105,7 @@ class EmbeddedServer:
             "log_level": "warning",
             "access_log": False,
             "lifespan": "on",
-            "http": "httptools",
+            "http": LimitedHttpToolsProtocol,
             "loop": "none",
             **config,
         }
@@ -123,6 +176,6 @@ def serve_forever(app: Any, host: str, port: int, **config: Any) -> None:
         port=port,
         log_level=config.pop("log_level", "warning"),
         access_log=False,
-        http="httptools",
+        http=LimitedHttpToolsProtocol,
         **config,
     )

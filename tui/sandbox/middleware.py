@@ -1,9 +1,11 @@
 """The request gate, as plain ASGI (no per-request thread or task): authentication, rate
 limits with `X-RateLimit-*` headers on every response, and seeded fault injection.
 
-Order: the public routes (`public.PUBLIC_ROUTES`: docs, checkout and 3-D Secure pages) pass;
-the `api-key` header is resolved (401 AU_01 / AU_02, `prd_` refused); the key's minute window
-is counted (429 RL_01), a refused or missing key in the one window all failures share (so
+Order: a body over its route's limit (`body_limit`) is refused first, 413 in the spec's
+envelope, unread (a declared Content-Length) or as soon as a chunked body passes it; the
+public routes (`public.PUBLIC_ROUTES`: docs, checkout and 3-D Secure pages) pass; the
+`api-key` header is resolved (401 AU_01 / AU_02, `prd_` refused); the key's minute window is
+counted (429 RL_01), a refused or missing key in the one window all failures share (so
 made-up keys cost no memory: they are neither cached nor given a window each; 429 once that
 window is spent); a publishable key is held to the SDK flow's two routes (403); a fault
 may be drawn; then the app runs. Handlers read the caller from
@@ -18,7 +20,15 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from tui.sandbox import keys
-from tui.sandbox.errors import API, AUTH, CONNECTOR, RATE_LIMIT, SandboxError, forbidden
+from tui.sandbox.errors import (
+    API,
+    AUTH,
+    CONNECTOR,
+    INVALID,
+    RATE_LIMIT,
+    SandboxError,
+    forbidden,
+)
 from tui.sandbox.limits import FAILED_AUTH
 from tui.sandbox.public import is_public
 from tui.sandbox.state import SandboxState
@@ -33,6 +43,27 @@ _PUBLISHABLE_ROUTES = re.compile(r"^/payments/(?!list$)[^/]+(/confirm)?$")
 _DROP_MESSAGE = "ASGI callable returned without completing response."
 # Stored keys cached by value at most (a cache of real keys only; cleared when keys change).
 _KEY_CACHE_SIZE = 1024
+# The largest request body a route takes: the first matching path prefix decides.
+MAX_BODY_BYTES = 1024 * 1024
+_BODY_LIMITS: tuple[tuple[str, int], ...] = ()
+
+
+def body_limit(path: str) -> int:
+    """The most bytes of request body `path` accepts."""
+    for prefix, limit in _BODY_LIMITS:
+        if path.startswith(prefix):
+            return limit
+    return MAX_BODY_BYTES
+
+
+def _too_large(limit: int, size: int | None) -> SandboxError:
+    said = f" ({size} bytes)" if size is not None else ""
+    return SandboxError(
+        413,
+        INVALID,
+        "IR_04",
+        f"Request body too large{said}: this route takes at most {limit} bytes.",
+    )
 
 
 class _DropFilter(logging.Filter):
@@ -114,6 +145,29 @@ class SandboxMiddleware:
         state = self.state
         state.ensure_worker()
         path: str = scope["path"]
+        limit = body_limit(path)
+        chunked = False
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                size = int(value) if value.isdigit() else 0
+                if size > limit:
+                    await _send_error(send, _too_large(limit, size))
+                    return
+            elif name == b"transfer-encoding":
+                chunked = True
+        if chunked:  # no length announced: count the body as it comes
+            gate = _BodyLimit(receive, send, limit)
+            try:
+                await self._gate(scope, gate.receive, gate.send)
+            except Exception:
+                if not gate.refused:  # the app's own failure, not the refused body's echo
+                    raise
+            return
+        await self._gate(scope, receive, send)
+
+    async def _gate(self, scope: Scope, receive: Receive, send: Send) -> None:
+        state = self.state
+        path: str = scope["path"]
         if is_public(scope["method"], path):
             await self.app(scope, receive, send)
             return
@@ -179,6 +233,35 @@ class SandboxMiddleware:
                 await _send_fault(send_with_limits, fault)
                 return
         await self.app(scope, receive, send_with_limits)
+
+
+class _BodyLimit:
+    """`receive` that answers 413 once a chunked body passes `limit` (and then tells the app
+    the client left), and `send` that drops what the app still sends after that answer."""
+
+    __slots__ = ("_receive", "_send", "limit", "refused", "seen")
+
+    def __init__(self, receive: Receive, send: Send, limit: int) -> None:
+        self._receive = receive
+        self._send = send
+        self.limit = limit
+        self.seen = 0
+        self.refused = False
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        if message["type"] == "http.request" and not self.refused:
+            self.seen += len(message.get("body", b""))
+            if self.seen > self.limit:
+                self.refused = True
+                # The server discards the rest of the body and keeps the connection.
+                await _send_error(self._send, _too_large(self.limit, None))
+                return {"type": "http.disconnect"}
+        return message
+
+    async def send(self, message: Message) -> None:
+        if not self.refused:
+            await self._send(message)
 
 
 async def _send_error(
