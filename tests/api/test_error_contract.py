@@ -181,3 +181,51 @@ async def test_a_set_contract_is_not_overridden_by_detection(
 def test_an_unknown_contract_is_refused(make_client: ClientFactory) -> None:
     with pytest.raises(errors.ConfigurationError, match=r"spec.*real.*auto"):
         make_client("http://127.0.0.1:1", contract="stripe")
+
+
+PROBE = "/payments/pay_payscope_contract_probe"
+
+
+@pytest.mark.parametrize(
+    ("probe_answer", "expected", "meaning"),
+    [
+        (envelope(404, "IR_05", "no such payment"), "spec", "Invalid field value"),
+        (envelope(404, "HE_02", "Payment does not exist"), "real", "Missing required parameter"),
+    ],
+)
+async def test_an_error_in_doubt_is_settled_by_one_probe(
+    app: App, make_client: ClientFactory, probe_answer: Reply, expected: str, meaning: str
+) -> None:
+    scripted, url = app
+    # IR_04 with wording neither contract fixes: a missing param (real) or a bad value (spec).
+    scripted.script("POST", "/payments", envelope(400, "IR_04", "currency: not allowed"))
+    scripted.script("GET", PROBE, probe_answer)
+    client = make_client(url, contract="auto")
+    for _ in range(2):
+        with pytest.raises(errors.InvalidRequestError) as caught:
+            await client.call_json("POST", "/payments", body={})
+        assert caught.value.contract == expected
+        assert explain("IR_04", expected).title == meaning  # type: ignore[arg-type]
+    assert client.detected_contract == expected
+    assert len(scripted.seen("GET", PROBE)) == 1  # once per client
+
+
+async def test_no_probe_when_the_contract_is_set_known_or_the_service_is_struggling(
+    app: App, make_client: ClientFactory
+) -> None:
+    scripted, url = app
+    scripted.script("POST", "/payments", envelope(400, "IR_04", "currency: not allowed"))
+    scripted.script("GET", "/payments/busy", envelope(429, "RL_09", "slow down"))
+    scripted.script("GET", PROBE, envelope(404, "HE_02", "Payment does not exist"))
+    set_to_real = make_client(url, contract="real")
+    with pytest.raises(errors.InvalidRequestError):
+        await set_to_real.call_json("POST", "/payments", body={})
+    busy = make_client(url, contract="auto", max_attempts=1)
+    with pytest.raises(errors.RateLimitedError) as caught:
+        await busy.call_json("GET", "/payments/busy")
+    assert caught.value.contract == "real" and busy.detected_contract is None
+    assert scripted.seen("GET", PROBE) == []
+    # Asked for explicitly, the probe answers (and only an "auto" client asks the service).
+    assert await busy.probe_contract() == "real"
+    assert await set_to_real.probe_contract() == "real"
+    assert len(scripted.seen("GET", PROBE)) == 1

@@ -11,6 +11,7 @@ rate-limit state, and one redacted `tui.api.journal` entry per attempt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import random
@@ -153,6 +154,7 @@ class ApiClient:
         self.merchant_id = merchant_id
         self.contract_setting = contract
         self.detected_contract: str | None = None
+        self._probed = False
         self.retry_policy = RetryPolicy(max_attempts=max_attempts, max_retry_time=max_retry_time)
         self._clock = clock
         self._sleep = sleep
@@ -526,6 +528,9 @@ class ApiClient:
                 if self._fits(first_started, delay):
                     await self._sleep(delay)
                     continue
+            if self._contract_in_doubt(error):
+                await self.probe_contract()
+                error.contract = self.contract
             raise error
 
     def _fits(self, first_started: float, delay: float) -> bool:
@@ -609,6 +614,32 @@ class ApiClient:
                 status, type_, code, message, error_type_key=error_type_key
             )
         return self.contract
+
+    def _contract_in_doubt(self, error: errors.ApiError) -> bool:
+        """True when an "auto" client has not told the contracts apart and this error's code
+        means different things in them (a refused request, not a rate limit or an outage)."""
+        return (
+            self.contract_setting == "auto"
+            and self.detected_contract is None
+            and not self._probed
+            and error.code is not None
+            and 400 <= error.status < 500
+            and error.status != 429
+        )
+
+    async def probe_contract(self) -> str | None:
+        """Tell the contracts apart with one cheap read (once per client; "auto" only):
+        `GET /payments/{an id that cannot exist}` is answered 404 `IR_05` by the spec and 404
+        `HE_02` by the real service. Returns the contract (a set one is not asked for; None:
+        still in doubt)."""
+        if self.contract_setting != "auto":
+            return self.contract_setting
+        if self.detected_contract is not None:
+            return self.detected_contract
+        self._probed = True
+        with contextlib.suppress(errors.ClientError):
+            await self.request("GET", "/payments/pay_payscope_contract_probe")
+        return self.detected_contract
 
     def _api_error(self, response: httpx.Response, method: str, path: str) -> errors.ApiError:
         status = response.status_code
