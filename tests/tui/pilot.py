@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -123,3 +123,37 @@ def filter_problem(view: Any) -> str:
     """What a list area says is wrong with the filter typed ("" when nothing)."""
     line = view.query_one(".filter-error")
     return str(line.render()) if line.has_class("-shown") else ""
+
+
+V = TypeVar("V")
+S = TypeVar("S")
+
+
+async def open_list(pilot: Any, area: str, view_type: type[V], *, start: bool = True) -> V:
+    """Start (unless `start` is False: already started), go to `:area` the way a user types it,
+    and wait for the view of `view_type` to show its first page."""
+    from tests.tui.snapshot_app import ready
+
+    app = pilot.app
+    if start:
+        await ready(pilot)
+    await pilot.press("colon", *area, "enter")
+    view = app.screen.query_one(view_type)
+    await until(lambda: bool(getattr(view, "loaded", False)))
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    return view
+
+
+async def open_record(pilot: Any, command: str, screen_type: type[S]) -> S:
+    """Open a record the way `:<command>` does (e.g. `ref ref_123`), and wait for the detail
+    screen of `screen_type` to load it."""
+    app = pilot.app
+    await pilot.press("colon", *command, "enter")
+    await until(lambda: isinstance(app.screen, screen_type))
+    screen = app.screen
+    assert isinstance(screen, screen_type)
+    await until(lambda: screen.record is not None and not screen.busy)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    return screen

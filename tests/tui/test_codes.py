@@ -12,8 +12,8 @@ import pytest
 from textual.widgets import Static
 
 from tests.tui.conftest import SeededSecrets
-from tests.tui.pilot import LOOKS, apply_filter, filter_problem, shown_text, until
-from tests.tui.snapshot_app import build, ready
+from tests.tui.pilot import LOOKS, apply_filter, filter_problem, open_list, shown_text, until
+from tests.tui.snapshot_app import build
 from tui.api.codes import ALL_UNIFIED_CODES, explain
 from tui.screens.codes import CodeDetailScreen, CodeRow, CodesView, code_grammar
 from tui.screens.payment_detail import PaymentDetailScreen
@@ -23,15 +23,8 @@ Dirs = tuple[Path, Path]
 
 
 async def _codes(pilot: Any) -> CodesView:
-    """Start, go to Codes (`:codes`) and wait for its rows."""
-    app = pilot.app
-    await ready(pilot)
-    await pilot.press("colon", *"codes", "enter")
-    view = app.screen.query_one(CodesView)
-    await until(lambda: view.loaded)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return view
+    """Start, go to `:codes` and wait for its first page."""
+    return await open_list(pilot, "codes", CodesView)
 
 
 def _header(view: CodesView) -> str:

@@ -25,6 +25,7 @@ from tests.tui.pilot import (
     field_error,
     filter_problem,
     open_detail,
+    open_record,
     shown_text,
     submit,
     until,
@@ -119,15 +120,7 @@ async def _start(pilot: Any) -> tuple[dict[str, str], DisputesView]:
 
 async def _open(pilot: Any, dispute_id: str) -> DisputeDetailScreen:
     """Open a dispute the way `:dp <id>` does, and wait for it to load."""
-    app = pilot.app
-    await pilot.press("colon", *f"dp {dispute_id}", "enter")
-    await until(lambda: isinstance(app.screen, DisputeDetailScreen))
-    screen = app.screen
-    assert isinstance(screen, DisputeDetailScreen)
-    await until(lambda: screen.record is not None and not screen.busy)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return screen
+    return await open_record(pilot, f"dp {dispute_id}", DisputeDetailScreen)
 
 
 def _cell(view: DisputesView, dispute_id: str, column: str) -> Any:

@@ -22,11 +22,13 @@ from tests.tui.pilot import (
     apply_filter,
     field_error,
     filter_problem,
+    open_list,
+    open_record,
     shown_text,
     submit,
     until,
 )
-from tests.tui.snapshot_app import build, ready
+from tests.tui.snapshot_app import build
 from tui.app import PayscopeApp, make_app
 from tui.screens.link_forms import NewLinkForm
 from tui.screens.links import LinkDetailScreen, LinksView, expiry_cell, short_span
@@ -40,27 +42,13 @@ NOW = datetime.fromtimestamp(frozen_clock(), UTC)
 
 
 async def _links(pilot: Any) -> LinksView:
-    """Start, go to Links (`:links`) and wait for its first page."""
-    app = pilot.app
-    await ready(pilot)
-    await pilot.press("colon", *"links", "enter")
-    view = app.screen.query_one(LinksView)
-    await until(lambda: view.loaded)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return view
+    """Start, go to `:links` and wait for its first page."""
+    return await open_list(pilot, "links", LinksView)
 
 
 async def _open(pilot: Any, link_id: str) -> LinkDetailScreen:
     """Open a link the way `:plink <id>` does, and wait for it to load."""
-    app = pilot.app
-    await pilot.press("colon", *f"plink {link_id}", "enter")
-    await until(lambda: isinstance(app.screen, LinkDetailScreen))
-    screen = app.screen
-    assert isinstance(screen, LinkDetailScreen)
-    await until(lambda: screen.record is not None and not screen.busy)
-    await pilot.pause()
-    return screen
+    return await open_record(pilot, f"plink {link_id}", LinkDetailScreen)
 
 
 async def _make_link(client: Any, **fields: Any) -> Any:

@@ -19,11 +19,13 @@ from tests.tui.pilot import (
     apply_filter,
     field_error,
     filter_problem,
+    open_list,
+    open_record,
     shown_text,
     submit,
     until,
 )
-from tests.tui.snapshot_app import build, ready
+from tests.tui.snapshot_app import build
 from tui.screens.payout_forms import NewPayoutForm, PayoutUpdateForm, account_said
 from tui.screens.payouts import (
     PayoutDetailScreen,
@@ -43,15 +45,8 @@ SEEDED = 12  # payouts the conftest's seeded sandbox holds (40 payments: at leas
 
 
 async def _payouts(pilot: Any) -> PayoutsView:
-    """Start, go to Payouts (`:payouts`) and wait for its first page."""
-    app = pilot.app
-    await ready(pilot)
-    await pilot.press("colon", *"payouts", "enter")
-    view = app.screen.query_one(PayoutsView)
-    await until(lambda: view.loaded)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return view
+    """Start, go to `:payouts` and wait for its first page."""
+    return await open_list(pilot, "payouts", PayoutsView)
 
 
 def _header(view: PayoutsView) -> str:
@@ -60,14 +55,7 @@ def _header(view: PayoutsView) -> str:
 
 async def _open(pilot: Any, payout_id: str) -> PayoutDetailScreen:
     """Open a payout the way `:payout <id>` does, and wait for it to load."""
-    app = pilot.app
-    await pilot.press("colon", *f"payout {payout_id}", "enter")
-    await until(lambda: isinstance(app.screen, PayoutDetailScreen))
-    screen = app.screen
-    assert isinstance(screen, PayoutDetailScreen)
-    await until(lambda: screen.record is not None and not screen.busy)
-    await pilot.pause()
-    return screen
+    return await open_record(pilot, f"payout {payout_id}", PayoutDetailScreen)
 
 
 async def _payout(client: Any, **fields: Any) -> Any:

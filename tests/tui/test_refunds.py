@@ -17,6 +17,8 @@ from tests.tui.pilot import (
     create_payment,
     field_error,
     filter_problem,
+    open_list,
+    open_record,
     shown_text,
     submit,
     until,
@@ -34,15 +36,8 @@ HOSTILE_SHOWN = "[b]x[/b]\u241b[5m"  # ESC made visible, brackets kept
 
 
 async def _refunds(pilot: Any) -> RefundsView:
-    """Start, go to Refunds (`:refunds`) and wait for its first page."""
-    app = pilot.app
-    await ready(pilot)
-    await pilot.press("colon", *"refunds", "enter")
-    view = app.screen.query_one(RefundsView)
-    await until(lambda: view.loaded)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return view
+    """Start, go to `:refunds` and wait for its first page."""
+    return await open_list(pilot, "refunds", RefundsView)
 
 
 def _header(view: RefundsView) -> str:
@@ -51,14 +46,7 @@ def _header(view: RefundsView) -> str:
 
 async def _open(pilot: Any, refund_id: str) -> RefundDetailScreen:
     """Open a refund the way `:ref <id>` does, and wait for it to load."""
-    app = pilot.app
-    await pilot.press("colon", *f"ref {refund_id}", "enter")
-    await until(lambda: isinstance(app.screen, RefundDetailScreen))
-    screen = app.screen
-    assert isinstance(screen, RefundDetailScreen)
-    await until(lambda: screen.record is not None and not screen.busy)
-    await pilot.pause()
-    return screen
+    return await open_record(pilot, f"ref {refund_id}", RefundDetailScreen)
 
 
 async def _refund(client: Any, payment_id: str, **fields: Any) -> Any:

@@ -18,11 +18,13 @@ from tests.tui.pilot import (
     apply_filter,
     field_error,
     filter_problem,
+    open_list,
+    open_record,
     shown_text,
     submit,
     until,
 )
-from tests.tui.snapshot_app import build, ready
+from tests.tui.snapshot_app import build
 from tui.screens.subscription_forms import (
     CancelForm,
     NewSubscriptionForm,
@@ -48,15 +50,8 @@ CARD = {
 
 
 async def _subscriptions(pilot: Any) -> SubscriptionsView:
-    """Start, go to Subscriptions (`:subscriptions`) and wait for its first page."""
-    app = pilot.app
-    await ready(pilot)
-    await pilot.press("colon", *"subscriptions", "enter")
-    view = app.screen.query_one(SubscriptionsView)
-    await until(lambda: view.loaded)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return view
+    """Start, go to `:subscriptions` and wait for its first page."""
+    return await open_list(pilot, "subscriptions", SubscriptionsView)
 
 
 def _header(view: SubscriptionsView) -> str:
@@ -65,15 +60,7 @@ def _header(view: SubscriptionsView) -> str:
 
 async def _open(pilot: Any, sub_id: str) -> SubscriptionDetailScreen:
     """Open a subscription the way `:sub <id>` does, and wait for it to load."""
-    app = pilot.app
-    await pilot.press("colon", *f"sub {sub_id}", "enter")
-    await until(lambda: isinstance(app.screen, SubscriptionDetailScreen))
-    screen = app.screen
-    assert isinstance(screen, SubscriptionDetailScreen)
-    await until(lambda: screen.record is not None and not screen.busy)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return screen
+    return await open_record(pilot, f"sub {sub_id}", SubscriptionDetailScreen)
 
 
 async def _create(

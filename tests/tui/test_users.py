@@ -20,11 +20,12 @@ from tests.tui.pilot import (
     apply_filter,
     field_error,
     filter_problem,
+    open_list,
     shown_text,
     submit,
     until,
 )
-from tests.tui.snapshot_app import build, ready
+from tests.tui.snapshot_app import build
 from tui.screens.user_forms import (
     AcceptInvitationForm,
     ChangeRoleForm,
@@ -51,15 +52,8 @@ PASSWORD = "correct horse battery"
 
 
 async def _users(pilot: Any) -> UsersView:
-    """Start, go to Users (`:users`) and wait for its rows."""
-    app = pilot.app
-    await ready(pilot)
-    await pilot.press("colon", *"users", "enter")
-    view = app.screen.query_one(UsersView)
-    await until(lambda: view.loaded)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    return view
+    """Start, go to `:users` and wait for its first page."""
+    return await open_list(pilot, "users", UsersView)
 
 
 def _header(view: UsersView) -> str:
