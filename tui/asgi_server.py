@@ -31,18 +31,72 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     request is answered 431 and the connection closed, before httptools buffers any more.
     Until it closes (`_REFUSED_LINGER` seconds at most) what still arrives is read and dropped:
     closing on unread data would send a reset that can destroy the 431 before it is read.
+
+    Slow senders: a head must arrive within `head_timeout` seconds (of the connection, or of
+    its first byte for the next request on it; 408 and closed otherwise), a body within
+    `body_timeout` of its head (closed otherwise: the app sees the client gone). Past
+    `max_connections` open connections a new one is answered 503 and closed. (uvicorn's own
+    `limit_concurrency` would answer 503 to every request, legitimate ones too, while slow
+    connections fill it; these bounds free the slots instead.)
     """
+
+    head_timeout = 10.0
+    body_timeout = 30.0
+    max_connections = 4096
 
     _head_bytes: int | None = 0
     _refused = False
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.max_connections:
+            self._answer_and_close(b"503 Service Unavailable", b"too many open connections")
+            return
+        self._deadline = self.loop.call_later(self.head_timeout, self._too_slow)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        super().connection_lost(exc)
 
     def on_message_begin(self) -> None:
         self._head_bytes = 0
+        if self._deadline is None:
+            self._deadline = self.loop.call_later(self.head_timeout, self._too_slow)
         super().on_message_begin()
 
     def on_headers_complete(self) -> None:
         self._head_bytes = None
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = self.loop.call_later(self.body_timeout, self._too_slow)
         super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+        super().on_message_complete()
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if self._head_bytes is not None:  # no request started yet: say why it ends
+            message = f"request head not received within {self.head_timeout:g} s".encode()
+            self._answer_and_close(b"408 Request Timeout", message)
+        else:  # the app is waiting for the body: it sees the client gone
+            self.transport.close()
+
+    def _answer_and_close(self, status: bytes, message: bytes) -> None:
+        self.transport.write(
+            b"HTTP/1.1 " + status + b"\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: " + str(len(message)).encode() + b"\r\n"
+            b"connection: close\r\n\r\n" + message
+        )
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -65,6 +119,9 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
             b"connection: close\r\n\r\n" + message
         )
         self._refused = True
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.loop.call_later(_REFUSED_LINGER, self.transport.close)
