@@ -104,6 +104,7 @@ def test_real_unlisted_codes_fall_back_to_their_family_and_garbage_never_raises(
         (409, "api_error", "HE_01", "exists", 0, "spec"),
         (400, "api", "HE_01", "exists", 0, "real"),
         (401, "authentication_error", "AU_01", "bad key", 0, "spec"),
+        (403, None, "AU_03", "not for this key", 0, "spec"),
         (400, "blocked", None, "blocked", 0, "real"),
         (500, None, None, "", 0, None),
     ],
@@ -215,7 +216,7 @@ async def test_no_probe_when_the_contract_is_set_known_or_the_service_is_struggl
 ) -> None:
     scripted, url = app
     scripted.script("POST", "/payments", envelope(400, "IR_04", "currency: not allowed"))
-    scripted.script("GET", "/payments/busy", envelope(429, "RL_09", "slow down"))
+    scripted.script("GET", "/payments/busy", envelope(429, "HE_00", "slow down"))
     scripted.script("GET", PROBE, envelope(404, "HE_02", "Payment does not exist"))
     set_to_real = make_client(url, contract="real")
     with pytest.raises(errors.InvalidRequestError):

@@ -649,7 +649,7 @@ _SPEC_TYPES: Final = frozenset(
 )
 _REAL_TYPES: Final = frozenset({"api", "blocked", "connector"})
 _REAL_ONLY_CODE: Final = re.compile(r"IR_(0[6-9]|[1-9]\d)|HE_0[2-9]|WE_\d{2}")
-_SPEC_ONLY_CODE: Final = re.compile(r"AU_0[12]|PE_0[1-3]|RL_01")
+_SPEC_ONLY_CODE: Final = re.compile(r"(AU|PE|RL)_\d{2}")
 
 
 def contract_of_error(
