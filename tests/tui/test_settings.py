@@ -23,6 +23,7 @@ def _staging() -> None:
         base_url="https://sandbox.example.com",
         merchant_id="merchant_1",
         listener_port=8787,
+        forward_url="http://127.0.0.1:3000/webhooks",
     )
     config.save_settings(config.add_profile(config.load_settings(), profile))
 
@@ -67,6 +68,7 @@ async def test_edit_profile_is_prefilled_and_saves_fields_and_webhook_secret(dir
         assert saved.profile_id == "pro_1"
         assert saved.listener_port == 9000
         assert saved.theme == "payscope-light"
+        assert saved.forward_url == "http://127.0.0.1:3000/webhooks"  # not on the form: kept
         assert secrets.get_secret("staging", "webhook") == WEBHOOK
         assert secrets.get_secret("staging", "secret") is None
         # Shown masked afterwards: in the notification and in the form's hint, never whole.

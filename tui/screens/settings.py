@@ -439,6 +439,8 @@ class ProfileForm(FormScreen):
             theme=theme,
             allow_production=allow,
             contract=contract,
+            # Not on this form: an edit keeps where the profile's replays go.
+            forward_url=self.editing.forward_url if self.editing else None,
         )
         if key:
             try:
