@@ -110,3 +110,33 @@ async def test_connections_past_the_cap_are_refused_and_normal_requests_are_serv
             response = await client.post("/", content=f"body {i}".encode())
             assert response.text == "ok"
     assert bodies == [f"body {i}" for i in range(5)]
+
+
+async def test_a_slow_second_request_on_a_kept_alive_connection_is_answered_408(
+    server: EmbeddedServer,
+) -> None:
+    reader, writer = await _connect(server)
+    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst")
+    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Le")
+    await writer.drain()
+    answer = await asyncio.wait_for(reader.read(), 10)
+    writer.close()
+    assert answer.startswith(b"HTTP/1.1 200 "), answer
+    assert b"HTTP/1.1 408 " in answer
+    assert bodies == ["first"]
+
+
+async def test_a_slow_body_after_a_whole_request_is_cut(server: EmbeddedServer) -> None:
+    reader, writer = await _connect(server)
+    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst")
+    await writer.drain()
+    assert (await reader.readuntil(b"\r\n0\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
+    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\npart")
+    await writer.drain()
+    assert await asyncio.wait_for(reader.read(), 10) == b""
+    writer.close()
+    for _ in range(100):
+        if len(bodies) == 2:
+            break
+        await asyncio.sleep(0.05)
+    assert bodies == ["first", "gone"]

@@ -45,6 +45,7 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     max_connections = 4096
 
     _head_bytes: int | None = 0
+    _in_body = False
     _refused = False
     _deadline: asyncio.TimerHandle | None = None
 
@@ -61,20 +62,22 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
             self._deadline = None
         super().connection_lost(exc)
 
+    # The deadlines of the next requests on a connection are armed only when a read ends with
+    # a head or a body incomplete: a request that arrives whole (the usual case) costs no timer.
     def on_message_begin(self) -> None:
         self._head_bytes = 0
-        if self._deadline is None:
-            self._deadline = self.loop.call_later(self.head_timeout, self._too_slow)
         super().on_message_begin()
 
     def on_headers_complete(self) -> None:
         self._head_bytes = None
+        self._in_body = True
         if self._deadline is not None:
             self._deadline.cancel()
-        self._deadline = self.loop.call_later(self.body_timeout, self._too_slow)
+            self._deadline = None
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
+        self._in_body = False
         if self._deadline is not None:
             self._deadline.cancel()
             self._deadline = None
@@ -109,6 +112,11 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
         head = self._head_bytes
         if head is not None and head > MAX_HEAD_BYTES and not self.transport.is_closing():
             self._refuse_head()
+        elif self._deadline is None and not self._refused:
+            if head is not None:
+                self._deadline = self.loop.call_later(self.head_timeout, self._too_slow)
+            elif self._in_body:
+                self._deadline = self.loop.call_later(self.body_timeout, self._too_slow)
 
     def _refuse_head(self) -> None:
         message = f"request line and headers larger than {MAX_HEAD_BYTES} bytes; not read".encode()
