@@ -85,6 +85,10 @@ _STATUS_TO_VARIABLE: dict[str, str] = {
     "processing": "status-processing",
     "initiated": "status-processing",
     "requires_capture": "status-requires-capture",
+    # The real service's states the spec does not list (the sandbox's test cards reach some).
+    "partially_authorized_and_requires_capture": "status-requires-capture",
+    "cancelled_post_capture": "status-cancelled",
+    "conflicted": "status-requires-review",
     "requires_action": "status-requires-action",
     "requires_customer_action": "status-requires-action",
     "dispute_opened": "status-requires-action",

@@ -217,7 +217,15 @@ def test_a_damaged_payments_cache_is_ignored(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("status", "like"),
-    [("failure", "failed"), ("charged", "succeeded"), ("authorized", "requires_capture")],
+    [
+        ("failure", "failed"),
+        ("charged", "succeeded"),
+        ("authorized", "requires_capture"),
+        # The real service's states: coloured like their nearest spec state, not "other".
+        ("partially_authorized_and_requires_capture", "requires_capture"),
+        ("cancelled_post_capture", "cancelled"),
+        ("conflicted", "requires_merchant_action"),
+    ],
 )
 def test_attempt_statuses_take_the_colour_of_their_payment_status(status: str, like: str) -> None:
     assert status_variable(status) == status_variable(like)
