@@ -320,8 +320,7 @@ class Runtime:
             self.notices.append(f"{state.note} curl commands copied before name the old port.")
         self.daemon_dir = directory
         self.base_url = state.url
-        with contextlib.suppress(OSError):
-            self.port_file.write_text(f"{state.port}\n", encoding="ascii")
+        self._remember_port(state.url)
         self.listener = listener = listener_mod.Listener(
             self.listener_dir, secrets=[credentials.webhook_secret]
         )
@@ -427,22 +426,20 @@ class Runtime:
 
     async def _start_sandbox(self, sandbox: Sandbox) -> str:
         """Serve the sandbox on its stable port; a taken port falls back to a free one, told."""
-        port, origin = self.wanted_sandbox_port()
-        try:
-            url = await sandbox.start(HOST, port)
-        except OSError as exc:
-            if not port:
-                raise
-            url = await sandbox.start(HOST, 0)
-            taken = url.rsplit(":", 1)[-1]
+        from tui.sandbox.daemon import start_on
+
+        url, note = await start_on(sandbox, *self.wanted_sandbox_port())
+        if note:
             self.notices.append(
-                f"Port {port} ({origin}) is taken ({exc.strerror or exc}); the sandbox runs on "
-                f"port {taken} this time. curl commands copied before name port {port}: "
-                "see :sandbox for the new base URL."
+                f"{note} curl commands copied before name the old port: see :sandbox for the "
+                "new base URL."
             )
+        self._remember_port(url)
+        return url
+
+    def _remember_port(self, url: str) -> None:
         with contextlib.suppress(OSError):
             self.port_file.write_text(url.rsplit(":", 1)[-1] + "\n", encoding="ascii")
-        return str(url)
 
     async def _start_remote(self, report: Progress) -> None:
         from tui import config, secrets

@@ -120,6 +120,8 @@ def _manage(action: str, directory: Path) -> int:
             "keeps it between runs); `payscope sandbox` runs one in this terminal."
         )
         return 3
+    from tui.secrets import mask
+
     creds = daemon.read_credentials(directory)
     lines = [
         f"background sandbox: {state.phase}",
@@ -141,13 +143,6 @@ def _manage(action: str, directory: Path) -> int:
     lines.append("Stop it with `payscope sandbox stop`.")
     print("\n".join(lines))
     return 0
-
-
-def mask(key: str) -> str:
-    """A key as it may be printed: its prefix and last 4 characters."""
-    from tui.secrets import mask as masked
-
-    return masked(key)
 
 
 async def _serve(sandbox: Sandbox, host: str, port: int) -> int:

@@ -209,6 +209,23 @@ def stop(directory: Path, timeout: float = 10.0) -> bool:
 # -- the daemon itself ----------------------------------------------------------------------
 
 
+async def start_on(sandbox: Any, port: int, origin: str = "") -> tuple[str, str]:
+    """Serve `sandbox` on `port` (0: any free one); a taken port falls back to a free one.
+    Returns the URL and, after a fallback, a sentence saying so (naming `origin` if given)."""
+    try:
+        return str(await sandbox.start(HOST, port)), ""
+    except OSError as exc:
+        if not port:
+            raise
+        why = exc.strerror or str(exc)
+    url = str(await sandbox.start(HOST, 0))
+    where = f" ({origin})" if origin else ""
+    return url, (
+        f"Port {port}{where} is taken ({why}); the sandbox runs on port "
+        f"{url.rsplit(':', 1)[-1]} this time."
+    )
+
+
 async def serve(directory: Path, port: int, seed: int) -> int:
     """Run the sandbox of `directory` until SIGTERM or SIGINT."""
     import asyncio
@@ -219,17 +236,7 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     pid = os.getpid()
     _write_state(directory, DaemonState(pid, "", "starting"))
     sandbox = await asyncio.to_thread(Sandbox, SandboxConfig(data_dir=directory))
-    note = ""
-    try:
-        url = await sandbox.start(HOST, port)
-    except OSError as exc:
-        if not port:
-            raise
-        url = await sandbox.start(HOST, 0)
-        note = (
-            f"Port {port} is taken ({exc.strerror or exc}); the sandbox runs on port "
-            f"{url.rsplit(':', 1)[-1]} instead."
-        )
+    url, note = await start_on(sandbox, port)
     if seed and not sandbox.is_seeded():
         loop = asyncio.get_running_loop()
         last = [0.0]
