@@ -29,6 +29,7 @@ PRELOADED = ("tui.webhooks.listener", "tui.api.client", "anyio", "h11")
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
+    from tui.prefetch import Prefetch
     from tui.sandbox.server import Sandbox
     from tui.webhooks.journal import Journal as EventJournal
     from tui.webhooks.listener import Listener
@@ -204,6 +205,8 @@ class Runtime:
         self.credentials: Any = None
         self.daemon_dir: Path | None = None
         self.spawned_daemon: int | None = None
+        # Payments' live first page, asked for at launch when the background sandbox is up.
+        self.prefetch: Prefetch | None = None
         self._hooking: asyncio.Task[None] | None = None
         self._hook = ""  # the listener URL this run pointed the background sandbox at
         self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
@@ -336,11 +339,21 @@ class Runtime:
             merchant_id=credentials.merchant_id,
             **self.options.client_options(),
         )
+        self._journal_prefetch()
         # Pointing the sandbox's webhooks here writes its database: done beside the first page's
         # read, not before it. Webhooks raised meanwhile are held, then sent here.
         self._hook = hook
         self._hooking = asyncio.create_task(self._point_webhooks(hook))
         report("", 1.0)
+
+    def _journal_prefetch(self) -> None:
+        """The start-up read of Payments' first page is a request like any other: listed in
+        Requests (redacted by the client's rules), copyable as curl."""
+        prefetch = self.prefetch
+        if prefetch is None or not prefetch.done or prefetch.exchange is None:
+            return
+        if self.client is not None and prefetch.exchange.url.startswith(self.base_url):
+            self.client.record_exchange(prefetch.exchange)
 
     async def _point_webhooks(self, hook: str) -> None:
         for attempt in range(3):
@@ -397,6 +410,12 @@ class Runtime:
         if daemon.read_state(directory) is None:
             port, _origin = self.wanted_sandbox_port()
             self.spawned_daemon = daemon.spawn(directory, port=port, seed=self.options.seed)
+            return
+        # Already serving: its first page can be on its way before Textual has drawn anything.
+        from tui.prefetch import Prefetch
+        from tui.screens.payments_cache import PAGE_SIZE
+
+        self.prefetch = Prefetch(directory, PAGE_SIZE).start()
 
     @property
     def has_local_sandbox(self) -> bool:

@@ -284,7 +284,7 @@ class CustomersView(ResourceListView[Any]):
 
     def new_customer(self) -> None:
         """Open the new-customer form; the customer created opens on its detail."""
-        if self.starting():
+        if self.starting(self.new_customer):
             return
         from tui.screens.customer_forms import NewCustomerForm
 

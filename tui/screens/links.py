@@ -405,7 +405,7 @@ class LinksView(ResourceListView[Any]):
 
     def new_link(self) -> None:
         """Ask for the link's amount, expiry and look; the link made opens on its detail."""
-        if self.starting():
+        if self.starting(self.new_link):
             return
         from tui.screens.link_forms import NewLinkForm
 

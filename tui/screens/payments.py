@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 
+from tui.screens.payments_cache import PAGE_SIZE
 from tui.theming import PAYMENT_STATUSES
 from tui.views.actions import Action, statuses, with_known
 from tui.views.columns import Column
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     # A row: a live payment, or the start-up cache's copy of what the table showed.
     Row = Payment | CachedPayment
 
-PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
 # Widths fit whole ids (prefix + 20 characters), the longest common status and amounts up to
 # 999,999.99. Spare width goes to the status column first, up to the longest status but one
@@ -307,6 +307,7 @@ class PaymentsView(ResourceListView["Row"]):
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
         self.cached = False
+        self.prefetched = False  # rows from the start-up read, until the client reads them
 
     def key_of(self, record: Row) -> str:
         return record.payment_id
@@ -340,6 +341,28 @@ class PaymentsView(ResourceListView["Row"]):
         # The base's on_mount runs after this one by itself (Textual calls each class's).
         if not self.runtime.ready.is_set():
             self._show_cache()
+            prefetch = self.runtime.prefetch
+            if prefetch is not None and prefetch.when_done(self._prefetched_from_thread):
+                self._show_prefetched()
+
+    def _prefetched_from_thread(self) -> None:
+        self.app.call_from_thread(self._show_prefetched)
+
+    def _show_prefetched(self) -> None:
+        """The live first page read at launch (tui/prefetch.py): shown as the live page it is,
+        until the client, once up, reads it again whole."""
+        prefetch = self.runtime.prefetch
+        page = prefetch.take() if prefetch is not None else None
+        if page is None or self.loaded or self.filter or self.page_offset:
+            return  # the client's own read came first, or the user moved on
+        self.cached = False
+        self.prefetched = True
+        self.total, self.loaded = page.total, True
+        visible = max(self.app.size.height, 1)
+        self.table.show(page.rows[:visible])
+        self.update_header()
+        if len(page.rows) > visible:
+            self.call_after_refresh(self._show_rest, page.rows)
 
     def _cache_path(self) -> Any:
         from tui.screens.payments_cache import cache_path
@@ -362,13 +385,13 @@ class PaymentsView(ResourceListView["Row"]):
         if len(cached) > visible:
             self.call_after_refresh(self._show_rest, cached)
 
-    def _show_rest(self, cached: list[CachedPayment]) -> None:
-        if self.cached:  # the live page may have arrived already
-            self.table.show(cached)
+    def _show_rest(self, rows: list[CachedPayment]) -> None:
+        if self.cached or self.prefetched:  # the client's page may have arrived already
+            self.table.show(rows)
             self.update_header()
 
     def page_loaded(self, records: list[Row]) -> None:
-        self.cached = False
+        self.cached = self.prefetched = False
         self.set_class(False, "-cached")
         if self.page_offset == 0 and not self.filter:
             from tui.screens.payments_cache import save_page
@@ -386,14 +409,14 @@ class PaymentsView(ResourceListView["Row"]):
         self.set_class(self.cached, "-cached")
 
     def record_for_action(self, record: Row | None) -> Row | None:
-        # A cached row is only what the table shows: the form fetches the whole payment.
-        return None if self.cached else record
+        # A cached or start-up row is only what the table shows: the form fetches the payment.
+        return None if self.cached or self.prefetched else record
 
     # -- a new payment ------------------------------------------------------------------------
 
     def new_payment(self) -> None:
         """Open the new-payment form; the payment created opens on its detail."""
-        if self.starting():
+        if self.starting(self.new_payment):
             return
         from tui.screens.payment_forms import NewPaymentScreen
 

@@ -19,6 +19,8 @@ from typing import Any
 
 CACHE_VERSION = 1
 MAX_ROWS = 100
+# Payments' page size: the cache, the start-up read (tui/prefetch.py) and the list share it.
+PAGE_SIZE = 100
 
 
 @dataclass(frozen=True)
@@ -52,14 +54,14 @@ def load_page(path: Path) -> list[CachedPayment]:
         return []
     page: list[CachedPayment] = []
     for row in rows[:MAX_ROWS]:
-        cached = _row(row)
+        cached = row_of(row)
         if cached is None:
             return []  # a file edited or cut short: trust none of it
         page.append(cached)
     return page
 
 
-def _row(row: Any) -> CachedPayment | None:
+def row_of(row: Any) -> CachedPayment | None:
     if not isinstance(row, dict) or not isinstance(row.get("payment_id"), str):
         return None
     amount = row.get("amount")

@@ -477,7 +477,7 @@ class PayoutsView(ResourceListView[Any]):
 
     def new_payout(self) -> None:
         """The new-payout form; the payout made opens on its detail."""
-        if self.starting():
+        if self.starting(self.new_payout):
             return
         from tui.screens.payout_forms import NewPayoutForm
 

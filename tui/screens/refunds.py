@@ -205,7 +205,7 @@ class RefundsView(ResourceListView[Any]):
 
     def new_refund(self) -> None:
         """Ask for a payment, an amount and a reason; the refund made opens on its detail."""
-        if self.starting():
+        if self.starting(self.new_refund):
             return
         from tui.screens.refund_forms import NewRefundForm
 

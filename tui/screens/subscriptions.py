@@ -633,7 +633,7 @@ class SubscriptionsView(ResourceListView[Any]):
 
     def new_subscription(self) -> None:
         """Ask for a customer, a price and a card; the subscription made opens on its detail."""
-        if self.starting():
+        if self.starting(self.new_subscription):
             return
         customer_id = self.filter.server.get("customer_id")
         plan_id = self.filter.server.get("plan_id")

@@ -345,7 +345,7 @@ class UsersView(ResourceListView[Any]):
 
     def invite(self) -> None:
         """Open the invitation form; those invited show on the list."""
-        if self.starting():
+        if self.starting(self.invite):
             return
         from tui.screens.user_forms import InviteForm
 

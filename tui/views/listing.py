@@ -9,7 +9,8 @@ palette entries and state checks.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.text import Text
@@ -37,6 +38,8 @@ T = TypeVar("T")
 SCAN_PAGES = 10
 # Webhooks of one burst (an action's answer and its events) become one read per record.
 LIVE_DELAY = 0.05
+# Seconds an action asked for during start-up waits for the client before it is given up.
+READY_WAIT = 15.0
 
 
 class ResourceListView(AreaView, Generic[T]):
@@ -465,18 +468,38 @@ class ResourceListView(AreaView, Generic[T]):
 
     def open_record(self, record_id: str) -> None:
         """Open a record's detail screen (`:ref <id>` lands here too)."""
-        if self.starting():
+        if self.starting(lambda: self.open_record(record_id)):
             return
         screen = self.detail(record_id)
         if screen is not None:
             self.app.push_screen(screen)
 
-    def starting(self) -> bool:
-        """True (and said) while the runtime is not up yet."""
+    def starting(self, then: Callable[[], object] | None = None) -> bool:
+        """True while the runtime is not up yet. With `then`, what was asked runs as soon as it
+        is (a key pressed on the first page while the client loads is not lost); without, the
+        user is told to try again."""
         if self.runtime.ready.is_set():
             return False
-        self.notify("Still connecting to the service; try again in a moment.", severity="warning")
+        if then is None:
+            self.notify(
+                "Still connecting to the service; try again in a moment.",
+                severity="warning",
+            )
+        else:
+            self._when_ready(then)
         return True
+
+    @work(exclusive=True, group="when-ready", exit_on_error=False, description="Connecting")
+    async def _when_ready(self, then: Callable[[], object]) -> None:
+        try:
+            await asyncio.wait_for(self.runtime.ready.wait(), READY_WAIT)
+        except TimeoutError:
+            self.notify(
+                "Not connected to the service yet: nothing was done. Try again once it is.",
+                severity="warning",
+            )
+            return
+        then()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "act" and parameters:
@@ -491,7 +514,7 @@ class ResourceListView(AreaView, Generic[T]):
 
     def action_act(self, name: str) -> None:
         chosen = find_action(self.actions, name)
-        if chosen is None or self.starting():
+        if chosen is None or self.starting(lambda: self.action_act(name)):
             return
         record_id = self.table.selected_id() if chosen.needs_record else None
         if chosen.needs_record and record_id is None:

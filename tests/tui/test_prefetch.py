@@ -1,0 +1,136 @@
+"""The live first page read at launch (tui/prefetch.py), against a real background sandbox: it
+brings the page the client would, is shown as live before the client is up, is journaled and
+redacted like any request, and a key pressed meanwhile runs once the client is up."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tui.pilot import until
+from tui.app import make_app
+from tui.prefetch import Prefetch
+from tui.sandbox import daemon
+from tui.screens.payment_forms import NewPaymentScreen
+from tui.screens.payments import PaymentsView
+from tui.screens.payments_cache import PAGE_SIZE
+
+
+def _ready(directory: Path, timeout: float = 30.0) -> daemon.DaemonState:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = daemon.read_state(directory)
+        if state is not None and state.phase == "ready":
+            return state
+        time.sleep(0.02)
+    raise AssertionError(f"no ready daemon; log:\n{daemon.log_tail(directory)}")
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Iterator[Path]:
+    """A data dir whose background sandbox is up, with 12 seeded payments."""
+    path = tmp_path / "data"
+    daemon.spawn(path / "sandbox", seed=12)
+    _ready(path / "sandbox")
+    yield path
+    daemon.stop(path / "sandbox")
+
+
+def _wait(prefetch: Prefetch) -> None:
+    deadline = time.monotonic() + 10
+    while not prefetch.done:
+        assert time.monotonic() < deadline, "the start-up read never ended"
+        time.sleep(0.01)
+
+
+async def test_it_brings_the_page_the_client_reads(data: Path) -> None:
+    from tui.api.client import ApiClient
+    from tui.api.models.payments import PaymentListRequest
+
+    prefetch = Prefetch(data / "sandbox", PAGE_SIZE).start()
+    _wait(prefetch)
+    page = prefetch.take()
+    assert page is not None and prefetch.take() is None  # taken once
+    state = daemon.read_state(data / "sandbox")
+    credentials = daemon.read_credentials(data / "sandbox")
+    assert state is not None and credentials is not None
+    async with ApiClient(state.url, credentials.api_key) as client:
+        listed = await client.payments.list(PaymentListRequest(limit=PAGE_SIZE))
+        assert [r.payment_id for r in page.rows] == [p.payment_id for p in listed.data]
+        assert [r.status for r in page.rows] == [p.status for p in listed.data]
+        assert [r.amount for r in page.rows] == [p.amount for p in listed.data]
+        assert page.total == listed.total_count == 12
+
+        # Journaled by the client's rules: in Requests, copyable, the key redacted.
+        assert prefetch.exchange is not None
+        client.record_exchange(prefetch.exchange)
+        entry = client.journal.entries()[-1]
+        assert (entry.method, entry.path, entry.status) == ("POST", "/payments/list", 200)
+        assert credentials.api_key not in repr(entry) and credentials.api_key not in entry.to_curl()
+        assert entry.request_body is not None and '"limit": 100' in entry.request_body
+        assert entry.response_body is not None and page.rows[0].payment_id in entry.response_body
+
+
+def test_without_a_running_sandbox_it_brings_nothing(tmp_path: Path) -> None:
+    prefetch = Prefetch(tmp_path / "sandbox", PAGE_SIZE).start()
+    _wait(prefetch)
+    assert prefetch.take() is None and prefetch.exchange is None
+    called: list[int] = []
+    assert prefetch.when_done(lambda: called.append(1))  # ended: the caller goes on at once
+    assert called == []
+
+
+def test_a_refused_read_brings_nothing(data: Path) -> None:
+    # The database's key no longer opens the sandbox (rotated by hand): no page, no crash.
+    import sqlite3
+
+    db = sqlite3.connect(data / "sandbox" / "sandbox.sqlite3")
+    with db:
+        db.execute("UPDATE meta SET value = 'snd_wrong' WHERE key = 'api_key'")
+    db.close()
+    prefetch = Prefetch(data / "sandbox", PAGE_SIZE).start()
+    _wait(prefetch)
+    assert prefetch.take() is None and prefetch.exchange is None
+
+
+async def test_the_live_page_shows_before_the_client_and_a_key_waits_for_it(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    runtime = app.runtime
+    # The client stays down until the test lets it up (its modules "load" until then).
+    gate = asyncio.Event()
+    importing = runtime._import
+
+    async def held(*modules: str) -> list[Any]:
+        await gate.wait()
+        return await importing(*modules)
+
+    monkeypatch.setattr(runtime, "_import", held)
+    runtime.spawn_early()  # as `payscope` does before the app runs
+    assert runtime.prefetch is not None
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(PaymentsView)
+        await until(lambda: view.prefetched, 10)
+        assert not runtime.ready.is_set()
+        header = view.header_text().plain
+        assert "page 1/1" in header and "cached" not in header and "1-12 of 12" in header
+        assert len(view.rows) == 12
+
+        await pilot.press("n")  # new payment, pressed while the client is still loading
+        await pilot.pause()
+        assert not isinstance(app.screen, NewPaymentScreen)
+        gate.set()
+        await until(lambda: isinstance(app.screen, NewPaymentScreen), 15)
+        assert runtime.ready.is_set()
+        await pilot.press("escape")
+        await until(lambda: view.loaded and not view.prefetched, 10)  # read again, whole
+        paths = [(e.method, e.path) for e in runtime.api.journal.entries()]
+        assert paths.count(("POST", "/payments/list")) == 2  # the start-up read is listed too

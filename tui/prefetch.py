@@ -1,0 +1,178 @@
+"""Payments' live first page, asked for while Textual loads (standard library only).
+
+A warm start paints the page cached by the last run at once, but the live page used to wait for
+the API client: httpx, pydantic and the payment models cost more than the whole first paint, and
+they load only once the app is drawing. When the local sandbox is the background service kept
+between runs, its URL is in its state file and its key in its database, so one
+`POST /payments/list` can go out from a thread started before the app is even built, with
+nothing but `http.client`. Its rows (only the table's columns) replace the cached ones as live
+data; the client reads the page again, whole, once it is up, and the exchange goes into the
+request journal like any other request.
+
+Any problem (no daemon, an old database, an error answer, a row that does not look right) leaves
+no page: the normal path follows, and nothing is said. The key is only ever in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui import __version__
+from tui.screens.payments_cache import CachedPayment, row_of
+
+PATH = "/payments/list"
+TIMEOUT = 2.0  # seconds: past that the client's own first read is as quick
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """The request and its answer, for the request journal (not yet redacted: the client's
+    redactor does that when it records it)."""
+
+    method: str
+    url: str
+    path: str
+    request_headers: list[tuple[str, str]]
+    request_body: bytes
+    status: int
+    response_headers: list[tuple[str, str]]
+    response_body: bytes
+    started_at: float
+    latency_ms: float
+
+
+@dataclass(frozen=True)
+class LivePage:
+    """The first page of payments, newest first, as the service answered it at launch."""
+
+    base_url: str
+    rows: list[CachedPayment]
+    total: int
+    exchange: Exchange
+
+
+class Prefetch:
+    """One request in a daemon thread; `page` is set (or stays None) before `done` is."""
+
+    def __init__(self, directory: Path, limit: int) -> None:
+        self.directory = directory
+        self.limit = limit
+        self.page: LivePage | None = None
+        self.exchange: Exchange | None = None  # kept after the page is taken, for the journal
+        self._done = False
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
+
+    def start(self) -> Prefetch:
+        threading.Thread(target=self._run, name="payscope-prefetch", daemon=True).start()
+        return self
+
+    @property
+    def done(self) -> bool:
+        return self._done
+
+    def when_done(self, callback: Callable[[], None]) -> bool:
+        """True when the request has ended already (the caller goes on at once); else
+        `callback` is called from the prefetch thread when it ends."""
+        with self._lock:
+            if self._done:
+                return True
+            self._callbacks.append(callback)
+            return False
+
+    def take(self) -> LivePage | None:
+        """The page, once: whoever shows it first owns it."""
+        with self._lock:
+            page, self.page = self.page, None
+            return page
+
+    def _run(self) -> None:
+        page: LivePage | None = None
+        try:
+            page = fetch_first_page(self.directory, self.limit)
+        except Exception:  # a head start only: the normal path says what is wrong
+            page = None
+        with self._lock:
+            self.page = page
+            self.exchange = page.exchange if page is not None else None
+            self._done = True
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            with contextlib.suppress(Exception):  # the app may be gone already
+                callback()
+
+
+def fetch_first_page(directory: Path, limit: int) -> LivePage | None:
+    """Ask the background sandbox in `directory` for its newest `limit` payments."""
+    from tui.sandbox import daemon
+
+    state = daemon.read_state(directory)
+    if state is None or state.phase != "ready" or not state.url.startswith("http://"):
+        return None
+    credentials = daemon.read_credentials(directory)
+    if credentials is None:
+        return None
+    import http.client
+    from urllib.parse import urlsplit
+
+    where = urlsplit(state.url)
+    body = json.dumps({"limit": limit, "offset": 0}).encode()
+    headers = [
+        ("api-key", credentials.api_key),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json"),
+        ("User-Agent", f"payscope/{__version__} (+python-http.client, start-up)"),
+    ]
+    started_at = time.time()
+    t0 = time.perf_counter()
+    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=TIMEOUT)
+    try:
+        connection.request("POST", PATH, body=body, headers=dict(headers))
+        response = connection.getresponse()
+        raw = response.read()
+        status = response.status
+        response_headers = response.getheaders()
+    finally:
+        connection.close()
+    latency_ms = (time.perf_counter() - t0) * 1000.0
+    if status != 200:
+        return None
+    rows, total = _rows(json.loads(raw))
+    if rows is None:
+        return None
+    exchange = Exchange(
+        "POST",
+        state.url.rstrip("/") + PATH,
+        PATH,
+        [*headers, ("Content-Length", str(len(body)))],
+        body,
+        status,
+        response_headers,
+        raw,
+        started_at,
+        latency_ms,
+    )
+    return LivePage(state.url, rows, total, exchange)
+
+
+def _rows(data: Any) -> tuple[list[CachedPayment] | None, int]:
+    """The table's rows and the total from the spec's list shape (None: not that shape)."""
+    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+        return None, 0
+    rows: list[CachedPayment] = []
+    for item in data["data"]:
+        row = row_of(item)
+        if row is None:
+            return None, 0
+        rows.append(row)
+    total = data.get("total_count")
+    if not isinstance(total, int) or isinstance(total, bool) or total < len(rows):
+        return None, 0
+    return rows, total
