@@ -1,4 +1,5 @@
-"""Subscriptions: create (with payment details), update, resume, pause, cancel, plans.
+"""Subscriptions: create (with payment details), update, resume, pause, cancel, plans; the real
+service's create-then-confirm, items (its name for plans) and estimate.
 
 Every subscription call also carries the `X-Profile-Id` header; that is the client's job.
 """
@@ -33,7 +34,10 @@ from tui.api.models.payments import (
 
 __all__ = [
     "AcceptanceType",
+    "ConfirmPaymentDetails",
+    "CreatePaymentDetails",
     "CustomerAcceptance",
+    "EstimateLineItem",
     "Invoice",
     "InvoiceListRequest",
     "InvoiceListResponse",
@@ -48,7 +52,13 @@ __all__ = [
     "Subscription",
     "SubscriptionCancelRequest",
     "SubscriptionCardData",
+    "SubscriptionConfirmRequest",
+    "SubscriptionCreateOnlyRequest",
     "SubscriptionCreateRequest",
+    "SubscriptionEstimate",
+    "SubscriptionEstimateRequest",
+    "SubscriptionItemType",
+    "SubscriptionItemsRequest",
     "SubscriptionListRequest",
     "SubscriptionListResponse",
     "SubscriptionPauseRequest",
@@ -198,6 +208,88 @@ class SubscriptionCreateRequest(RequestModel):
     coupon_code: str | None = None
     billing: Billing | None = None
     shipping: Billing | None = None
+
+
+class CreatePaymentDetails(RequestModel):
+    """`payment_details` of POST /subscriptions/create: how the later payments are taken (the
+    payment method itself comes with the confirm). `return_url` is required, as on the real
+    service."""
+
+    return_url: str = Field(min_length=1)
+    setup_future_usage: (
+        Annotated[
+            SetupFutureUsage, BeforeValidator(choice(SetupFutureUsage, "setup_future_usage value"))
+        ]
+        | None
+    ) = None
+    capture_method: CaptureMethodField | None = None
+    authentication_type: AuthenticationTypeField | None = None
+    payment_type: (
+        Annotated[PaymentType, BeforeValidator(choice(PaymentType, "payment type"))] | None
+    ) = None
+
+
+class SubscriptionCreateOnlyRequest(RequestModel):
+    """POST /subscriptions/create: a subscription in `created`, confirmed later with
+    POST /subscriptions/{subscription_id}/confirm (the real service's two-step flow)."""
+
+    customer_id: str = Field(min_length=1)
+    item_price_id: str = Field(min_length=1)
+    payment_details: CreatePaymentDetails
+    merchant_reference_id: str | None = None
+    plan_id: str | None = None
+    coupon_code: str | None = None
+    billing: Billing | None = None
+    shipping: Billing | None = None
+
+
+class ConfirmPaymentDetails(PaymentDetails):
+    """`payment_details` of a confirm: the payment method is required here."""
+
+    payment_method: Annotated[
+        PaymentMethodKind, BeforeValidator(choice(PaymentMethodKind, "payment method"))
+    ]
+    billing: Billing | None = None
+    shipping: Billing | None = None
+    payment_token: str | None = Field(default=None, repr=False)
+
+
+class SubscriptionConfirmRequest(RequestModel):
+    """POST /subscriptions/{subscription_id}/confirm: pays the first term (or starts the
+    trial) of a subscription made by POST /subscriptions/create. `client_secret`, when sent,
+    must be the subscription's own (it lives 15 minutes)."""
+
+    client_secret: str | None = Field(default=None, repr=False)
+    payment_details: ConfirmPaymentDetails
+
+
+class SubscriptionItemType(StrEnum):
+    """What GET /subscriptions/items lists: plans or add-ons."""
+
+    PLAN = "plan"
+    ADDON = "addon"
+
+
+class SubscriptionItemsRequest(RequestModel):
+    """GET /subscriptions/items query. `item_type` is required; `product_id` keeps the item
+    of that id."""
+
+    item_type: Annotated[
+        SubscriptionItemType, BeforeValidator(choice(SubscriptionItemType, "item type"))
+    ]
+    limit: int | None = Field(default=None, ge=0, le=100)
+    offset: int | None = Field(default=None, ge=0)
+    product_id: str | None = None
+
+
+class SubscriptionEstimateRequest(RequestModel):
+    """GET /subscriptions/estimate query: `plan_id` (a plan, or one of its prices) is required;
+    `trial_days` overrides the price's own trial."""
+
+    plan_id: str = Field(min_length=1)
+    customer_id: str | None = None
+    coupon_id: str | None = None
+    trial_days: int | None = Field(default=None, ge=0, le=3650)
 
 
 class SubscriptionUpdateRequest(RequestModel):
@@ -409,14 +501,16 @@ class Subscription(ResponseModel):
 
 
 class PlanPrice(ResponseModel):
-    """One price of a plan."""
+    """One price of a plan (`item_id` and `trial_period_unit` come with the items route)."""
 
     price_id: str
+    item_id: str | None = None
     amount: int | None = None
     currency: str | None = None
     interval: str | None = None
     interval_count: int | None = None
     trial_period: int | None = None
+    trial_period_unit: str | None = None
 
 
 class Plan(ResponseModel):
@@ -440,6 +534,29 @@ class Plan(ResponseModel):
 
 class PlanListResponse(ListResponse[Plan]):
     """Plans; a bare array is read as `data`."""
+
+
+class EstimateLineItem(ResponseModel):
+    """One line of an estimate."""
+
+    item_id: str
+    item_type: str | None = None
+    description: str | None = None
+    amount: int | None = None
+    currency: str | None = None
+    quantity: int | None = None
+
+
+class SubscriptionEstimate(ResponseModel):
+    """GET /subscriptions/estimate: what a subscription to a plan costs at its start."""
+
+    amount: int
+    currency: str
+    plan_id: str | None = None
+    item_price_id: str | None = None
+    coupon_code: str | None = None
+    customer_id: str | None = None
+    line_items: list[EstimateLineItem] = Field(default_factory=list)
 
 
 SubscriptionStatusField = Annotated[

@@ -1,4 +1,5 @@
-"""`client.subscriptions`: plans, create, retrieve, update, pause, resume, cancel.
+"""`client.subscriptions`: plans (items), estimate, create (in one step or two), retrieve, update,
+pause, resume, cancel.
 
 Every subscription call carries `X-Profile-Id`; a client without a profile id raises
 `MissingProfileIdError` before sending anything.
@@ -13,7 +14,12 @@ from tui.api.models.subscriptions import (
     PlanListResponse,
     Subscription,
     SubscriptionCancelRequest,
+    SubscriptionConfirmRequest,
+    SubscriptionCreateOnlyRequest,
     SubscriptionCreateRequest,
+    SubscriptionEstimate,
+    SubscriptionEstimateRequest,
+    SubscriptionItemType,
     SubscriptionPauseRequest,
     SubscriptionResumeRequest,
     SubscriptionUpdateRequest,
@@ -32,28 +38,86 @@ class SubscriptionsResource(Resource):
         return await self._client.call(method, path, Subscription, body=body, headers=headers)
 
     async def plans(self) -> PlanListResponse:
-        """GET /subscriptions/plans: plans and their prices.
+        """The plans and their prices: `GET /subscriptions/plans` (the spec), or the real
+        service's rename `GET /subscriptions/items?item_type=plan` (a bare array of
+        `{item_id, name, description, price_id[]}`), read into the same plans.
 
-        The real service renamed the route `GET /subscriptions/items?item_type=plan` (a bare
-        array of `{item_id, name, description, price_id[]}`): on a 404 that route is read
-        instead, into the same plans. If it is missing too, the first 404 is what is raised.
+        A client speaking the real contract asks the items route first, the spec's client the
+        plans route; on a 404 the other is tried. If both are missing, the first 404 is raised.
         """
         headers = self._headers("Listing subscription plans")
-        try:
+
+        async def plans_route() -> PlanListResponse:
             return await self._client.call(
                 "GET", "/subscriptions/plans", PlanListResponse, headers=headers
             )
+
+        async def items_route() -> PlanListResponse:
+            return await self._client.call(
+                "GET",
+                "/subscriptions/items",
+                PlanListResponse,
+                params={"item_type": "plan"},
+                headers=headers,
+            )
+
+        first, second = (
+            (items_route, plans_route)
+            if self._client.contract == "real"
+            else (plans_route, items_route)
+        )
+        try:
+            return await first()
         except NotFoundError as missing:
             try:
-                return await self._client.call(
-                    "GET",
-                    "/subscriptions/items",
-                    PlanListResponse,
-                    params={"item_type": "plan"},
-                    headers=headers,
-                )
+                return await second()
             except NotFoundError:
                 raise missing from None
+
+    async def items(
+        self,
+        item_type: SubscriptionItemType | str = SubscriptionItemType.PLAN,
+        *,
+        limit: int | None = None,
+        offset: int | None = None,
+        product_id: str | None = None,
+    ) -> PlanListResponse:
+        """GET /subscriptions/items: the real service's catalogue of plans (or add-ons)."""
+        params: dict[str, Any] = {"item_type": str(item_type)}
+        for name, value in (("limit", limit), ("offset", offset), ("product_id", product_id)):
+            if value is not None:
+                params[name] = value
+        return await self._client.call(
+            "GET",
+            "/subscriptions/items",
+            PlanListResponse,
+            params=params,
+            headers=self._headers("Listing subscription items"),
+        )
+
+    async def estimate(self, request: SubscriptionEstimateRequest) -> SubscriptionEstimate:
+        """GET /subscriptions/estimate: what subscribing to a plan costs at its start."""
+        params = body_of(request)
+        return await self._client.call(
+            "GET",
+            "/subscriptions/estimate",
+            SubscriptionEstimate,
+            params=params,
+            headers=self._headers("Estimating a subscription"),
+        )
+
+    async def create_only(self, request: SubscriptionCreateOnlyRequest) -> Subscription:
+        """POST /subscriptions/create: a subscription in `created`, to confirm later."""
+        return await self._call(
+            "Creating a subscription", "POST", "/subscriptions/create", body_of(request)
+        )
+
+    async def confirm(
+        self, subscription_id: str, request: SubscriptionConfirmRequest
+    ) -> Subscription:
+        """POST /subscriptions/{subscription_id}/confirm: pay the first term with the card."""
+        path = f"/subscriptions/{seg(subscription_id)}/confirm"
+        return await self._call("Confirming a subscription", "POST", path, body_of(request))
 
     async def create(self, request: SubscriptionCreateRequest) -> Subscription:
         """POST /subscriptions: create and confirm (the answer has `payment` and `invoice`)."""

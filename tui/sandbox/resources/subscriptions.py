@@ -1,4 +1,5 @@
-"""Subscriptions: plans, create-and-confirm, retrieve, update plan, pause, resume, cancel.
+"""Subscriptions: plans (and the real service's name for them, items), create-and-confirm,
+create then confirm, estimate, retrieve, update plan, pause, resume, cancel.
 
 Every call needs `X-Profile-Id` (this sandbox's business profile). Charges are real sandbox
 payments (they show in the payments list and analytics) made off-session with the stored card:
@@ -6,6 +7,8 @@ payments (they show in the payments list and analytics) made off-session with th
     create   -> active (first term charged: `payment` + `invoice` invoice_paid)
              -> trial (a price with a trial period: charged when the trial ends)
              -> failed (the first charge was declined)
+    create (POST /subscriptions/create) -> created, no card yet; confirm (with the card) then
+             goes on as create-and-confirm does; confirming twice is a 409
     renewal on the clock at next_billing_at -> active with a new invoice and payment,
              or unpaid when the charge fails (billing stops until resumed)
     update   active/unpaid -> charged on the new price now: active, or unpaid when it fails;
@@ -16,6 +19,12 @@ payments (they show in the payments list and analytics) made off-session with th
 
 `client_secret` lives 15 minutes on the sandbox clock, then reads null. The card
 4000000000000341 pays the first term and fails every later charge (renewals, plan changes).
+
+The real service's routes where the spec is silent follow its OpenAPI document's shapes:
+`GET /subscriptions/items?item_type=plan` is a bare array of `{item_id, name, description,
+price_id[]}` (the sandbox has no add-ons: `addon` lists none), and `GET /subscriptions/estimate`
+answers `{amount, currency, plan_id, item_price_id, coupon_code, customer_id, line_items[]}`.
+A one-segment path that is no subscription id (`/subscriptions/foo`) is not a route (404 IR_02).
 """
 
 from __future__ import annotations
@@ -28,12 +37,18 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
+from starlette.exceptions import HTTPException
 from starlette.responses import Response
 
 from tui.api.models.subscriptions import (
     InvoiceListRequest,
+    PaymentDetails,
     SubscriptionCancelRequest,
+    SubscriptionConfirmRequest,
+    SubscriptionCreateOnlyRequest,
     SubscriptionCreateRequest,
+    SubscriptionEstimateRequest,
+    SubscriptionItemsRequest,
     SubscriptionListRequest,
     SubscriptionPauseRequest,
     SubscriptionResumeRequest,
@@ -42,7 +57,7 @@ from tui.api.models.subscriptions import (
 from tui.sandbox import cards, ids
 from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import SandboxError, bad_state, invalid, missing, not_found
+from tui.sandbox.errors import SandboxError, bad_state, conflict, invalid, missing, not_found
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources import payments
@@ -54,6 +69,7 @@ from tui.sandbox.resources._support import (
 )
 from tui.sandbox.responses import (
     json_body,
+    read_body,
     read_object,
     respond,
     respond_list,
@@ -356,6 +372,84 @@ async def list_plans(request: Request) -> Response:
     return respond({"count": len(PLANS), "total_count": len(PLANS), "data": list(PLANS)})
 
 
+@router.get("/subscriptions/items", summary="The plan catalogue as the real service names it")
+async def list_items(request: Request) -> Response:
+    """Query `item_type` (plan or addon, required), `limit`, `offset`, `product_id` (the item of
+    that id): a bare array of `{item_id, name, description, price_id[]}`, each price naming
+    its `item_id` and `trial_period_unit` (Day) when it has a trial."""
+    _profile(request)
+    q = validate_query(SubscriptionItemsRequest, request.query_params)
+    plans = PLANS if q.item_type.value == "plan" else ()
+    if q.product_id is not None:
+        plans = tuple(p for p in plans if p["plan_id"] == q.product_id)
+    start = q.offset or 0
+    end = None if q.limit is None else start + q.limit
+    return respond([_item(plan) for plan in plans[start:end]])
+
+
+def _item(plan: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "item_id": plan["plan_id"],
+        "name": plan["name"],
+        "description": plan["description"],
+        "price_id": [
+            {
+                **price,
+                "item_id": plan["plan_id"],
+                "trial_period_unit": "Day" if price["trial_period"] else None,
+            }
+            for price in plan["price_id"]
+        ],
+    }
+
+
+@router.get("/subscriptions/estimate", summary="What a subscription to a plan costs at its start")
+async def estimate(request: Request) -> Response:
+    """Query `plan_id` (a plan, priced at its first price, or one of its prices; required),
+    `customer_id` (must exist), `coupon_id` (recorded: the sandbox has no coupons, so no
+    discount), `trial_days` (overrides the price's trial). A trial makes the first charge 0."""
+    _profile(request)
+    q = validate_query(SubscriptionEstimateRequest, request.query_params)
+    if q.plan_id in PRICES:
+        plan_id, price = PRICES[q.plan_id]
+    else:
+        plan = next((p for p in PLANS if p["plan_id"] == q.plan_id), None)
+        if plan is None:
+            raise not_found("Plan", q.plan_id)
+        plan_id, price = plan["plan_id"], plan["price_id"][0]
+    if q.customer_id is not None:
+        payments.check_customer(state_of(request).db.conn, q.customer_id)
+    name = next(p["name"] for p in PLANS if p["plan_id"] == plan_id)
+    trial = q.trial_days if q.trial_days is not None else price["trial_period"] or 0
+    every = _every(str(price["interval"]), int(price["interval_count"]))
+    description = f"{name}, {every}" + (f", {trial}-day trial" if trial else "")
+    amount = 0 if trial else int(price["amount"])
+    line = {
+        "item_id": price["price_id"],
+        "item_type": "plan",
+        "description": description,
+        "amount": amount,
+        "currency": price["currency"],
+        "quantity": 1,
+    }
+    return respond(
+        {
+            "amount": amount,
+            "currency": price["currency"],
+            "plan_id": plan_id,
+            "item_price_id": price["price_id"],
+            "coupon_code": q.coupon_id,
+            "customer_id": q.customer_id,
+            "line_items": [line],
+        }
+    )
+
+
+def _every(interval: str, count: int) -> str:
+    unit = interval.lower()
+    return f"every {unit}" if count == 1 else f"every {count} {unit}s"
+
+
 def _resolve_price(plan_id: str | None, price_id: str, status: int) -> dict[str, Any]:
     found = PRICES.get(price_id)
     allowed = ", ".join(PRICES)
@@ -380,10 +474,9 @@ def _resolve_price(plan_id: str | None, price_id: str, status: int) -> dict[str,
 
 
 def _card_of(
-    conn: sqlite3.Connection, state: SandboxState, body: SubscriptionCreateRequest
+    conn: sqlite3.Connection, state: SandboxState, details: PaymentDetails, customer_id: str
 ) -> dict[str, Any]:
     """The stored outcome and view of the subscription's card (new, or saved earlier)."""
-    details = body.payment_details
     if details.payment_method is not None and details.payment_method.value != "card":
         raise invalid(
             "payment_details.payment_method",
@@ -400,7 +493,7 @@ def _card_of(
     if details.payment_method_id:
         for (text,) in conn.execute(
             "SELECT card_rule FROM subscriptions WHERE customer_id = ? AND card_rule IS NOT NULL",
-            (body.customer_id,),
+            (customer_id,),
         ):
             saved: dict[str, Any] = json.loads(text)
             if saved.get("payment_method_id") == details.payment_method_id:
@@ -421,52 +514,144 @@ async def create_subscription(request: Request, body: SubscriptionCreateRequest)
     state = state_of(request)
     now = state.clock.now()
     price = _resolve_price(body.plan_id, body.item_price_id, 404)
-    sub_id = ids.new_id("sub")
     with state.db.transaction() as conn:
         payments.check_customer(conn, body.customer_id)
-        rule = _card_of(conn, state, body)
-        data: dict[str, Any] = {
-            "id": sub_id,
-            "status": "created",
-            "profile_id": profile_id,
-            "merchant_id": state.credentials.merchant_id,
-            "customer_id": body.customer_id,
-            "plan_id": PRICES[body.item_price_id][0],
-            "item_price_id": body.item_price_id,
-            "merchant_reference_id": body.merchant_reference_id,
-            "coupon_code": body.coupon_code,
-            "client_secret": f"{sub_id}_secret_{ids.random_part(20)}",
-            "client_secret_expires_at": iso(now + CLIENT_SECRET_LIFETIME),
-            "payment_method_id": rule.get("payment_method_id"),
-            "payment": None,
-            "invoice": None,
-            "next_billing_at": None,
-            "trial_end": None,
-            "scheduled_change": None,
-            "billing": body.billing.to_body() if body.billing else None,
-            "shipping": body.shipping.to_body() if body.shipping else None,
-            "created_at": iso(now),
-            "modified_at": iso(now),
-        }
-        conn.execute(
-            "INSERT INTO subscriptions(id, profile_id, customer_id, status, created, card_rule, "
-            "data) VALUES (?, ?, ?, 'created', ?, ?, ?)",
-            (sub_id, profile_id, body.customer_id, iso(now), dumps(rule), dumps(data)),
-        )
-        sub = Sub(data, rule)
-        if price["trial_period"] and rule.get("outcome") != cards.DECLINED:
-            data["status"] = "trial"
-            sub.billing_at = now + int(price["trial_period"]) * 86400
-            data["trial_end"] = iso(sub.billing_at)
-        else:
-            _charge_new_term(conn, state, sub, now, "failed")
+        rule = _card_of(conn, state, body.payment_details, body.customer_id)
+        sub = _insert(conn, state, profile_id, body, rule, now)
+        _first_term(conn, state, sub, price, now)
         _save(conn, sub, now)
     return respond(_view(sub))
+
+
+@router.post(
+    "/subscriptions/create",
+    summary="Create a subscription, to confirm later",
+    openapi_extra=json_body(SubscriptionCreateOnlyRequest),
+)
+async def create_only(request: Request) -> Response:
+    """The real service's first step: the subscription in `created` with its 15-minute
+    `client_secret`, no payment and no invoice yet. `POST /subscriptions/{id}/confirm` with
+    the card then charges the first term (or starts the trial)."""
+    profile_id = _profile(request)
+    body = await read_body(request, SubscriptionCreateOnlyRequest)
+    state = state_of(request)
+    now = state.clock.now()
+    _resolve_price(body.plan_id, body.item_price_id, 404)
+    with state.db.transaction() as conn:
+        payments.check_customer(conn, body.customer_id)
+        sub = _insert(conn, state, profile_id, body, None, now)
+        sub.data["return_url"] = body.payment_details.return_url
+        _save(conn, sub, now)
+    return respond(_view(sub))
+
+
+@router.post(
+    "/subscriptions/{subscription_id}/confirm",
+    summary="Confirm a subscription made by POST /subscriptions/create",
+    openapi_extra=json_body(SubscriptionConfirmRequest),
+)
+async def confirm_subscription(request: Request, subscription_id: str) -> Response:
+    """Body `{client_secret?, payment_details: {payment_method, payment_method_data: {card},
+    customer_acceptance, billing, shipping, ...}}`; answers as create-and-confirm does. Only
+    a `created` subscription can be confirmed (409 otherwise)."""
+    profile_id = _profile(request)
+    body = await read_body(request, SubscriptionConfirmRequest)
+    state = state_of(request)
+    now = state.clock.now()
+    with state.db.transaction() as conn:
+        sub = _load(conn, subscription_id, profile_id)
+        status = str(sub.data["status"])
+        if status != "created":
+            raise conflict(
+                "IR_04",
+                f"Subscription {subscription_id!r} is already confirmed (it is {status}); "
+                "read it with GET /subscriptions/{id}.",
+            )
+        if body.client_secret is not None and body.client_secret != sub.data["client_secret"]:
+            raise invalid(
+                "client_secret",
+                body.client_secret,
+                "this subscription's own client_secret, within 15 minutes of its creation",
+            )
+        details = body.payment_details
+        sub.rule = _card_of(conn, state, details, str(sub.data["customer_id"]))
+        sub.data["payment_method_id"] = sub.rule.get("payment_method_id")
+        for part in ("billing", "shipping"):
+            given = getattr(details, part)
+            if given is not None:
+                sub.data[part] = given.to_body()
+        _first_term(conn, state, sub, _price(sub), now)
+        _save(conn, sub, now)
+    return respond(_view(sub))
+
+
+def _insert(
+    conn: sqlite3.Connection,
+    state: SandboxState,
+    profile_id: str,
+    body: SubscriptionCreateRequest | SubscriptionCreateOnlyRequest,
+    rule: dict[str, Any] | None,
+    now: float,
+) -> Sub:
+    """A new subscription in `created` (its row written; the caller saves what follows)."""
+    sub_id = ids.new_id("sub")
+    data: dict[str, Any] = {
+        "id": sub_id,
+        "status": "created",
+        "profile_id": profile_id,
+        "merchant_id": state.credentials.merchant_id,
+        "customer_id": body.customer_id,
+        "plan_id": PRICES[body.item_price_id][0],
+        "item_price_id": body.item_price_id,
+        "merchant_reference_id": body.merchant_reference_id,
+        "coupon_code": body.coupon_code,
+        "client_secret": f"{sub_id}_secret_{ids.random_part(20)}",
+        "client_secret_expires_at": iso(now + CLIENT_SECRET_LIFETIME),
+        "payment_method_id": rule.get("payment_method_id") if rule else None,
+        "payment": None,
+        "invoice": None,
+        "next_billing_at": None,
+        "trial_end": None,
+        "scheduled_change": None,
+        "billing": body.billing.to_body() if body.billing else None,
+        "shipping": body.shipping.to_body() if body.shipping else None,
+        "created_at": iso(now),
+        "modified_at": iso(now),
+    }
+    conn.execute(
+        "INSERT INTO subscriptions(id, profile_id, customer_id, status, created, card_rule, "
+        "data) VALUES (?, ?, ?, 'created', ?, ?, ?)",
+        (
+            sub_id,
+            profile_id,
+            body.customer_id,
+            iso(now),
+            dumps(rule) if rule else None,
+            dumps(data),
+        ),
+    )
+    return Sub(data, rule)
+
+
+def _first_term(
+    conn: sqlite3.Connection, state: SandboxState, sub: Sub, price: dict[str, Any], now: float
+) -> None:
+    """Start a confirmed subscription: its trial, or its first term charged now."""
+    rule = sub.rule or {}
+    if price["trial_period"] and rule.get("outcome") != cards.DECLINED:
+        sub.data["status"] = "trial"
+        sub.billing_at = now + int(price["trial_period"]) * 86400
+        sub.data["trial_end"] = iso(sub.billing_at)
+    else:
+        _charge_new_term(conn, state, sub, now, "failed")
 
 
 @router.get("/subscriptions/{subscription_id}", summary="Retrieve a subscription")
 async def retrieve_subscription(request: Request, subscription_id: str) -> Response:
     """The subscription with its latest `payment` and `invoice`."""
+    if not subscription_id.startswith("sub_"):
+        # `/subscriptions/foo` is a path the service does not have, not a missing subscription.
+        raise HTTPException(404)
     profile_id = _profile(request)
     return respond(_view(_load(state_of(request).db.conn, subscription_id, profile_id)))
 
