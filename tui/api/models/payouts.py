@@ -44,6 +44,7 @@ __all__ = [
     "METADATA_PAIRS_MAX",
     "METADATA_VALUE_MAX",
     "PAYOUT_METHOD_KEYS",
+    "REAL_BANK_FIELDS",
     "SOURCE_BANK_VARIANTS",
     "AchBankTransfer",
     "AchSourceBank",
@@ -88,6 +89,7 @@ __all__ = [
     "TrustlyBankTransfer",
     "TrustlySourceBank",
     "Venmo",
+    "real_service_body",
 ]
 
 
@@ -455,6 +457,56 @@ SourceBank = Annotated[
     BeforeValidator(_pick_source_bank),
 ]
 """A bank account with its `payout_method_type` discriminator (`source_bank_data`)."""
+
+
+# --- the real service's `bank` --------------------------------------------------------------
+
+# `payout_method_data.bank` of the real service (its OpenAPI document's AchBankTransfer,
+# BacsBankTransfer, SepaBankTransfer and PixBankTransfer): the variants and their fields.
+REAL_BANK_FIELDS: Final[dict[str, tuple[str, ...]]] = {
+    "ach": ("bank_account_number", "bank_routing_number", "bank_name", "bank_country_code",
+            "bank_city"),
+    "bacs": ("bank_account_number", "bank_sort_code", "bank_name", "bank_country_code",
+             "bank_city"),
+    "sepa": ("iban", "bic", "bank_name", "bank_country_code", "bank_city"),
+    "pix": ("bank_account_number", "pix_key", "bank_name", "bank_branch", "tax_id"),
+}  # fmt: skip
+
+
+def real_service_body(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A payout create or update body as the real service takes it.
+
+    The spec's `payout_method_data.bank_transfer` is the real service's
+    `payout_method_data.bank`: ACH, BACS, SEPA or Pix, with only the fields its schema has (the
+    real service refuses unknown fields: `account_holder_name`, a Pix `emv` or `ispb` and the
+    spec's `payout_method_type` are left out). A Trustly, Pix-key-only, EMV-only or Open
+    Banking account has no `bank` variant there: refused here (a ValidationError naming
+    `payout_method_data.bank_transfer`) rather than by the service. Anything else is unchanged.
+    """
+    out = dict(body)
+    method = out.get("payout_method_data")
+    if not isinstance(method, Mapping) or not isinstance(method.get("bank_transfer"), Mapping):
+        return out
+    account: Mapping[str, Any] = method["bank_transfer"]
+    kind = str(account.get("payout_method_type") or _bank_variant(account) or "")
+    fields = REAL_BANK_FIELDS.get(kind)
+    if fields is None:
+        raise_field_errors(
+            PayoutMethodData,
+            [
+                field_error(
+                    ("payout_method_data", "bank_transfer"),
+                    "real_bank_variant",
+                    f"the real service pays out to ACH, BACS, SEPA or Pix bank accounts; "
+                    f"a {kind or 'bank'} account is not one of them",
+                )
+            ],
+        )
+        raise AssertionError("unreachable")  # raise_field_errors raised
+    bank = {name: account[name] for name in fields if account.get(name) is not None}
+    rest = {key: value for key, value in method.items() if key != "bank_transfer"}
+    out["payout_method_data"] = {**rest, "bank": bank}
+    return out
 
 
 # --- "exactly one key" unions --------------------------------------------------------------
@@ -850,4 +902,12 @@ class Payout(ResponseModel):
 
 
 class PayoutListResponse(ListResponse[Payout]):
-    """`{count, total_count, data[]}` of payouts."""
+    """`{count, total_count, data[]}` of payouts; the real service's `{size, data,
+    total_count?}` reads `size` as `count`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _size(cls, data: Any) -> Any:
+        if isinstance(data, Mapping) and "count" not in data and "size" in data:
+            return {**data, "count": data["size"]}
+        return data

@@ -1,6 +1,14 @@
-"""`client.payouts`: create, retrieve, update, confirm, fulfill, cancel, list."""
+"""`client.payouts`: create, retrieve, update, confirm, fulfill, cancel, list.
+
+Bank accounts go as the contract the client speaks names them: `payout_method_data.bank_transfer`
+to a service following the spec (the local sandbox), `payout_method_data.bank` to the real
+service (`real_service_body`). An "auto" client that has not told the contracts apart yet asks
+once (`ApiClient.probe_contract`) before sending a bank account.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from tui.api.models.payouts import (
     Payout,
@@ -8,6 +16,7 @@ from tui.api.models.payouts import (
     PayoutListRequest,
     PayoutListResponse,
     PayoutUpdateRequest,
+    real_service_body,
 )
 from tui.api.resources._base import Resource, body_of, seg
 from tui.api.retry import Replay
@@ -16,10 +25,24 @@ from tui.api.retry import Replay
 class PayoutsResource(Resource):
     """Payouts: the usual flow is create, update, confirm, fulfill."""
 
+    async def _speaks_real(self) -> bool:
+        client = self._client
+        if client.contract_setting == "auto":
+            await client.probe_contract()
+        return client.contract == "real"
+
+    async def _body(self, request: PayoutCreateRequest | PayoutUpdateRequest) -> dict[str, Any]:
+        body = body_of(request)
+        method = body.get("payout_method_data")
+        if isinstance(method, dict) and "bank_transfer" in method and await self._speaks_real():
+            return real_service_body(body)
+        return body
+
     async def create(self, request: PayoutCreateRequest) -> Payout:
         """POST /payouts/create (only repeated when the service cannot have seen it)."""
+        body = await self._body(request)
         return await self._client.call(
-            "POST", "/payouts/create", Payout, body=body_of(request), replay=Replay.UNSAFE
+            "POST", "/payouts/create", Payout, body=body, replay=Replay.UNSAFE
         )
 
     async def retrieve(self, payout_id: str) -> Payout:
@@ -27,10 +50,11 @@ class PayoutsResource(Resource):
         return await self._client.call("GET", f"/payouts/{seg(payout_id)}", Payout)
 
     async def update(self, payout_id: str, request: PayoutUpdateRequest) -> Payout:
-        """PUT /payouts/{payout_id}: e.g. set `payout_type` or the method before confirming."""
-        return await self._client.call(
-            "PUT", f"/payouts/{seg(payout_id)}", Payout, body=body_of(request)
-        )
+        """PUT /payouts/{payout_id} (POST on the real service, whose document has no PUT): e.g.
+        set `payout_type` or the method before confirming."""
+        body = await self._body(request)
+        method = "POST" if self._client.contract == "real" else "PUT"
+        return await self._client.call(method, f"/payouts/{seg(payout_id)}", Payout, body=body)
 
     async def confirm(self, payout_id: str) -> Payout:
         """POST /payouts/{payout_id}/confirm."""
