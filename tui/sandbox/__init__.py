@@ -30,7 +30,10 @@ How to add a resource (e.g. disputes)
 6. Events: inside the same transaction as the change,
    `outbox.emit(conn, state, event_type="dispute_opened", event_class="disputes",
    object_id=dispute_id, obj=data)`. Delivery, signing, retries and the events API follow.
-   One event per (object, event type): a repeat is ignored. Emit once the object is complete:
+   One event per (object, event type, `change_key=""`): a repeat is ignored (pass a
+   `change_key` naming the change when an object can send one type twice, as a payment's
+   partial captures do). Delivery is concurrent, in order per object. Emit once the object
+   is complete:
    the event carries it exactly as GET answers right after the change
    (`tests/sandbox/test_webhook_objects.py` checks every event type).
 7. Errors: raise from `tui.sandbox.errors`: `not_found("Dispute", id)` (404 IR_05),

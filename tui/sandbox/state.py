@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,9 @@ from tui.sandbox.resource import Job, Resource
 
 _MAX_STEPS = 100_000
 _IDLE_POLL_SECONDS = 1.0
+# Timed jobs run at most this often from the background loop (it turns for every event written
+# and every answer received; the jobs are due by the clock, not by those).
+_JOBS_EVERY_SECONDS = 0.2
 
 
 class SandboxState:
@@ -40,8 +42,9 @@ class SandboxState:
         self.config = config
         self.resources = tuple(resources)
         self.db = Database(Path(config.data_dir) / DB_FILE)
-        for ddl in (credentials.SCHEMA, keys.SCHEMA, outbox.SCHEMA):
+        for ddl in (credentials.SCHEMA, keys.SCHEMA):
             self.db.apply_schema(ddl)
+        outbox.apply_schema(self.db)
         for resource in self.resources:
             self.db.apply_schema(resource.schema)
         offset = float(self.db.get_meta("clock_offset") or 0.0)
@@ -113,19 +116,23 @@ class SandboxState:
         """Run every job for `now`; returns the count of changes per job name."""
         return {job.name: job.run(self, now) for job in self.jobs}
 
-    async def process_due(self) -> dict[str, int]:
-        """Run due jobs and deliver due webhooks at the current sandbox time."""
-        async with self.outbox.lock:
-            now = self.clock.now()
-            done = self.run_jobs(now)
-            done["webhook_attempts"] = await self.outbox.deliver_due(now)
-            return done
+    async def process_due(self, *, jobs: bool = True) -> dict[str, int]:
+        """Run due jobs, record the webhook answers received and start the due deliveries, at
+        the current sandbox time. Never waits for a webhook endpoint."""
+        self.outbox.record_results()
+        now = self.clock.now()
+        done = self.run_jobs(now) if jobs else {}
+        done["webhook_attempts"] = self.outbox.dispatch(now)
+        return done
 
     async def advance(self, seconds: float) -> dict[str, int]:
         """Move the clock forward by `seconds`, running each due item at its own time.
 
-        A webhook retry due in one minute runs one minute into the jump, its next retry five
-        minutes after that, and so on, exactly as if the time had passed.
+        A webhook retry due in one minute starts one minute into the jump, its next retry five
+        minutes after that, and so on, exactly as if the time had passed. Webhook attempts are
+        started, never waited for: an endpoint's answer (or its silence) cannot hold the clock.
+        Retries that fall due inside the jump after an answer arrives go out at once, counted
+        at their due times (see `outbox.note_jump`).
         """
         totals: dict[str, int] = {}
 
@@ -135,8 +142,11 @@ class SandboxState:
             return sum(counts.values())
 
         async with self.outbox.lock:
+            self.outbox.record_results()
             base = self.clock.offset
-            target = self.clock.now() + seconds
+            start = self.clock.now()
+            target = start + seconds
+            self.outbox.note_jump(start, target)
             for _ in range(_MAX_STEPS):
                 due = self.next_due()
                 if due is None or due > target:
@@ -146,14 +156,14 @@ class SandboxState:
                     self.clock.offset += due - now
                     now = self.clock.now()
                 changed = add(self.run_jobs(now))
-                changed += add({"webhook_attempts": await self.outbox.deliver_due(now)})
+                changed += add({"webhook_attempts": self.outbox.dispatch(now)})
                 if not changed:
                     break  # a job reported due work it could not do: do not spin
             self.clock.offset = base + seconds
             self._save_offset()
             now = self.clock.now()
             add(self.run_jobs(now))
-            add({"webhook_attempts": await self.outbox.deliver_due(now)})
+            add({"webhook_attempts": self.outbox.dispatch(now)})
         return totals
 
     # -- background loop --------------------------------------------------------------------
@@ -168,13 +178,18 @@ class SandboxState:
 
     async def _loop(self) -> None:
         wake = self.outbox.wake_event
+        loop = asyncio.get_running_loop()
+        jobs_at = -_JOBS_EVERY_SECONDS
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wake.wait(), timeout=_IDLE_POLL_SECONDS)
             wake.clear()
+            jobs = loop.time() - jobs_at >= _JOBS_EVERY_SECONDS
+            if jobs:
+                jobs_at = loop.time()
             try:
-                await self.process_due()
-            except (sqlite3.Error, OSError):  # pragma: no cover - logged, loop keeps going
+                await self.process_due(jobs=jobs)
+            except Exception:  # pragma: no cover - logged, the loop keeps going
                 import logging
 
                 logging.getLogger("tui.sandbox").exception("background pass failed")

@@ -129,7 +129,7 @@ SHOWN = {"requires_customer_action": "requires_action"}
 # What a list filter may say -> internal status.
 FILTER_ALIASES = {"requires_action": "requires_customer_action"}
 
-# The reference's status-to-event table (one event per object and type).
+# The reference's status-to-event table (one event per change: see `emit_status`).
 STATUS_EVENTS = {
     "succeeded": "payment_succeeded",
     "failed": "payment_failed",
@@ -223,9 +223,16 @@ def save(conn: sqlite3.Connection, row: Row, now_iso: str) -> None:
 
 
 def emit_status(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None:
-    """Write the event the payment's status calls for, if any (outbox, same transaction)."""
+    """Write the event the payment's status calls for, if any (outbox, same transaction).
+
+    One event per change, not per (payment, type): the key is the attempt, and for
+    `payment_captured` also the amount captured so far, so each partial capture is an event
+    of its own while a save that changes nothing sends nothing again."""
     event_type = STATUS_EVENTS.get(row.status)
     if event_type is not None:
+        change = f"{row.payment_id}_{row.data.get('attempt_count') or 0}"
+        if event_type == "payment_captured":
+            change += f":captured={row.data.get('amount_received') or 0}"
         emit(
             conn,
             state,
@@ -233,6 +240,7 @@ def emit_status(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None
             event_class="payments",
             object_id=row.payment_id,
             obj_json=row.json or dumps(row.data),
+            change_key=change,
         )
 
 
