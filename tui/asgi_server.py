@@ -21,6 +21,9 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 # connection is closed. httptools itself has no limit: it would buffer a 200 MiB header line.
 MAX_HEAD_BYTES = 64 * 1024
 _REFUSED_LINGER = 2.0
+# The ASGI scope extension by which an app closes the connection without answering: its value's
+# "drop" is a function of no arguments (see `LimitedHttpToolsProtocol`).
+DROP_CONNECTION = "payscope.drop_connection"
 
 
 class LimitedHttpToolsProtocol(HttpToolsProtocol):
@@ -38,6 +41,10 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
     `max_connections` open connections a new one is answered 503 and closed. (uvicorn's own
     `limit_concurrency` would answer 503 to every request, legitimate ones too, while slow
     connections fill it; these bounds free the slots instead.)
+
+    Dropped connections: every request's scope carries `extensions[DROP_CONNECTION]["drop"]`, a
+    function that closes the connection at once without a byte of answer (no status line), as a
+    network failure would; the app then returns without sending anything (the sandbox's faults).
     """
 
     head_timeout = 10.0
@@ -75,6 +82,16 @@ class LimitedHttpToolsProtocol(HttpToolsProtocol):
             self._deadline.cancel()
             self._deadline = None
         super().on_headers_complete()
+        cycle = self.cycle
+        # The cycle's task has not run yet: what the scope gains here, the app sees.
+        if cycle is not None and cycle.scope is self.scope:
+            transport = self.transport
+
+            def drop() -> None:
+                cycle.disconnected = True  # uvicorn owes no answer (no 500) when the app returns
+                transport.close()
+
+            self.scope.setdefault("extensions", {})[DROP_CONNECTION] = {"drop": drop}
 
     def on_message_complete(self) -> None:
         self._in_body = False

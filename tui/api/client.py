@@ -27,7 +27,13 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from tui import __version__
 from tui.api import errors
 from tui.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
-from tui.api.retry import Replay, RetryPolicy, may_retry_error, may_retry_status
+from tui.api.retry import (
+    Replay,
+    RetryPolicy,
+    may_retry_error,
+    may_retry_status,
+    retry_after_seconds,
+)
 
 if TYPE_CHECKING:
     from tui.api.resources.analytics import AnalyticsResource
@@ -519,10 +525,15 @@ class ApiClient:
                 data = await self.request("GET", resolve_duplicate)
                 return _Resolved(data)
             if attempt < policy.max_attempts and may_retry_status(response.status_code, replay):
+                now = self._wall_clock()
+                # The service's own Retry-After first (see tui.api.retry).
+                retry_after = retry_after_seconds(response.headers.get("retry-after"), now)
                 if isinstance(error, errors.RateLimitedError):
                     delay = policy.rate_limit_wait(
-                        error.reset, self._wall_clock(), attempt - 1, self._rng
+                        error.reset, now, attempt - 1, self._rng, retry_after
                     )
+                elif retry_after is not None:
+                    delay = retry_after
                 else:
                     delay = policy.backoff(attempt - 1, self._rng)
                 if self._fits(first_started, delay):

@@ -16,9 +16,13 @@ The rule, by how safe a request is to repeat (`Replay`):
   so those are raised to the caller, who should read the object before trying again.
 
 Backoff is exponential with full jitter: before retry `n` (0-based) the client sleeps
-`rng() * min(cap, base * 2**n)` seconds. A 429 carrying `X-RateLimit-Reset` waits until that
-Unix time instead. Attempts are bounded by `max_attempts`, and a retry is not started when its
-wait would end after `max_retry_time` seconds from the first attempt.
+`rng() * min(cap, base * 2**n)` seconds. An answer carrying `Retry-After` (seconds or an HTTP
+date; the service puts it on every 429 and 503) waits that long instead: it is the service's
+own word on when to come back, and may be much sooner than the window's reset (a throttle or
+an outage of one second within a minute's window). A 429 without it but with
+`X-RateLimit-Reset` waits until that Unix time. Attempts are bounded by `max_attempts`, and a
+retry is not started when its wait would end after `max_retry_time` seconds from the first
+attempt.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import enum
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 
 import httpx
 
@@ -50,6 +55,23 @@ def _never_sent(exc: httpx.TransportError) -> bool:
 
 def _transient(exc: httpx.TransportError) -> bool:
     return isinstance(exc, httpx.NetworkError | httpx.TimeoutException | httpx.RemoteProtocolError)
+
+
+def retry_after_seconds(value: str | None, now: float) -> float | None:
+    """The wait a `Retry-After` header asks for, from `now` (a Unix time): delta-seconds or an
+    HTTP date. None when absent or unreadable; a date in the past is 0."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is always GMT
+        return None
+    return max(0.0, when.timestamp() - now)
 
 
 def may_retry_status(status: int, replay: Replay) -> bool:
@@ -86,9 +108,17 @@ class RetryPolicy:
         return rng() * min(self.cap, math.ldexp(self.base, retry))
 
     def rate_limit_wait(
-        self, reset: float | None, now: float, retry: int, rng: Callable[[], float]
+        self,
+        reset: float | None,
+        now: float,
+        retry: int,
+        rng: Callable[[], float],
+        retry_after: float | None = None,
     ) -> float:
-        """Delay after a 429: until `reset` (a Unix time) when known, else the usual backoff."""
+        """Delay after a 429: `retry_after` (seconds, the `Retry-After` header) when given, else
+        until `reset` (a Unix time) when known, else the usual backoff."""
+        if retry_after is not None:
+            return retry_after
         if reset is None:
             return self.backoff(retry, rng)
         return max(0.0, reset - now)

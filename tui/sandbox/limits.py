@@ -13,7 +13,9 @@ from collections.abc import Callable
 
 UNLIMITED_HEADER = 1_000_000_000
 
-FAULT_KINDS = ("500", "502", "503", "429", "drop")
+# "drop": the connection is closed before the request is processed; "lost": the request is
+# processed and committed, then the connection is closed before a byte of the answer is sent.
+FAULT_KINDS = ("500", "502", "503", "429", "drop", "lost")
 
 # The window shared by failed authentications (no key of the sandbox is spelled so).
 FAILED_AUTH = "failed authentication"
@@ -48,6 +50,11 @@ class RateLimiter:
         count += 1
         self._windows[key] = (window, count)
         return True, self.limit, self.limit - count, reset
+
+    def retry_after(self, reset: int) -> int:
+        """Whole seconds from now until `reset` (a `hit`'s reset time), at least 1: the
+        `Retry-After` of a 429, never later than the reset it goes with."""
+        return max(1, reset - int(self._source()))
 
 
 class Faults:

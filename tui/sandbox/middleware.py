@@ -10,15 +10,24 @@ made-up keys cost no memory: they are neither cached nor given a window each; 42
 window is spent); a publishable key is held to the SDK flow's two routes (403); a fault
 may be drawn; then the app runs. Handlers read the caller from
 `principal_of(request)`.
+
+Every 429 carries `Retry-After` (whole seconds, never past `X-RateLimit-Reset`) and
+`X-RateLimit-Remaining: 0`. Faults (`--fault-rate`, `limits.FAULT_KINDS`): 500, 502, 503 and 429
+answers (503 and 429 with `Retry-After: 1`) and a dropped connection are drawn before the
+handler runs, so nothing is processed; "lost" runs the handler, waits for its commit, and then
+drops the connection: the change is made and its answer never arrives, which is what makes a
+client's retries create twice unless they are idempotent. A dropped connection sends no byte of
+answer (no status line): the server's `DROP_CONNECTION` scope extension closes it
+(`tui.asgi_server`; on a server without it, a 500 answers instead).
 """
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from tui.asgi_server import DROP_CONNECTION
 from tui.sandbox import keys
 from tui.sandbox.errors import (
     API,
@@ -40,7 +49,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _PUBLISHABLE_ROUTES = re.compile(r"^/payments/(?!list$)[^/]+(/confirm)?$")
-_DROP_MESSAGE = "ASGI callable returned without completing response."
 # Stored keys cached by value at most (a cache of real keys only; cleared when keys change).
 _KEY_CACHE_SIZE = 1024
 # The largest request body a route takes: the first matching path prefix decides.
@@ -64,13 +72,6 @@ def _too_large(limit: int, size: int | None) -> SandboxError:
         "IR_04",
         f"Request body too large{said}: this route takes at most {limit} bytes.",
     )
-
-
-class _DropFilter(logging.Filter):
-    """Hides uvicorn's complaint about the connections we drop on purpose."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.getMessage() != _DROP_MESSAGE
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -135,8 +136,6 @@ class SandboxMiddleware:
     def __init__(self, app: ASGIApp, state: SandboxState) -> None:
         self.app = app
         self.state = state
-        if state.config.fault_rate > 0:
-            logging.getLogger("uvicorn.error").addFilter(_DropFilter())
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -195,6 +194,8 @@ class SandboxMiddleware:
             await send(message)
 
         try:
+            if not allowed:  # remaining is 0 already; Retry-After: when the window resets
+                extra.append((b"retry-after", str(state.limiter.retry_after(reset)).encode()))
             if principal is None:
                 if not allowed:
                     raise SandboxError(
@@ -229,10 +230,35 @@ class SandboxMiddleware:
         scope.setdefault("state", {})["principal"] = principal
         if state.faults.rate > 0 and not path.startswith("/_sandbox/"):
             fault = state.faults.draw()
+            if fault == "lost":
+                await self._commit_then_drop(scope, receive, send_with_limits)
+                return
             if fault is not None:
-                await _send_fault(send_with_limits, fault)
+                if fault == "429":  # as the limiter's own 429 says it (see the docstring)
+                    wait = min(_FAULT_RETRY_AFTER, state.limiter.retry_after(reset))
+                    extra[1] = (b"x-ratelimit-remaining", b"0")
+                    extra.append((b"retry-after", str(wait).encode()))
+                await _send_fault(scope, receive, send_with_limits, fault)
                 return
         await self.app(scope, receive, send_with_limits)
+
+    async def _commit_then_drop(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The "lost" fault: the app handles the request and its change is committed; then the
+        connection is dropped, and not a byte of the answer leaves."""
+        db = self.state.db
+
+        async def swallow(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                await db.committed()  # the change is durable before its answer is lost
+
+        drop = _dropper(scope)
+        try:
+            await self.app(scope, receive, swallow)
+        finally:
+            if drop is not None:
+                drop()
+        if drop is None:  # a server that cannot drop a connection: a 500 hides the change
+            await _send_error(send, _FAULTS["500"])
 
 
 class _BodyLimit:
@@ -296,17 +322,28 @@ _FAULTS = {
 }
 
 
-async def _send_fault(send: Send, kind: str) -> None:
+# The `Retry-After` of the injected 429 and 503 (seconds).
+_FAULT_RETRY_AFTER = 1
+
+
+def _dropper(scope: Scope) -> Callable[[], None] | None:
+    """The server's function that closes this request's connection unanswered, if it has one."""
+    entry = scope.get("extensions", {}).get(DROP_CONNECTION)
+    drop = entry.get("drop") if isinstance(entry, dict) else None
+    return drop if callable(drop) else None
+
+
+async def _send_fault(scope: Scope, receive: Receive, send: Send, kind: str) -> None:
     if kind == "drop":
-        # Start a response that promises a body and never send it: the server closes the
-        # connection, and the client sees it dropped mid-response.
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", b"64")],
-            }
-        )
-        return
-    retry_after = ((b"retry-after", b"1"),) if kind in ("429", "503") else ()
+        drop = _dropper(scope)
+        if drop is not None:
+            # Read the request to its end (closing on unread bytes would reset the connection),
+            # then close it: not a byte of answer, not even a status line.
+            while (await receive()).get("more_body"):
+                pass
+            drop()
+            return
+        kind = "500"  # a server that cannot drop a connection
+    # 503 says Retry-After itself; the 429's (with its X-RateLimit-*) is added by the caller.
+    retry_after = ((b"retry-after", str(_FAULT_RETRY_AFTER).encode()),) if kind == "503" else ()
     await _send_error(send, _FAULTS[kind], retry_after)
