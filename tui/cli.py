@@ -128,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_rate,
         metavar="R",
         default=0.0,
-        help="share of requests answered with 500/502/503/429 or a dropped connection (0-1)",
+        help="share of requests answered 500/502/503/429 or with a dropped connection, before "
+        "or after the request is committed (0-1)",
     )
     sandbox.add_argument(
         "--latency",

@@ -192,3 +192,22 @@ async def test_client_honours_retry_after_on_an_injected_429(tmp_path: Path) -> 
     finally:
         await api.aclose()
         await box.stop()
+
+
+async def test_without_a_server_that_drops_lost_is_a_500_after_the_commit(
+    tmp_path: Path,
+) -> None:
+    # In process (httpx.ASGITransport) there is no connection to drop: the answer lost after
+    # the commit is a 500 instead, which hides the commit all the same.
+    box = make_sandbox(tmp_path / "sb", fault_rate=RATE, fault_seed=seed_starting_with("lost"))
+    api = api_client(box, max_attempts=4, rng=lambda: 0.0)
+    try:
+        before = payment_count(box)
+        body = PaymentCreateRequest.model_validate(payment_body(payment_id="order_inproc"))
+        payment = await api.payments.create(body)
+        assert payment.payment_id == "order_inproc" and payment.status == "succeeded"
+        assert [x.status for x in api.journal.entries()] == [500, 409, 200]
+        assert payment_count(box) == before + 1
+    finally:
+        await api.aclose()
+        await box.stop()
