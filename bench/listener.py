@@ -54,7 +54,8 @@ def _request(host: str, path: str, event_id: str) -> bytes:
                     "metadata": {"order_id": "ord_" + event_id[-8:]},
                 },
             },
-            "timestamp": "2026-01-01T00:00:00.000Z",
+            # Now: the listener refuses events older than its freshness window (7 days).
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime()),
         }
     ).encode()
     signature = hmac.new(SECRET.encode(), body, hashlib.sha512).hexdigest()

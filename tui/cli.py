@@ -47,6 +47,21 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _duration(text: str) -> float:
+    """Seconds from "90", "90s", "30m", "12h" or "7d" (more than zero)."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    number, unit = (text[:-1], text[-1]) if text[-1:].lower() in units else (text, "s")
+    try:
+        value = float(number) * units[unit.lower()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a duration like 90s, 30m, 12h or 7d, got {text!r}"
+        ) from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a duration above zero, got {text!r}")
+    return value
+
+
 def _port(text: str) -> int:
     value = _positive_int(text)
     if value > 65535:
@@ -154,7 +169,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         help="signing secret (repeat to accept several during rotation)",
     )
-    listen.add_argument("--forward-to", metavar="URL", help="re-POST each accepted event here")
+    listen.add_argument(
+        "--forward-to",
+        metavar="URL",
+        help="re-POST each accepted event here, durably: owed from the moment it is journaled, "
+        "retried after a failure (any answer but 2xx) in 1 s, 5 s, 30 s, 2 min, 10 min, 30 min, "
+        "then hourly, across restarts too; marked failed 24 h after the event arrived. Every "
+        "attempt is recorded and printed",
+    )
+    listen.add_argument(
+        "--max-age",
+        type=_duration,
+        metavar="AGE",
+        default=None,
+        help='refuse (400, reason "stale") events whose timestamp is older than AGE: 90s, '
+        "30m, 12h, 7d (default 7d)",
+    )
+    listen.add_argument(
+        "--no-freshness",
+        action="store_true",
+        help="accept events however old their timestamp (no --max-age check)",
+    )
     listen.add_argument("--format", choices=["text", "json"], default="text", help="output format")
     listen.add_argument("--data", metavar="DIR", help="journal directory (default: the data dir)")
     listen.add_argument(

@@ -264,7 +264,11 @@ class Runtime:
         self.sandbox = sandbox = await asyncio.to_thread(server.Sandbox, config)
         credentials = sandbox.credentials
         secret = credentials.webhook_secret
-        self.listener = listener = listener_mod.Listener(self.listener_dir, secrets=[secret])
+        # No freshness window: the sandbox's clock moves (/_sandbox/clock/advance), so its events
+        # are dated in its own time, and a resend of an old event is legitimate here.
+        self.listener = listener = listener_mod.Listener(
+            self.listener_dir, secrets=[secret], max_age=None
+        )
         # Both servers start together: neither needs the other until the webhook is registered.
         hook: str
         self.base_url, hook = await asyncio.gather(
@@ -325,8 +329,8 @@ class Runtime:
         self.base_url = state.url
         self._remember_port(state.url)
         self.listener = listener = listener_mod.Listener(
-            self.listener_dir, secrets=[credentials.webhook_secret]
-        )
+            self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
+        )  # no freshness window on the local sandbox: see _start_local
         hook = await listener.start(HOST, self.options.listener_port or 0)
         self.listener_url = self._shown_url(hook)
         self.credentials = credentials
@@ -492,10 +496,13 @@ class Runtime:
             webhook_secret = secrets.get_secret(profile.name, "webhook")
         except Exception:
             webhook_secret = None
-        # Its own journal: the embedded sandbox's events are not this profile's.
+        # Its own journal: the embedded sandbox's events are not this profile's. No freshness
+        # window here either: a sandbox's clock is its own (moved, or held still), and this
+        # listener shows what the service sends; `payscope listen`, feeding a backend, checks.
         self.listener = listener_mod.Listener(
             self.listener_dir,
             secrets=[webhook_secret] if webhook_secret else None,
+            max_age=None,
         )
         # The profile's port (0 = any free one): the user registers this URL with the service.
         hook = await self.listener.start(HOST, profile.listener_port)

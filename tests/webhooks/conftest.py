@@ -12,6 +12,7 @@ import hmac
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,12 @@ def hmac_sha512(body: bytes, secret: str) -> str:
     return hmac.new(secret.encode(), body, hashlib.sha512).hexdigest()
 
 
+def iso_now(offset: float = 0.0) -> str:
+    """The time `offset` seconds from now as the service writes it: ISO 8601, ms, `Z`."""
+    moment = datetime.now(UTC) + timedelta(seconds=offset)
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def event_body(
     event_id: str,
     event_type: str = "payment_succeeded",
@@ -37,6 +44,7 @@ def event_body(
     status: str = "succeeded",
     content_type: str = "payment_details",
     id_field: str = "payment_id",
+    timestamp: str | None = None,
 ) -> bytes:
     # Unusual spacing on purpose: the signature covers these exact bytes, not a re-serialisation.
     payload = {
@@ -47,7 +55,8 @@ def event_body(
             "type": content_type,
             "object": {id_field: object_id, "status": status, "amount": 1250, "currency": "EUR"},
         },
-        "timestamp": "2026-01-01T00:00:00.000Z",
+        # Now, unless given: the listener refuses events older than its freshness window.
+        "timestamp": timestamp if timestamp is not None else iso_now(),
     }
     return json.dumps(payload, separators=(", ", " : ")).encode()
 

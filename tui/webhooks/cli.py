@@ -1,8 +1,10 @@
 """`payscope listen`: the webhook listener in the foreground, one line per delivery.
 
-Text format (stdout): a header (URL, journal, masked secret), then a readable line per attempt.
+Text format (stdout): a header (URL, journal, masked secret), then a readable line per attempt,
+and with --forward-to a line per forward attempt (its status or error, and time).
 JSON format: stdout carries exactly one JSON object per line, flushed each time, so scripts
-can follow it; the header and warnings go to stderr.
+can follow it (a forward attempt is an object with a "forward" key); the header and warnings go
+to stderr.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from tui.webhooks.forward import url_problem
-from tui.webhooks.listener import DEFAULT_PORT, Delivery, Listener, ListenerError
+from tui.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED, ForwardOutcome
+from tui.webhooks.listener import (
+    DEFAULT_MAX_AGE,
+    DEFAULT_PORT,
+    Delivery,
+    Listener,
+    ListenerError,
+)
 from tui.webhooks.secret_store import generate_secret, mask
 
 SECRET_ENV = "PAYSCOPE_WEBHOOK_SECRET"
@@ -98,6 +107,55 @@ def format_json(d: Delivery) -> str:
     return json.dumps(record, ensure_ascii=False)
 
 
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _forward_shown(outcome: ForwardOutcome) -> str:
+    """The forward's state as printed: delivered, retrying (a retry is scheduled) or failed."""
+    if outcome.state == FORWARD_DELIVERED:
+        return "delivered"
+    return "failed" if outcome.state == FORWARD_FAILED else "retrying"
+
+
+def format_forward_text(outcome: ForwardOutcome) -> str:
+    """One readable line for a forward attempt: time, state, event, answer or error, latency."""
+    f = outcome.record
+    clock = datetime.fromtimestamp(f.sent_at).strftime("%H:%M:%S")
+    took = f" in {f.latency_ms:.0f} ms" if f.latency_ms is not None else ""
+    answer = f"HTTP {f.status}" if f.status is not None else _shown(f.error, "no answer")
+    line = (
+        f"{clock}  → forward {_shown(f.event_id, '')} to {_shown(f.url, '')}: {answer}{took}, "
+        f"attempt {outcome.attempts}"
+    )
+    shown = _forward_shown(outcome)
+    if shown == "retrying" and outcome.next_at is not None:
+        wait = max(0.0, outcome.next_at - f.sent_at)
+        line += f"; retry in {wait:.0f} s"
+    elif shown == "failed":
+        line += "; gave up (replay it from the journal)"
+    return f"{line}  [{shown}]"
+
+
+def format_forward_json(outcome: ForwardOutcome) -> str:
+    """One JSON object (no newline inside) describing a forward attempt."""
+    f = outcome.record
+    record = {
+        "event_id": f.event_id,
+        "forward": {
+            "state": _forward_shown(outcome),
+            "url": f.url,
+            "attempt": outcome.attempts,
+            "sent_at": _iso(f.sent_at),
+            "http_status": f.status,
+            "error": f.error,
+            "latency_ms": None if f.latency_ms is None else round(f.latency_ms, 1),
+            "next_attempt_at": None if outcome.next_at is None else _iso(outcome.next_at),
+        },
+    }
+    return json.dumps(record, ensure_ascii=False)
+
+
 class SecretUnavailable(Exception):
     """No secret was given and the keyring cannot hold one."""
 
@@ -170,7 +228,7 @@ async def _serve(
     err: TextIO,
 ) -> int:
     try:
-        listener = Listener(data_dir, secrets, forward_to=args.forward_to)
+        listener = Listener(data_dir, secrets, forward_to=args.forward_to, max_age=_max_age(args))
         url = await listener.start(
             args.host, args.port, fallback_to_free_port=args.port == DEFAULT_PORT
         )
@@ -203,11 +261,30 @@ async def _serve(
     print(f"  journal  {listener.journal.path}", file=head)
     print(f"  secret   {shown} ({source})", file=head)
     if args.forward_to:
-        print(f"  forward  {args.forward_to}", file=head)
+        owed = listener.journal.forward_counts()["pending"]
+        resumed = f" ({owed} owed by an earlier run, resumed)" if owed else ""
+        print(f"  forward  {args.forward_to}{resumed}", file=head)
+    if listener.max_age is None:
+        print("  fresh    not checked (--no-freshness)", file=head)
+    else:
+        print(f"  fresh    events up to {_duration(listener.max_age)} old", file=head)
     print("Ctrl+C stops.", file=head, flush=True)
 
     subscription = listener.subscribe(maxsize=10_000)
     formatter = format_json if as_json else format_text
+    forward_formatter = format_forward_json if as_json else format_forward_text
+    # Forward attempts wait here for the printer (bounded like the subscription: the journal
+    # keeps every attempt whatever is dropped from the screen).
+    forward_lines: list[str] = []
+    forward_ready = asyncio.Event()
+
+    def on_forward(outcome: ForwardOutcome) -> None:
+        if len(forward_lines) >= 10_000:
+            del forward_lines[0]
+        forward_lines.append(forward_formatter(outcome) + "\n")
+        forward_ready.set()
+
+    unwatch = listener.forwarder.watch(on_forward)
 
     def write(lines: list[str]) -> bool:
         try:
@@ -220,16 +297,40 @@ async def _serve(
     async def printer() -> None:
         # Writes happen in a thread: a terminal or pipe that reads slowly must not freeze the
         # event loop (and with it every acknowledgement). Meanwhile the subscription buffers up
-        # to 10,000 deliveries, then drops the oldest (they stay in the journal).
-        async for delivery in subscription:
-            lines = [formatter(delivery) + "\n"]
-            while not subscription.empty():
-                following = subscription.get_nowait()
-                if following is None:
-                    break
-                lines.append(formatter(following) + "\n")
-            if not await asyncio.to_thread(write, lines):
+        # to 10,000 deliveries, then drops the oldest (they stay in the journal). One writer
+        # for deliveries and forwards alike, so their lines never interleave.
+        next_delivery: asyncio.Task[Delivery] | None = None
+        ended = False
+        while not ended or forward_lines:
+            lines: list[str] = []
+            if not ended:
+                if next_delivery is None:
+                    next_delivery = asyncio.ensure_future(anext(subscription, None))  # type: ignore[arg-type]
+                forward_wait = asyncio.ensure_future(forward_ready.wait())
+                await asyncio.wait(
+                    (next_delivery, forward_wait), return_when=asyncio.FIRST_COMPLETED
+                )
+                forward_wait.cancel()
+                if next_delivery.done():
+                    delivery = next_delivery.result()
+                    next_delivery = None
+                    if delivery is None:
+                        ended = True
+                    else:
+                        lines.append(formatter(delivery) + "\n")
+                        while not subscription.empty():
+                            following = subscription.get_nowait()
+                            if following is None:
+                                ended = True
+                                break
+                            lines.append(formatter(following) + "\n")
+            forward_ready.clear()
+            lines += forward_lines
+            forward_lines.clear()
+            if lines and not await asyncio.to_thread(write, lines):
                 stop.set()  # whoever read our output has gone: stop quietly
+                if next_delivery is not None:
+                    next_delivery.cancel()
                 return
 
     printing = asyncio.create_task(printer())
@@ -240,8 +341,31 @@ async def _serve(
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await listener.stop()
+        unwatch()
         await printing
         count = listener.journal.count()
+        forwards = ""
+        if args.forward_to:
+            c = listener.journal.forward_counts()
+            forwards = (
+                f"; forwards: {c['delivered']} delivered, {c['pending']} owed "
+                f"(sent on the next start), {c['failed']} failed"
+            )
         listener.journal.close()
-        print(f"stopped; {count} events in {listener.journal.path}", file=err, flush=True)
+        print(f"stopped; {count} events in {listener.journal.path}{forwards}", file=err, flush=True)
     return 0
+
+
+def _max_age(args: argparse.Namespace) -> float | None:
+    """The freshness window asked for: --no-freshness, --max-age, or the default."""
+    if getattr(args, "no_freshness", False):
+        return None
+    value = getattr(args, "max_age", None)
+    return DEFAULT_MAX_AGE if value is None else float(value)
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{seconds / size:g}{unit}"
+    return f"{seconds:g}s"

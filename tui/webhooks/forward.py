@@ -1,10 +1,18 @@
 """Forwarding: re-POST accepted events, byte for byte, to the merchant's own local server.
 
 The route table maps event-type patterns (`fnmatch` style: `payment_*`, `refund_succeeded`,
-`*`) to URLs; the first matching pattern wins, and `forward_to` catches the rest. Forwarding
-happens after the listener has answered, on a bounded queue drained by a few worker tasks, so a
-slow or absent merchant server never delays an acknowledgement. When the queue is full the
-forward is recorded as skipped (the event itself is in the journal and can be replayed).
+`*`) to URLs; the first matching pattern wins, and `forward_to` catches the rest.
+
+Forwarding is durable, like the sandbox's outbox. The forward an event is owed is a row of the
+journal's `forward_queue`, written in the same commit as the event itself, so once the listener
+has answered 200 the forward is owed even if the process dies the next instant. A worker task
+sends due forwards after the answer (at most `concurrency` at a time, so a slow or absent
+merchant server never delays an acknowledgement), records every attempt (status or error,
+latency, time) together with the row's new state, and retries failures (any answer but a 2xx)
+after `RETRY_DELAYS` (1 s, 5 s, 30 s, 2 min, 10 min, 30 min, then hourly). A forward still
+failing `GIVE_UP_AFTER` (24 h) after its event arrived is marked failed (it can still be
+replayed). Pending rows survive a restart: the next start resumes them, so every journaled
+event is forwarded at least once (an attempt cut short by a crash is sent again).
 """
 
 from __future__ import annotations
@@ -14,11 +22,21 @@ import contextlib
 import fnmatch
 import logging
 import time
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from tui.webhooks.journal import ForwardRecord, Journal, JournalError
+from tui.webhooks.journal import (
+    FORWARD_DELIVERED,
+    FORWARD_FAILED,
+    FORWARD_PENDING,
+    ForwardOutcome,
+    ForwardRecord,
+    Journal,
+    JournalError,
+    OwedForward,
+)
 from tui.webhooks.signing import SIGNATURE_HEADER
 
 if TYPE_CHECKING:
@@ -26,10 +44,20 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("payscope.listener")
 
-FORWARD_QUEUE_SIZE = 10_000
-_WORKERS = 4
+# Seconds to wait after the 1st, 2nd, ... failed attempt; the last one repeats.
+RETRY_DELAYS: tuple[float, ...] = (1, 5, 30, 120, 600, 1800, 3600)
+# A forward still failing this long after its event arrived is given up (marked failed).
+GIVE_UP_AFTER = 24 * 3600.0
+# Forwards in flight at once.
+CONCURRENCY = 8
 # The answer's body is kept this far (bytes): enough to read an error, not a whole page.
 _BODY_KEEP = 4096
+# Due forwards read from the journal at once (so not one query per forward).
+_READ_AHEAD = 16
+# The worker looks at the queue at least this often even when told nothing (seconds).
+_IDLE_CHECK = 60.0
+# After the journal failed to store an outcome, the forward waits this long before its next try.
+_JOURNAL_PAUSE = 5.0
 
 
 class ForwardTargetError(ValueError):
@@ -80,7 +108,7 @@ def url_problem(url: str) -> str | None:
 
 
 class Forwarder:
-    """Re-POSTs raw bodies with their signature and records each outcome in the journal."""
+    """Sends owed forwards from the journal's queue, retries them, records every attempt."""
 
     def __init__(
         self,
@@ -89,7 +117,9 @@ class Forwarder:
         routes: Mapping[str, str] | None = None,
         *,
         timeout: float = 10.0,
-        queue_size: int = FORWARD_QUEUE_SIZE,
+        concurrency: int = CONCURRENCY,
+        retry_delays: Sequence[float] = RETRY_DELAYS,
+        give_up_after: float = GIVE_UP_AFTER,
     ) -> None:
         for url in (forward_to, *(routes or {}).values()):
             if url is not None:
@@ -100,9 +130,16 @@ class Forwarder:
         # The whole exchange (connect, send, answer), not each step: a target that trickles
         # its answer must not hold a worker for longer than this.
         self.timeout = timeout
-        self._queue: asyncio.Queue[tuple[str, bytes, str | None, str]] = asyncio.Queue(queue_size)
-        self._workers: list[asyncio.Task[None]] = []
+        self.concurrency = max(1, concurrency)
+        self.retry_delays = tuple(retry_delays) or RETRY_DELAYS
+        self.give_up_after = give_up_after
         self._client: httpx.AsyncClient | None = None
+        self._runner: asyncio.Task[None] | None = None
+        self._wake: asyncio.Event | None = None
+        self._inflight: dict[str, asyncio.Task[None]] = {}
+        self._ready: deque[OwedForward] = deque()  # due, read ahead, not yet started
+        self._held: dict[str, float] = {}  # event_id -> not before (the journal failed)
+        self._watchers: list[Callable[[ForwardOutcome], object]] = []
 
     @property
     def enabled(self) -> bool:
@@ -117,32 +154,130 @@ class Forwarder:
                     return url
         return self.forward_to
 
-    def enqueue(
-        self, event_id: str, event_type: str | None, body: bytes, signature: str | None
-    ) -> None:
-        """Schedule a forward (never blocks; a full queue is recorded as a skipped forward)."""
-        url = self.target_for(event_type)
-        if url is None:
+    def delay_after(self, attempts: int) -> float:
+        """Seconds from the `attempts`-th failed attempt to the next one."""
+        return float(self.retry_delays[min(max(attempts, 1), len(self.retry_delays)) - 1])
+
+    def watch(self, callback: Callable[[ForwardOutcome], object]) -> Callable[[], None]:
+        """Call `callback(outcome)` after each automatic attempt is stored; returns unwatch."""
+        self._watchers.append(callback)
+        return lambda: self._watchers.remove(callback) if callback in self._watchers else None
+
+    # -- the worker --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the worker in the running loop (when forwarding is on): it resumes the forwards
+        left pending by an earlier run, then sends each new one as it is owed."""
+        if not self.enabled or (self._runner is not None and not self._runner.done()):
             return
-        self._ensure_workers()
+        self._wake = asyncio.Event()
+        self._runner = asyncio.get_running_loop().create_task(self._run())
+
+    def wake(self) -> None:
+        """A forward was just committed: look at the queue now."""
+        if self._wake is None or self._runner is None or self._runner.done():
+            self.start()
+        if self._wake is not None:
+            self._wake.set()
+
+    async def _run(self) -> None:
+        assert self._wake is not None
+        wake = self._wake
+        while True:
+            wake.clear()
+            timeout = _IDLE_CHECK
+            try:
+                timeout = self._dispatch()
+            except Exception:  # a read failed (file gone, locked): try again later
+                log.exception("could not read the forward queue")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), max(0.0, min(timeout, _IDLE_CHECK)))
+
+    def _dispatch(self) -> float:
+        """Start the due forwards there is room for; seconds until the next one is due.
+
+        Due rows are read `_READ_AHEAD` at a time into `_ready` (one query per batch, not per
+        forward: this runs on the loop that answers the webhooks)."""
+        inflight = self._inflight
+        ready = self._ready
+        now = time.time()
+        wait = _IDLE_CHECK
+        if not ready and len(inflight) < self.concurrency:
+            limit = _READ_AHEAD + len(inflight) + len(self._held)
+            for item in self.journal.pending_forwards(limit):
+                if item.event_id in inflight:
+                    continue
+                held = self._held.get(item.event_id)
+                if held is not None and held > now:
+                    wait = min(wait, held - now)
+                    continue
+                if item.next_at > now:
+                    wait = min(wait, item.next_at - now)
+                    break
+                ready.append(item)
+                if len(ready) >= _READ_AHEAD:
+                    break
+        while ready and len(inflight) < self.concurrency:
+            item = ready.popleft()
+            self._held.pop(item.event_id, None)
+            inflight[item.event_id] = asyncio.get_running_loop().create_task(self._attempt(item))
+        # Rows still ready, or every slot taken: a finishing attempt wakes the worker.
+        return _IDLE_CHECK if ready or len(inflight) >= self.concurrency else wait
+
+    async def _attempt(self, owed: OwedForward) -> None:
         try:
-            self._queue.put_nowait((event_id, body, signature, url))
-        except asyncio.QueueFull:
-            log.warning("forward queue full; %s not forwarded (replay it later)", event_id)
-            record = ForwardRecord(
-                event_id, url, time.time(), None, None, None,
-                "not forwarded: the forward queue was full (replay it from the journal)",
-            )  # fmt: skip
-            self.journal.record_forward(record).add_done_callback(_log_failure)
+            url = self.target_for(owed.event_type) or owed.url
+            record = await self._post(owed.event_id, url, owed.body, owed.signature)
+            attempts = owed.attempts + 1
+            next_at: float | None = None
+            if record.delivered:
+                state = FORWARD_DELIVERED
+            else:
+                next_at = time.time() + self.delay_after(attempts)
+                state = FORWARD_PENDING
+                if next_at > owed.accepted_at + self.give_up_after:
+                    state, next_at = FORWARD_FAILED, None
+            outcome = ForwardOutcome(record, state, attempts, next_at)
+            try:
+                await self.journal.record_forward_outcome(outcome)
+            except JournalError as exc:
+                log.warning("could not record the forward of %s: %s", owed.event_id, exc)
+                self._held[owed.event_id] = time.time() + _JOURNAL_PAUSE
+                return
+            for watcher in list(self._watchers):
+                try:
+                    watcher(outcome)
+                except Exception:
+                    log.exception("a forward watcher failed on %s", owed.event_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("forwarding %s failed", owed.event_id)
+            self._held[owed.event_id] = time.time() + _JOURNAL_PAUSE
+        finally:
+            self._inflight.pop(owed.event_id, None)
+            if self._wake is not None:
+                self._wake.set()
+
+    # -- sending -----------------------------------------------------------------------------
 
     async def send(
         self, event_id: str, url: str, body: bytes, signature: str | None
     ) -> ForwardRecord:
-        """POST `body` with its original signature to `url`, record and return the outcome.
+        """POST `body` with its original signature to `url`, record and return the outcome
+        (a replay: the automatic forward's queue is left as it is).
 
         Every outcome is recorded: an answer, a refusal, a timeout (the whole exchange is
-        bounded by `timeout`), a URL that cannot be used, and a forward cut short by `close`.
+        bounded by `timeout`), a URL that cannot be used, and a send cut short by `close`.
         """
+        record = await self._post(event_id, url, body, signature)
+        await self.journal.record_forward(record)
+        return record
+
+    async def _post(
+        self, event_id: str, url: str, body: bytes, signature: str | None
+    ) -> ForwardRecord:
+        """POST once and return the outcome, unrecorded (one cut short is recorded here)."""
         import httpx
 
         if self._client is None:
@@ -168,6 +303,7 @@ class Forwarder:
             error = f"could not reach {url}: {str(exc) or type(exc).__name__}"
         except asyncio.CancelledError:
             # Stopping: record why there is no answer (the journal stores it while closing).
+            # An automatic forward stays pending: the next start sends it again.
             latency = (time.perf_counter() - started) * 1000
             error = f"not finished: the listener stopped before {url} answered"
             record = ForwardRecord(event_id, url, sent_at, None, None, latency, error)
@@ -178,38 +314,48 @@ class Forwarder:
             status = response.status_code
             text = response.content[:_BODY_KEEP].decode("utf-8", "replace")
         latency = (time.perf_counter() - started) * 1000
-        record = ForwardRecord(event_id, url, sent_at, status, text, latency, error)
-        await self.journal.record_forward(record)
-        return record
+        return ForwardRecord(event_id, url, sent_at, status, text, latency, error)
 
-    def _ensure_workers(self) -> None:
-        if not self._workers:
-            self._workers = [asyncio.create_task(self._work()) for _ in range(_WORKERS)]
+    # -- stopping ----------------------------------------------------------------------------
 
-    async def _work(self) -> None:
-        while True:
-            event_id, body, signature, url = await self._queue.get()
-            try:
-                await self.send(event_id, url, body, signature)
-            except Exception:
-                log.exception("forwarding %s to %s failed", event_id, url)
-            finally:
-                self._queue.task_done()
+    def settled(self) -> bool:
+        """True when nothing is being sent and no forward is due now (retries may be later)."""
+        if self._inflight or self._ready:
+            return False
+        if not self.enabled:
+            return True
+        now = time.time()
+        return all(
+            max(o.next_at, self._held.get(o.event_id, 0.0)) > now
+            for o in self.journal.pending_forwards(len(self._held) + 1)
+        )
 
     async def drain(self, timeout: float) -> None:
-        """Wait up to `timeout` seconds for queued forwards to finish."""
-        if self._workers:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._queue.join(), timeout)
+        """Wait up to `timeout` seconds until every forward due now has had its attempt."""
+        if self._runner is None:
+            return
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if self.settled():
+                    return
+            except Exception:  # the journal cannot be read: nothing to wait for
+                return
+            await asyncio.sleep(0.01)
 
     async def close(self) -> None:
-        """Stop the workers and the HTTP client (queued forwards are dropped)."""
-        for task in self._workers:
+        """Stop the worker and the HTTP client; forwards not finished stay owed in the journal
+        (an attempt cut short is recorded as such) and the next start resumes them."""
+        tasks = [t for t in (self._runner, *self._inflight.values()) if t is not None]
+        for task in tasks:
             task.cancel()
-        for task in self._workers:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self._workers = []
+        self._runner = None
+        self._wake = None
+        self._inflight.clear()
+        self._ready.clear()
         if self._client is not None:
             await self._client.aclose()
             self._client = None

@@ -38,6 +38,7 @@ import contextlib
 import json
 import logging
 import queue
+import re
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -98,20 +99,34 @@ CREATE TABLE IF NOT EXISTS forwards (
     error        TEXT
 );
 CREATE INDEX IF NOT EXISTS forwards_event ON forwards(event_id, id);
+CREATE TABLE IF NOT EXISTS forward_queue (
+    event_id     TEXT PRIMARY KEY,
+    url          TEXT NOT NULL,
+    state        TEXT NOT NULL,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    accepted_at  REAL NOT NULL,
+    next_at      REAL,
+    last_at      REAL,
+    last_status  INTEGER,
+    last_error   TEXT
+);
+CREATE INDEX IF NOT EXISTS forward_queue_due ON forward_queue(next_at)
+    WHERE state = 'pending';
 """
 
 
 # On the writer's connection only: inserting a row into `intake` files one attempt, its delivery
-# and, for a verified event, either its new events row or its new duplicate count (the writer
-# decides which beforehand). A whole batch is then one multi-row INSERT, which SQLite runs, and
-# outside an explicit transaction commits, inside a single call that releases the GIL
-# throughout; a statement per table (and BEGIN, COMMIT) would each retake the GIL on the way out
-# and wait for the event loop to let go of it.
+# and, for a verified event, either its new events row (with the forward it is owed, when
+# forwarding is on) or its new duplicate count (the writer decides which beforehand). A whole batch
+# is then one multi-row INSERT, which SQLite runs, and outside an explicit transaction commits,
+# inside a single call that releases the GIL throughout; a statement per table (and BEGIN, COMMIT)
+# would each retake the GIL on the way out and wait for the event loop to let go of it.
 _INTAKE = """
 CREATE TEMP VIEW intake AS SELECT
     NULL AS id, NULL AS received_at, NULL AS event_id, NULL AS headers, NULL AS body,
     NULL AS verified, NULL AS reason, NULL AS status, NULL AS event_type, NULL AS object_id,
-    NULL AS object_status, NULL AS new, NULL AS duplicates, NULL AS body_length;
+    NULL AS object_status, NULL AS new, NULL AS duplicates, NULL AS body_length,
+    NULL AS forward_url;
 CREATE TEMP TRIGGER intake_file INSTEAD OF INSERT ON intake
 BEGIN
     INSERT INTO deliveries (id, received_at, event_id, headers, body, verified, reason,
@@ -124,14 +139,22 @@ BEGIN
     WHERE NEW.new;
     UPDATE events SET duplicates = NEW.duplicates
     WHERE NEW.duplicates > 0 AND event_id = NEW.event_id;
+    INSERT INTO forward_queue (event_id, url, state, accepted_at, next_at)
+    SELECT NEW.event_id, NEW.forward_url, 'pending', NEW.received_at, NEW.received_at
+    WHERE NEW.new AND NEW.forward_url IS NOT NULL;
 END;
 """
 _INTAKE_HEAD = (
     "INSERT INTO intake (id, received_at, event_id, headers, body, verified, reason, status,"
-    " event_type, object_id, object_status, new, duplicates, body_length) VALUES "
+    " event_type, object_id, object_status, new, duplicates, body_length, forward_url) VALUES "
 )
-_INTAKE_ROW = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-_INTAKE_WIDTH = 14
+_INTAKE_ROW = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+_INTAKE_WIDTH = 15
+# A forward's states in `forward_queue`: owed (first attempt or a retry to come), done (a 2xx),
+# given up (every retry failed until the forwarder's give-up age).
+FORWARD_PENDING = "pending"
+FORWARD_DELIVERED = "delivered"
+FORWARD_FAILED = "failed"
 
 
 class JournalError(RuntimeError):
@@ -155,6 +178,8 @@ class Attempt:
     event_type: str | None = None
     object_id: str | None = None
     object_status: str | None = None
+    # Where the event is to be forwarded: its forward is owed from the same commit on.
+    forward_url: str | None = None
 
 
 class Recorded(NamedTuple):
@@ -191,6 +216,50 @@ class ForwardRecord:
     latency_ms: float | None
     error: str | None
 
+    @property
+    def delivered(self) -> bool:
+        """True when the target answered 2xx."""
+        return self.status is not None and 200 <= self.status < 300
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardState:
+    """Where an event's automatic forward stands (one row per forwarded event)."""
+
+    event_id: str
+    url: str
+    state: str  # FORWARD_PENDING, FORWARD_DELIVERED or FORWARD_FAILED
+    attempts: int
+    accepted_at: float
+    next_at: float | None  # when the next attempt is due (pending only)
+    last_at: float | None
+    last_status: int | None
+    last_error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OwedForward:
+    """A pending forward with what sending it needs (the raw body and its signature)."""
+
+    event_id: str
+    event_type: str | None
+    url: str
+    attempts: int
+    accepted_at: float
+    next_at: float
+    body: bytes
+    signature: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardOutcome:
+    """One attempt of an automatic forward and the queue state it leaves (stored together)."""
+
+    record: ForwardRecord
+    state: str
+    attempts: int
+    next_at: float | None
+
 
 @dataclass(frozen=True, slots=True)
 class DeliveryRecord:
@@ -221,6 +290,8 @@ class EventDetail:
     event: EventRecord
     delivery: DeliveryRecord
     forwards: list[ForwardRecord] = field(default_factory=list)
+    # The automatic forward's state; None when the event was not to be forwarded.
+    forward: ForwardState | None = None
 
     @property
     def headers(self) -> dict[str, str]:
@@ -240,7 +311,7 @@ class EventDetail:
 
 # A job is an attempt or a forward with the future its caller awaits; a group is the jobs one
 # event loop handed over in one turn.
-_Job = tuple["Attempt | ForwardRecord", "asyncio.Future[Any]"]
+_Job = tuple["Attempt | ForwardRecord | ForwardOutcome", "asyncio.Future[Any]"]
 _Group = tuple[asyncio.AbstractEventLoop, list[_Job]]
 _STOP = object()
 
@@ -352,7 +423,11 @@ class Journal:
         """
         return self._submit(forward)
 
-    def _submit(self, item: Attempt | ForwardRecord) -> asyncio.Future[Any]:
+    def record_forward_outcome(self, outcome: ForwardOutcome) -> asyncio.Future[None]:
+        """Store one attempt of an automatic forward and its queue state in one commit."""
+        return self._submit(outcome)
+
+    def _submit(self, item: Attempt | ForwardRecord | ForwardOutcome) -> asyncio.Future[Any]:
         if self._thread is None:
             raise JournalError("the journal is closed; start the listener first")
         loop = asyncio.get_running_loop()
@@ -489,8 +564,54 @@ class Journal:
                     (event_id,),
                 )
             ]
+            state_row = conn.execute(
+                f"SELECT {_FORWARD_STATE_COLUMNS} FROM forward_queue WHERE event_id = ?",
+                (event_id,),
+            ).fetchone()
         assert delivery_row is not None, "an event always has its delivery"
-        return EventDetail(event, _delivery_record(delivery_row), forwards)
+        state = ForwardState(*state_row) if state_row is not None else None
+        return EventDetail(event, _delivery_record(delivery_row), forwards, state)
+
+    def forward_state(self, event_id: str) -> ForwardState | None:
+        """Where the automatic forward of `event_id` stands (None: it was not to be forwarded)."""
+        with self._read() as conn:
+            row = conn.execute(
+                f"SELECT {_FORWARD_STATE_COLUMNS} FROM forward_queue WHERE event_id = ?",
+                (event_id,),
+            ).fetchone()
+        return ForwardState(*row) if row is not None else None
+
+    def forward_counts(self) -> dict[str, int]:
+        """How many automatic forwards are pending, delivered and failed."""
+        counts = dict.fromkeys((FORWARD_PENDING, FORWARD_DELIVERED, FORWARD_FAILED), 0)
+        with self._read() as conn:
+            for state, count in conn.execute(
+                "SELECT state, count(*) FROM forward_queue GROUP BY state"
+            ):
+                counts[str(state)] = int(count)
+        return counts
+
+    def pending_forwards(self, limit: int) -> list[OwedForward]:
+        """The pending forwards soonest due first (due or not), with their bodies."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT q.event_id, e.event_type, q.url, q.attempts, q.accepted_at, q.next_at,"
+                " d.body, d.headers FROM forward_queue q"
+                " JOIN events e ON e.event_id = q.event_id"
+                " JOIN deliveries d ON d.id = e.delivery_id"
+                " WHERE q.state = 'pending' ORDER BY q.next_at LIMIT ?",
+                (limit,),
+            ).fetchall()
+        owed = []
+        for event_id, event_type, url, attempts, accepted_at, next_at, body, headers in rows:
+            signature = orjson.loads(headers).get(_SIGNATURE_KEY)
+            owed.append(
+                OwedForward(
+                    event_id, event_type, url, int(attempts), float(accepted_at),
+                    float(next_at), bytes(body), signature,
+                )
+            )  # fmt: skip
+        return owed
 
     def deliveries(
         self, limit: int = 50, offset: int = 0, *, rejected_only: bool = False
@@ -518,6 +639,12 @@ _EVENT_COLUMNS = (
 _DELIVERY_COLUMNS = (
     "id, received_at, event_id, headers, body, verified, reason, duplicate, status, body_length"
 )
+_FORWARD_STATE_COLUMNS = (
+    "event_id, url, state, attempts, accepted_at, next_at, last_at, last_status, last_error"
+)
+_SIGNATURE_KEY = "x-webhook-signature-512"  # as stored: header names are lowercase
+# A `client_secret` value in a body kept for diagnosis (up to its end, or the kept prefix's).
+_CLIENT_SECRET = re.compile(rb'("client_secret"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?$)')
 
 
 def _delivery_record(row: tuple[Any, ...]) -> DeliveryRecord:
@@ -614,12 +741,21 @@ def _write_jobs(
     params: list[Any] = []
     values: list[Any] = []
     forwards: list[tuple[Any, ...]] = []
+    states: list[tuple[Any, ...]] = []
     delivery_id = first_id
     rejected = 0
     dumps = orjson.dumps
     for item, _future in jobs:
         if type(item) is not Attempt:
-            f: ForwardRecord = item  # type: ignore[assignment]
+            if type(item) is ForwardOutcome:
+                o = item
+                f = o.record
+                states.append(
+                    (f.url, o.state, o.attempts, o.next_at, f.sent_at, f.status, f.error,
+                     f.event_id)
+                )  # fmt: skip
+            else:
+                f = item  # type: ignore[assignment]
             forwards.append((f.event_id, f.url, f.sent_at, f.status, f.body, f.latency_ms, f.error))
             values.append(None)
             continue
@@ -642,10 +778,15 @@ def _write_jobs(
             if not a.verified and len(body) > REJECTED_BODY_PREFIX:
                 body_length = len(body)
                 body = body[:REJECTED_BODY_PREFIX]
+            if b"client_secret" in body:
+                # Kept only to diagnose the refusal: never forwarded or replayed, so it need
+                # not stay byte-exact (an accepted event's body does: see the README).
+                body = _CLIENT_SECRET.sub(rb'\1"[REDACTED]"', body)
             rejected += len(headers) + len(body)
         params += (
             delivery_id, a.received_at, event_id, headers, body, a.verified, a.reason,
             a.status, a.event_type, a.object_id, a.object_status, new, count, body_length,
+            a.forward_url if new else None,
         )  # fmt: skip
         values.append(Recorded(delivery_id, count > 0, count))
         delivery_id += 1
@@ -662,6 +803,12 @@ def _write_jobs(
             "INSERT INTO forwards (event_id, url, sent_at, status, body, latency_ms, error)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             forwards,
+        )
+    if states:
+        conn.executemany(
+            "UPDATE forward_queue SET url = ?, state = ?, attempts = ?, next_at = ?, last_at = ?,"
+            " last_status = ?, last_error = ? WHERE event_id = ?",
+            states,
         )
     if explicit:
         conn.execute("COMMIT")

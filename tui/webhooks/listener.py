@@ -2,7 +2,8 @@
 
 Public API (used by the TUI and `payscope listen`; keep it stable)::
 
-    listener = Listener(data_dir, secrets=None, forward_to=None, routes=None)
+    listener = Listener(data_dir, secrets=None, forward_to=None, routes=None,
+                        max_age=DEFAULT_MAX_AGE)   # None: no freshness check
     url = await listener.start(host="127.0.0.1", port=8787, fallback_to_free_port=True)
     listener.url          # ".../webhooks", or None before start
     listener.port         # the port actually bound (differs from the one asked when it was taken)
@@ -13,6 +14,7 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
     unsubscribe = listener.add_subscriber(callback)   # callback(Delivery), sync or async
     listener.journal.count() / .recent(limit, offset=0, event_type=None, object_id=None)
     listener.journal.get(event_id)       # EventDetail: headers, raw body, verification, forwards
+    listener.journal.forward_state(event_id) / .forward_counts()   # the durable forward queue
     record = await listener.replay(event_id, url=None)   # re-POST a journaled event; raises
                                          # NoForwardTarget / InvalidForwardUrl (ForwardTargetError)
     await listener.stop()
@@ -23,13 +25,17 @@ body over 1 MiB -> 413 (reading stops there); a sender that hangs up before its 
 arrived -> recorded as 499 with no body, never verified or processed; a missing, repeated or
 wrong `X-Webhook-Signature-512` -> 401; a body that is not a JSON object with a string
 `event_id` of 1 to 255 printable characters -> 400 (so is JSON nested too deeply to read, or
-holding an unpaired UTF-16 surrogate escape, which SQLite cannot store); otherwise 200, after
-the journal has committed the event. When the journal cannot commit (disk full, file locked)
-the answer is 503 with `Retry-After`, and subscribers see that delivery with its reason. A
-duplicate `event_id` is answered 200 too, counted, marked duplicate, and neither forwarded nor
-announced as new. Every attempt (rejected ones included, with their reason) is in the journal;
-rejected ones are never processed; unsigned ones keep only their headers and the first 4 KiB of
-their body, and the journal drops the oldest rejected ones past its cap (accepted events never).
+holding an unpaired UTF-16 surrogate escape, which SQLite cannot store); a `timestamp` older
+than `max_age` seconds (7 days by default) -> 400 `stale_event`, its reason starting "stale:"
+(a date in the future, or a missing or unreadable one, is not judged: the sandbox's clock may
+run ahead); otherwise 200, after the journal has committed the event (and, when forwarding, the
+forward it is owed: see tui/webhooks/forward.py). When the journal cannot commit (disk full,
+file locked) the answer is 503 with `Retry-After`, and subscribers see that delivery with its
+reason. A duplicate `event_id` is answered 200 too, counted, marked duplicate, and neither
+forwarded nor announced as new. Every attempt (rejected ones included, with their reason) is in
+the journal; rejected ones are never processed; unsigned ones keep only their headers and the
+first 4 KiB of their body, and the journal drops the oldest rejected ones past its cap (accepted
+events never).
 
 Subscribers each get a bounded queue (1,000 deliveries by default). Publishing never waits: when
 a subscriber falls that far behind, its oldest undelivered delivery is dropped and counted in
@@ -46,6 +52,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +74,9 @@ WEBHOOK_PATH = "/webhooks"
 MAX_BODY_BYTES = 1024 * 1024
 MAX_EVENT_ID_CHARS = 255
 DEFAULT_PORT = 8787
+# Events older than this (by their `timestamp`) are refused as stale: generous, so a sender's
+# retries (about a day for the sandbox's schedule) and a paused laptop still get through.
+DEFAULT_MAX_AGE = 7 * 24 * 3600.0
 SUBSCRIBER_QUEUE_SIZE = 1000
 # How long stopping waits for requests in flight; a sender trickling a body (or announcing more
 # than it sends) would otherwise hold Ctrl+C forever. Acked events are committed either way.
@@ -100,6 +110,7 @@ _TOO_LARGE = "payload_too_large"
 _UNAUTHORIZED = "unauthorized"
 _BAD_REQUEST = "bad_request"
 _INCOMPLETE = "client_closed_request"
+_STALE = "stale_event"
 # nginx's code for "the client closed the connection before the answer": nobody reads it, but
 # the journal and the stream show the attempt for what it was.
 _INCOMPLETE_STATUS = 499
@@ -268,8 +279,13 @@ class Listener:
         *,
         forward_to: str | None = None,
         routes: Mapping[str, str] | None = None,
+        max_age: float | None = DEFAULT_MAX_AGE,
     ) -> None:
         self.data_dir = Path(data_dir)
+        if max_age is not None and max_age <= 0:
+            raise ValueError(f"max_age must be more than 0 seconds (or None), got {max_age}")
+        # The freshness window on an event's `timestamp`, in seconds; None turns it off.
+        self.max_age = max_age
         given = [s for s in (secrets or []) if s is not None]
         if any(not s.strip() for s in given):
             raise ValueError("a webhook signing secret cannot be empty")
@@ -333,6 +349,7 @@ class Listener:
                 raise ListenerError(_bind_error(host, port, exc)) from exc
         base = await server.start()
         self._server = server
+        self.forwarder.start()  # resumes the forwards an earlier run left owed
         self.port = server.port
         self.url = base + WEBHOOK_PATH
         return self.url
@@ -424,6 +441,7 @@ class Listener:
                 except ListenerError as exc:
                     await send({"type": "lifespan.startup.failed", "message": str(exc)})
                     return
+                self.forwarder.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
@@ -523,10 +541,23 @@ class Listener:
             )
             return
 
+        max_age = self.max_age
+        if max_age is not None:
+            stamp = payload.get("timestamp")
+            if type(stamp) is str:
+                stale = _staleness(stamp, received_at, max_age)
+                if stale is not None:
+                    await self._reject(
+                        send, received_at, headers, body, 400, _STALE, stale, verified=True
+                    )
+                    return
+
         event_type, object_id, object_status = _describe(payload)
+        forwarder = self.forwarder
+        forward_url = forwarder.target_for(event_type) if forwarder.enabled else None
         attempt = Attempt(
             received_at, headers, body, True, 200, None, event_id, event_type, object_id,
-            object_status,
+            object_status, forward_url,
         )  # fmt: skip
         try:
             recorded = await self.journal.record(attempt)
@@ -546,8 +577,8 @@ class Listener:
         await send({"type": "http.response.body", "body": answer})
         if self._subscriptions:  # a Delivery is only worth building for someone
             self._publish(Delivery.of(attempt, recorded))
-        if not duplicate and self.forwarder.enabled:
-            self.forwarder.enqueue(event_id, event_type, body, signature.decode("latin-1"))
+        if forward_url is not None and not duplicate:
+            forwarder.wake()  # its forward was committed with it
 
     async def _unstored(self, send: Send, attempt: Attempt, exc: JournalError) -> None:
         """Answer 503 for a valid event the journal could not commit, and say so to everyone."""
@@ -603,6 +634,39 @@ def _repeated(
         content_type = headers["content-type"].encode("latin-1")
     repeated_signature = len(values.get(_SIGNATURE_KEY.decode(), ())) > 1
     return headers, content_type, repeated_signature
+
+
+def _staleness(stamp: str, received_at: float, max_age: float) -> str | None:
+    """Why an event dated `stamp` is too old to process, or None when it is fresh enough (or
+    its date cannot be read: then it is not judged)."""
+    try:
+        dated = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    if dated.tzinfo is None:
+        dated = dated.replace(tzinfo=UTC)
+    try:
+        age = received_at - dated.timestamp()
+    except (OverflowError, ValueError, OSError):
+        return None
+    if age <= max_age:
+        return None
+    return (
+        f"stale: the event's timestamp {stamp} is {_span(age)} old, older than the listener "
+        f"accepts ({_span(max_age)}); not processed. A replay of an old event? If it is "
+        "genuine, widen the window (payscope listen --max-age) or turn it off (--no-freshness)"
+    )
+
+
+def _span(seconds: float) -> str:
+    """A duration for people: "3 days", "5 h", "90 s"."""
+    if seconds >= 2 * 86400:
+        return f"{seconds / 86400:.0f} days"
+    if seconds >= 2 * 3600:
+        return f"{seconds / 3600:.0f} h"
+    if seconds >= 120:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
 
 
 def _signature_problem(signature: bytes | None, repeated: bool) -> str:
