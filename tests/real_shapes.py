@@ -68,11 +68,13 @@ def required(name: str) -> set[str]:
     return set(schema(name).get("required", ()))
 
 
-def example(name: str, choose: Mapping[str, int] | None = None, **overrides: Any) -> dict[str, Any]:
-    """An object of the schema `name` with every property filled in; `overrides` replace
-    top-level values."""
-    built = _build(schema(name), dict(choose or {}), 0, name)
-    assert isinstance(built, dict), name
+def example(
+    schema_name: str, /, choose: Mapping[str, int] | None = None, **overrides: Any
+) -> dict[str, Any]:
+    """An object of the schema `schema_name` with every property filled in; `overrides`
+    replace top-level values."""
+    built = _build(schema(schema_name), dict(choose or {}), 0, schema_name)
+    assert isinstance(built, dict), schema_name
     built.update(copy.deepcopy(overrides))
     return built
 

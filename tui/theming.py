@@ -87,8 +87,10 @@ _STATUS_TO_VARIABLE: dict[str, str] = {
     "requires_capture": "status-requires-capture",
     # The real service's states the spec does not list (the sandbox's test cards reach some).
     "partially_authorized_and_requires_capture": "status-requires-capture",
+    "partially_captured_and_processing": "status-partially-captured",
     "cancelled_post_capture": "status-cancelled",
     "conflicted": "status-requires-review",
+    "dispute_accepted": "status-failed",  # the merchant conceded: lost, as far as money goes
     "requires_action": "status-requires-action",
     "requires_customer_action": "status-requires-action",
     "dispute_opened": "status-requires-action",

@@ -66,10 +66,12 @@ class ScriptedApp:
     """An ASGI app that records every request and answers from per-route scripts.
 
     `script(method, path, *replies)` queues replies for a route (the last one repeats);
-    `route(method, path, handler)` answers with `handler(recorded)`; anything else gets 200 {}.
+    `route(method, path, handler)` answers with `handler(recorded)`; anything else gets
+    `fallback` (200 {} unless given: a stub of a whole service answers its unknown routes).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, fallback: Reply | None = None) -> None:
+        self.fallback = fallback or Reply(200, {})
         self.requests: list[Recorded] = []
         self._scripts: dict[tuple[str, str], deque[Reply]] = defaultdict(deque)
         self._handlers: dict[tuple[str, str], Handler] = {}
@@ -90,7 +92,7 @@ class ScriptedApp:
         queue = self._scripts.get(key)
         if queue:
             return queue.popleft() if len(queue) > 1 else queue[0]
-        return Reply(200, {})
+        return self.fallback
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

@@ -107,10 +107,14 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
             card_grid.add_row(
                 "Card",
                 safe(
-                    f"{brand_label(card.brand)} •••• {card.last4 or '????'}"
-                    f"  exp {card.exp_month or '??'}/{card.exp_year or '??'}"
+                    f"{brand_label(card.network)} •••• {card.last4 or '????'}"
+                    f"  exp {card.expiry_month or '??'}/{card.expiry_year or '??'}"
                 ),
             )
+            # What the real service tells about the card beyond the spec's four fields.
+            about = [card.card_type, card.card_issuer, card.card_issuing_country]
+            if any(about):
+                card_grid.add_row("Issued", safe(" · ".join(str(a) for a in about if a)))
         else:
             card_grid.add_row("Card", safe(p.payment_method, empty="none yet"))
         card_grid.add_row("Customer", safe(p.customer_id))

@@ -912,8 +912,8 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
             card = payment.payment_method_data.card
         pm = sub.payment_method_id
         if card is not None:
-            shown = f"{brand_label(card.brand)} •••• {card.last4 or '????'}"
-            shown += f"  exp {card.exp_month or '??'}/{card.exp_year or '??'}"
+            shown = f"{brand_label(card.network)} •••• {card.last4 or '????'}"
+            shown += f"  exp {card.expiry_month or '??'}/{card.expiry_year or '??'}"
             return Text.assemble(safe(shown), ("  " if pm else "", ""), safe(pm or "", "dim"))
         if pm:
             return Text.assemble(safe(pm), ("  a saved card; its number shows once charged", "dim"))

@@ -470,12 +470,41 @@ class PaymentListRequest(RequestModel):
 
 
 class CardInfo(ResponseModel):
-    """`payment_method_data.card` of a payment: never the full number."""
+    """`payment_method_data.card` of a payment: never the full number.
+
+    The spec names the network and expiry `brand`, `exp_month`, `exp_year`; the real service
+    `card_network`, `card_exp_month`, `card_exp_year`, with the card's type, issuer and more
+    beside them. `network`, `expiry_month` and `expiry_year` read whichever came.
+    """
 
     last4: str | None = None
     brand: str | None = None
     exp_month: str | None = None
     exp_year: str | None = None
+    card_network: str | None = None
+    card_type: str | None = None
+    card_issuer: str | None = None
+    card_issuing_country: str | None = None
+    card_isin: str | None = None
+    card_extended_bin: str | None = None
+    card_exp_month: str | None = None
+    card_exp_year: str | None = None
+    card_holder_name: str | None = None
+
+    @property
+    def network(self) -> str | None:
+        """The card network (Visa, Mastercard, ...), whichever name it came under."""
+        return self.brand or self.card_network
+
+    @property
+    def expiry_month(self) -> str | None:
+        """The expiry month, whichever name it came under."""
+        return self.exp_month or self.card_exp_month
+
+    @property
+    def expiry_year(self) -> str | None:
+        """The expiry year, whichever name it came under."""
+        return self.exp_year or self.card_exp_year
 
 
 class PaymentMethodDataResponse(ResponseModel):

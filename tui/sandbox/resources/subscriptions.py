@@ -514,10 +514,11 @@ async def create_subscription(request: Request, body: SubscriptionCreateRequest)
     state = state_of(request)
     now = state.clock.now()
     price = _resolve_price(body.plan_id, body.item_price_id, 404)
+    sub_id = ids.new_id("sub")  # drawn before the card's id: seeded runs keep their ids
     with state.db.transaction() as conn:
         payments.check_customer(conn, body.customer_id)
         rule = _card_of(conn, state, body.payment_details, body.customer_id)
-        sub = _insert(conn, state, profile_id, body, rule, now)
+        sub = _insert(conn, state, sub_id, profile_id, body, rule, now)
         _first_term(conn, state, sub, price, now)
         _save(conn, sub, now)
     return respond(_view(sub))
@@ -539,7 +540,7 @@ async def create_only(request: Request) -> Response:
     _resolve_price(body.plan_id, body.item_price_id, 404)
     with state.db.transaction() as conn:
         payments.check_customer(conn, body.customer_id)
-        sub = _insert(conn, state, profile_id, body, None, now)
+        sub = _insert(conn, state, ids.new_id("sub"), profile_id, body, None, now)
         sub.data["return_url"] = body.payment_details.return_url
         _save(conn, sub, now)
     return respond(_view(sub))
@@ -588,13 +589,13 @@ async def confirm_subscription(request: Request, subscription_id: str) -> Respon
 def _insert(
     conn: sqlite3.Connection,
     state: SandboxState,
+    sub_id: str,
     profile_id: str,
     body: SubscriptionCreateRequest | SubscriptionCreateOnlyRequest,
     rule: dict[str, Any] | None,
     now: float,
 ) -> Sub:
     """A new subscription in `created` (its row written; the caller saves what follows)."""
-    sub_id = ids.new_id("sub")
     data: dict[str, Any] = {
         "id": sub_id,
         "status": "created",

@@ -1,0 +1,349 @@
+"""Payments, a payment's detail, Refunds, Disputes, Customers and Payouts on a remote profile whose
+service answers exactly in the real service's shapes: objects built from its OpenAPI document's
+schemas and examples (`tests/real_shapes.py`: every property, required or not), its list shapes
+(`{size, data}` for payments, `{count, total_count, data}` for refunds, bare arrays for disputes
+and customers, `{size, data, total_count}` for payouts), its status names, and its errors for
+any route it does not have.
+
+The service is a scripted stub on a real loopback port (`tests.api.conftest.ScriptedApp`), the
+stand-in for the remote host. Each area is opened as a user does; every field of every object
+must be on screen or kept in the record the screen holds (no lost field), known statuses take
+their colour and unknown ones the neutral one, and nothing crashes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from textual.widgets import DataTable, Static
+
+from tests.api.conftest import Reply, ScriptedApp, envelope
+from tests.real_shapes import example
+from tests.tui.pilot import shown_text, until
+from tests.tui.test_remote_snapshots import _save_profile, _settled
+from tui.app import PayscopeApp, make_app
+from tui.asgi_server import EmbeddedServer
+from tui.theming import status_variable
+from tui.widgets.format import theme_colour
+
+Dirs = tuple[Path, Path]
+V = TypeVar("V")
+S = TypeVar("S")
+KEY = "snd_realshapes0000000000000000000001"
+MERCHANT = "merchant_1668273825"  # the real document's example merchant
+PROFILE = "pro_realshapes0000000001"
+UNKNOWN = "on_hold_for_review"  # a status no version of payscope knows: shown neutral
+NOT_A_ROUTE = envelope(404, "HE_02", "Unrecognized request URL")
+
+CARD = {"last4": "4242", "card_exp_month": "03", "card_exp_year": "2030", "card_type": "credit",
+        "card_issuer": "JP Morgan", "card_isin": "424242", "card_extended_bin": "42424242",
+        "card_holder_name": "John Doe", "card_issuing_country": "UNITEDSTATES"}  # fmt: skip
+
+
+def _payment(n: int, status: str) -> dict[str, Any]:
+    payment = example(
+        "PaymentsResponse",
+        payment_id=f"pay_real{n:04d}",
+        status=status,
+        amount=6540 + n,
+        currency="USD",
+        customer_id="cus_y3oqhf46pyzuxjbcn2giaqnb44",
+        created=f"2024-04-3{n % 2}T10:1{n}:12Z",
+    )
+    payment["payment_method_data"]["card"] |= CARD
+    for refund in payment["refunds"]:
+        refund |= {"refund_id": f"ref_in{n:04d}", "payment_id": payment["payment_id"],
+                   "currency": "USD"}  # fmt: skip
+    for dispute in payment["disputes"]:
+        dispute |= {"dispute_id": f"dp_in{n:04d}", "payment_id": payment["payment_id"],
+                    "amount": "6540", "currency": "USD"}  # fmt: skip
+    return payment
+
+
+def _refund(n: int, status: str) -> dict[str, Any]:
+    return example(
+        "RefundResponse",
+        refund_id=f"ref_real{n:04d}",
+        payment_id=f"pay_real{n:04d}",
+        status=status,
+        currency="USD",
+        amount=1000 + n,
+        profile_id=PROFILE,
+    )
+
+
+def _dispute(n: int, status: str) -> dict[str, Any]:
+    return example(
+        "DisputeResponse",
+        dispute_id=f"dp_real{n:04d}",
+        payment_id=f"pay_real{n:04d}",
+        attempt_id=f"pay_real{n:04d}_1",
+        dispute_status=status,
+        amount="6540",  # a string on the real service
+        currency="USD",
+        profile_id=PROFILE,
+    )
+
+
+def _customer(n: int) -> dict[str, Any]:
+    return example("CustomerResponse", customer_id=f"cus_real{n:04d}", name=f"Jon Test {n}")
+
+
+def _payout(n: int, status: str, method: int) -> dict[str, Any]:
+    payout = example(
+        "PayoutCreateResponse",
+        choose={"PayoutMethodDataResponse": method},
+        payout_id=f"payout_real{n:04d}",
+        status=status,
+        currency="USD",
+        profile_id=PROFILE,
+    )
+    if method == 0:
+        payout["payout_method_data"]["card"] |= {"last4": "4242", "card_issuer": "JP Morgan",
+                                                 "card_type": "debit"}  # fmt: skip
+    return payout
+
+
+# Every status the real document names for each object, and one it does not.
+PAYMENTS = [
+    _payment(i, status)
+    for i, status in enumerate(
+        [
+            "succeeded",
+            "requires_customer_action",
+            "partially_authorized_and_requires_capture",
+            "partially_captured_and_processing",
+            "conflicted",
+            "cancelled_post_capture",
+            "processing",
+            UNKNOWN,
+        ]
+    )
+]
+REFUNDS = [
+    _refund(i, s) for i, s in enumerate(["succeeded", "failed", "pending", "review", UNKNOWN])
+]
+DISPUTES = [
+    _dispute(i, s)
+    for i, s in enumerate(["dispute_opened", "dispute_accepted", "dispute_won", "dispute_lost",
+                           UNKNOWN])
+]  # fmt: skip
+CUSTOMERS = [_customer(i) for i in range(3)]
+PAYOUTS = [
+    _payout(i, s, i % 2)
+    for i, s in enumerate(["success", "ineligible", "requires_vendor_account_creation",
+                           "requires_fulfillment", UNKNOWN])
+]  # fmt: skip
+
+
+def _real_service() -> ScriptedApp:
+    """The stub: the real routes the TUI reads, answered in the real shapes; 404 HE_02 else."""
+    stub = ScriptedApp(fallback=NOT_A_ROUTE)
+    for method in ("GET", "POST"):
+        stub.script(method, "/payments/list", Reply(200, {"size": len(PAYMENTS), "data": PAYMENTS}))
+        stub.script(
+            method,
+            "/payouts/list",
+            Reply(200, {"size": len(PAYOUTS), "data": PAYOUTS, "total_count": len(PAYOUTS)}),
+        )
+    stub.script(
+        "POST",
+        "/refunds/list",
+        Reply(200, {"count": len(REFUNDS), "total_count": len(REFUNDS), "data": REFUNDS}),
+    )
+    stub.script("GET", "/disputes/list", Reply(200, DISPUTES))
+    stub.script("GET", "/customers/list", Reply(200, CUSTOMERS))
+    for payment in PAYMENTS:
+        stub.script("GET", f"/payments/{payment['payment_id']}", Reply(200, payment))
+    for refund in REFUNDS:
+        stub.script("GET", f"/refunds/{refund['refund_id']}", Reply(200, refund))
+    for dispute in DISPUTES:
+        stub.script("GET", f"/disputes/{dispute['dispute_id']}", Reply(200, dispute))
+    for customer in CUSTOMERS:
+        stub.script("GET", f"/customers/{customer['customer_id']}", Reply(200, customer))
+    for payout in PAYOUTS:
+        stub.script("GET", f"/payouts/{payout['payout_id']}", Reply(200, payout))
+    return stub
+
+
+@dataclass
+class Remote:
+    stub: ScriptedApp
+    url: str
+
+
+@pytest.fixture
+async def real_service(dirs: Dirs) -> AsyncIterator[Remote]:
+    stub = _real_service()
+    server = EmbeddedServer(stub, "127.0.0.1", 0)
+    url = await server.start()
+    _save_profile(url, MERCHANT, PROFILE, KEY)
+    try:
+        yield Remote(stub, url)
+    finally:
+        await server.stop()
+
+
+def _app(dirs: Dirs) -> PayscopeApp:
+    config_dir, data_dir = dirs
+    return make_app(
+        profile="remote",
+        config_dir=config_dir,
+        data_dir=data_dir,
+        stable_display=True,
+        retry_rng=lambda: 0.0,
+    )
+
+
+async def _open_area(pilot: Any, area: str, view_type: type[V]) -> V:
+    """`:area`, as a user types it, and wait until its first page is on screen."""
+    app = pilot.app
+    await pilot.press("colon", *area, "enter")
+    view = app.screen.query_one(view_type)
+    await until(lambda: (bool(view.loaded) or bool(view.load_error)) and _settled(app))
+    assert not view.load_error, f"{area}: {view.load_error}"  # the answer was not read
+    await pilot.pause()
+    return view
+
+
+async def _open_row(pilot: Any, view: Any, record_id: str, screen_type: type[S]) -> S:
+    """Select a record's row, press Enter, and wait for its detail to load."""
+    app = pilot.app
+    table: DataTable[Any] = view.query_one(DataTable)
+    table.focus()
+    table.move_cursor(row=table.get_row_index(record_id))
+    await pilot.press("enter")
+    await until(lambda: isinstance(app.screen, screen_type))
+    screen = app.screen
+    assert isinstance(screen, screen_type)
+    await until(lambda: getattr(screen, "record", None) is not None and not screen.busy)
+    await until(lambda: _settled(app))
+    await pilot.pause()
+    return screen
+
+
+def _lost(served: Any, kept: Any, path: str = "") -> list[str]:
+    """Where `kept` lacks or changed what `served` holds (a number sent as a string, like a
+    real dispute's amount, may be kept as the number it is)."""
+    if isinstance(served, dict):
+        if not isinstance(kept, dict):
+            return [path or "."]
+        return [
+            lost
+            for key, value in served.items()
+            for lost in (
+                _lost(value, kept[key], f"{path}.{key}") if key in kept else [f"{path}.{key}"]
+            )
+        ]
+    if isinstance(served, list):
+        if not isinstance(kept, list) or len(kept) != len(served):
+            return [path]
+        return [lost for i, v in enumerate(served) for lost in _lost(v, kept[i], f"{path}[{i}]")]
+    if isinstance(served, str) and isinstance(kept, int) and served.isdigit():
+        return [] if int(served) == kept else [path]
+    return [] if served == kept else [path]
+
+
+def _kept(record: Any, served: dict[str, Any]) -> None:
+    """Every field the service sent is in the record the screen holds, with its value."""
+    assert _lost(served, record.model_dump(mode="json")) == []
+
+
+def _raw_shows_every_field(screen: Any, served: dict[str, Any]) -> None:
+    """The detail's raw JSON (`v`) shows every field that has a value (the secret excepted)."""
+    raw = shown_text(screen.query_one("#raw", Static))
+    hidden = set(screen.raw_exclude)
+    for key, value in served.items():
+        if value is not None and key not in hidden:
+            assert f'"{key}"' in raw, key
+
+
+def _colours(view: Any, served: list[dict[str, Any]], id_key: str, status_key: str) -> None:
+    """Each status in its theme colour: a known one never neutral, an unknown one neutral."""
+    table: DataTable[Any] = view.query_one(DataTable)
+    variables = view.app.theme_variables
+    for obj in served:
+        status = obj[status_key]
+        cell = table.get_cell(obj[id_key], "status")
+        variable = status_variable(status)
+        assert (variable == "status-other") == (status == UNKNOWN), status
+        assert str(cell.style).split()[-1] == theme_colour(variables, variable), status
+
+
+async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) -> None:
+    from tui.screens.customers import CustomerDetailScreen, CustomersView
+    from tui.screens.disputes import DisputeDetailScreen, DisputesView
+    from tui.screens.payment_detail import PaymentDetailScreen
+    from tui.screens.payments import PaymentsView
+    from tui.screens.payouts import PayoutDetailScreen, PayoutsView
+    from tui.screens.refunds import RefundDetailScreen, RefundsView
+
+    app = _app(dirs)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await app.runtime.ready.wait()
+        assert not app.runtime.options.is_local
+
+        payments = await _open_area(pilot, "payments", PaymentsView)
+        assert list(payments.rows) == [p["payment_id"] for p in PAYMENTS]
+        for served in PAYMENTS:
+            _kept(payments.rows[served["payment_id"]], served)
+        _colours(payments, PAYMENTS, "payment_id", "status")
+        for served in (PAYMENTS[0], PAYMENTS[2], PAYMENTS[-1]):
+            detail = await _open_row(pilot, payments, served["payment_id"], PaymentDetailScreen)
+            _kept(detail.record, served)
+            _raw_shows_every_field(detail, served)
+            shown = " ".join(shown_text(s) for s in detail.query(".section").results(Static))
+            for text in ("Visa •••• 4242  exp 03/2030", "credit · JP Morgan", served["status"]):
+                assert text in shown, text
+            await pilot.press("escape")
+
+        refunds = await _open_area(pilot, "refunds", RefundsView)
+        assert list(refunds.rows) == [r["refund_id"] for r in REFUNDS]
+        for served in REFUNDS:
+            _kept(refunds.rows[served["refund_id"]], served)
+        _colours(refunds, REFUNDS, "refund_id", "status")
+        review = REFUNDS[3]
+        detail = await _open_row(pilot, refunds, review["refund_id"], RefundDetailScreen)
+        _kept(detail.record, review)
+        _raw_shows_every_field(detail, review)
+        await pilot.press("escape")
+
+        disputes = await _open_area(pilot, "disputes", DisputesView)
+        assert list(disputes.rows) == [d["dispute_id"] for d in DISPUTES]
+        for served in DISPUTES:
+            _kept(disputes.rows[served["dispute_id"]], served)
+        _colours(disputes, DISPUTES, "dispute_id", "dispute_status")
+        detail = await _open_row(pilot, disputes, DISPUTES[1]["dispute_id"], DisputeDetailScreen)
+        _kept(detail.record, DISPUTES[1])
+        _raw_shows_every_field(detail, DISPUTES[1])
+        await pilot.press("escape")
+
+        customers = await _open_area(pilot, "customers", CustomersView)
+        assert list(customers.rows) == [c["customer_id"] for c in CUSTOMERS]
+        for served in CUSTOMERS:
+            _kept(customers.rows[served["customer_id"]], served)
+        detail = await _open_row(
+            pilot, customers, CUSTOMERS[0]["customer_id"], CustomerDetailScreen
+        )
+        _kept(detail.record, CUSTOMERS[0])
+        _raw_shows_every_field(detail, CUSTOMERS[0])
+        await pilot.press("escape")
+
+        payouts = await _open_area(pilot, "payouts", PayoutsView)
+        assert list(payouts.rows) == [p["payout_id"] for p in PAYOUTS]
+        for served in PAYOUTS:
+            _kept(payouts.rows[served["payout_id"]], served)
+        _colours(payouts, PAYOUTS, "payout_id", "status")
+        for served in PAYOUTS[:2]:  # a card, a bank account
+            detail = await _open_row(pilot, payouts, served["payout_id"], PayoutDetailScreen)
+            _kept(detail.record, served)
+            _raw_shows_every_field(detail, served)
+            await pilot.press("escape")
+
+        # Only the routes the real service has were asked for.
+        asked = {(r.method, r.path) for r in real_service.stub.requests}
+        assert not [p for _m, p in asked if p.startswith("/_sandbox/")]
