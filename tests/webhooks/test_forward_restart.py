@@ -175,3 +175,32 @@ def test_text_output_prints_each_forward_attempt_with_its_status_and_time(tmp_pa
     assert f"→ forward evt_txt to {down}: could not reach" in first_try
     assert "attempt 1; retry in 1 s" in first_try and first_try.rstrip().endswith("[retrying]")
     assert "forwards: 0 delivered, 1 owed (sent on the next start), 0 failed" in err
+
+
+def test_forwards_owed_by_an_earlier_run_are_announced_and_wait_for_forward_to(
+    tmp_path: Path,
+) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    down = f"http://127.0.0.1:{port}/hooks"
+    args = ("--port", "0", "--data", str(tmp_path), "--secret", SECRET, "--format", "json")
+    with running(*args, "--forward-to", down) as (proc, url, _header):
+
+        async def send() -> None:
+            async with httpx.AsyncClient(timeout=10) as client:
+                for i in range(3):
+                    response = await post_signed(client, url, event_body(f"evt_wait_{i}"))
+                    assert response.status_code == 200
+
+        asyncio.run(send())
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    # Without --forward-to: said, and nothing is sent or given up.
+    with running(*args) as (proc, _url, header):
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    assert "3 forwards owed by an earlier run wait in the journal" in header + err
+    with sqlite3.connect(tmp_path / "journal.sqlite3") as db:
+        states = {row[0] for row in db.execute("SELECT state FROM forward_queue")}
+    assert states == {"pending"}

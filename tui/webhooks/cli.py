@@ -260,10 +260,16 @@ async def _serve(
     print(f"payscope listener on {url}", file=head)
     print(f"  journal  {listener.journal.path}", file=head)
     print(f"  secret   {shown} ({source})", file=head)
+    owed = listener.journal.forward_counts()["pending"]
     if args.forward_to:
-        owed = listener.journal.forward_counts()["pending"]
         resumed = f" ({owed} owed by an earlier run, resumed)" if owed else ""
         print(f"  forward  {args.forward_to}{resumed}", file=head)
+    elif owed:
+        print(
+            f"note: {owed} forwards owed by an earlier run wait in the journal; they are sent "
+            "when the listener runs with --forward-to again",
+            file=err,
+        )
     if listener.max_age is None:
         print("  fresh    not checked (--no-freshness)", file=head)
     else:
