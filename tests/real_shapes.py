@@ -131,3 +131,25 @@ def _build(node: dict[str, Any], choose: dict[str, int], depth: int, name: str |
             return "2022-09-10"
         return "sample"
     return None
+
+
+def lost(served: Any, kept: Any, path: str = "") -> list[str]:
+    """Where `kept` lacks or changed what `served` holds (a number sent as a string, like a
+    real dispute's amount, may be kept as the number it is)."""
+    if isinstance(served, dict):
+        if not isinstance(kept, dict):
+            return [path or "."]
+        return [
+            gap
+            for key, value in served.items()
+            for gap in (
+                lost(value, kept[key], f"{path}.{key}") if key in kept else [f"{path}.{key}"]
+            )
+        ]
+    if isinstance(served, list):
+        if not isinstance(kept, list) or len(kept) != len(served):
+            return [path]
+        return [gap for i, v in enumerate(served) for gap in lost(v, kept[i], f"{path}[{i}]")]
+    if isinstance(served, str) and isinstance(kept, int) and served.isdigit():
+        return [] if int(served) == kept else [path]
+    return [] if served == kept else [path]

@@ -22,7 +22,7 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from tests.api.conftest import Reply, ScriptedApp, envelope
-from tests.real_shapes import example
+from tests.real_shapes import example, lost
 from tests.tui.pilot import shown_text, until
 from tests.tui.test_remote_snapshots import _save_profile, _settled
 from tui.app import PayscopeApp, make_app
@@ -226,31 +226,9 @@ async def _open_row(pilot: Any, view: Any, record_id: str, screen_type: type[S])
     return screen
 
 
-def _lost(served: Any, kept: Any, path: str = "") -> list[str]:
-    """Where `kept` lacks or changed what `served` holds (a number sent as a string, like a
-    real dispute's amount, may be kept as the number it is)."""
-    if isinstance(served, dict):
-        if not isinstance(kept, dict):
-            return [path or "."]
-        return [
-            lost
-            for key, value in served.items()
-            for lost in (
-                _lost(value, kept[key], f"{path}.{key}") if key in kept else [f"{path}.{key}"]
-            )
-        ]
-    if isinstance(served, list):
-        if not isinstance(kept, list) or len(kept) != len(served):
-            return [path]
-        return [lost for i, v in enumerate(served) for lost in _lost(v, kept[i], f"{path}[{i}]")]
-    if isinstance(served, str) and isinstance(kept, int) and served.isdigit():
-        return [] if int(served) == kept else [path]
-    return [] if served == kept else [path]
-
-
 def _kept(record: Any, served: dict[str, Any]) -> None:
     """Every field the service sent is in the record the screen holds, with its value."""
-    assert _lost(served, record.model_dump(mode="json")) == []
+    assert lost(served, record.model_dump(mode="json")) == []
 
 
 def _raw_shows_every_field(screen: Any, served: dict[str, Any]) -> None:
