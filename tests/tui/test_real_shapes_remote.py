@@ -13,7 +13,9 @@ their colour and unknown ones the neutral one, and nothing crashes.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -143,6 +145,8 @@ PAYOUTS = [
 def _real_service() -> ScriptedApp:
     """The stub: the real routes the TUI reads, answered in the real shapes; 404 HE_02 else."""
     stub = ScriptedApp(fallback=NOT_A_ROUTE)
+    # Not in the document, but the real service answers it (the app's health check asks).
+    stub.script("GET", "/health", Reply(200, body=b"health is good", headers={}))
     for method in ("GET", "POST"):
         stub.script(method, "/payments/list", Reply(200, {"size": len(PAYMENTS), "data": PAYMENTS}))
         stub.script(
@@ -322,6 +326,94 @@ async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) 
             _raw_shows_every_field(detail, served)
             await pilot.press("escape")
 
+        assert not app.get_screen_main().service_is_down
         # Only the routes the real service has were asked for.
         asked = {(r.method, r.path) for r in real_service.stub.requests}
         assert not [p for _m, p in asked if p.startswith("/_sandbox/")]
+
+
+# -- snapshots: a payment and the payouts as the real service shapes them -----------------------
+
+
+class ThreadedStub:
+    """The stub served from its own thread and loop: `snap_compare` runs the app in a loop of
+    its own, so a server on the test's loop would not answer while that loop waits."""
+
+    def __init__(self, stub: ScriptedApp) -> None:
+        self.stub = stub
+        self.url = ""
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._started = threading.Event()
+        self._thread = threading.Thread(target=asyncio.run, args=(self._serve(),), daemon=True)
+
+    async def _serve(self) -> None:
+        server = EmbeddedServer(self.stub, "127.0.0.1", 0)
+        self.url = await server.start()
+        try:
+            self._loop = asyncio.get_running_loop()
+            self._stop = asyncio.Event()
+            self._started.set()
+            await self._stop.wait()
+        finally:
+            await server.stop()
+
+    def __enter__(self) -> ThreadedStub:
+        self._thread.start()
+        assert self._started.wait(30), "the stub did not start in 30 s"
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(30)
+
+
+@pytest.fixture
+def threaded_service(dirs: Dirs) -> Iterator[ThreadedStub]:
+    with ThreadedStub(_real_service()) as served:
+        _save_profile(served.url, MERCHANT, PROFILE, KEY)
+        yield served
+
+
+async def _payment_detail(pilot: Any) -> None:
+    from tui.screens.payment_detail import PaymentDetailScreen
+    from tui.screens.payments import PaymentsView
+
+    app = pilot.app
+    await app.runtime.ready.wait()
+    view = app.screen.query_one(PaymentsView)
+    await until(lambda: bool(view.loaded) and _settled(app))
+    await _open_row(pilot, view, PAYMENTS[0]["payment_id"], PaymentDetailScreen)
+    app.screen.focus(scroll_visible=False)
+    await pilot.pause()
+
+
+async def _payouts(pilot: Any) -> None:
+    from tui.screens.payouts import PayoutsView
+
+    app = pilot.app
+    await app.runtime.ready.wait()
+    await _open_area(pilot, "payouts", PayoutsView)
+
+
+@pytest.mark.parametrize(
+    ("drive", "theme"),
+    [
+        pytest.param(_payment_detail, "payscope-dark", id="payment_detail-dark"),
+        pytest.param(_payouts, "payscope-light", id="payouts-light"),
+    ],
+)
+def test_snapshot(
+    drive: Any, theme: str, dirs: Dirs, threaded_service: ThreadedStub, snap_compare: Any
+) -> None:
+    config_dir, data_dir = dirs
+    app = make_app(
+        profile="remote",
+        theme=theme,
+        config_dir=config_dir,
+        data_dir=data_dir,
+        stable_display=True,
+        retry_rng=lambda: 0.0,
+    )
+    assert snap_compare(app, terminal_size=(120, 40), run_before=drive)
