@@ -250,7 +250,7 @@ def lone_surrogate_error(raw: bytes, parsed: Any = None) -> SandboxError | None:
     if parsed is None:
         try:
             parsed = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply to walk
             return None
     where = _surrogate_path(parsed, "")
     if where is None:

@@ -54,6 +54,10 @@ _KEY_CACHE_SIZE = 1024
 # The largest request body a route takes: the first matching path prefix decides.
 MAX_BODY_BYTES = 1024 * 1024
 _BODY_LIMITS: tuple[tuple[str, int], ...] = ()
+# Up to this many declared bytes, a refused body is read and discarded by the server and the
+# connection kept; beyond it the connection is closed after the 413.
+_DRAIN_LIMIT = 8 * MAX_BODY_BYTES
+_CLOSE = ((b"connection", b"close"),)
 
 
 def body_limit(path: str) -> int:
@@ -150,7 +154,10 @@ class SandboxMiddleware:
             if name == b"content-length":
                 size = int(value) if value.isdigit() else 0
                 if size > limit:
-                    await _send_error(send, _too_large(limit, size))
+                    # Far past the limit, the rest is not drained (it may never come): the
+                    # connection closes after the answer instead of waiting for it.
+                    close = _CLOSE if size > _DRAIN_LIMIT else ()
+                    await _send_error(send, _too_large(limit, size), close)
                     return
             elif name == b"transfer-encoding":
                 chunked = True

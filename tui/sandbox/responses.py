@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+import pydantic_core
 from pydantic import BaseModel, ValidationError
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
@@ -112,6 +113,9 @@ async def read_body(request: Request, model: type[M], required: bool = True) -> 
                 "(Content-Type: application/json); see /docs for its fields.",
             )
         raw = b"{}"
+    else:
+        check_json_type(request)
+        refuse_duplicate_keys(raw)
     try:
         return model.model_validate_json(raw)
     except ValidationError as exc:
@@ -121,24 +125,99 @@ async def read_body(request: Request, model: type[M], required: bool = True) -> 
 
 
 async def read_json(request: Request, example: str) -> Any:
-    """The request body as JSON (None when empty); bad JSON is a 400 naming `example`."""
+    """The request body as JSON (None when empty); bad JSON is a 400 naming `example`.
+
+    Parsed by the same parser, with the same nesting limit, as the bodies `read_body` reads:
+    JSON nested too deeply is a 400 here too (the standard library's parser raised
+    RecursionError, a 500), at a depth the JSON writer can still store.
+    NaN and the infinities are read as numbers, as `json` did: the routes refuse them by name.
+    """
     raw = await request.body()
     if not raw.strip():
         return None
+    check_json_type(request)
     try:
-        parsed = json.loads(raw)
-    except ValueError:
+        parsed = pydantic_core.from_json(raw)
+    except ValueError as exc:
+        raise lone_surrogate_error(raw) or SandboxError(
+            400,
+            INVALID,
+            "IR_04",
+            f"The request body is not valid JSON ({exc}). Send a JSON object such as "
+            f"{example}, with Content-Type: application/json.",
+        ) from None
+    refuse_duplicate_keys(raw)
+    return parsed
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def refuse_duplicate_keys(raw: bytes) -> None:
+    """400 IR_04 when one JSON object in `raw` names a field twice.
+
+    Parsers disagree on which of the two counts (the first, the last, or an error as the real
+    service's serde does), so a body a proxy or log reads one way could be processed another:
+    the sandbox takes neither. A body that is not JSON passes here, for the parser to name
+    its fault (a few microseconds a request: the standard library's C scanner with a hook).
+    """
+    try:
+        json.loads(raw, object_pairs_hook=_unique_pairs)
+    except _DuplicateKey as exc:
+        shown = exc.key if len(exc.key) <= 60 else exc.key[:60] + "..."
         raise SandboxError(
             400,
             INVALID,
             "IR_04",
-            f"The request body is not valid JSON. Send a JSON object such as {example}.",
+            f"Invalid value for body: the field {shown!r} appears twice in one object. Send "
+            "each field once.",
         ) from None
-    # `json` takes a lone surrogate escape; the string would then fail in SQLite (a 500)
-    surrogate = lone_surrogate_error(raw, parsed)
-    if surrogate is not None:
-        raise surrogate
-    return parsed
+    except (ValueError, RecursionError):
+        return
+
+
+# What a JSON body may be labelled: application/json, or a structured `+json` type such as
+# application/merge-patch+json; parameters (charset) are ignored.
+_JSON_TYPES = ("application/json",)
+
+
+def check_json_type(request: Request) -> None:
+    """400 IR_04 unless the request labels its (non-empty) body as JSON.
+
+    The spec says every request carries `Content-Type: application/json`; the real service
+    (actix-web's JSON extractor with `content_type_required`) answers 400 to a body sent as
+    text/plain, a form or XML, or with no Content-Type at all. Bodies are only ever parsed as
+    JSON here, so the sandbox says so instead of taking a form or XML body for JSON.
+    """
+    labels = request.headers.getlist("content-type")
+    given = ", ".join(labels)  # two labels ("text/plain" and "application/json") are not JSON
+    media = given.split(";", 1)[0].strip().lower()
+    if len(labels) == 1 and (
+        media in _JSON_TYPES or (media.startswith("application/") and media.endswith("+json"))
+    ):
+        return
+    shown = repr(given[:80]) if given else "none"
+    raise SandboxError(
+        400,
+        INVALID,
+        "IR_04",
+        f"Invalid value for Content-Type: {shown}. This operation reads a JSON body: send it "
+        "with Content-Type: application/json (a form, XML or text body is not read).",
+    )
 
 
 async def read_object(request: Request, example: str) -> dict[str, Any]:

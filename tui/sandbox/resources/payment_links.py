@@ -97,8 +97,8 @@ def _out(
     now: float,
     payment_status: str | None,
 ) -> dict[str, Any]:
-    """The record as answered: current status, its payment's status, and the page URL as this
-    caller reaches it."""
+    """The record as answered: current status, its payment's status, and the page URL on the
+    sandbox's own base URL."""
     data = _current(data, expires_at, now)
     data["link_to_pay"] = _page_url(request, str(data["payment_link_id"]))
     data["payment_status"] = payment_status
@@ -313,8 +313,10 @@ async def checkout_page(request: Request, payment_link_id: str) -> Response:
         "status": shown,
         "expiry": link["expiry"],
     }
-    # `</` cannot close the script element from inside the JSON
-    payload = json.dumps(page).replace("</", "<\\/")
+    # No `<` at all inside the script element: `</script>` cannot close it and `<!--<script>`
+    # (in a description) cannot switch the parser into a state where the page's own
+    # `</script>` no longer ends it. `\u003c` is still a `<` to JSON.parse.
+    payload = json.dumps(page).replace("<", "\\u003c")
     body = _template().replace("__PAYSCOPE_LINK__", payload)
     return HTMLResponse(body, headers={"Cache-Control": "no-store"})
 

@@ -500,7 +500,13 @@ def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
 
 
 def base_url(request: Request) -> str:
-    """The sandbox's own root URL as the caller reached it."""
+    """The sandbox's own root URL, as configured where it listens: never the request's `Host`
+    header, which any caller sets (stored URLs and webhooks would carry the caller's choice).
+    Only an app that no server runs (tests on an in-process transport) falls back to the URL
+    the request was addressed to."""
+    configured = state_of(request).credentials.base_url
+    if configured:
+        return configured.rstrip("/")
     return str(request.base_url).rstrip("/")
 
 
