@@ -24,6 +24,9 @@ environment:
   PAYSCOPE_CONFIG_DIR   where profiles.toml lives (default: the platform config dir)
   PAYSCOPE_DATA_DIR     where the sandbox and listener keep their SQLite files
   PAYSCOPE_API_KEY      the secret key for this run only, instead of the OS keyring
+  PAYSCOPE_SANDBOX_API_KEY, PAYSCOPE_SANDBOX_WEBHOOK_SECRET
+                        payscope sandbox's secret key and signing secret (not in `ps`)
+  PAYSCOPE_WEBHOOK_SECRET   payscope listen's signing secret (not in `ps`)
 
 commands:
   payscope sandbox --help   the local service alone (for curl or your own backend)
@@ -126,11 +129,32 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "--seed", type=_positive_int, metavar="N", default=0, help="write N demo payments first"
     )
-    sandbox.add_argument("--api-key", metavar="snd_...", help="fix the secret key")
+    sandbox.add_argument(
+        "--api-key",
+        metavar="snd_...",
+        help="fix the secret key; other local users see it in `ps`, so prefer --api-key-file "
+        "or PAYSCOPE_SANDBOX_API_KEY",
+    )
+    sandbox.add_argument(
+        "--api-key-file",
+        metavar="PATH",
+        help="read the secret key from PATH (- = standard input); or set PAYSCOPE_SANDBOX_API_KEY",
+    )
     sandbox.add_argument("--merchant-id", metavar="ID", help="fix the merchant id")
     sandbox.add_argument("--profile-id", metavar="ID", help="fix the business profile id")
     sandbox.add_argument("--webhook-url", metavar="URL", help="where webhooks are delivered")
-    sandbox.add_argument("--webhook-secret", metavar="S", help="fix the webhook signing secret")
+    sandbox.add_argument(
+        "--webhook-secret",
+        metavar="S",
+        help="fix the webhook signing secret; visible in `ps` too, so prefer "
+        "--webhook-secret-file or PAYSCOPE_SANDBOX_WEBHOOK_SECRET",
+    )
+    sandbox.add_argument(
+        "--webhook-secret-file",
+        metavar="PATH",
+        help="read the signing secret from PATH (- = standard input); or set "
+        "PAYSCOPE_SANDBOX_WEBHOOK_SECRET",
+    )
     sandbox.add_argument(
         "--rate-limit",
         type=_positive_int,
@@ -167,7 +191,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--secret",
         metavar="S",
         action="append",
-        help="signing secret (repeat to accept several during rotation)",
+        help="signing secret (repeat to accept several during rotation); shown to other local "
+        "users by `ps`: prefer --secret-file or PAYSCOPE_WEBHOOK_SECRET",
+    )
+    listen.add_argument(
+        "--secret-file",
+        metavar="PATH",
+        help="read the signing secrets from PATH, one per line (- = standard input)",
     )
     listen.add_argument(
         "--forward-to",

@@ -28,15 +28,44 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir("payscope")) / "sandbox"
 
 
+# Secrets may come from the environment or a file (`-`: standard input) instead of a flag: a
+# flag's value is visible to every local user in `ps` and stays in the shell history.
+ENV_API_KEY = "PAYSCOPE_SANDBOX_API_KEY"
+ENV_WEBHOOK_SECRET = "PAYSCOPE_SANDBOX_WEBHOOK_SECRET"
+
+
+def _secret_from(args: argparse.Namespace, name: str, flag: str, env: str) -> str | None:
+    """`--<flag>`, else `--<flag>-file`, else `$env`, else None (the stored or a new value)."""
+    from tui.private_files import SecretFileError, read_secret
+
+    given: str | None = getattr(args, name, None)
+    path: str | None = getattr(args, f"{name}_file", None)
+    if given is not None and path is not None:
+        raise ConfigError(f"give {flag} or {flag}-file, not both.")
+    if given is not None:
+        return given
+    if path is not None:
+        try:
+            return read_secret(path, f"{flag}-file")
+        except SecretFileError as exc:
+            raise ConfigError(str(exc)) from None
+    return os.environ.get(env, "").strip() or None
+
+
 def config_from_args(args: argparse.Namespace) -> SandboxConfig:
-    """The `SandboxConfig` the parsed flags ask for."""
+    """The `SandboxConfig` the parsed flags ask for (raises `ConfigError`)."""
+    if getattr(args, "api_key_file", None) == "-" == getattr(args, "webhook_secret_file", None):
+        raise ConfigError(
+            "--api-key-file - and --webhook-secret-file - cannot both read standard input; "
+            "give one of them a file or use the environment."
+        )
     return SandboxConfig(
         data_dir=Path(args.data).expanduser() if args.data else default_data_dir(),
-        api_key=args.api_key,
+        api_key=_secret_from(args, "api_key", "--api-key", ENV_API_KEY),
         merchant_id=args.merchant_id,
         profile_id=args.profile_id,
         webhook_url=args.webhook_url,
-        webhook_secret=args.webhook_secret,
+        webhook_secret=_secret_from(args, "webhook_secret", "--webhook-secret", ENV_WEBHOOK_SECRET),
         rate_limit=args.rate_limit,
         fault_rate=args.fault_rate,
         latency_ms=args.latency,

@@ -29,6 +29,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from tui.private_files import open_private, private_dir
+
 STATE_FILE = "daemon.json"
 LOG_FILE = "daemon.log"
 HOST = "127.0.0.1"
@@ -92,7 +94,8 @@ def read_state(directory: Path) -> DaemonState | None:
 def _write_state(directory: Path, state: DaemonState) -> None:
     path = directory / STATE_FILE
     temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(asdict(state)), encoding="utf-8")
+    with open_private(temporary) as out:  # 0600, like everything in the sandbox's directory
+        out.write(json.dumps(asdict(state)))
     os.replace(temporary, path)
 
 
@@ -153,8 +156,8 @@ def spawn(directory: Path, *, port: int = 0, seed: int = 0) -> int:
     its pid (it is ready once `read_state(directory).phase == "ready"`)."""
     import subprocess
 
-    directory.mkdir(parents=True, exist_ok=True)
-    log = open(directory / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
+    private_dir(directory)
+    log = open_private(directory / LOG_FILE, "ab")  # handed to the child
     try:
         process = subprocess.Popen(
             [
@@ -290,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    args.data.mkdir(parents=True, exist_ok=True)
+    private_dir(args.data)
     try:
         return asyncio.run(serve(args.data, args.port, args.seed))
     except Exception as exc:

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from tui.private_files import create_private, tighten_sqlite
 from tui.sandbox.errors import INVALID, SandboxError
 
 DB_FILE = "sandbox.sqlite3"
@@ -32,12 +33,17 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """Open (creating) the database file with the sandbox's pragmas."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Open (creating) the database file with the sandbox's pragmas.
+
+    The file holds the sandbox's keys and webhook secret: it is created 0600 in a 0700
+    directory whatever the umask, and SQLite gives its `-wal` and `-shm` the same mode.
+    """
+    create_private(path)
     conn = sqlite3.connect(
         path, isolation_level=None, check_same_thread=False, cached_statements=512
     )
     conn.execute("PRAGMA journal_mode=WAL")
+    tighten_sqlite(path)  # companions an older version left under the umask
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA foreign_keys=OFF")

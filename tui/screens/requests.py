@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from tui.private_files import open_private
 from tui.views.actions import Action
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term
@@ -42,10 +43,10 @@ def _status_style(status: int | None, variables: Mapping[str, str]) -> str:
 
 def export_entries(entries: Iterable[Any], directory: Path) -> Path:
     """Write the (already redacted) entries as JSON lines plus their curl commands; the path."""
-    directory.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = directory / f"requests-{stamp}.jsonl"
-    with path.open("w", encoding="utf-8") as out:
+    # 0600 in a 0700 directory: redacted, but still the account's traffic.
+    with open_private(path) as out:
         for e in entries:
             out.write(
                 json.dumps(

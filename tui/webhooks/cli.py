@@ -181,7 +181,8 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], st
     except keystore.SecretsError as exc:
         raise SecretUnavailable(
             "no signing secret given and the OS keyring cannot keep one.\n"
-            f"  pass it for this run:   payscope listen --secret S   (or set {SECRET_ENV})\n"
+            f"  pass it for this run:   payscope listen --secret-file PATH   (or set "
+            f"{SECRET_ENV}, or --secret S, which `ps` shows)\n"
             f"  keyring problem: {exc}"
         ) from exc
     print(
@@ -200,12 +201,24 @@ def run(args: argparse.Namespace) -> int:
     if secrets and any(not s.strip() for s in secrets):
         print("payscope listen: --secret cannot be empty", file=err)
         return 2
+    secret_file: str | None = getattr(args, "secret_file", None)
+    if secret_file is not None:
+        # Not on the command line, so not in `ps`: one secret per line, `-` = standard input.
+        from tui.private_files import SecretFileError, read_secret_lines
+
+        try:
+            secrets = [*(secrets or []), *read_secret_lines(secret_file, "--secret-file")]
+        except SecretFileError as exc:
+            print(f"payscope listen: {exc}", file=err)
+            return 2
     problem = url_problem(args.forward_to) if args.forward_to else None
     if problem is not None:
         print(f"payscope listen: --forward-to: {problem}", file=err)
         return 2
     try:
         secrets, source = resolve_secrets(secrets, err)
+        if secret_file is not None:
+            source = "--secret and --secret-file" if args.secret else "--secret-file"
     except SecretUnavailable as exc:
         print(f"payscope listen: {exc}", file=err)
         return 1

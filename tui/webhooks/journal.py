@@ -48,6 +48,8 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from tui.private_files import create_private, tighten_sqlite
+
 log = logging.getLogger("payscope.listener")
 
 JOURNAL_FILE = "journal.sqlite3"
@@ -342,12 +344,14 @@ class Journal:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            # Senders' headers and bodies: 0600 in a 0700 directory, whatever the umask.
+            create_private(self.path)
             conn = sqlite3.connect(
                 self.path, isolation_level=None, check_same_thread=False, cached_statements=512
             )
             conn.execute("PRAGMA busy_timeout = 5000")
             conn.execute("PRAGMA journal_mode = WAL")
+            tighten_sqlite(self.path)
             # FULL: a commit is on disk when it returns, not only in the OS cache.
             conn.execute("PRAGMA synchronous = FULL")
         except (OSError, sqlite3.Error) as exc:
