@@ -101,7 +101,7 @@ class RealShapes:
                 got = await up.get(path)
                 return got.status_code, _record(got.json()) if got.is_success else got.json()
             if (method, path) == ("POST", "/payment_link/list"):
-                got = await up.post(path, content=body or b"{}")
+                got = await up.post(path, json=data or {})
                 return got.status_code, [_record(d) for d in got.json()["data"]]
             forwarded = {k: v for k, v in headers.items() if k.lower() not in ("host",)}
             query = scope["query_string"].decode()
