@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import contextlib
 import hmac
 import json
 import re
@@ -111,7 +112,8 @@ def event(event_id: Any = "evt_catalogue", **fields: Any) -> dict[str, Any]:
     }
 
 
-HUGE_HEADER = b"X-Filler: " + b"f" * (4 * MAX_HEAD_BYTES) + b"\r\n"
+# Well past the bound whatever the size of the server's reads (it counts from its second read).
+HUGE_HEADER = b"X-Filler: " + b"f" * (16 * MAX_HEAD_BYTES) + b"\r\n"
 GARBAGE = b"GARBAGE\r\n\r\n"
 SMUGGLE = (
     b"POST /payments HTTP/1.1\r\nHost: 127.0.0.1\r\napi-key: " + API_KEY.encode() + b"\r\n"
@@ -579,7 +581,8 @@ async def exchange(url: str, data: bytes, then: bytes) -> tuple[Answer, Answer]:
     reader, writer = await asyncio.open_connection(host, int(port))
     try:
         writer.write(data)
-        await writer.drain()
+        with contextlib.suppress(ConnectionError):  # refused while still sending: expected
+            await writer.drain()
         first = await read_answer(reader)
         if first.closes:
             assert await asyncio.wait_for(reader.read(), 20) == b"", "closed means closed"
@@ -687,10 +690,10 @@ async def test_a_host_header_never_reaches_stored_urls_or_webhooks(
         assert stored.json()["next_action"]["redirect_to_url"] == redirect
         page = await http.get(redirect.removeprefix(url))
         assert page.status_code == 200 and EVIL not in page.text
-    for _ in range(500):
+    for _ in range(1000):  # up to 20 s on a loaded machine; about 50 ms here
         if any(e["event_type"] == "action_required" for e in receiver.events()):
             break
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(0.02)
     delivered = [e for e in receiver.events() if e["event_type"] == "action_required"]
     assert delivered, receiver.events()
     assert delivered[0]["content"]["object"]["next_action"]["redirect_to_url"] == redirect
