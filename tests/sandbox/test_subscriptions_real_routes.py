@@ -289,9 +289,19 @@ async def test_estimate(served: Served) -> None:
         await client.estimate(SubscriptionEstimateRequest(plan_id="plan_gold"))
 
 
-@pytest.mark.parametrize("path", ["/subscriptions/foo", "/subscriptions/items-old", "/nothing"])
-async def test_unknown_sub_paths_are_unknown_routes(served: Served, path: str) -> None:
-    response = await served.http.get(path)
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/subscriptions/foo"),
+        ("GET", "/subscriptions/items-old"),
+        ("POST", "/subscriptions/foo"),
+        ("POST", "/subscriptions/foo/pause"),
+        ("PUT", "/subscriptions/items/update"),
+        ("GET", "/nothing"),
+    ],
+)
+async def test_unknown_sub_paths_are_unknown_routes(served: Served, method: str, path: str) -> None:
+    response = await served.http.request(method, path, json={})
     assert response.status_code == 404
     error = envelope(response)
     assert error["code"] == "IR_02" and "not a route" in error["message"]

@@ -24,7 +24,8 @@ The real service's routes where the spec is silent follow its OpenAPI document's
 `GET /subscriptions/items?item_type=plan` is a bare array of `{item_id, name, description,
 price_id[]}` (the sandbox has no add-ons: `addon` lists none), and `GET /subscriptions/estimate`
 answers `{amount, currency, plan_id, item_price_id, coupon_code, customer_id, line_items[]}`.
-A one-segment path that is no subscription id (`/subscriptions/foo`) is not a route (404 IR_02).
+A path whose segment after `/subscriptions/` is no subscription id (`/subscriptions/foo`,
+`/subscriptions/foo/pause`) is not a route (404 IR_02, whatever the method).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from starlette.exceptions import HTTPException
+from starlette.convertors import StringConvertor, register_url_convertor
 from starlette.responses import Response
 
 from tui.api.models.subscriptions import (
@@ -187,6 +188,17 @@ PAUSABLE: Final = ("active", "trial")
 RESUMABLE: Final = ("paused", "pending", "unpaid")
 UPDATABLE: Final = ("active", "trial", "paused", "unpaid")
 CANCELLABLE: Final = ("active", "trial", "paused", "pending", "unpaid")
+
+
+class SubscriptionIdConvertor(StringConvertor):
+    """A path segment that can be a subscription id (`sub_...`). Any other word after
+    `/subscriptions/` is a route of its own (`items`, `estimate`, `create`, `plans`) or no route
+    at all (404 IR_02, like any unknown path), never a subscription to look up."""
+
+    regex = "sub_[^/]+"
+
+
+register_url_convertor("sub_id", SubscriptionIdConvertor())
 
 router = APIRouter(tags=["subscriptions"])
 
@@ -547,7 +559,7 @@ async def create_only(request: Request) -> Response:
 
 
 @router.post(
-    "/subscriptions/{subscription_id}/confirm",
+    "/subscriptions/{subscription_id:sub_id}/confirm",
     summary="Confirm a subscription made by POST /subscriptions/create",
     openapi_extra=json_body(SubscriptionConfirmRequest),
 )
@@ -647,12 +659,9 @@ def _first_term(
         _charge_new_term(conn, state, sub, now, "failed")
 
 
-@router.get("/subscriptions/{subscription_id}", summary="Retrieve a subscription")
+@router.get("/subscriptions/{subscription_id:sub_id}", summary="Retrieve a subscription")
 async def retrieve_subscription(request: Request, subscription_id: str) -> Response:
     """The subscription with its latest `payment` and `invoice`."""
-    if not subscription_id.startswith("sub_"):
-        # `/subscriptions/foo` is a path the service does not have, not a missing subscription.
-        raise HTTPException(404)
     profile_id = _profile(request)
     return respond(_view(_load(state_of(request).db.conn, subscription_id, profile_id)))
 
@@ -745,7 +754,7 @@ def _invoice_payment(conn: sqlite3.Connection, payment_id: Any) -> dict[str, Any
 
 
 @router.put(
-    "/subscriptions/{subscription_id}/update",
+    "/subscriptions/{subscription_id:sub_id}/update",
     summary="Change a subscription's plan",
     openapi_extra=json_body(SubscriptionUpdateRequest),
 )
@@ -786,7 +795,7 @@ def _schedule(sub: Sub, action: str, at: float) -> None:
 
 
 @router.post(
-    "/subscriptions/{subscription_id}/pause",
+    "/subscriptions/{subscription_id:sub_id}/pause",
     summary="Pause a subscription",
     openapi_extra=json_body(SubscriptionPauseRequest, required=False),
 )
@@ -796,7 +805,7 @@ async def pause_subscription(request: Request, subscription_id: str) -> Response
 
 
 @router.post(
-    "/subscriptions/{subscription_id}/resume",
+    "/subscriptions/{subscription_id:sub_id}/resume",
     summary="Resume a subscription",
     openapi_extra=json_body(SubscriptionResumeRequest, required=False),
 )
@@ -843,7 +852,7 @@ def _resume(
 
 
 @router.post(
-    "/subscriptions/{subscription_id}/cancel",
+    "/subscriptions/{subscription_id:sub_id}/cancel",
     summary="Cancel a subscription",
     openapi_extra=json_body(SubscriptionCancelRequest, required=False),
 )
