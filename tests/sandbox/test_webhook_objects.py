@@ -61,10 +61,11 @@ def sent_by_the_sandbox() -> set[str]:
 class Checker:
     """Reads each new delivery's object back and compares it."""
 
-    def __init__(self, raw: httpx.AsyncClient, receiver: Receiver, profile_id: str) -> None:
+    def __init__(self, raw: httpx.AsyncClient, receiver: Receiver, sandbox: Sandbox) -> None:
         self.raw = raw
         self.receiver = receiver
-        self.headers = {"X-Profile-Id": profile_id}
+        self.merchant_id = sandbox.credentials.merchant_id
+        self.headers = {"X-Profile-Id": sandbox.credentials.profile_id}
         self.done = 0
         self.checked: dict[str, int] = {}
 
@@ -77,6 +78,14 @@ class Checker:
             await asyncio.sleep(0.01)
         else:
             raise AssertionError(f"no delivery of {expected}; got {sorted(seen)}")
+        # Deliveries run concurrently: wait until every event written so far has arrived, so
+        # each is compared before the next change of its object.
+        for _ in range(500):
+            listed = await self.raw.post(f"/events/{self.merchant_id}", json={"limit": 1})
+            arrived = {e["event_id"] for e in self.receiver.events()}
+            if len(arrived) >= listed.json()["total_count"]:
+                break
+            await asyncio.sleep(0.01)
         events = self.receiver.events()
         for event in events[self.done :]:
             await self.check(event)
@@ -106,7 +115,7 @@ async def test_every_event_carries_the_object_as_get_returns_it(
     sandbox: Sandbox, raw: httpx.AsyncClient, receiver: Receiver
 ) -> None:
     sandbox.set_webhook(receiver.url, WEBHOOK_SECRET)
-    check = Checker(raw, receiver, sandbox.credentials.profile_id)
+    check = Checker(raw, receiver, sandbox)
 
     async def pay(number: str = "4242424242424242", **fields: Any) -> dict[str, Any]:
         answer = await raw.post("/payments", json=payment_body(number, **fields))
@@ -243,7 +252,7 @@ async def test_the_expired_webhook_says_expired(
     """The case found by using it: after a 7-day advance the webhook said requires_capture."""
     sandbox.set_webhook(receiver.url, WEBHOOK_SECRET)
     held = (await raw.post("/payments", json=payment_body(capture_method="manual"))).json()
-    check = Checker(raw, receiver, sandbox.credentials.profile_id)
+    check = Checker(raw, receiver, sandbox)
     await check.settle("payment_authorized")
     await raw.post("/_sandbox/clock/advance", json={"seconds": 7 * 86400 + 1})
     await check.settle("payment_expired")
