@@ -422,9 +422,9 @@ class Outbox:
         try:
             return await asyncio.wait_for(asyncio.shield(waiter), wait)
         except TimeoutError:
-            return self._under_way(event_id, now)
+            return self._under_way(event_id, now, wait)
 
-    def _under_way(self, event_id: str, now: float) -> dict[str, Any]:
+    def _under_way(self, event_id: str, now: float, wait: float) -> dict[str, Any]:
         url, secret = self._state.webhook_target()
         row = self._state.db.conn.execute(
             "SELECT body FROM events WHERE event_id = ?", (event_id,)
@@ -439,7 +439,7 @@ class Outbox:
             body,
             None,
             None,
-            f"no answer from {url} within {MANUAL_RETRY_WAIT:g} s yet; the attempt goes on and "
+            f"no answer from {url} within {wait:g} s yet; the attempt goes on and "
             "is listed under the event's attempts when it ends",
             False,
         )
