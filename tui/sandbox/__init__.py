@@ -3,7 +3,8 @@
 Layout: `server.py` (`Sandbox`, `SandboxConfig`: the in-process interface), `app.py`
 (`create_app(state)`), `state.py` (`SandboxState`: database, clock, credentials, limits,
 faults, outbox, background loop), `middleware.py` (auth, rate limits, faults), `outbox.py`
-(events and signed delivery with retries), `cards.py` (test cards), `seed.py`, `cli.py`, and
+(events and signed delivery with retries: concurrent, bounded, in order per object) with its
+HTTP client `webhook_http.py`, `cards.py` (test cards), `seed.py`, `cli.py`, and
 one module per resource under `resources/`.
 
 How to add a resource (e.g. disputes)
