@@ -54,7 +54,7 @@ def _payment(n: int, status: str) -> dict[str, Any]:
         amount=6540 + n,
         currency="USD",
         customer_id="cus_y3oqhf46pyzuxjbcn2giaqnb44",
-        created=f"2024-04-3{n % 2}T10:1{n}:12Z",
+        created=f"2024-04-{20 + n}T10:1{n}:12Z",
     )
     payment["payment_method_data"]["card"] |= CARD
     for refund in payment["refunds"]:
@@ -100,6 +100,7 @@ def _payout(n: int, status: str, method: int) -> dict[str, Any]:
         "PayoutCreateResponse",
         choose={"PayoutMethodDataResponse": method},
         payout_id=f"payout_real{n:04d}",
+        payout_type=("card", "bank")[method],
         status=status,
         currency="USD",
         profile_id=PROFILE,
@@ -235,6 +236,11 @@ def _kept(record: Any, served: dict[str, Any]) -> None:
     assert lost(served, record.model_dump(mode="json")) == []
 
 
+def _sections(screen: Any) -> str:
+    """What a detail screen's sections show, as plain text."""
+    return " ".join(shown_text(s) for s in screen.query(".section").results(Static))
+
+
 def _raw_shows_every_field(screen: Any, served: dict[str, Any]) -> None:
     """The detail's raw JSON (`v`) shows every field that has a value (the secret excepted)."""
     raw = shown_text(screen.query_one("#raw", Static))
@@ -278,8 +284,16 @@ async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) 
             detail = await _open_row(pilot, payments, served["payment_id"], PaymentDetailScreen)
             _kept(detail.record, served)
             _raw_shows_every_field(detail, served)
-            shown = " ".join(shown_text(s) for s in detail.query(".section").results(Static))
-            for text in ("Visa •••• 4242  exp 03/2030", "credit · JP Morgan", served["status"]):
+            shown = _sections(detail)
+            refund = (
+                f"{served['refunds'][0]['refund_id']}    succeeded    65.40 USD    sample    2022"
+            )
+            for text in (
+                "Visa •••• 4242  exp 03/2030",
+                "credit · JP Morgan",
+                served["status"],
+                refund,
+            ):
                 assert text in shown, text
             await pilot.press("escape")
 
@@ -292,6 +306,9 @@ async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) 
         detail = await _open_row(pilot, refunds, review["refund_id"], RefundDetailScreen)
         _kept(detail.record, review)
         _raw_shows_every_field(detail, review)
+        # its times, under the real names created_at / updated_at
+        assert "Created         2022-09-10 10:11:12" in _sections(detail)
+        assert "Modified        2022-09-10 10:11:12" in _sections(detail)
         await pilot.press("escape")
 
         disputes = await _open_area(pilot, "disputes", DisputesView)
@@ -313,6 +330,7 @@ async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) 
         )
         _kept(detail.record, CUSTOMERS[0])
         _raw_shows_every_field(detail, CUSTOMERS[0])
+        assert "Created         2023-01-18 11:04:09" in _sections(detail)  # its created_at
         await pilot.press("escape")
 
         payouts = await _open_area(pilot, "payouts", PayoutsView)

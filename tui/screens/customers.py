@@ -73,7 +73,7 @@ COLUMNS: tuple[Column[Any], ...] = (
     Column("name", "Name", 16, lambda c, x: _cut(c.name), flex=(12, 18)),
     Column("email", "Email", 26, lambda c, x: _cut(c.email), flex=(18, 40)),
     Column("phone", "Phone", 14, lambda c, x: _cut(phone_of(c)), 78),
-    Column("created", "Created", 12, lambda c, x: safe(format_time(c.created, short=True))),
+    Column("created", "Created", 12, lambda c, x: safe(format_time(c.created_time, short=True))),
 )
 
 
@@ -249,6 +249,9 @@ class CustomersView(ResourceListView[Any]):
 
     def key_of(self, record: Any) -> str:
         return str(record.customer_id)
+
+    def order(self, record: Any) -> Any:
+        return record.created_time or ""  # `created` here, `created_at` on the real service
 
     def filter_grammar(self) -> Grammar:
         return customer_grammar()
@@ -534,7 +537,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
         fields.add_row("Address", address_text(c.address))
         fields.add_row("Metadata", metadata_text(c.metadata))
         # Times as the service sent them when they are not ISO 8601: literally, too.
-        fields.add_row("Created", safe(format_time(c.created)))
+        fields.add_row("Created", safe(format_time(c.created_time)))
         fields.add_row("Modified", safe(format_time(getattr(c, "modified_at", None))))
         self.section("customer").update(fields)
         self.section_payments.show(self.payments, self._summary())

@@ -159,7 +159,7 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
                 status_text(r.status, self.app.theme_variables),
                 format_amount(r.amount, r.currency),
                 safe(r.reason, empty=""),
-                format_time(r.created),
+                format_time(r.created_time),
             )
         return Group(rows, empty(":ref <id> opens a refund."))
 

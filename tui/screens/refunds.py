@@ -63,7 +63,9 @@ COLUMNS: tuple[Column[Any], ...] = (
         lambda r, c: amount_text(r.amount, r.currency, c.variables, width=AMOUNT_WIDTH),
     ),
     Column("payment_id", "Payment", 24, lambda r, c: safe(r.payment_id), 94),
-    Column("created", "Created", 12, lambda r, c: safe(format_time(r.created, short=True)), 68),
+    Column(
+        "created", "Created", 12, lambda r, c: safe(format_time(r.created_time, short=True)), 68
+    ),
     Column("reason", "Reason", 12, lambda r, c: safe(r.reason, empty=""), 108, flex=(12, 40)),
 )
 
@@ -184,6 +186,9 @@ class RefundsView(ResourceListView[Any]):
     def key_of(self, record: Any) -> str:
         return str(record.refund_id)
 
+    def order(self, record: Any) -> Any:
+        return record.created_time or ""  # `created` here, `created_at` on the real service
+
     def filter_grammar(self) -> Grammar:
         return refund_grammar()
 
@@ -294,8 +299,8 @@ class RefundDetailScreen(DetailScreen[Any]):
         summary.add_row("Currency", safe(r.currency))
         summary.add_row("Type", safe(r.refund_type))
         summary.add_row("Reason", safe(r.reason, multiline=True, empty="none given"))
-        summary.add_row("Created", format_time(r.created))
-        summary.add_row("Modified", format_time(r.modified_at))
+        summary.add_row("Created", format_time(r.created_time))
+        summary.add_row("Modified", format_time(r.modified_time))
         if r.status == "pending":
             summary.add_row(
                 "Next", Text("settles by itself; a refund_succeeded or refund_failed webhook says")
@@ -309,10 +314,10 @@ class RefundDetailScreen(DetailScreen[Any]):
     def _history(self, r: Any) -> RenderableType:
         rows = table("When (UTC)", "What", "Status", "Event")
         variables = self.app.theme_variables
-        settled_later = bool(r.modified_at) and r.modified_at != r.created
+        settled_later = bool(r.modified_time) and r.modified_time != r.created_time
         # What the record says now goes on its last line: the creation, or the last change.
         rows.add_row(
-            format_time(r.created),
+            format_time(r.created_time),
             "created",
             Text("") if settled_later else status_text(r.status, variables),
             "",
@@ -334,7 +339,7 @@ class RefundDetailScreen(DetailScreen[Any]):
                 safe(e.event_id),
             )
         if settled_later:
-            rows.add_row(format_time(r.modified_at), "modified", status_text(r.status, variables))
+            rows.add_row(format_time(r.modified_time), "modified", status_text(r.status, variables))
         notes = []
         if events:
             notes.append("Webhook rows show when the listener received them.")

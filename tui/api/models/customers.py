@@ -63,6 +63,11 @@ class Customer(ResponseModel):
     # The real service's name for `created` (always sent there; the local sandbox sends both).
     created_at: str | None = None
 
+    @property
+    def created_time(self) -> str | None:
+        """When it was created, whichever name it came under (`created`, `created_at`)."""
+        return self.created or self.created_at
+
 
 class CustomerListResponse(ListResponse[Customer]):
     """Customers; a bare array from the real service is read as `data`."""

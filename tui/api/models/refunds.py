@@ -122,12 +122,25 @@ class Refund(ResponseModel):
     metadata: Metadata | None = None
     created: str | None = None
     modified_at: str | None = None
+    # The real service's names for `created` and `modified_at`.
+    created_at: str | None = None
+    updated_at: str | None = None
     error_code: str | None = None
     error_message: str | None = None
     unified_code: str | None = None
     unified_message: str | None = None
     profile_id: str | None = None
     connector: str | None = None
+
+    @property
+    def created_time(self) -> str | None:
+        """When it was created, whichever name it came under (`created`, `created_at`)."""
+        return self.created or self.created_at
+
+    @property
+    def modified_time(self) -> str | None:
+        """When it last changed, whichever name it came under (`modified_at`, `updated_at`)."""
+        return self.modified_at or self.updated_at
 
     @property
     def status_enum(self) -> RefundStatus | None:
