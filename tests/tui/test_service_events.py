@@ -82,3 +82,51 @@ async def test_service_history_lists_attempts_and_retries(
 
         await pilot.press("escape")
         await until(lambda: not isinstance(app.screen, ServiceEventsScreen))
+
+
+async def test_a_retry_the_endpoint_has_not_answered_yet_is_said_as_such(
+    remote: Any, dirs: tuple[Path, Path]
+) -> None:
+    """The sandbox answers a retry after a quarter of a second whatever the endpoint does; an
+    attempt still under way is "sent, no answer yet", not "got no answer"."""
+    import socket
+
+    from tui.app import make_app
+    from tui.screens.service_events import ServiceEventsScreen
+
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
+    silent_url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"
+    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], stable_display=True)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app.runtime.ready.wait()
+            listener = app.runtime.listener
+            remote.set_webhook(listener.url, remote.credentials.webhook_secret)
+            payment = await create_payment(app.runtime.client)
+            await until(lambda: listener.journal.count(object_id=payment.payment_id) > 0)
+            remote.set_webhook(silent_url, remote.credentials.webhook_secret)
+
+            await pilot.press("colon", *"events", "enter")
+            await pilot.pause()
+            await pilot.press("h")
+            await until(lambda: isinstance(app.screen, ServiceEventsScreen))
+            screen = app.screen
+            assert isinstance(screen, ServiceEventsScreen)
+            await until(
+                lambda: any(e.object_id == payment.payment_id for e in screen.events.values())
+            )
+            event_id = next(
+                i for i, e in screen.events.items() if e.object_id == payment.payment_id
+            )
+            from textual.widgets import DataTable
+
+            table: DataTable[Any] = screen.query_one(DataTable)
+            table.move_cursor(row=table.get_row_index(event_id))
+            await until(lambda: len(screen.attempts.get(event_id, [])) >= 1)
+
+            await pilot.press("r")
+            said = lambda: [n.message for n in app._notifications]  # noqa: E731
+            await until(lambda: any("not answered yet" in m for m in said()))
+            assert not any("got no answer" in m for m in said())
+    finally:
+        silent.close()
