@@ -17,17 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.daemons import wait_ready as _wait_ready
 from tui.sandbox import daemon
-
-
-def _wait_ready(directory: Path, timeout: float = 30.0) -> daemon.DaemonState:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        state = daemon.read_state(directory)
-        if state is not None and state.phase == "ready":
-            return state
-        time.sleep(0.02)
-    raise AssertionError(f"no ready daemon; log:\n{daemon.log_tail(directory)}")
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.daemons import wait_ready
 from tests.tui.pilot import until
 from tui.app import make_app
 from tui.prefetch import Prefetch
@@ -21,22 +22,12 @@ from tui.screens.payments import PaymentsView
 from tui.screens.payments_cache import PAGE_SIZE
 
 
-def _ready(directory: Path, timeout: float = 30.0) -> daemon.DaemonState:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        state = daemon.read_state(directory)
-        if state is not None and state.phase == "ready":
-            return state
-        time.sleep(0.02)
-    raise AssertionError(f"no ready daemon; log:\n{daemon.log_tail(directory)}")
-
-
 @pytest.fixture
 def data(tmp_path: Path) -> Iterator[Path]:
     """A data dir whose background sandbox is up, with 12 seeded payments."""
     path = tmp_path / "data"
     daemon.spawn(path / "sandbox", seed=12)
-    _ready(path / "sandbox")
+    wait_ready(path / "sandbox")
     yield path
     daemon.stop(path / "sandbox")
 
