@@ -23,6 +23,7 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
+from tui.paths import ENV_SANDBOX_MODE
 from tui.theming import (
     DEFAULT_THEME,
     load_one_theme,
@@ -407,11 +408,6 @@ def _resume_gc() -> None:
     if _gc_paused:
         _gc_paused = False
         gc.enable()
-
-
-# `PAYSCOPE_SANDBOX=in-process` runs the local sandbox inside the app, stopped on quit, instead
-# of the background service kept between runs.
-ENV_SANDBOX_MODE = "PAYSCOPE_SANDBOX"
 
 
 def run_tui(args: argparse.Namespace) -> int:

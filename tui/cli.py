@@ -275,6 +275,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.keys import run as run_keys
 
             return run_keys(args)
+        import os
+
+        from tui import prefetch
+        from tui.paths import ENV_SANDBOX_MODE
+
+        # Payments' live first page is asked for now, while Textual loads (tui/prefetch.py).
+        prefetch.start_early(args.profile, os.environ.get(ENV_SANDBOX_MODE, ""))
         from tui.app import exit_now, run_tui
 
         exit_now(run_tui(args))

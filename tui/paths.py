@@ -10,6 +10,9 @@ APP_NAME = "payscope"
 CONFIG_FILE = "profiles.toml"
 ENV_CONFIG_DIR = "PAYSCOPE_CONFIG_DIR"
 ENV_DATA_DIR = "PAYSCOPE_DATA_DIR"
+# `PAYSCOPE_SANDBOX=in-process` runs the local sandbox inside the app, stopped on quit, instead
+# of the background service kept between runs.
+ENV_SANDBOX_MODE = "PAYSCOPE_SANDBOX"
 
 
 def _env_dir(variable: str) -> Path | None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tui import __version__
-from tui.screens.payments_cache import CachedPayment, row_of
+from tui.screens.payments_cache import PAGE_SIZE, CachedPayment, row_of
 
 PATH = "/payments/list"
 TIMEOUT = 2.0  # seconds: past that the client's own first read is as quick
@@ -107,6 +107,29 @@ class Prefetch:
         for callback in callbacks:
             with contextlib.suppress(Exception):  # the app may be gone already
                 callback()
+
+
+# The read the command line starts before importing Textual (see `start_early`).
+_early: Prefetch | None = None
+
+
+def start_early(profile: str | None, sandbox_mode: str) -> None:
+    """Start the read at the very beginning of `payscope` (the TUI), before Textual is
+    imported: the thread's waits (the sandbox's answer) overlap the imports. Only for the local
+    profile on the background sandbox; `Runtime.spawn_early` adopts it, or starts its own."""
+    global _early
+    if profile is not None or sandbox_mode == "in-process":
+        return
+    from tui.paths import data_dir
+
+    _early = Prefetch(data_dir() / "sandbox", PAGE_SIZE).start()
+
+
+def adopt(directory: Path) -> Prefetch | None:
+    """The read `start_early` started, when it is for `directory` (once)."""
+    global _early
+    early, _early = _early, None
+    return early if early is not None and early.directory == directory else None
 
 
 def fetch_first_page(directory: Path, limit: int) -> LivePage | None:

@@ -415,11 +415,12 @@ class Runtime:
             port, _origin = self.wanted_sandbox_port()
             self.spawned_daemon = daemon.spawn(directory, port=port, seed=self.options.seed)
             return
-        # Already serving: its first page can be on its way before Textual has drawn anything.
-        from tui.prefetch import Prefetch
+        # Already serving: its first page can be on its way before Textual has drawn anything
+        # (the command line started the read before importing Textual).
+        from tui import prefetch
         from tui.screens.payments_cache import PAGE_SIZE
 
-        self.prefetch = Prefetch(directory, PAGE_SIZE).start()
+        self.prefetch = prefetch.adopt(directory) or prefetch.Prefetch(directory, PAGE_SIZE).start()
 
     @property
     def has_local_sandbox(self) -> bool:

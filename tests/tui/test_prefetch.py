@@ -125,3 +125,31 @@ async def test_the_live_page_shows_before_the_client_and_a_key_waits_for_it(
         await until(lambda: view.loaded and not view.prefetched, 10)  # read again, whole
         paths = [(e.method, e.path) for e in runtime.api.journal.entries()]
         assert paths.count(("POST", "/payments/list")) == 2  # the start-up read is listed too
+
+
+def test_the_command_line_starts_it_before_textual_and_the_runtime_adopts_it(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui import prefetch
+
+    monkeypatch.setenv("PAYSCOPE_DATA_DIR", str(data))
+    prefetch.start_early("remote", "")  # a remote profile: nothing local to read
+    assert prefetch.adopt(data / "sandbox") is None
+    prefetch.start_early(None, "in-process")  # the sandbox will start inside the app
+    assert prefetch.adopt(data / "sandbox") is None
+
+    prefetch.start_early(None, "")
+    early = prefetch.adopt(data / "sandbox")
+    assert early is not None and prefetch.adopt(data / "sandbox") is None  # adopted once
+    _wait(early)
+    assert early.page is not None and early.page.total == 12
+
+    prefetch.start_early(None, "")
+    assert prefetch.adopt(data / "elsewhere") is None  # another data dir: not this one's
+    app = make_app(data_dir=data, seed=12, daemon=True)
+    prefetch.start_early(None, "")
+    started = prefetch._early
+    app.runtime.spawn_early()
+    assert started is not None and app.runtime.prefetch is started  # adopted, not asked again
+    _wait(app.runtime.prefetch)
+    assert app.runtime.prefetch.page is not None
