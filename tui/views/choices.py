@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from textual import on
+from textual.widget import Widget
 from textual.widgets import Select
 
 from tui.views.forms import FormScreen
@@ -73,14 +74,16 @@ class ChoiceFormScreen(FormScreen):
     def apply_choices(self) -> None:
         """Show the fields the current choices name, hide the others (with their errors)."""
         shown = self.shown_fields()
+        # The form's nodes by id, from one walk: a query per label, hint and error line walked
+        # the whole form each time (the payout form's ~100 fields: ~1 s on every choice).
+        by_id: dict[str, list[Widget]] = {}
+        for node in self.walk_children(Widget):
+            if node.id is not None:
+                by_id.setdefault(node.id, []).append(node)
         for field in self._fields:
             off = field.name not in shown
-            for part in (
-                f"#label-{field.name}",
-                f"#hint-{field.name}",
-                f"#error-{field.name}",
-            ):
-                for node in self.query(part):
+            for part in (f"label-{field.name}", f"hint-{field.name}", f"error-{field.name}"):
+                for node in by_id.get(part, ()):
                     node.set_class(off, "-off")
             field.widget.set_class(off, "-off")
 
