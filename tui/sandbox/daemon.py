@@ -67,7 +67,7 @@ class StoredCredentials:
 
 
 def alive(pid: int) -> bool:
-    """True while process `pid` exists (a zombie child counts as gone)."""
+    """True while process `pid` exists (a zombie counts as gone)."""
     with contextlib.suppress(ChildProcessError, OSError):
         done, _status = os.waitpid(pid, os.WNOHANG)  # only reaps our own children
         if done == pid:
@@ -78,7 +78,19 @@ def alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    # Another process's child that exited stays a zombie until that parent reaps it (the TUI
+    # that started the daemon, still open): `payscope sandbox stop` waited its whole timeout.
+    return not _zombie(pid)
+
+
+def _zombie(pid: int) -> bool:
+    """True if `pid` has exited and waits for its parent to reap it (Linux; False elsewhere)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return False
+    # "pid (name) state ...": the name may hold spaces and parentheses, so split after the last.
+    return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
 def read_state(directory: Path) -> DaemonState | None:
