@@ -19,7 +19,7 @@ import pytest
 from textual.widgets import Input, Select
 
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets, frozen_clock
-from tests.tui.pilot import LOOKS, create_payment, field_error, until
+from tests.tui.pilot import LOOKS, create_payment, field_error, run_command, until
 from tests.tui.snapshot_app import build, ready
 from tui.screens import analytics_data as data
 from tui.screens.analytics import AnalyticsView
@@ -114,7 +114,7 @@ async def _analytics(pilot: Any) -> AnalyticsView:
     """Start, go to `:analytics` and wait for its first answer to be drawn."""
     app = pilot.app
     await ready(pilot)
-    await pilot.press("colon", *"analytics", "enter")
+    await run_command(pilot, "analytics")
     await until(lambda: bool(app.screen.query(AnalyticsView)))
     view = app.screen.query_one(AnalyticsView)
     await until(lambda: _settled(view), 15)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
-from tests.tui.pilot import LOOKS, field_error, shown_text, submit, until
+from tests.tui.pilot import LOOKS, field_error, run_command, shown_text, submit, type_text, until
 from tests.tui.snapshot_app import build, ready
 from tui.screens.customer_forms import EditCustomerForm, NewCustomerForm
 from tui.screens.customers import CustomerDetailScreen, CustomersView
@@ -28,7 +28,7 @@ async def _customers(pilot: Any) -> CustomersView:
     """Start, open Customers (`:customers`) and wait for its first page."""
     app = pilot.app
     await ready(pilot)
-    await pilot.press("colon", *"customers", "enter")
+    await run_command(pilot, "customers")
     view = app.screen.query_one(CustomersView)
     await until(lambda: view.loaded and not view.workers)
     await pilot.pause()
@@ -36,7 +36,9 @@ async def _customers(pilot: Any) -> CustomersView:
 
 
 async def _filter(pilot: Any, view: CustomersView, text: str) -> None:
-    await pilot.press("slash", *text, "enter")
+    await pilot.press("slash")
+    await type_text(pilot, text)
+    await pilot.press("enter")
     await pilot.pause()
     await until(lambda: not view.workers)
     await pilot.pause()
@@ -45,7 +47,7 @@ async def _filter(pilot: Any, view: CustomersView, text: str) -> None:
 async def _detail(pilot: Any, customer_id: str) -> CustomerDetailScreen:
     """Open a customer the way `:cus <id>` does and wait until it and its payments loaded."""
     app = pilot.app
-    await pilot.press("colon", *f"cus {customer_id}", "enter")
+    await run_command(pilot, f"cus {customer_id}")
     await until(lambda: isinstance(app.screen, CustomerDetailScreen))
     screen = app.screen
     assert isinstance(screen, CustomerDetailScreen)

@@ -26,6 +26,7 @@ from tests.tui.pilot import (
     filter_problem,
     open_detail,
     open_record,
+    run_command,
     shown_text,
     submit,
     until,
@@ -104,7 +105,7 @@ async def _demo(app: Any) -> dict[str, str]:
 async def _disputes(pilot: Any) -> DisputesView:
     """Go to Disputes (`:disputes`) and wait for its first page."""
     app = pilot.app
-    await pilot.press("colon", *"disputes", "enter")
+    await run_command(pilot, "disputes")
     view = app.screen.query_one(DisputesView)
     await until(lambda: view.loaded)
     await app.workers.wait_for_complete()

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.tui.pilot import LOOKS, until
+from tests.tui.pilot import LOOKS, run_command, until
 from tests.tui.snapshot_app import build, ready
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
@@ -58,7 +58,7 @@ async def _deliveries(pilot: Any) -> None:
     bad = next(p for p in rows if p.status == "failed")
     SUCCEEDED = _payload("evt_snapshot_succeeded", "payment_succeeded", ok.payment_id, ok.status)
     FAILED = _payload("evt_snapshot_failed", "payment_failed", bad.payment_id, bad.status)
-    await pilot.press("colon", *"events", "enter")
+    await run_command(pilot, "events")
     await pilot.pause()
     app = pilot.app
     runtime = app.runtime

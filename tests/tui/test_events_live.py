@@ -9,7 +9,7 @@ import httpx
 import pytest
 from textual.widgets import DataTable, Static
 
-from tests.tui.pilot import until
+from tests.tui.pilot import run_command, until
 from tests.tui.snapshot_app import build, ready
 from tui.screens.events import EventsView
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
@@ -37,7 +37,7 @@ async def test_live_deliveries_go_on_top_and_the_header_counts_them(
     app = build(*dirs)
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
-        await pilot.press("colon", *"events", "enter")
+        await run_command(pilot, "events")
         await pilot.pause()
         view = app.screen.query_one(EventsView)
         url, secret = app.runtime.listener.url, app.runtime.sandbox.credentials.webhook_secret

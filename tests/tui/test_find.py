@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tui.pilot import create_payment, until
+from tests.tui.pilot import create_payment, run_command, until
 from tests.tui.snapshot_app import build, ready
 from tui.screens.find import FindScreen
 from tui.screens.payment_detail import PaymentDetailScreen
@@ -14,7 +14,7 @@ Dirs = tuple[Path, Path]
 
 async def _find(pilot, text: str) -> FindScreen:  # type: ignore[no-untyped-def]
     app = pilot.app
-    await pilot.press("colon", *f"find {text}", "enter")
+    await run_command(pilot, f"find {text}")
     await until(lambda: isinstance(app.screen, FindScreen) and app.screen.done)
     await pilot.pause()
     return app.screen
@@ -67,7 +67,7 @@ async def test_pay_with_part_of_an_id_opens_the_one_match(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         payment = await create_payment(app.runtime.client, payment_id="pay_partial_abcdefghij")
-        await pilot.press("colon", *"pay partial_abc", "enter")
+        await run_command(pilot, "pay partial_abc")
         await until(lambda: isinstance(app.screen, PaymentDetailScreen))
         assert app.screen.record_id == payment.payment_id
 
@@ -82,6 +82,6 @@ async def test_evt_with_part_of_an_event_id_finds_it_in_the_journal(dirs: Dirs) 
         journal = app.runtime.listener.journal
         await until(lambda: journal.count() >= 1)
         event_id = journal.recent(1)[0].event_id
-        await pilot.press("colon", *f"evt {event_id[-8:]}", "enter")
+        await run_command(pilot, f"evt {event_id[-8:]}")
         await until(lambda: isinstance(app.screen, EventDetailScreen))
         assert app.screen.record_id == event_id

@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.widgets import DataTable
 
 from tests.tui.conftest import SEEDED_PAYMENTS
+from tests.tui.pilot import run_command, type_text
 from tests.tui.snapshot_app import build, ready
 from tui.screens.events import EventsView
 from tui.screens.payment_detail import PaymentDetailScreen
@@ -75,7 +76,7 @@ async def test_create_capture_refund_updates_row_and_events(dirs: Dirs) -> None:
 
         journal = app.runtime.listener.journal
         await _until(lambda: journal.count(object_id="pay_tui_flow_1") >= 2)
-        await pilot.press("colon", *"events", "enter")
+        await run_command(pilot, "events")
         events = app.screen.query_one(EventsView)
         await _until(lambda: any(r.object_id == "pay_tui_flow_1" for r in events.rows.values()))
         types = {r.event_type for r in events.rows.values() if r.object_id == "pay_tui_flow_1"}
@@ -87,7 +88,7 @@ async def test_command_mode_opens_a_payment_by_id(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         first = next(iter(app.screen.query_one(PaymentsView).rows))
-        await pilot.press("colon", *f"pay {first}", "enter")
+        await run_command(pilot, f"pay {first}")
         await _until(lambda: isinstance(app.screen, PaymentDetailScreen))
         await app.workers.wait_for_complete()
         assert app.screen.payment.payment_id == first
@@ -99,7 +100,7 @@ async def test_unknown_command_is_a_notification_not_a_crash(dirs: Dirs) -> None
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("colon", *"frobnicate", "enter")
+        await run_command(pilot, "frobnicate")
         await pilot.pause()
         assert any("Unknown command" in n.message for n in app._notifications)
 
@@ -184,7 +185,7 @@ async def test_request_log_path_column_takes_the_room_left(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
-        await pilot.press("colon", *"requests", "enter")
+        await run_command(pilot, "requests")
         await pilot.pause()
         view = app.screen.query_one(RequestsView)
         table = view.query_one(DataTable)
@@ -203,7 +204,9 @@ async def test_an_empty_result_keeps_the_keys_of_the_area(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         view = app.screen.query_one(PaymentsView)
-        await pilot.press("slash", *"pay_matches_nothing", "enter")
+        await pilot.press("slash")
+        await type_text(pilot, "pay_matches_nothing")
+        await pilot.press("enter")
         await _until(lambda: view.has_class("-empty") and view.total == 0)
         # The table is hidden; the view holds the focus, so n still creates a payment.
         await _until(lambda: app.focused is view)
@@ -246,7 +249,9 @@ async def test_find_a_payment_by_the_amount_the_customer_quotes(dirs: Dirs) -> N
         await ready(pilot)
         quoted = await create_payment(app.runtime.client, amount=123457)
         view = app.screen.query_one(PaymentsView)
-        await pilot.press("slash", *"amount:1,234.57", "enter")
+        await pilot.press("slash")
+        await type_text(pilot, "amount:1,234.57")
+        await pilot.press("enter")
         await _until(lambda: view.filter.server.get("amount_filter") is not None and view.loaded)
         await _until(lambda: quoted.payment_id in view.rows)
         assert {p.amount for p in view.rows.values()} == {123457}

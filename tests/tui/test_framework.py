@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from tests.tui.pilot import create_payment, open_detail, shown_text, until
+from tests.tui.pilot import create_payment, open_detail, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
 from tui.views.live import Change
 
@@ -128,7 +128,7 @@ async def test_hiding_the_rail_gives_events_its_columns_back(dirs: Dirs) -> None
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await create_payment(app.runtime.client)
-        await pilot.press("colon", *"events", "enter")
+        await run_command(pilot, "events")
         from tui.screens.events import EventsView
 
         view = app.screen.query_one(EventsView)
@@ -178,7 +178,7 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
                 headers={"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret)},
             )
         assert answer.status_code == 200
-        await pilot.press("colon", *"events", "enter")
+        await run_command(pilot, "events")
         events = app.screen.query_one(EventsView)
         await until(lambda: "evt_[red]x[/red]" in events.rows)
         cells = [events.table.get_cell("evt_[red]x[/red]", key) for key, _ in events.table.fitted]
@@ -199,7 +199,7 @@ async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dir
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(pilot)
             await create_payment(app.runtime.client)
-            await pilot.press("colon", *"events", "enter")
+            await run_command(pilot, "events")
             view = app.screen.query_one(EventsView)
             await until(lambda: bool(view.rows))
             await pilot.press("enter")

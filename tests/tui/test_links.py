@@ -24,6 +24,7 @@ from tests.tui.pilot import (
     filter_problem,
     open_list,
     open_record,
+    run_command,
     shown_text,
     submit,
     until,
@@ -620,7 +621,7 @@ async def test_find_by_a_whole_link_id_opens_the_link(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _links(pilot)
         link_id = next(iter(view.rows))
-        await pilot.press("colon", *f"find {link_id}", "enter")
+        await run_command(pilot, f"find {link_id}")
         await until(lambda: isinstance(app.screen, FindScreen) and app.screen.done)
         await pilot.pause()
         assert [(f.kind, f.object_id) for f in app.screen.found] == [("payment_link", link_id)]
@@ -633,7 +634,7 @@ async def test_an_unknown_link_says_not_found(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         await _links(pilot)
-        await pilot.press("colon", *"plink plink_NobodyHasThisId000001", "enter")
+        await run_command(pilot, "plink plink_NobodyHasThisId000001")
         await until(lambda: isinstance(app.screen, LinkDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)

@@ -21,8 +21,10 @@ from tests.tui.pilot import (
     filter_problem,
     open_list,
     open_record,
+    run_command,
     shown_text,
     submit,
+    type_text,
     until,
 )
 from tests.tui.snapshot_app import build
@@ -304,7 +306,7 @@ async def test_new_card_payout_end_to_end(dirs: Dirs) -> None:
 
         number = form.query_one("#field-card-card_number", MaskedInput)
         number.focus()
-        await pilot.press(*"4242 4242 4242 4242")
+        await type_text(pilot, "4242 4242 4242 4242")
         assert number._value.plain == "4242 4242 4242 4242"  # readable while typed
         _type(form, {"card-expiry_month": "10", "card-expiry_year": "2030"})
         _type(form, {"card-card_holder_name": "Ada Lovelace", "amount": "42.50"})
@@ -820,7 +822,7 @@ async def test_an_unknown_payout_says_not_found(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         await _payouts(pilot)
-        await pilot.press("colon", *"payout payout_NobodyHasThisId000001", "enter")
+        await run_command(pilot, "payout payout_NobodyHasThisId000001")
         await until(lambda: isinstance(app.screen, PayoutDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)

@@ -19,6 +19,7 @@ from tests.tui.pilot import (
     filter_problem,
     open_list,
     open_record,
+    run_command,
     shown_text,
     submit,
     until,
@@ -360,7 +361,7 @@ async def test_g_on_a_refund_event_opens_the_refund(dirs: Dirs) -> None:
         payment = await create_payment(client)
         refund = await _refund(client, payment.payment_id)
         await client.sandbox.advance_clock(11)
-        await pilot.press("colon", *"events", "enter")
+        await run_command(pilot, "events")
         events = app.screen.query_one(EventsView)
         await until(
             lambda: any(
@@ -385,7 +386,7 @@ async def test_an_unknown_refund_says_not_found(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         await _refunds(pilot)
-        await pilot.press("colon", *"ref ref_NobodyHasThisId00001", "enter")
+        await run_command(pilot, "ref ref_NobodyHasThisId00001")
         await until(lambda: isinstance(app.screen, RefundDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)

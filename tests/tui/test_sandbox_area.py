@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Input, Select, Static
 
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets
-from tests.tui.pilot import LOOKS, shown_text, until
+from tests.tui.pilot import LOOKS, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
 from tui.screens.clock import ClockScreen
 from tui.screens.sandbox import SandboxView
@@ -26,7 +26,7 @@ async def _sandbox(pilot: Any) -> SandboxView:
     """Start and go to `:sandbox`."""
     app = pilot.app
     await ready(pilot)
-    await pilot.press("colon", *"sandbox", "enter")
+    await run_command(pilot, "sandbox")
     view = app.screen.query_one(SandboxView)
     await until(lambda: bool(view.values_table.records))
     await pilot.pause()

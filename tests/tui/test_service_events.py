@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tui.conftest import frozen_clock
-from tests.tui.pilot import create_payment, until
+from tests.tui.pilot import create_payment, run_command, until
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ async def test_service_history_lists_attempts_and_retries(
         payment = await create_payment(app.runtime.client)
         await until(lambda: listener.journal.count(object_id=payment.payment_id) > 0)
 
-        await pilot.press("colon", *"events", "enter")
+        await run_command(pilot, "events")
         await pilot.pause()
         await pilot.press("h")
         await until(lambda: isinstance(app.screen, ServiceEventsScreen))
@@ -106,7 +106,7 @@ async def test_a_retry_the_endpoint_has_not_answered_yet_is_said_as_such(
             await until(lambda: listener.journal.count(object_id=payment.payment_id) > 0)
             remote.set_webhook(silent_url, remote.credentials.webhook_secret)
 
-            await pilot.press("colon", *"events", "enter")
+            await run_command(pilot, "events")
             await pilot.pause()
             await pilot.press("h")
             await until(lambda: isinstance(app.screen, ServiceEventsScreen))

@@ -8,7 +8,7 @@ from typing import Any
 
 from textual.widgets import DataTable, Input
 
-from tests.tui.pilot import field_error, submit, until
+from tests.tui.pilot import field_error, run_command, submit, until
 from tests.tui.snapshot_app import build, ready
 from tui import config, secrets
 from tui.screens.settings import NARROW_WIDTH, ProfileForm, SettingsView, url_width
@@ -31,7 +31,7 @@ def _staging() -> None:
 async def _open_edit(pilot: Any, name: str) -> ProfileForm:
     app = pilot.app
     await ready(pilot)
-    await pilot.press("colon", *"settings", "enter")
+    await run_command(pilot, "settings")
     await until(lambda: bool(app.screen.query(SettingsView)))
     table = app.screen.query_one("#profiles-table", DataTable)
     await until(lambda: table.row_count > 1)
@@ -109,7 +109,7 @@ async def test_embedded_sandbox_is_not_editable(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("colon", *"settings", "enter")
+        await run_command(pilot, "settings")
         await until(lambda: bool(app.screen.query(SettingsView)))
         await pilot.pause()
         await pilot.press("e")
@@ -122,7 +122,7 @@ async def test_panels_stack_when_narrow_and_the_table_fits(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
-        await pilot.press("colon", *"settings", "enter")
+        await run_command(pilot, "settings")
         await until(lambda: bool(app.screen.query(SettingsView)))
         await pilot.pause()
         view = app.screen.query_one(SettingsView)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tui.conftest import SeededSecrets
-from tests.tui.pilot import LOOKS
+from tests.tui.pilot import LOOKS, run_command, type_text
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -78,7 +78,7 @@ async def _new_payment_errors(pilot: Any) -> None:
 
 async def _area(name: str, pilot: Any) -> None:
     await ready(pilot)
-    await pilot.press("colon", *name, "enter")
+    await run_command(pilot, name)
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()
@@ -116,7 +116,9 @@ async def _keys(pilot: Any) -> None:
 
 async def _filter(pilot: Any, query: str = "status:failed") -> None:
     await ready(pilot)
-    await pilot.press("slash", *query, "enter")
+    await pilot.press("slash")
+    await type_text(pilot, query)
+    await pilot.press("enter")
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()

@@ -20,6 +20,7 @@ from tests.tui.pilot import (
     filter_problem,
     open_list,
     open_record,
+    run_command,
     shown_text,
     submit,
     until,
@@ -608,11 +609,11 @@ async def test_a_change_the_clock_applies_shows_when_the_list_is_shown_again(dir
         )
         # The clock is moved elsewhere (another area, curl): the pause takes effect, and no
         # webhook says so.
-        await pilot.press("colon", *"payments", "enter")
+        await run_command(pilot, "payments")
         await client.sandbox.advance_clock(2 * 3600)
         await pilot.pause()
         assert view.rows[active.id].status == "active"
-        await pilot.press("colon", *"subscriptions", "enter")
+        await run_command(pilot, "subscriptions")
         await until(lambda: view.rows[active.id].status == "paused")
         assert view.table.get_cell(active.id, "next").plain == "-"
 
@@ -705,7 +706,7 @@ async def test_an_unknown_subscription_says_not_found(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         await _subscriptions(pilot)
-        await pilot.press("colon", *"sub sub_NobodyHasThisId00001", "enter")
+        await run_command(pilot, "sub sub_NobodyHasThisId00001")
         await until(lambda: isinstance(app.screen, SubscriptionDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)

@@ -21,8 +21,10 @@ from tests.tui.pilot import (
     field_error,
     filter_problem,
     open_list,
+    run_command,
     shown_text,
     submit,
+    type_text,
     until,
 )
 from tests.tui.snapshot_app import build
@@ -533,7 +535,7 @@ async def test_a_remote_refusal_is_said_plainly(dirs: Dirs, refusing_service: st
     async with app.run_test(size=(120, 40)) as pilot:
         await app.runtime.ready.wait()
         assert not app.runtime.options.is_local
-        await pilot.press("colon", *"users", "enter")
+        await run_command(pilot, "users")
         view = app.screen.query_one(UsersView)
         await until(lambda: view.loaded)
         # (The health watch runs for as long as the app does: not waited for.)
@@ -579,8 +581,9 @@ async def _accept_form(pilot: Any) -> None:
     await _open(pilot, view, "viewer@payscope.example")
     await pilot.press("a")
     form = await _form(pilot, AcceptInvitationForm)
-    await pilot.press(*PASSWORD)
-    await pilot.press("tab", *"other one")
+    await type_text(pilot, PASSWORD)
+    await pilot.press("tab")
+    await type_text(pilot, "other one")
     await pilot.press("ctrl+s")
     await until(lambda: bool(field_error(form, "again")))
     await pilot.pause()
