@@ -416,6 +416,13 @@ async def test_hostile_reason_shows_literally_in_the_list_and_the_detail(dirs: D
         assert "\x1b[5m" not in screen
         assert "[b]x[/b]" in screen.replace("&#91;", "[").replace("&#93;", "]")
 
+        # The update form holds the reason as it is and shows no escape sequence either.
+        await pilot.press("e")
+        await until(lambda: isinstance(app.screen, RefundUpdateForm))
+        await pilot.pause()
+        assert app.screen.query_one("#field-reason", Input).value == HOSTILE
+        assert "\x1b[5m" not in app.export_screenshot()
+
 
 # -- snapshots -------------------------------------------------------------------------------------
 

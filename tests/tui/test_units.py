@@ -288,3 +288,32 @@ def test_a_narrow_events_table_takes_its_room_from_the_event_type(
     widths = dict(fit(COLUMNS, width))
     assert tuple(widths) == ("event_type", "object_id", "verified", "dups") or width >= 76
     assert widths["event_type"] == event_type
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [
+        {"[b]x[/b]\x1b[5m": "[b]x[/b]\x1b[5m"},
+        {"k": "right\u202eto left"},
+        {"bell": "\x07", "c1": "\x9b31m", "del": "\x7f"},
+    ],
+)
+def test_metadata_with_control_characters_prefills_as_json_escapes_and_reads_back(
+    metadata: dict[str, str],
+) -> None:
+    import re
+
+    from tui.views.forms import metadata_text, parse_metadata
+
+    text = metadata_text(metadata)
+    # Nothing the terminal would act on, nothing that reorders the text area's lines...
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]", text)
+    assert "\\u" in text
+    # ...and what is sent back unchanged is the metadata as it was.
+    assert parse_metadata(text) == metadata
+
+
+def test_plain_metadata_still_prefills_as_lines() -> None:
+    from tui.views.forms import metadata_text
+
+    assert metadata_text({"order_id": "42", "note": "two words"}) == "order_id=42\nnote=two words"

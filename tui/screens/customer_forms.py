@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from textual.widgets import Input
-
 from tui.views.forms import (
     ConfirmScreen,
     Field,
@@ -21,6 +19,7 @@ from tui.views.forms import (
     read_metadata,
 )
 from tui.views.text import visible
+from tui.widgets.inputs import SafeInput
 
 # Form field -> what it is called on the submit button of the edit form.
 TEXT_FIELDS = {
@@ -73,7 +72,7 @@ class CustomerForm(FormScreen):
     def _input(
         self, name: str, label: str, hint: str = "", placeholder: str = "", group: str = ""
     ) -> Field:
-        widget = Input(self.initial.get(name, ""), placeholder=placeholder, id=f"field-{name}")
+        widget = SafeInput(self.initial.get(name, ""), placeholder=placeholder, id=f"field-{name}")
         return Field(name, label, widget, hint, group)
 
     def fields(self) -> list[Field]:

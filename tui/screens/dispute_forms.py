@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from textual.widgets import Input, Select
+from textual.widgets import Select
 
 from tui.screens.disputes import (
     CATEGORY_TITLES,
@@ -29,6 +29,7 @@ from tui.views.forms import (
     validation_messages,
 )
 from tui.widgets.format import format_amount, parse_amount
+from tui.widgets.inputs import SafeInput
 
 # What a field looks like when filled (the file fields take the id of an uploaded file).
 _PLACEHOLDERS = {
@@ -101,7 +102,7 @@ class EvidenceForm(FormScreen):
             placeholder = "file id or reference" if is_file else _PLACEHOLDERS.get(name, "")
             value = self.current.get(name)
             # One line each (26 fields): more of the form in sight at once.
-            widget = Input(
+            widget = SafeInput(
                 "" if value is None else str(value),
                 placeholder=placeholder,
                 compact=True,

@@ -21,6 +21,7 @@ from tui.views.forms import (
     read_amount,
 )
 from tui.widgets.format import brand_label, format_amount, parse_amount
+from tui.widgets.inputs import SafeInput
 
 # A card that succeeds on the local sandbox and on the reference's sandboxes alike.
 DEFAULT_TEST_CARD = "4242 4242 4242 4242"
@@ -310,8 +311,10 @@ class UpdateForm(FormScreen):
         p = self.payment
         return [
             amount_field("amount", "Amount", p.currency, p.amount),
-            Field("description", "Description", Input(p.description or "", id="field-description")),
-            Field("email", "Email", Input(p.email or "", id="field-email")),
+            Field(
+                "description", "Description", SafeInput(p.description or "", id="field-description")
+            ),
+            Field("email", "Email", SafeInput(p.email or "", id="field-email")),
         ]
 
     def build(self) -> Any:

@@ -22,6 +22,7 @@ from tui.views.forms import (
 )
 from tui.views.text import safe_markup
 from tui.widgets.format import format_amount, parse_amount
+from tui.widgets.inputs import SafeInput
 
 # A payment id typed this long is looked up (its currency and what is left to refund).
 LOOKUP_DELAY = 0.3
@@ -63,7 +64,7 @@ class NewRefundForm(FormScreen):
             Field(
                 "payment_id",
                 "Payment",
-                Input(self.initial_payment_id, placeholder="pay_…", id="field-payment_id"),
+                SafeInput(self.initial_payment_id, placeholder="pay_…", id="field-payment_id"),
                 "The id of the payment to refund.",
             ),
             Field(
@@ -221,7 +222,7 @@ class RefundUpdateForm(FormScreen):
     def fields(self) -> list[Field]:
         r = self.refund
         return [
-            Field("reason", "Reason", Input(r.reason or "", id="field-reason")),
+            Field("reason", "Reason", SafeInput(r.reason or "", id="field-reason")),
             metadata_field("metadata", "Metadata", r.metadata),
         ]
 

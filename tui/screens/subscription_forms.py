@@ -20,6 +20,7 @@ from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import ConfirmScreen, Field, FormErrors, FormScreen
 from tui.views.text import safe, safe_markup, visible
 from tui.widgets.format import brand_label, format_time
+from tui.widgets.inputs import SafeInput
 
 if TYPE_CHECKING:
     from tui.screens.subscriptions import Catalogue
@@ -128,7 +129,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
             Field(
                 "customer_id",
                 "Customer id",
-                Input(self.initial_customer, placeholder="cus_…", id="field-customer_id"),
+                SafeInput(self.initial_customer, placeholder="cus_…", id="field-customer_id"),
                 "Picked above, or typed.",
             ),
             Field(

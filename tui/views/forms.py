@@ -8,6 +8,7 @@ from the service appear in the form, which stays open so the user can fix and re
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -405,11 +406,20 @@ def metadata_text(metadata: dict[str, Any] | None) -> str:
         and "=" not in k
         and k.strip() == k != ""
         and v.strip() == v
+        and not _UNSEEN.search(k + v)
         for k, v in metadata.items()
     )
     if plain:
         return "\n".join(f"{k}={v}" for k, v in metadata.items())
-    return json.dumps(metadata, indent=2, ensure_ascii=False)
+    # Control and direction characters (an ESC would reach the terminal from the text area) are
+    # written as JSON escapes: shown harmlessly, read back as they were.
+    text = json.dumps(metadata, indent=2, ensure_ascii=False)
+    return _UNSEEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+# Characters a text area would pass to the terminal or that reorder what is shown: C0 and C1
+# controls (but newline, which JSON escapes itself) and the bidirectional controls.
+_UNSEEN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def parse_metadata(text: str) -> dict[str, Any]:
