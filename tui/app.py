@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
@@ -364,6 +364,7 @@ def make_app(
     runtime: Runtime | None = None,
     stable_display: bool = False,
     retry_rng: Callable[[], float] | None = None,
+    retry_sleep: Callable[[float], Awaitable[Any]] | None = None,
     daemon: bool = False,
     **sandbox_options: Any,
 ) -> PayscopeApp:
@@ -371,7 +372,8 @@ def make_app(
 
     `sandbox_options` go to the embedded sandbox's config (tests freeze its clock with them);
     `stable_display` hides what changes from run to run (ports, receive times) for snapshots;
-    `retry_rng` replaces the API client's backoff jitter (`random.random`) so tests repeat exactly.
+    `retry_rng` replaces the API client's backoff jitter (`random.random`) so tests repeat exactly;
+    `retry_sleep` its wait before a retry (`asyncio.sleep`), so tests need not sit through it.
     """
     from tui.runtime import RuntimeOptions
 
@@ -386,6 +388,7 @@ def make_app(
     )
     options.stable_display = stable_display
     options.retry_rng = retry_rng
+    options.retry_sleep = retry_sleep
     options.daemon = daemon and not sandbox_options
     return PayscopeApp(options, runtime)
 

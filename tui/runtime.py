@@ -12,7 +12,7 @@ import importlib
 import inspect
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -80,6 +80,9 @@ class RuntimeOptions:
     # The API client's backoff jitter (`random.random` when None); tests fix it so that retries
     # against a service that is down take the same time on every run.
     retry_rng: Callable[[], float] | None = None
+    # The API client's wait before a retry (`asyncio.sleep` when None): a test that shows what
+    # a failing service looks like need not sit through the waits (Retry-After: 1) it asks for.
+    retry_sleep: Callable[[float], Awaitable[Any]] | None = None
 
     @classmethod
     def build(
@@ -184,7 +187,12 @@ class RuntimeOptions:
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for `ApiClient` that these options change from its defaults."""
-        return {} if self.retry_rng is None else {"rng": self.retry_rng}
+        options: dict[str, Any] = {}
+        if self.retry_rng is not None:
+            options["rng"] = self.retry_rng
+        if self.retry_sleep is not None:
+            options["sleep"] = self.retry_sleep
+        return options
 
 
 class Runtime:

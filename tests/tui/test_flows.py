@@ -105,8 +105,14 @@ async def test_unknown_command_is_a_notification_not_a_crash(dirs: Dirs) -> None
         assert any("Unknown command" in n.message for n in app._notifications)
 
 
+async def _no_wait(_seconds: float) -> None:
+    await asyncio.sleep(0)
+
+
 async def test_faulty_sandbox_errors_are_shown_not_crashed(dirs: Dirs) -> None:
-    app = build(*dirs, fault_rate=1.0)
+    # Every answer is a fault; the client's retries need not sit through the 1 s Retry-After
+    # of each injected 429 and 503 (they are made all the same).
+    app = build(*dirs, fault_rate=1.0, retry_sleep=_no_wait)
     async with app.run_test(size=(120, 40)) as pilot:
         shown: list[str] = []
         notify = app.notify
