@@ -24,6 +24,7 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from tests.api.conftest import Reply, ScriptedApp, envelope
+from tests.real_payments_list import payments_list
 from tests.real_shapes import example, lost
 from tests.tui.pilot import shown_text, until
 from tests.tui.test_remote_snapshots import _save_profile, _settled
@@ -148,8 +149,9 @@ def _real_service() -> ScriptedApp:
     stub = ScriptedApp(fallback=NOT_A_ROUTE)
     # Not in the document, but the real service answers it (the app's health check asks).
     stub.script("GET", "/health", Reply(200, body=b"health is good", headers={}))
+    # Payments: only GET with a query, paged by cursor (a POST gets the fallback, as there).
+    stub.route("GET", "/payments/list", lambda asked: payments_list(PAYMENTS, asked))
     for method in ("GET", "POST"):
-        stub.script(method, "/payments/list", Reply(200, {"size": len(PAYMENTS), "data": PAYMENTS}))
         stub.script(
             method,
             "/payouts/list",
@@ -348,6 +350,7 @@ async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) 
         # Only the routes the real service has were asked for.
         asked = {(r.method, r.path) for r in real_service.stub.requests}
         assert not [p for _m, p in asked if p.startswith("/_sandbox/")]
+        assert ("GET", "/payments/list") in asked and ("POST", "/payments/list") not in asked
 
 
 # -- snapshots: a payment and the payouts as the real service shapes them -----------------------

@@ -673,14 +673,19 @@ class ApiClient:
         """Tell the contracts apart with one cheap read (once per client; "auto" only):
         `GET /payments/{an id that cannot exist}` is answered 404 `IR_05` by the spec and 404
         `HE_02` by the real service. Returns the contract (a set one is not asked for; None:
-        still in doubt)."""
+        still in doubt). Asked again only when the probe had no answer (the service down or
+        failing): its routes follow the contract, so one in doubt is not asked every call."""
         if self.contract_setting != "auto":
             return self.contract_setting
-        if self.detected_contract is not None:
+        if self.detected_contract is not None or self._probed:
             return self.detected_contract
         self._probed = True
-        with contextlib.suppress(errors.ClientError):
+        try:
             await self.request("GET", "/payments/pay_payscope_contract_probe")
+        except (errors.ApiConnectionError, errors.ServerError):
+            self._probed = False
+        except errors.ClientError:
+            pass
         return self.detected_contract
 
     def _api_error(self, response: httpx.Response, method: str, path: str) -> errors.ApiError:

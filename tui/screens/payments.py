@@ -48,8 +48,13 @@ COLUMNS: tuple[Column[Any], ...] = (
 )
 
 
-def payment_grammar() -> Grammar:
-    """`status:failed currency:EUR amount:10-50 customer:cus_… from:… to:… pay_…`."""
+def payment_grammar(*, real: bool = False) -> Grammar:
+    """`status:failed currency:EUR amount:10-50 customer:cus_… from:… to:… pay_…`.
+
+    `real`: the real service's list filters by customer and created time only, so status,
+    currency and amount are matched in the view over the newest payments (the header says how
+    many it looked at); a whole payment id is read by id (`tui.api.resources.payments`).
+    """
     from tui.views.filters import (
         Grammar,
         amount_term,
@@ -62,9 +67,9 @@ def payment_grammar() -> Grammar:
 
     return Grammar(
         [
-            status_term(PAYMENT_STATUSES, "payment"),
-            currency_term(),
-            amount_term("amount_filter"),
+            status_term(PAYMENT_STATUSES, "payment", None if real else "status"),
+            currency_term(None if real else "currency"),
+            amount_term(None if real else "amount_filter"),
             server_term(("customer", "cus"), "customer_id", "customer:cus_…"),
             *time_terms(),
             server_term(("id", "payment"), "payment_id", "id:pay_…"),
@@ -313,18 +318,19 @@ class PaymentsView(ResourceListView["Row"]):
         return record.payment_id
 
     def filter_grammar(self) -> Grammar:
-        return payment_grammar()
+        client = self.runtime.client  # None while connecting: the help reads the same
+        return payment_grammar(real=client is not None and client.contract == "real")
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Row], int]:
+    ) -> tuple[list[Row], int | None]:
         from tui.api.models.payments import PaymentListRequest
 
         request = PaymentListRequest(limit=limit, offset=offset, **filters)
         page = await self.runtime.api.payments.list(request)
-        # The real service's bare-array lists carry no total: count what came.
-        total = page.total_count if page.total_count is not None else offset + len(page.data)
-        return list(page.data), total
+        # The real service's `{size, data}` carries no total (its list pages by cursor): None,
+        # and the header says what was read and that more may follow.
+        return list(page.data), page.total_count
 
     async def fetch_one(self, record_id: str) -> Row:
         payment: Payment = await self.runtime.api.payments.retrieve(record_id)

@@ -104,8 +104,9 @@ class ResourceListView(AreaView, Generic[T]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[T], int]:
-        """One page of records (newest first) and how many match in all."""
+    ) -> tuple[list[T], int | None]:
+        """One page of records (newest first) and how many match in all (None: the service
+        does not say, as a list paged by cursor: a full page may have more after it)."""
         raise NotImplementedError
 
     async def fetch_one(self, record_id: str) -> T:
@@ -130,6 +131,7 @@ class ResourceListView(AreaView, Generic[T]):
         super().__init__(id=id)
         self.page_offset = 0
         self.total = 0
+        self.total_known = True  # False: `total` is what was read, and more may follow
         self.filter = Filter()
         self.loaded = False
         self.load_error = ""  # the title of the last failed load, until one succeeds
@@ -208,13 +210,24 @@ class ResourceListView(AreaView, Generic[T]):
 
     @work(exclusive=True, group="list-page", exit_on_error=False, description="Loading")
     async def _load(self, filter: Filter, offset: int) -> None:
+        known = True
         if filter.local:
             records, total, scanned = await self._scan(filter)
             offset = 0
         else:
-            records, total = await self.fetch_page(filter.server, offset, self.page_size)
+            records, said = await self.fetch_page(filter.server, offset, self.page_size)
             scanned = None
+            if said is None and offset and not records and filter is self.filter:
+                # Past the end of a list without a total: this page stays, now known last.
+                self.total, self.total_known = self.page_offset + len(self.rows), True
+                self.update_header()
+                self.notify(f"No more {self.noun} after these.")
+                return
+            # Without a total, a page that is not full is the last one.
+            known = said is not None or len(records) < self.page_size
+            total = offset + len(records) if said is None else said
         self.filter, self.page_offset, self.total, self.scanned = filter, offset, total, scanned
+        self.total_known = known
         self.loaded = True
         self.load_error = ""
         self.table.show(records)
@@ -228,16 +241,18 @@ class ResourceListView(AreaView, Generic[T]):
         """Match the view's predicates over the newest records (SCAN_PAGES pages at most)."""
         found: list[T] = []
         looked = 0
-        total = 0
+        everything = False
         for page in range(SCAN_PAGES):
             records, total = await self.fetch_page(
                 filter.server, page * self.page_size, self.page_size
             )
             looked += len(records)
             found.extend(r for r in records if filter.matches(r))
-            if len(found) >= self.page_size or looked >= total or not records:
+            # Without a total (a list paged by cursor), a page that is not full is the last.
+            everything = len(records) < self.page_size if total is None else looked >= total
+            if len(found) >= self.page_size or everything or not records:
                 break
-        return found[: self.page_size], len(found[: self.page_size]), (looked, looked >= total)
+        return found[: self.page_size], len(found[: self.page_size]), (looked, everything)
 
     def page_loaded(self, records: list[T]) -> None:
         """A page is on screen (Payments keeps it as its start-up cache)."""
@@ -281,8 +296,12 @@ class ResourceListView(AreaView, Generic[T]):
             last = self.page_offset + shown
             pages = (self.total + self.page_size - 1) // self.page_size
             page = self.page_offset // self.page_size + 1
-            header.append(f"{first:,}-{last:,} of {self.total:,}")
-            header.append(f"  page {page}/{pages}", style="dim")
+            if self.total_known:
+                header.append(f"{first:,}-{last:,} of {self.total:,}")
+                header.append(f"  page {page}/{pages}", style="dim")
+            else:  # the service gives no total: what was read, and that more may follow
+                header.append(f"{first:,}-{last:,} of {self.total:,} or more")
+                header.append(f"  page {page}", style="dim")
         self.header_extra(header)
         if self.filter.text:
             header.append("  filter ", style="bold")
@@ -437,7 +456,8 @@ class ResourceListView(AreaView, Generic[T]):
         self.call_after_refresh(self.load, parsed, 0)
 
     def action_next_page(self) -> None:
-        if self.scanned is None and self.page_offset + self.page_size < self.total:
+        more = self.page_offset + self.page_size < self.total or not self.total_known
+        if self.scanned is None and more:
             self.load(offset=self.page_offset + self.page_size)
 
     def action_previous_page(self) -> None:

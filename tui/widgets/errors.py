@@ -20,6 +20,8 @@ _TITLES = {
     "KeyringUnavailable": "Keyring unavailable",
     "MissingProfileIdError": "Profile id missing",
     "MissingMerchantIdError": "Merchant id missing",
+    "PageOutOfReachError": "Page out of reach",
+    "UnsupportedFilterError": "Filter not available",
     "ValidationError": "Invalid input",
     "OSError": "System error",
     "PermissionError": "Permission denied",
