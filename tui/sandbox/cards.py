@@ -30,6 +30,8 @@ PROCESSING = "processing"
 PARTIAL = "partial_authorization"
 REFUND_REVIEW = "refund_review"
 PAYOUT_INELIGIBLE = "payout_ineligible"
+# A subscription on this card pays its first term and fails every later charge.
+RENEWAL_FAILS_CARD = "4000000000000341"
 
 # How long the processing card's payment stays `processing` (sandbox seconds).
 PROCESSING_SECONDS = 60
@@ -319,6 +321,13 @@ def _build() -> list[TestCard]:
             None,
             "payouts to this card are ineligible at confirmation (like any account ending in "
             "0005); as a payment card it succeeds",
+        ),
+        TestCard(
+            RENEWAL_FAILS_CARD,
+            SUCCEEDED,
+            None,
+            "succeeds; as a subscription's card it pays the first term, and every later charge "
+            "(renewals, plan changes) declines with UE_1001",
         ),
         TestCard("4000000000000002", DECLINED, "UE_1007", "reference decline card: declined"),
         TestCard("5105105105105100", DECLINED, "UE_1007", "reference decline card: declined"),

@@ -107,7 +107,6 @@ CREATE INDEX IF NOT EXISTS subscription_invoices_sub ON subscription_invoices(su
 """
 
 CLIENT_SECRET_LIFETIME: Final = 15 * 60
-RENEWAL_FAILS_CARD: Final = "4000000000000341"
 
 PLANS: Final[tuple[dict[str, Any], ...]] = (
     {
@@ -499,7 +498,7 @@ def _card_of(
     if card is not None:
         rule = payments.card_rule(state, card)
         rule["card"] = payments.card_view(card)
-        rule["fails_renewals"] = card.card_number == RENEWAL_FAILS_CARD
+        rule["fails_renewals"] = card.card_number == cards.RENEWAL_FAILS_CARD
         rule["payment_method_id"] = ids.new_id("pm")
         return rule
     if details.payment_method_id:
