@@ -578,6 +578,25 @@ async def test_the_new_form_names_the_sandbox_test_accounts(dirs: Dirs) -> None:
         assert "…0005 → ineligible" in shown_text(form.query_one("#hint-method"))
 
 
+async def test_a_real_service_profile_is_offered_only_the_bank_schemes_it_takes(dirs: Dirs) -> None:
+    from textual.widgets import Select
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _payouts(pilot)
+        form = await _new_form(pilot)
+        schemes = form.query_one("#field-bank_transfer-kind", Select)
+        spec = [value for _label, value in schemes._options if value is not Select.BLANK]
+        assert {"trustly", "pix_key", "pix_emv", "open_banking"} <= set(spec)  # the spec's
+        await pilot.press("escape")
+
+        app.runtime.api.contract_setting = "real"  # a profile speaking the real contract
+        form = await _new_form(pilot)
+        schemes = form.query_one("#field-bank_transfer-kind", Select)
+        real = [value for _label, value in schemes._options if value is not Select.BLANK]
+        assert real == ["ach", "bacs", "sepa", "pix"]
+
+
 # -- the flow through the detail -------------------------------------------------------------------
 
 

@@ -185,7 +185,7 @@ class PayoutForm(ChoiceFormScreen):
             ),
         ]
         for method in METHODS:
-            kinds = _kinds(method)
+            kinds = self.kinds(method)
             if len(kinds) > 1:
                 result.append(
                     Field(
@@ -310,13 +310,24 @@ class PayoutForm(ChoiceFormScreen):
         shows: dict[str, list[str]] = {}
         kinds: list[Choice] = []
         for method in METHODS:
-            variants = _kinds(method)
+            variants = self.kinds(method)
             if len(variants) > 1:
                 shows[method] = [f"{method}-kind"]
                 kinds.append(Choice(f"{method}-kind", {v.key: self._names_of(v) for v in variants}))
             else:
                 shows[method] = self._names_of(variants[0])
         return [Choice("method", shows), *kinds]
+
+    def kinds(self, method: str) -> list[Variant]:
+        """The kinds of `method` this profile's service takes: the real service pays out to
+        ACH, BACS, SEPA and Pix bank accounts only (tui.api.models.payouts.real_service_body),
+        so its forms do not offer the spec's other schemes."""
+        kinds = _kinds(method)
+        if method == "bank_transfer" and self.app.runtime.api.contract == "real":
+            from tui.api.models.payouts import REAL_BANK_FIELDS
+
+            kinds = [v for v in kinds if v.key in REAL_BANK_FIELDS]
+        return kinds
 
     def _names_of(self, variant: Variant) -> list[str]:
         return [f.name for f in self._fields if f.name.startswith(f"{variant.key}-")]
@@ -326,7 +337,7 @@ class PayoutForm(ChoiceFormScreen):
         method = self.value("method")
         if method not in METHODS:
             return None
-        kinds = _kinds(str(method))
+        kinds = self.kinds(str(method))
         if len(kinds) == 1:
             return kinds[0]
         return VARIANTS.get(str(self.value(f"{method}-kind")), kinds[0])
