@@ -327,6 +327,7 @@ class Payments:
     rows: list[CustomerPayment]
     total: int = 0
     error: str = ""
+    more: bool = False  # no total came, and the page was full: there may be more
 
 
 def _count(value: int | None) -> Text:
@@ -490,8 +491,10 @@ class CustomerDetailScreen(DetailScreen[Any]):
             return CustomerPayment(payment, refunds, disputes)
 
         rows = list(await asyncio.gather(*(one(p) for p in page.data)))
-        total = page.total_count if page.total_count is not None else len(rows)
-        return Payments(rows, total)
+        if page.total_count is not None:
+            return Payments(rows, page.total_count)
+        # The real service says no total: a full page may have more behind it.
+        return Payments(rows, len(rows), more=len(rows) >= PAYMENTS_SHOWN)
 
     async def _count_refunds(self, payment_id: str) -> int | None:
         from tui.api.models.refunds import RefundListRequest
@@ -559,11 +562,12 @@ class CustomerDetailScreen(DetailScreen[Any]):
                 (" show here.", "dim"),
             )
         shown = len(p.rows)
-        count = (
-            f"{shown} payment{'s' * (shown != 1)}"
-            if p.total <= shown
-            else f"The newest {shown} of {p.total:,} payments"
-        )
+        if p.more:
+            count = f"The newest {shown} payments (the service gives no total; P lists them all)"
+        elif p.total <= shown:
+            count = f"{shown} payment{'s' * (shown != 1)}"
+        else:
+            count = f"The newest {shown} of {p.total:,} payments"
         return Text.assemble(
             (count, "bold"),
             ("  ·  Enter or p opens one  ·  P lists them all in Payments", "dim"),
