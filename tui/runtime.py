@@ -217,6 +217,7 @@ class Runtime:
         self.prefetch: Prefetch | None = None
         self._hooking: asyncio.Task[None] | None = None
         self._hook = ""  # the listener URL this run pointed the background sandbox at
+        self._hook_read: tuple[str | None, float] = (None, -10.0)  # (its webhook URL, read at)
         self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
         self.business_profile_id: str | None = None
         self.ready = asyncio.Event()
@@ -559,6 +560,30 @@ class Runtime:
                 self._offset = (offset, wall)
             return time.time() + offset
         return time.time()
+
+    def webhooks_elsewhere(self) -> str | None:
+        """Where the background sandbox now sends the webhooks this run pointed at its own
+        listener, when that is somewhere else (another payscope started since, or a curl);
+        None while they still come here. Read from the sandbox's database, at most every 2 s."""
+        import time
+
+        if self.daemon_dir is None or not self._hook or self._hooking is None:
+            return None
+        if not self._hooking.done():
+            return None
+        wall = time.monotonic()
+        if wall - self._hook_read[1] > 2.0:
+            from tui.sandbox.daemon import read_webhook_url
+
+            self._hook_read = (read_webhook_url(self.daemon_dir), wall)
+        url = self._hook_read[0]
+        return url if url != self._hook else None
+
+    async def reclaim_webhooks(self) -> None:
+        """Point the background sandbox's webhooks back at this run's listener."""
+        if self.daemon_dir is not None and self._hook:
+            await self.api.sandbox.set_webhook(self._hook)
+            self._hook_read = (self._hook, -10.0)
 
     def forget_clock(self) -> None:
         """The clock was just moved: read it afresh next time."""

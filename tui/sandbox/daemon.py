@@ -148,6 +148,26 @@ def read_credentials(directory: Path) -> StoredCredentials | None:
 
 def read_clock_offset(directory: Path) -> float:
     """How far the sandbox's clock runs ahead of real time (0 when unknown)."""
+    try:
+        value = _read_one(directory, "SELECT value FROM meta WHERE key = 'clock_offset'")
+        return float(value) if value is not None else 0.0
+    except ValueError:
+        return 0.0
+
+
+def read_webhook_url(directory: Path) -> str | None:
+    """Where the sandbox delivers its webhooks now (None: held, or unknown)."""
+    value = _read_one(
+        directory,
+        "SELECT webhook_url FROM business_profiles "
+        "WHERE profile_id = (SELECT value FROM meta WHERE key = 'profile_id')",
+    )
+    return str(value) if value else None
+
+
+def _read_one(directory: Path, sql: str) -> Any:
+    """The first column of the first row `sql` reads from the sandbox's database, read-only
+    (None when there is none, or the database cannot be read)."""
     import sqlite3
 
     from tui.sandbox.db import DB_FILE
@@ -155,12 +175,12 @@ def read_clock_offset(directory: Path) -> float:
     try:
         conn = sqlite3.connect(f"file:{directory / DB_FILE}?mode=ro", uri=True, timeout=1)
         try:
-            row = conn.execute("SELECT value FROM meta WHERE key = 'clock_offset'").fetchone()
+            row = conn.execute(sql).fetchone()
         finally:
             conn.close()
-        return float(row[0]) if row else 0.0
-    except (sqlite3.Error, ValueError):
-        return 0.0
+    except sqlite3.Error:
+        return None
+    return row[0] if row else None
 
 
 def spawn(directory: Path, *, port: int = 0, seed: int = 0) -> int:

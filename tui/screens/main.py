@@ -138,6 +138,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     ]
 
     service_is_down = False
+    _webhooks_elsewhere: str | None = None  # told once, until it changes
     _status_timer: Any = None
     _health_wake: Any = None
     _counting = False
@@ -327,6 +328,20 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             status.clock = runtime.clock_text()
         while runtime.notices:  # e.g. from work the runtime finishes after start-up
             self.notify(runtime.notices.pop(0), title="Sandbox", severity="warning", timeout=12)
+        elsewhere = runtime.webhooks_elsewhere() if runtime.ready.is_set() else None
+        if elsewhere != self._webhooks_elsewhere:
+            self._webhooks_elsewhere = elsewhere
+            if elsewhere is not None:
+                # One sandbox, one webhook URL: the payscope started last (or a curl) has it.
+                self.notify(
+                    f"The local sandbox now sends its webhooks to {elsewhere} (another payscope, "
+                    "or a change made outside this one): live updates here have stopped. "
+                    "Ctrl+R takes them back.",
+                    title="Webhooks",
+                    severity="warning",
+                    timeout=20,
+                    markup=False,
+                )
 
     def _count_delivery(self, delivery: Any) -> None:
         # Deliveries, not changes: payscope announces changes of its own that no webhook brings.
@@ -376,11 +391,18 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             return
         runtime = self.app.runtime
         if runtime.ready.is_set() and not self.query_one(Banner).has_class("-shown"):
+            if self._webhooks_elsewhere is not None:
+                self.run_worker(self._reclaim_webhooks(), group="webhooks", exit_on_error=False)
             # Everything is up; a view's load failed (a 5xx, say): load the views again.
             self._reload_views()
             return
         self.query_one(Banner).remove_class("-shown")
         self.app.start_runtime()
+
+    async def _reclaim_webhooks(self) -> None:
+        await self.app.runtime.reclaim_webhooks()
+        self._webhooks_elsewhere = None
+        self.notify("The local sandbox's webhooks come here again.", title="Webhooks")
 
     def action_toggle_nav(self) -> None:
         nav = self.query_one(NavRail)
