@@ -963,6 +963,9 @@ async def _list(pilot: Any) -> None:
     await pilot.press("r")
     await until(lambda: len(view.rows) == SEEDED + 5)
     await pilot.app.workers.wait_for_complete()
+    # Where the cursor ends depends on whether the reload or the payouts' webhooks came first
+    # (a cursor at the top follows new rows; one lower stays on its record): put it on the top.
+    view.table.move_cursor(row=0, animate=False)
     await pilot.pause()
 
 
