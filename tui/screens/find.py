@@ -16,7 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker
 
 from tui.views.access import AppAccess
@@ -24,6 +24,7 @@ from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
 from tui.views.text import safe
+from tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     pass
@@ -99,7 +100,7 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         yield ResourceTable(COLUMNS, lambda f: f"{f.kind}:{f.object_id}", self._cells_context)
         yield Static(id="find-notes")
         yield Static(id="find-empty")
-        yield Footer(show_command_palette=False)
+        yield KeyFooter(show_command_palette=False)
 
     def _cells_context(self) -> CellContext:
         return CellContext(self.app.theme_variables, self.app.runtime.options.stable_display)

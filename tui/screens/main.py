@@ -10,13 +10,14 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import ContentSwitcher, Footer, OptionList, Static
+from textual.widgets import ContentSwitcher, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.views.access import AppAccess
 from tui.views.area import AreaView, nav_shown_at
 from tui.views.areas import AREA_BY_KEY, AREAS
 from tui.views.text import safe_markup
+from tui.widgets.footer import KeyFooter
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             with ContentSwitcher(id="views", initial="payments"):
                 yield AREA_BY_KEY["payments"].build()
         yield StatusBar(id="status")
-        yield Footer(show_command_palette=False)
+        yield KeyFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         status = self.query_one(StatusBar)

@@ -16,13 +16,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from tui.views.access import AppAccess
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
 from tui.views.text import safe, safe_markup
+from tui.widgets.footer import KeyFooter
 from tui.widgets.format import theme_colour
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         attempts = Static("Select an event to see its delivery attempts.", id="service-attempts")
         attempts.border_title = "Attempts"
         yield attempts
-        yield Footer(show_command_palette=False)  # Ctrl+P is already an app binding
+        yield KeyFooter(show_command_palette=False)  # Ctrl+P is already an app binding
 
     @staticmethod
     def _title(status: str) -> Text:

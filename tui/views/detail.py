@@ -22,7 +22,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Static
+from textual.widgets import Button, Static
 from textual.worker import Worker
 
 from tui.views.access import AppAccess
@@ -31,6 +31,7 @@ from tui.views.actions import find as find_action
 from tui.views.area import TitleBar
 from tui.views.live import Change, watch_changes
 from tui.views.text import safe
+from tui.widgets.footer import KeyFooter
 
 if TYPE_CHECKING:
     pass
@@ -213,7 +214,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                 section.border_title = title
                 yield section
             yield Static(id="raw")
-        yield Footer(show_command_palette=False)  # Ctrl+P is already an app binding
+        yield KeyFooter(show_command_palette=False)  # Ctrl+P is already an app binding
 
     def section(self, key: str) -> Static:
         """The section `key` (declared in `sections`)."""

@@ -1,0 +1,56 @@
+"""The key footer: rebuilt when the keys on offer change, and only then."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+from textual.widgets._footer import FooterKey
+
+from tui.widgets.footer import KeyFooter
+
+
+class Keys(App[None]):
+    BINDINGS = [Binding("c", "capture", "Capture"), Binding("r", "reload", "Reload")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.capturable = True
+
+    def compose(self) -> ComposeResult:
+        yield Static("payments")
+        yield KeyFooter(show_command_palette=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if action == "capture" and not self.capturable else True
+
+
+def _keys(app: Keys) -> list[FooterKey]:
+    return list(app.query_one(KeyFooter).query(FooterKey))
+
+
+async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
+    app = Keys()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        shown = _keys(app)
+        assert [key.key for key in shown] == ["c", "r"]
+        assert not any(key.has_class("-disabled") for key in shown)
+
+        for _ in range(5):  # refreshes that change nothing keep the same widgets
+            app.refresh_bindings()
+            await pilot.pause()
+        assert _keys(app) == shown and all(key.is_attached for key in shown)
+
+        app.capturable = False  # Capture is offered, but not now: shown disabled
+        app.refresh_bindings()
+        await pilot.pause()
+        now = _keys(app)
+        assert [key.key for key in now] == ["c", "r"]
+        assert now[0] is not shown[0]
+        assert now[0].has_class("-disabled") and not now[1].has_class("-disabled")
+
+        app.capturable = True
+        app.refresh_bindings()
+        await pilot.pause()
+        assert not any(key.has_class("-disabled") for key in _keys(app))
