@@ -54,3 +54,20 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
         app.refresh_bindings()
         await pilot.pause()
         assert not any(key.has_class("-disabled") for key in _keys(app))
+
+
+def test_every_screen_yields_the_key_footer() -> None:
+    """No screen builds Textual's own Footer (rebuilt on every bindings refresh)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "tui"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "footer.py" and path.parent.name == "widgets":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and "textual" in node.module:
+                found += [f"{path.name}: {a.name}" for a in node.names if a.name == "Footer"]
+    assert found == []
+    assert "KeyFooter" in (root / "screens" / "main.py").read_text(encoding="utf-8")
