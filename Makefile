@@ -8,7 +8,8 @@ STAMP  := $(VENV)/.installed
 # fills. Measured on 2 cores: tests/tui/test_refunds.py and test_disputes.py took 141 s with
 # 2 workers and 97 s with 4.
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
-PYTEST_ARGS ?= -n $(WORKERS)
+# loadgroup: the four looks of a snapshot screen share one app run, so they go to one worker.
+PYTEST_ARGS ?= -n $(WORKERS) --dist loadgroup
 
 .PHONY: run sandbox listen test lint format bench clean
 

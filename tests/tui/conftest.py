@@ -104,3 +104,15 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     still = reactive(False, init=False)
     still.__set_name__(Input, "cursor_blink")
     monkeypatch.setattr(Input, "cursor_blink", still)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The looks of one screen (`@pytest.mark.looks`, see `compare_in_looks`) go to one xdist
+    worker (`--dist loadgroup`), which runs the app once for all of them."""
+    for item in items:
+        if item.get_closest_marker("looks") is None:
+            continue
+        from tests.tui.pilot import looks_key
+
+        item.add_marker(pytest.mark.xdist_group(looks_key(item)))

@@ -132,6 +132,84 @@ LOOKS = [
 ]
 
 
+def _look_id(size: tuple[int, int], theme: str) -> str:
+    """`120x40-dark` for ((120, 40), "payscope-dark"): the id of a look in LOOKS."""
+    return f"{size[0]}x{size[1]}-{theme.rsplit('-', 1)[-1]}"
+
+
+# Every look of one screen, taken in one run of the app: {looks_key: {look id: svg}}.
+_SHOTS: dict[str, dict[str, str]] = {}
+
+
+def looks_key(item: Any) -> str:
+    """What the looks of one screen share: the test and its parameters but the look."""
+    params = sorted(f"{k}={v}" for k, v in item.callspec.params.items() if k != "look")
+    # Also an xdist group name, which xdist appends to the node id: no "::" (syrupy would read
+    # a class name out of it) and no brackets.
+    return ".".join([item.module.__name__, item.originalname, *params])
+
+
+async def _take_looks(app: Any, run_before: Callable[[Any], Any]) -> dict[str, str]:
+    """Run the app once in the first look, then switch theme and size for each look in turn
+    (as a user does with `:theme` or by resizing the terminal) and take its screenshot."""
+    shots: dict[str, str] = {}
+    async with app.run_test(size=LOOKS[0].values[0][0]) as pilot:
+        await run_before(pilot)
+        for look in LOOKS:
+            size, theme = look.values[0]
+            name = _look_id(size, theme)
+            if app.theme != theme:
+                app.theme = theme
+            if tuple(app.size) != size:
+                await pilot.resize_terminal(*size)
+            # What `take_svg_screenshot` waits for before its shot.
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause()
+            shots[name] = app.export_screenshot(title=app.title, simplify=True)
+    return shots
+
+
+def compare_in_looks(
+    snap_compare: Any,
+    request: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    build_app: Callable[[str], Any],
+    run_before: Callable[[Any], Any],
+    *,
+    separate: bool = False,
+) -> bool:
+    """`snap_compare` for a test parametrized by `look` (one of LOOKS), with the
+    app run once per screen rather than once per look.
+
+    The first look of a screen to run builds the app in the first look (`build_app(theme)`),
+    drives it with `run_before`, and takes all four screenshots, switching theme and terminal
+    size between them; the other looks compare their stored shot. So every light snapshot also
+    checks that a theme chosen at run time redraws everything (it must equal an app started in
+    that theme), and every 80x24 one that a resize lays the screen out again. The looks of a
+    screen share an xdist group (`tests/tui/conftest.py`), so one worker runs them.
+    """
+    import asyncio
+
+    import textual._doc
+    from textual.app import App
+
+    params = request.node.callspec.params
+    size, theme = params["look"]
+    if separate:  # a screen that a resize or a theme change rightly leaves otherwise
+        return bool(snap_compare(build_app(theme), terminal_size=size, run_before=run_before))
+    key = looks_key(request.node)
+    shots = _SHOTS.get(key)
+    if shots is None:
+        first_theme = LOOKS[0].values[0][1]
+        shots = _SHOTS[key] = asyncio.run(_take_looks(build_app(first_theme), run_before))
+    shot = shots[_look_id(size, theme)]
+    monkeypatch.setattr(textual._doc, "take_svg_screenshot", lambda **_options: shot)
+    return bool(snap_compare(App(), terminal_size=size))
+
+
 def shown_text(widget: Any) -> str:
     """What a Static shows, as plain text (a Rich renderable printed 200 cells wide)."""
     import io

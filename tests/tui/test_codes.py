@@ -12,7 +12,15 @@ import pytest
 from textual.widgets import Static
 
 from tests.tui.conftest import SeededSecrets
-from tests.tui.pilot import LOOKS, apply_filter, filter_problem, open_list, shown_text, until
+from tests.tui.pilot import (
+    LOOKS,
+    apply_filter,
+    compare_in_looks,
+    filter_problem,
+    open_list,
+    shown_text,
+    until,
+)
 from tests.tui.snapshot_app import build
 from tui.api.codes import ALL_UNIFIED_CODES, explain
 from tui.screens.codes import CodeDetailScreen, CodeRow, CodesView, code_grammar
@@ -208,6 +216,7 @@ async def _filtered(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "filtered": _filtered}
 
 
+@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_code_screens(
@@ -216,12 +225,14 @@ def test_code_screens(
     dirs: Dirs,
     snap_compare: Any,
     monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     import tui.sandbox.ids as ids
 
     monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    size, theme = look
-    assert snap_compare(build(*dirs, theme=theme), terminal_size=size, run_before=SCREENS[screen])
+    assert compare_in_looks(
+        snap_compare, request, monkeypatch, lambda t: build(*dirs, theme=t), SCREENS[screen]
+    )
 
 
 def test_code_filtered_snapshot(dirs: Dirs, snap_compare: Any) -> None:

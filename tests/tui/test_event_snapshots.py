@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.tui.pilot import LOOKS, run_command, until
+from tests.tui.pilot import LOOKS, compare_in_looks, run_command, until
 from tests.tui.snapshot_app import build, ready
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
@@ -90,10 +90,27 @@ async def _detail(pilot: Any) -> None:
 DRIVES = {"events_deliveries": _deliveries, "event_detail": _detail}
 
 
+# Drives whose looks are each run on their own: a theme chosen at run time leaves them
+# otherwise than a start in that theme.
+SEPARATE = {"events_deliveries"}
+
+
+@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("drive", list(DRIVES))
 def test_events_with_deliveries(
-    drive: str, look: tuple[tuple[int, int], str], dirs: tuple[Path, Path], snap_compare: Any
+    drive: str,
+    look: tuple[tuple[int, int], str],
+    dirs: tuple[Path, Path],
+    snap_compare: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
-    size, theme = look
-    assert snap_compare(build(*dirs, theme=theme), terminal_size=size, run_before=DRIVES[drive])
+    assert compare_in_looks(
+        snap_compare,
+        request,
+        monkeypatch,
+        lambda t: build(*dirs, theme=t),
+        DRIVES[drive],
+        separate=drive in SEPARATE,
+    )

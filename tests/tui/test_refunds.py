@@ -14,6 +14,7 @@ from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
     LOOKS,
     apply_filter,
+    compare_in_looks,
     create_payment,
     field_error,
     filter_problem,
@@ -482,6 +483,7 @@ SCREENS = {
 }
 
 
+@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_refund_screens(
@@ -490,12 +492,14 @@ def test_refund_screens(
     dirs: Dirs,
     snap_compare: Any,
     monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
 ) -> None:
     import tui.sandbox.ids as ids
 
     monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))  # ids of what is created repeat
-    size, theme = look
-    assert snap_compare(build(*dirs, theme=theme), terminal_size=size, run_before=SCREENS[screen])
+    assert compare_in_looks(
+        snap_compare, request, monkeypatch, lambda t: build(*dirs, theme=t), SCREENS[screen]
+    )
 
 
 @pytest.mark.parametrize(

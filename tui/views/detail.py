@@ -227,7 +227,18 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     def on_mount(self) -> None:
         self.load(now=True)
         watch_changes(self, self.on_change)
+        # The sections are drawn with the theme's colours: a theme chosen later redraws them.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
         self.query_one("#detail-body", VerticalScroll).focus()
+
+    def _redraw(self) -> None:
+        """Draw the record shown again, as it is (no read): after a change of theme."""
+        record = self.record
+        if record is None or self.missing:
+            return
+        self.query_one("#detail-title", TitleBar).update(self.title_text(record))
+        self.render_record(record)
+        self.query_one("#raw", Static).update(self.raw(record))
 
     def on_change(self, change: Change) -> None:
         if change.concerns(self._watched):

@@ -95,6 +95,8 @@ class StatusBar(Horizontal):
 
     def on_mount(self) -> None:
         self._render_line()
+        # Its muted parts take the theme's colour when drawn: a theme chosen later redraws them.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._render_line())
 
     def watch_profile(self) -> None:
         self._render_line()
