@@ -90,11 +90,6 @@ async def _detail(pilot: Any) -> None:
 DRIVES = {"events_deliveries": _deliveries, "event_detail": _detail}
 
 
-# Drives whose looks are each run on their own: a theme chosen at run time leaves them
-# otherwise than a start in that theme.
-SEPARATE = {"events_deliveries"}
-
-
 @pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("drive", list(DRIVES))
@@ -112,5 +107,4 @@ def test_events_with_deliveries(
         monkeypatch,
         lambda t: build(*dirs, theme=t),
         DRIVES[drive],
-        separate=drive in SEPARATE,
     )

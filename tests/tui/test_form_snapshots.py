@@ -70,11 +70,6 @@ SCREENS: dict[str, Drive] = {
 }
 
 
-# Screens whose looks are each run on their own: a resize or a theme change at run time
-# leaves them otherwise than a start in that look (scrolled, or colours drawn once).
-SEPARATE = {"test_cards"}
-
-
 @pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", list(SCREENS))
@@ -92,5 +87,4 @@ def test_form(
         monkeypatch,
         lambda t: build(*dirs, theme=t),
         SCREENS[screen],
-        separate=screen in SEPARATE,
     )

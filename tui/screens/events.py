@@ -258,6 +258,10 @@ class EventsView(ResourceListView[Any]):
         # The base's on_mount runs after this one by itself (Textual calls each class's).
         watch_deliveries(self, self.on_delivery)
 
+    def _repaint(self) -> None:
+        super()._repaint()
+        self._show_rejected()  # the refusals' codes take the theme's colour too
+
     def key_of(self, record: Any) -> str:
         return str(record.event_id)
 

@@ -179,6 +179,8 @@ class ResourceListView(AreaView, Generic[T]):
         self.table.fit_to(self.size.width - 1)
 
     def _repaint(self) -> None:
+        """Draw the rows again (a theme chosen at run time); an area with more drawn in the
+        theme's colours extends it."""
         for record in list(self.rows.values()):
             self.table.update(record)
 

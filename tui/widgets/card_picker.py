@@ -120,6 +120,19 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
     def on_mount(self) -> None:
         self.query_one(DataTable).loading = True
         self.load()
+        # The outcomes take the theme's status colours: a theme chosen later redraws them.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._recolour())
+
+    def _outcome(self, card: TestCard) -> Text:
+        status = _OUTCOME_STATUS.get(card.outcome, "succeeded")
+        style = status_colour(status, self.app.theme_variables)
+        return Text(card.outcome.replace("_", " "), style=style)
+
+    def _recolour(self) -> None:
+        table = self.query_one(DataTable)
+        for number, card in self.cards.items():
+            if number in table.rows:
+                table.update_cell(number, "outcome", self._outcome(card))
 
     @work(exclusive=True, group="test-cards", exit_on_error=False, description="Test cards")
     async def load(self) -> None:
@@ -136,14 +149,12 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
             return
         finally:
             table.loading = False
-        variables = self.app.theme_variables
         for card in cards_from_rows(rows):
             self.cards[card.number] = card
-            status = _OUTCOME_STATUS.get(card.outcome, "succeeded")
             table.add_row(
                 card.grouped,
                 brand_label(card.brand),
-                Text(card.outcome.replace("_", " "), style=status_colour(status, variables)),
+                self._outcome(card),
                 card.unified_code or "",
                 card.description,
                 key=card.number,
