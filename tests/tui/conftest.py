@@ -12,6 +12,7 @@ import random
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,3 +117,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         from tests.tui.pilot import looks_key
 
         item.add_marker(pytest.mark.xdist_group(looks_key(item)))
+
+
+@pytest.fixture
+def snap_looks(
+    snap_compare: Any, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Any:
+    """`snap_looks(build_app, run_before, separate=False)`: `compare_in_looks` for this test."""
+    from tests.tui.pilot import compare_in_looks
+
+    def compare(build_app: Any, run_before: Any, *, separate: bool = False) -> bool:
+        return compare_in_looks(
+            snap_compare, request, monkeypatch, build_app, run_before, separate=separate
+        )
+
+    return compare

@@ -132,13 +132,8 @@ LOOKS = [
 ]
 
 
-def _look_id(size: tuple[int, int], theme: str) -> str:
-    """`120x40-dark` for ((120, 40), "payscope-dark"): the id of a look in LOOKS."""
-    return f"{size[0]}x{size[1]}-{theme.rsplit('-', 1)[-1]}"
-
-
-# Every look of one screen, taken in one run of the app: {looks_key: {look id: svg}}.
-_SHOTS: dict[str, dict[str, str]] = {}
+# Every look of one screen, taken in one run of the app: {looks_key: {(size, theme): svg}}.
+_SHOTS: dict[str, dict[Any, str]] = {}
 
 
 def looks_key(item: Any) -> str:
@@ -149,15 +144,14 @@ def looks_key(item: Any) -> str:
     return ".".join([item.module.__name__, item.originalname, *params])
 
 
-async def _take_looks(app: Any, run_before: Callable[[Any], Any]) -> dict[str, str]:
+async def _take_looks(app: Any, run_before: Callable[[Any], Any]) -> dict[Any, str]:
     """Run the app once in the first look, then switch theme and size for each look in turn
     (as a user does with `:theme` or by resizing the terminal) and take its screenshot."""
-    shots: dict[str, str] = {}
+    shots: dict[Any, str] = {}
     async with app.run_test(size=LOOKS[0].values[0][0]) as pilot:
         await run_before(pilot)
         for look in LOOKS:
             size, theme = look.values[0]
-            name = _look_id(size, theme)
             if app.theme != theme:
                 app.theme = theme
             if tuple(app.size) != size:
@@ -168,7 +162,7 @@ async def _take_looks(app: Any, run_before: Callable[[Any], Any]) -> dict[str, s
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             await pilot.pause()
-            shots[name] = app.export_screenshot(title=app.title, simplify=True)
+            shots[look.values[0]] = app.export_screenshot(title=app.title, simplify=True)
     return shots
 
 
@@ -182,7 +176,8 @@ def compare_in_looks(
     separate: bool = False,
 ) -> bool:
     """`snap_compare` for a test parametrized by `look` (one of LOOKS), with the
-    app run once per screen rather than once per look.
+    app run once per screen rather than once per look (tests call it as the `snap_looks`
+    fixture of `tests/tui/conftest.py`).
 
     The first look of a screen to run builds the app in the first look (`build_app(theme)`),
     drives it with `run_before`, and takes all four screenshots, switching theme and terminal
@@ -205,7 +200,7 @@ def compare_in_looks(
     if shots is None:
         first_theme = LOOKS[0].values[0][1]
         shots = _SHOTS[key] = asyncio.run(_take_looks(build_app(first_theme), run_before))
-    shot = shots[_look_id(size, theme)]
+    shot = shots[params["look"]]
     monkeypatch.setattr(textual._doc, "take_svg_screenshot", lambda **_options: shot)
     return bool(snap_compare(App(), terminal_size=size))
 

@@ -15,7 +15,6 @@ from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
     LOOKS,
     apply_filter,
-    compare_in_looks,
     filter_problem,
     open_list,
     shown_text,
@@ -223,16 +222,13 @@ def test_code_screens(
     screen: str,
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
-    snap_compare: Any,
+    snap_looks: Any,
     monkeypatch: pytest.MonkeyPatch,
-    request: pytest.FixtureRequest,
 ) -> None:
     import tui.sandbox.ids as ids
 
     monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert compare_in_looks(
-        snap_compare, request, monkeypatch, lambda t: build(*dirs, theme=t), SCREENS[screen]
-    )
+    assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
 
 
 def test_code_filtered_snapshot(dirs: Dirs, snap_compare: Any) -> None:

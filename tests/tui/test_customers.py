@@ -12,7 +12,6 @@ from textual.widgets import Input
 
 from tests.tui.pilot import (
     LOOKS,
-    compare_in_looks,
     field_error,
     run_command,
     shown_text,
@@ -660,18 +659,14 @@ def test_snapshot(
     screen: str,
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
-    snap_compare: Any,
+    snap_looks: Any,
     monkeypatch: pytest.MonkeyPatch,
-    request: pytest.FixtureRequest,
 ) -> None:
     import tui.sandbox.ids as ids
     from tests.tui.conftest import SeededSecrets
 
     monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert compare_in_looks(
-        snap_compare,
-        request,
-        monkeypatch,
+    assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SNAPSHOTS[screen],
         separate=screen in SEPARATE,

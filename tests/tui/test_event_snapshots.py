@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.tui.pilot import LOOKS, compare_in_looks, run_command, until
+from tests.tui.pilot import LOOKS, run_command, until
 from tests.tui.snapshot_app import build, ready
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
@@ -97,14 +97,9 @@ def test_events_with_deliveries(
     drive: str,
     look: tuple[tuple[int, int], str],
     dirs: tuple[Path, Path],
-    snap_compare: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    request: pytest.FixtureRequest,
+    snap_looks: Any,
 ) -> None:
-    assert compare_in_looks(
-        snap_compare,
-        request,
-        monkeypatch,
+    assert snap_looks(
         lambda t: build(*dirs, theme=t),
         DRIVES[drive],
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.tui.pilot import LOOKS, compare_in_looks, create_payment, until
+from tests.tui.pilot import LOOKS, create_payment, until
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -77,14 +77,9 @@ def test_form(
     screen: str,
     look: tuple[tuple[int, int], str],
     dirs: tuple[Path, Path],
-    snap_compare: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    request: pytest.FixtureRequest,
+    snap_looks: Any,
 ) -> None:
-    assert compare_in_looks(
-        snap_compare,
-        request,
-        monkeypatch,
+    assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SCREENS[screen],
     )

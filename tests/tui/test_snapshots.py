@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tui.conftest import SeededSecrets
-from tests.tui.pilot import LOOKS, compare_in_looks, run_command, type_text
+from tests.tui.pilot import LOOKS, run_command, type_text
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -153,18 +153,14 @@ def test_screen(
     screen: str,
     look: tuple[tuple[int, int], str],
     dirs: tuple[Path, Path],
-    snap_compare: Any,
+    snap_looks: Any,
     monkeypatch: pytest.MonkeyPatch,
-    request: pytest.FixtureRequest,
 ) -> None:
     import tui.sandbox.ids as ids
 
     # Ids of what a screen creates (payments, events) repeat from run to run.
     monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert compare_in_looks(
-        snap_compare,
-        request,
-        monkeypatch,
+    assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SCREENS[screen],
         separate=screen in SEPARATE,
