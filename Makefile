@@ -36,8 +36,10 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: each worker would otherwise
+# compile (and rewrite the asserts of) every module it imports again, on every run.
 test: lint
-	$(VENV)/bin/pytest $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

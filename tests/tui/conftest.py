@@ -107,6 +107,52 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Input, "cursor_blink", still)
 
 
+@pytest.fixture(autouse=True)
+def _last_frame_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Headless, a pilot test's app draws its last frame only, in full.
+
+    Textual's headless mode composes every frame and then throws it away (nothing is written
+    to a terminal): 40% of a pilot test's CPU. Here the frames in between are skipped (layout,
+    focus, scrolling and clicks are computed as always), and when the test's body is done the
+    screen on top is drawn in full, over the screens below it, so a widget that cannot render
+    still fails its test. Screenshots (`snap_compare`, `compare_in_looks`) draw their own
+    frame in full, so snapshots are what they were.
+    """
+    from contextlib import asynccontextmanager
+
+    from textual.app import App
+    from textual.screen import Screen
+
+    refresh = Screen._compositor_refresh
+    run_test = App.run_test
+
+    def skip_headless_frames(screen: Any) -> None:
+        app = screen.app
+        if app.is_headless and not app.is_inline and screen is app.screen:
+            compositor = screen._compositor
+            # Drawing asks each widget its size, which brings the compositor's map of every
+            # widget up to date; a later layout compares against that map to tell widgets
+            # they were resized (a stale one would tell no one, e.g. when the rail hides).
+            compositor.full_map  # noqa: B018
+            screen._dirty_widgets.clear()
+            compositor._dirty_regions.clear()
+            app._update_mouse_over(screen)
+            return
+        refresh(screen)
+
+    @asynccontextmanager
+    async def run_and_draw_the_last_frame(app: Any, *args: Any, **kwargs: Any) -> Any:
+        async with run_test(app, *args, **kwargs) as pilot:
+            yield pilot
+            if app._running and not app._exit and app._screen_stack:
+                app.screen._compositor.render_update(
+                    full=True, screen_stack=app._background_screens
+                )
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", skip_headless_frames)
+    monkeypatch.setattr(App, "run_test", run_and_draw_the_last_frame)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The looks of one screen (`@pytest.mark.looks`, see `compare_in_looks`) go to one xdist
