@@ -153,6 +153,38 @@ def _last_frame_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(App, "run_test", run_and_draw_the_last_frame)
 
 
+# Every app of a worker parses the same widgets' CSS with the same theme variables: parsed once.
+_PARSED_CSS: dict[Any, Any] = {}
+
+
+@pytest.fixture(autouse=True)
+def _css_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual caches parsed CSS per app; the tests start hundreds of apps per worker, so the
+    cache is kept for the worker, keyed by the source and the theme's variables as well (the
+    parsed rules hold the variables' values). Rules are only read once parsed."""
+    from textual.css.stylesheet import Stylesheet
+
+    parse_rules = Stylesheet._parse_rules
+
+    def parsed_once(
+        sheet: Any,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> Any:
+        key = (css, read_from, is_default_rules, tie_breaker, scope, *sheet._variables.items())
+        try:
+            return _PARSED_CSS[key]
+        except KeyError:
+            rules = parse_rules(sheet, css, read_from, is_default_rules, tie_breaker, scope)
+            _PARSED_CSS[key] = rules
+            return rules
+
+    monkeypatch.setattr(Stylesheet, "_parse_rules", parsed_once)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The looks of one screen (`@pytest.mark.looks`, see `compare_in_looks`) go to one xdist

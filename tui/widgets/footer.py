@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
+from textual.app import ComposeResult
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 
 class KeyFooter(Footer):
@@ -40,6 +42,16 @@ class KeyFooter(Footer):
             if binding.show
         )
         return (keys, self.show_command_palette, self.combine_groups)
+
+    def compose(self) -> ComposeResult:
+        # Each key is born compact and bound to the footer's `compact`, which a mounted key
+        # then takes: two class changes, each restyling the key. Given the footer's value up
+        # front, the key is styled once, as it stays.
+        for widget in super().compose():
+            if isinstance(widget, FooterKey):
+                widget.set_reactive(FooterKey.compact, self.compact)
+                widget.set_class(self.compact, "-compact")
+            yield widget
 
     async def recompose(self) -> None:
         shown = self._keys_shown()
