@@ -421,8 +421,10 @@ class Runtime:
 
         directory = self.options.data_dir / "sandbox"
         if daemon.read_state(directory) is None:
-            port, _origin = self.wanted_sandbox_port()
-            self.spawned_daemon = daemon.spawn(directory, port=port, seed=self.options.seed)
+            self.spawned_daemon = _adopt_spawned(directory)
+            if self.spawned_daemon is None:
+                port, _origin = self.wanted_sandbox_port()
+                self.spawned_daemon = daemon.spawn(directory, port=port, seed=self.options.seed)
             return
         # Already serving: its first page can be on its way before Textual has drawn anything
         # (the command line started the read before importing Textual).
@@ -449,13 +451,7 @@ class Runtime:
             configured = _peek_local_port(self.options.config_dir)
         else:
             configured = getattr(getattr(settings, "local", None), "sandbox_port", None)
-        if isinstance(configured, int) and 0 <= configured < 65536:
-            return configured, "set as sandbox_port in the [local] settings"
-        try:
-            remembered = int(self.port_file.read_text(encoding="ascii").strip())
-        except (OSError, ValueError):
-            return 0, ""
-        return (remembered, "used last time") if 0 < remembered < 65536 else (0, "")
+        return _wanted_port(configured, self.port_file)
 
     async def _start_sandbox(self, sandbox: Sandbox) -> str:
         """Serve the sandbox on its stable port; a taken port falls back to a free one, told."""
@@ -677,6 +673,54 @@ def _peek_settings(path: Path, profile: str | None) -> _Peek | None:
     if not _optional_str(table.get("theme")) or not (port is None or type(port) is int):
         return None
     return _Peek(default, theme, table.get("theme"), port, dict(keymap))
+
+
+def _wanted_port(configured: Any, port_file: Path) -> tuple[int, str]:
+    """`Runtime.wanted_sandbox_port` from the configured port (None: not set) and the file
+    holding the last run's."""
+    if isinstance(configured, int) and 0 <= configured < 65536:
+        return configured, "set as sandbox_port in the [local] settings"
+    try:
+        remembered = int(port_file.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return 0, ""
+    return (remembered, "used last time") if 0 < remembered < 65536 else (0, "")
+
+
+# The background sandbox the command line started before Textual was imported: (its data
+# directory, its pid), until `Runtime.spawn_early` adopts it.
+_spawned_at_launch: tuple[Path, int] | None = None
+
+
+def spawn_at_launch(profile: str | None, seed: int | None) -> None:
+    """On a first run of the local profile, start the background sandbox at once, before the
+    command line imports Textual: its own start (Python, FastAPI, every route) and its seeding
+    then overlap the app's loading instead of following it. `Runtime.spawn_early` adopts it.
+
+    Only when the settings file says plainly that this run is local (no profile asked for, no
+    default profile) and no sandbox is running; anything else is left to `Runtime`, which
+    validates the settings and says what is wrong with them.
+    """
+    global _spawned_at_launch
+    configs, data = paths.config_dir(), paths.data_dir()
+    peeked = _peek_settings(configs / CONFIG_FILE, profile)
+    if peeked is None or (profile or peeked.default_profile) is not None:
+        return
+    from tui.sandbox import daemon
+
+    directory = data / "sandbox"
+    if daemon.read_state(directory) is not None:
+        return
+    port, _origin = _wanted_port(_peek_local_port(configs), directory / PORT_FILE)
+    seed = DEFAULT_SEED if seed is None else seed
+    _spawned_at_launch = (directory, daemon.spawn(directory, port=port, seed=seed))
+
+
+def _adopt_spawned(directory: Path) -> int | None:
+    """The pid of the sandbox `spawn_at_launch` started for `directory`, if it did (once)."""
+    global _spawned_at_launch
+    spawned, _spawned_at_launch = _spawned_at_launch, None
+    return spawned[1] if spawned is not None and spawned[0] == directory else None
 
 
 def _peek_local_port(config_dir: Path | None) -> Any:

@@ -130,6 +130,69 @@ def test_status_and_stop_commands(tmp_path: Path) -> None:
         daemon.stop(directory)
 
 
+def _launch_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PAYSCOPE_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("PAYSCOPE_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data" / "sandbox"
+
+
+def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tui import runtime as runtime_module
+
+    directory = _launch_env(tmp_path, monkeypatch)
+    try:
+        runtime_module.spawn_at_launch(None, 5)  # what `payscope` does before importing Textual
+        assert runtime_module._spawned_at_launch is not None
+        pid = runtime_module._spawned_at_launch[1]
+        options = runtime_module.RuntimeOptions.build(
+            profile=None,
+            seed=5,
+            theme=None,
+            allow_production=False,
+            config_dir=None,
+            data_dir=None,
+            sandbox_options={},
+        )
+        options.daemon = True
+        runtime = runtime_module.Runtime(options)
+        runtime.spawn_early()  # as the app does: the sandbox is adopted, not started twice
+        assert runtime.spawned_daemon == pid and runtime_module._spawned_at_launch is None
+        state = _wait_ready(directory)
+        assert state.pid == pid and state.total == 5
+        runtime_module.spawn_at_launch(None, 5)  # a second run finds it serving
+        assert runtime_module._spawned_at_launch is None
+    finally:
+        runtime_module._spawned_at_launch = None
+        daemon.stop(directory)
+
+
+@pytest.mark.parametrize(
+    "settings, profile",
+    [
+        ('default_profile = "staging"\n[profiles.staging]\nbase_url = "https://x.test"\n', None),
+        ("", "staging"),  # --profile staging
+        ("default_profile = 3\n", None),  # odd settings: left to the validating path
+    ],
+)
+def test_no_sandbox_is_started_at_launch_for_a_remote_profile_or_odd_settings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: str, profile: str | None
+) -> None:
+    from tui import runtime as runtime_module
+
+    directory = _launch_env(tmp_path, monkeypatch)
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "profiles.toml").write_text(settings, encoding="utf-8")
+    try:
+        runtime_module.spawn_at_launch(profile, None)
+        assert runtime_module._spawned_at_launch is None
+        assert not directory.exists()
+    finally:
+        runtime_module._spawned_at_launch = None
+        daemon.stop(directory)
+
+
 async def test_a_runtime_attaches_gets_webhooks_and_quits_without_losing_anything(
     tmp_path: Path,
 ) -> None:
