@@ -23,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 from tui.sandbox.errors import API, INVALID, SandboxError, from_validation_errors
 from tui.sandbox.middleware import SandboxMiddleware
 from tui.sandbox.public import is_public
-from tui.sandbox.responses import DOC_SCHEMAS
+from tui.sandbox.responses import doc_schemas
 from tui.sandbox.state import SandboxState
 
 log = logging.getLogger("tui.sandbox")
@@ -191,13 +191,13 @@ def _document_errors(schema: dict[str, Any]) -> None:
 
 def _merge_body_schemas(app: FastAPI) -> None:
     # Bodies are validated by `read_body`, so FastAPI does not see their models: add the
-    # schemas `json_body()` collected to the generated document.
+    # schemas of the models `json_body()` named to the generated document.
     build = app.openapi
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schema = build()
-            schema.setdefault("components", {}).setdefault("schemas", {}).update(DOC_SCHEMAS)
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(doc_schemas())
             _document_errors(schema)
             app.openapi_schema = schema
         return app.openapi_schema
