@@ -56,6 +56,28 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
         assert not any(key.has_class("-disabled") for key in _keys(app))
 
 
+async def test_the_keys_are_styled_once_and_follow_the_footers_compact(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    changes: list[bool] = []
+    watch = FooterKey._watch_compact
+
+    def counted(key: FooterKey, compact: bool) -> None:
+        if key.has_class("-compact") != compact:  # a class change: the key is styled again
+            changes.append(compact)
+        watch(key, compact)
+
+    monkeypatch.setattr(FooterKey, "_watch_compact", counted)
+    app = Keys()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        footer = app.query_one(KeyFooter)
+        # Born with the footer's value: no compact class put on, then taken off again.
+        assert changes == []
+        assert not any(key.has_class("-compact") for key in _keys(app))
+        footer.compact = True  # the binding to the footer still holds
+        await pilot.pause()
+        assert all(key.has_class("-compact") for key in _keys(app)) and changes == [True, True]
+
+
 def test_every_screen_yields_the_key_footer() -> None:
     """No screen builds Textual's own Footer (rebuilt on every bindings refresh)."""
     import ast
