@@ -78,6 +78,29 @@ async def test_picker_lists_the_sandbox_cards_and_fills_the_form(dirs: Dirs) -> 
         assert payment.unified_code == "UE_1007"
 
 
+async def test_the_highlighted_cards_whole_description_shows_under_the_table(dirs: Dirs) -> None:
+    """At 80x24 the table has no room for "What it does": the line under it says it whole."""
+    from textual.widgets import Static
+
+    app = build(*dirs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        rows = await app.runtime.client.sandbox.test_cards()
+        longest = max(rows, key=lambda row: len(row["description"]))
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await pilot.press("ctrl+t")
+        await until(lambda: isinstance(app.screen, TestCardPicker))
+        picker = app.screen
+        table = picker.query_one(DataTable)
+        await until(lambda: table.row_count > 0)
+        detail = picker.query_one("#picker-detail", Static)
+        await until(lambda: "4242 4242 4242 4242" in str(detail.render()))
+        table.move_cursor(row=table.get_row_index(longest["card_number"]))
+        await until(lambda: longest["description"] in " ".join(str(detail.render()).split()))
+        assert detail.region.height > 1  # wrapped, not cut
+
+
 async def test_picker_closed_without_choosing_keeps_the_card(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

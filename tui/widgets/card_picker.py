@@ -1,4 +1,6 @@
-"""The sandbox's test-card table as a picker: number, outcome, unified code; Enter chooses one."""
+"""The sandbox's test-card table as a picker: number, outcome, unified code; Enter chooses one.
+Under the table, the highlighted card's whole description (the table's column shows its start,
+or nothing at all in a narrow terminal)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
+from tui.views.text import safe
 from tui.widgets.errors import describe_error
 from tui.widgets.format import brand_label, status_colour
 
@@ -90,6 +93,9 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
     TestCardPicker #picker-error { color: $error; height: auto; display: none; }
     TestCardPicker #picker-error.-shown { display: block; }
     TestCardPicker DataTable { height: 1fr; }
+    TestCardPicker #picker-detail {
+        height: auto; max-height: 4; border-top: hkey $panel; color: $text;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -116,6 +122,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
             table.add_column("Code", width=7, key="code")
             table.add_column("What it does", key="description")
             yield table
+            yield Static(id="picker-detail")
 
     def on_mount(self) -> None:
         self.query_one(DataTable).loading = True
@@ -153,10 +160,10 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
             self.cards[card.number] = card
             table.add_row(
                 card.grouped,
-                brand_label(card.brand),
+                safe(brand_label(card.brand)),
                 self._outcome(card),
-                card.unified_code or "",
-                card.description,
+                safe(card.unified_code, empty=""),
+                safe(card.description),
                 key=card.number,
             )
         table.focus()
@@ -173,6 +180,21 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
             return
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         self.dismiss(self.cards.get(str(key)))
+
+    @on(DataTable.RowHighlighted, "#cards-table")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        card = self.cards.get(str(event.row_key.value))
+        detail = self.query_one("#picker-detail", Static)
+        if card is None:
+            detail.update("")
+            return
+        detail.update(
+            Text.assemble(
+                (card.grouped, "bold"),
+                (" · ", "dim"),
+                safe(card.description, multiline=True),
+            )
+        )
 
     @on(DataTable.RowSelected, "#cards-table")
     def _selected(self, event: DataTable.RowSelected) -> None:
