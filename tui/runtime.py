@@ -429,11 +429,14 @@ class Runtime:
         from tui.sandbox import daemon
 
         directory = self.options.data_dir / "sandbox"
+        # Started by the command line at launch: adopted whatever it has written by now (its
+        # pid is how a sandbox that stops before serving is told apart from a slow one).
+        self.spawned_daemon = _adopt_spawned(directory)
+        if self.spawned_daemon is not None:
+            return
         if daemon.read_state(directory) is None:
-            self.spawned_daemon = _adopt_spawned(directory)
-            if self.spawned_daemon is None:
-                port, _origin = self.wanted_sandbox_port()
-                self.spawned_daemon = daemon.spawn(directory, port=port, seed=self.options.seed)
+            port, _origin = self.wanted_sandbox_port()
+            self.spawned_daemon = daemon.spawn(directory, port=port, seed=self.options.seed)
             return
         # Already serving: its first page can be on its way before Textual has drawn anything
         # (the command line started the read before importing Textual).
