@@ -133,7 +133,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
     def _outcome(self, card: TestCard) -> Text:
         status = _OUTCOME_STATUS.get(card.outcome, "succeeded")
         style = status_colour(status, self.app.theme_variables)
-        return Text(card.outcome.replace("_", " "), style=style)
+        return safe(card.outcome.replace("_", " "), style)
 
     def _recolour(self) -> None:
         table = self.query_one(DataTable)
@@ -159,7 +159,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
         for card in cards_from_rows(rows):
             self.cards[card.number] = card
             table.add_row(
-                card.grouped,
+                safe(card.grouped),
                 safe(brand_label(card.brand)),
                 self._outcome(card),
                 safe(card.unified_code, empty=""),
@@ -190,7 +190,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
             return
         detail.update(
             Text.assemble(
-                (card.grouped, "bold"),
+                safe(card.grouped, "bold"),
                 (" · ", "dim"),
                 safe(card.description, multiline=True),
             )
