@@ -158,6 +158,23 @@ async def test_clock_previews_then_advances(dirs: Dirs) -> None:
         assert "2024-05-03 00:00:00 UTC" in shown_text(view.query_one("#sandbox-clock", Static))
 
 
+async def test_the_status_bar_shows_a_clock_moved_by_anyone_at_once(dirs: Dirs) -> None:
+    """A scenario or a script on the app's client moves the clock: the status bar follows the
+    request journal, not only its one-second poll (stopped here, so only the journal can)."""
+    from tui.widgets.status_bar import StatusBar
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        main = app.get_screen_main()
+        assert main is not None
+        main._status_timer.pause()
+        status = main.query_one(StatusBar)
+        assert status.clock == "2024-05-01 12:00"
+        await app.runtime.client.sandbox.advance_clock(13 * 86400)
+        await until(lambda: status.clock == "2024-05-14 12:00")
+
+
 async def test_clock_to_the_next_renewal(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -163,9 +163,6 @@ class ClockScreen(FormScreen):
         self.runtime.forget_clock()
         ran = answer.get("ran") if isinstance(answer, dict) else None
         self.app.notify(outcome_text(request, ran), title="Sandbox clock")
-        status = getattr(self.app.screen_stack[0], "refresh_status", None)
-        if callable(status):
-            status()
         return datetime.fromtimestamp(self.runtime.now(), UTC)
 
 

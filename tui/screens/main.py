@@ -302,7 +302,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self.query_one(StatusBar).state = "offline"
 
     def _watch_runtime(self) -> None:
-        from tui.views.live import watch_deliveries
+        from tui.views.live import watch_deliveries, watch_requests
 
         listener = self.app.runtime.listener
         status = self.query_one(StatusBar)
@@ -312,9 +312,19 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         if not self._counting:
             self._counting = True
             watch_deliveries(self, self._count_delivery)
+            watch_requests(self, self._clock_moved)
         if self._status_timer is None:
             self._status_timer = self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
+
+    def _clock_moved(self, entry: Any) -> None:
+        # Whoever moved the sandbox's clock (the clock form, a scenario, a script on the app's
+        # client), the status bar says so at once rather than at its next poll.
+        from tui.api.resources import CLOCK_ADVANCE
+
+        if entry.ok and entry.path == CLOCK_ADVANCE:
+            self.app.runtime.forget_clock()
+            self.refresh_status()
 
     def refresh_status(self) -> None:
         """Rate limit and clock are polled; cheap reads of state the client already holds."""

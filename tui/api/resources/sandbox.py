@@ -20,6 +20,7 @@ from tui.api.models.subscriptions import (
     SubscriptionListResponse,
 )
 from tui.api.models.users import AcceptedInvite
+from tui.api.resources import CLOCK_ADVANCE
 from tui.api.resources._base import Resource, seg
 from tui.api.retry import Replay
 
@@ -48,9 +49,7 @@ class SandboxResource(Resource):
         retries, renewals)."""
         if seconds <= 0:
             raise ValueError(f"the clock only moves forward: give seconds > 0, got {seconds}")
-        return await self._client.call_json(
-            "POST", "/_sandbox/clock/advance", body={"seconds": seconds}
-        )
+        return await self._client.call_json("POST", CLOCK_ADVANCE, body={"seconds": seconds})
 
     async def upcoming(
         self, *, seconds: float | None = None, until: str | None = None
