@@ -17,6 +17,8 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from tui.waiting import wait_or_wake
+
 # The most bytes a request line plus its headers may take; past it the answer is 431 and the
 # connection is closed. httptools itself has no limit: it would buffer a 200 MiB header line.
 MAX_HEAD_BYTES = 64 * 1024
@@ -168,8 +170,7 @@ class _QuietServer(uvicorn.Server):
         should_exit = await self.on_tick(counter)
         while not should_exit:
             counter = (counter + 1) % 864000
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), 0.1)
+            await wait_or_wake(self._wake, 0.1)
             should_exit = await self.on_tick(counter)
 
     def wake(self) -> None:

@@ -22,6 +22,7 @@ from tui.sandbox.credentials import Credentials
 from tui.sandbox.db import DB_FILE, Database
 from tui.sandbox.limits import Faults, RateLimiter
 from tui.sandbox.resource import Job, Resource
+from tui.waiting import wait_or_wake
 
 _MAX_STEPS = 100_000
 _IDLE_POLL_SECONDS = 1.0
@@ -181,8 +182,7 @@ class SandboxState:
         loop = asyncio.get_running_loop()
         jobs_at = -_JOBS_EVERY_SECONDS
         while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), timeout=_IDLE_POLL_SECONDS)
+            await wait_or_wake(wake, _IDLE_POLL_SECONDS)
             wake.clear()
             jobs = loop.time() - jobs_at >= _JOBS_EVERY_SECONDS
             if jobs:

@@ -7,8 +7,9 @@ testable on its own and the screen stays about layout.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
+
+from tui.waiting import wait_or_wake  # the loop's only clock (tests freeze it here)
 
 HEALTHY_INTERVAL = 30.0  # while up: a cheap GET /health now and then
 FIRST_RETRY = 1.0  # while down: 1, 2, 4, ... seconds, up to MAX_RETRY
@@ -52,9 +53,3 @@ async def watch_health(
             wait = healthy_interval
         wake.clear()
         await wait_or_wake(wake, wait)
-
-
-async def wait_or_wake(wake: asyncio.Event, seconds: float) -> None:
-    """Wait `seconds`, less if `wake` is set; the loop's only clock (tests freeze it here)."""
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(wake.wait(), seconds)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from tui.waiting import wait_or_wake
 from tui.webhooks.journal import (
     FORWARD_DELIVERED,
     FORWARD_FAILED,
@@ -190,8 +191,7 @@ class Forwarder:
                 timeout = self._dispatch()
             except Exception:  # a read failed (file gone, locked): try again later
                 log.exception("could not read the forward queue")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wake.wait(), max(0.0, min(timeout, _IDLE_CHECK)))
+            await wait_or_wake(wake, min(timeout, _IDLE_CHECK))
 
     def _dispatch(self) -> float:
         """Start the due forwards there is room for; seconds until the next one is due.
