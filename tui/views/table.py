@@ -13,11 +13,12 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from tui.views.columns import CellContext, Column, fit
+from tui.widgets.fast_table import FastTable
 
 T = TypeVar("T")
 
 
-class ResourceTable(DataTable[RenderableType], Generic[T]):
+class ResourceTable(FastTable[RenderableType], Generic[T]):
     """Rows of records (`key_of` gives each its id); cells come from the typed columns."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
