@@ -30,6 +30,18 @@ from keyring.errors import PasswordDeleteError
 SECRET_SERVICE_BUS_NAME = "org.freedesktop.secrets"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """One TLS context per test process and set of arguments. The tests talk plain HTTP to
+    127.0.0.1 through a few hundred httpx clients, and each builds a TLS context that loads
+    the CA bundle (45 ms here), unused. The product's own clients build none for plain HTTP
+    (`ApiClient`, the listener's forwarder, the scenarios)."""
+    import functools
+
+    import httpx._transports.default as transports
+
+    transports.create_ssl_context = functools.cache(transports.create_ssl_context)  # type: ignore[assignment]
+
+
 class MemoryKeyring(KeyringBackend):
     """A keyring in a dict, for tests that are not about the keyring itself."""
 

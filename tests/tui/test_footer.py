@@ -1,10 +1,11 @@
-"""The key footer: rebuilt when the keys on offer change, and only then."""
+"""The key footer: changed when the keys on offer change, and only then, in place; what it
+shows is what Textual's `Footer` shows."""
 
 from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
 from tui.widgets.footer import KeyFooter
@@ -47,7 +48,7 @@ async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
         await pilot.pause()
         now = _keys(app)
         assert [key.key for key in now] == ["c", "r"]
-        assert now[0] is not shown[0]
+        assert now == shown  # changed in place, not mounted anew
         assert now[0].has_class("-disabled") and not now[1].has_class("-disabled")
 
         app.capturable = True
@@ -93,3 +94,67 @@ def test_every_screen_yields_the_key_footer() -> None:
                 found += [f"{path.name}: {a.name}" for a in node.names if a.name == "Footer"]
     assert found == []
     assert "KeyFooter" in (root / "screens" / "main.py").read_text(encoding="utf-8")
+
+
+class Offers(App[None]):
+    """Keys shown (True), shown disabled (None) or hidden (False) as `offers` says; the footer is
+    ours or Textual's."""
+
+    BINDINGS = [
+        Binding("c", "capture", "Capture", tooltip="Capture the payment"),
+        Binding("x", "cancel", "Cancel"),
+        Binding("a", "approve", "Approve a long description"),
+        Binding("e", "refund", "Refund"),
+        Binding("f2", "reload", "Reload"),
+    ]
+
+    def __init__(self, footer: type[Footer], offers: dict[str, bool | None]) -> None:
+        super().__init__()
+        self.footer = footer
+        self.offers = offers
+
+    def compose(self) -> ComposeResult:
+        yield Static("payments")
+        yield self.footer(show_command_palette=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.offers.get(action, True)
+
+
+OFFERS: list[dict[str, bool | None]] = [
+    {},
+    {"capture": False, "cancel": None},  # fewer keys, one disabled
+    {"capture": False, "cancel": False, "approve": False, "refund": False},  # one key left
+    {"reload": None},  # more keys than before
+    {"capture": False},
+    {"reload": False},  # as many keys, each another
+    {"capture": None, "approve": False},
+]
+
+
+async def test_keys_changed_in_place_show_what_textuals_footer_shows() -> None:
+    """Each change is made in place on one app and compared, as a picture and key by key,
+    with Textual's own footer built for that state in another."""
+    app = Offers(KeyFooter, dict(OFFERS[0]))
+    async with app.run_test(size=(90, 6)) as pilot:
+        await pilot.pause()
+        first = list(app.query(FooterKey))
+        for offers in OFFERS[1:]:
+            app.offers = offers
+            app.refresh_bindings()
+            await pilot.pause()
+            mine = app.export_screenshot()
+            keys = [
+                (k.key, k.description, k.has_class("-disabled"), k.tooltip)
+                for k in app.query(FooterKey)
+            ]
+            reference = Offers(Footer, offers)
+            async with reference.run_test(size=(90, 6)) as theirs:
+                await theirs.pause()
+                assert keys == [
+                    (k.key, k.description, k.has_class("-disabled"), k.tooltip)
+                    for k in reference.query(FooterKey)
+                ]
+                assert mine == reference.export_screenshot(), offers
+        # The first keys were kept through every change that left room for them.
+        assert first[0] is app.query(FooterKey).first()
