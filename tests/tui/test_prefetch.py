@@ -127,6 +127,45 @@ async def test_the_live_page_shows_before_the_client_and_a_key_waits_for_it(
         assert paths.count(("POST", "/payments/list")) == 2  # the start-up read is listed too
 
 
+async def test_a_live_page_back_before_the_first_frame_is_shown_without_the_cached_one(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The usual warm start: the page cached by the last run is only read when the live page
+    is not back yet, not drawn and replaced in the same frame."""
+    from tui.screens.payments_cache import cache_path, load_page, save_page
+
+    config = tmp_path / "config"
+    config.mkdir()
+    first = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    async with first.run_test(size=(120, 40)):
+        view = first.query_one(PaymentsView)
+        await until(lambda: view.loaded and not view.prefetched, 15)
+    # The last run left its first page behind, as every run does.
+    page = cache_path(data, "local")
+    if not load_page(page):
+        save_page(page, list(view.records.values()))
+    assert load_page(page)
+
+    shown: list[str] = []
+    for name in ("_show_cache", "_show_prefetched"):
+        original = getattr(PaymentsView, name)
+
+        def recorded(self: PaymentsView, _original: Any = original, _name: str = name) -> None:
+            shown.append(_name)
+            _original(self)
+
+        monkeypatch.setattr(PaymentsView, name, recorded)
+    app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    app.runtime.spawn_early()
+    assert app.runtime.prefetch is not None
+    _wait(app.runtime.prefetch)  # back before the app mounts
+    async with app.run_test(size=(120, 40)):
+        view = app.query_one(PaymentsView)
+        await until(lambda: view.prefetched or view.loaded, 10)
+        assert shown[0] == "_show_prefetched"
+        assert "_show_cache" not in shown
+
+
 def test_the_command_line_starts_it_before_textual_and_the_runtime_adopts_it(
     data: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -345,11 +345,19 @@ class PaymentsView(ResourceListView["Row"]):
 
     def on_mount(self) -> None:
         # The base's on_mount runs after this one by itself (Textual calls each class's).
-        if not self.runtime.ready.is_set():
-            self._show_cache()
-            prefetch = self.runtime.prefetch
-            if prefetch is not None and prefetch.when_done(self._prefetched_from_thread):
-                self._show_prefetched()
+        if self.runtime.ready.is_set():
+            return
+        prefetch = self.runtime.prefetch
+        if prefetch is not None and prefetch.done:
+            # The live page is back already (the usual warm start): shown straight away, not
+            # after the cached page it would replace in the same frame (each fills the table
+            # and restyles the view).
+            self._show_prefetched()
+            if self.loaded:
+                return
+        self._show_cache()
+        if prefetch is not None and prefetch.when_done(self._prefetched_from_thread):
+            self._show_prefetched()
 
     def _prefetched_from_thread(self) -> None:
         self.app.call_from_thread(self._show_prefetched)
