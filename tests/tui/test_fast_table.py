@@ -157,3 +157,25 @@ async def test_a_restyled_table_draws_its_new_stripes() -> None:
             if kind is FastTable:
                 fast = after
     assert fast == after
+
+
+def test_every_table_is_a_fast_table() -> None:
+    """No screen builds Textual's DataTable itself (its cells take Rich's whole pipeline)."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "tui"
+    built = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            called = node.func if isinstance(node, ast.Call) else None
+            if isinstance(called, ast.Name) and called.id == "DataTable":
+                built.append(f"{path.name}:{node.lineno}")
+            if isinstance(node, ast.ClassDef) and path.name != "fast_table.py":
+                bases = [b.value if isinstance(b, ast.Subscript) else b for b in node.bases]
+                built += [
+                    f"{path.name}: class {node.name}"
+                    for b in bases
+                    if isinstance(b, ast.Name) and b.id == "DataTable"
+                ]
+    assert built == []
