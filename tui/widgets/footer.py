@@ -108,17 +108,11 @@ class KeyFooter(Footer):
 
 
 def _become(widget: FooterKey, target: Shown) -> None:
-    """`widget` shows `target` as a new `FooterKey(*target)` would."""
-    key, display, description, action, enabled, tooltip = target
-    now = (widget.key, widget.key_display, widget.description, widget.action)
-    widget.key, widget.key_display, widget.description, widget.action = (
-        key,
-        display,
-        description,
-        action,
-    )
+    """`widget` shows `target` as a `FooterKey` built for it would."""
+    *texts, enabled, tooltip = target
+    if [widget.key, widget.key_display, widget.description, widget.action] != texts:
+        widget.key, widget.key_display, widget.description, widget.action = texts
+        widget.refresh(layout=True)  # another label: another width
     widget._disabled = not enabled
     widget.set_class(not enabled, "-disabled")
     widget.tooltip = tooltip or None
-    if now != (key, display, description, action):
-        widget.refresh(layout=True)
