@@ -142,7 +142,6 @@ def fetch_first_page(directory: Path, limit: int) -> LivePage | None:
     credentials = daemon.read_credentials(directory)
     if credentials is None:
         return None
-    import http.client
     from urllib.parse import urlsplit
 
     where = urlsplit(state.url)
@@ -151,19 +150,13 @@ def fetch_first_page(directory: Path, limit: int) -> LivePage | None:
         ("api-key", credentials.api_key),
         ("Content-Type", "application/json"),
         ("Accept", "application/json"),
-        ("User-Agent", f"payscope/{__version__} (+python-http.client, start-up)"),
+        ("User-Agent", f"payscope/{__version__} (+python, start-up)"),
     ]
     started_at = time.time()
     t0 = time.perf_counter()
-    connection = http.client.HTTPConnection(where.hostname or "", where.port, timeout=TIMEOUT)
-    try:
-        connection.request("POST", PATH, body=body, headers=dict(headers))
-        response = connection.getresponse()
-        raw = response.read()
-        status = response.status
-        response_headers = response.getheaders()
-    finally:
-        connection.close()
+    status, response_headers, raw = _post(
+        where.hostname or "", where.port or 80, PATH, headers, body, TIMEOUT
+    )
     latency_ms = (time.perf_counter() - t0) * 1000.0
     if status != 200:
         return None
@@ -183,6 +176,52 @@ def fetch_first_page(directory: Path, limit: int) -> LivePage | None:
         latency_ms,
     )
     return LivePage(state.url, rows, total, exchange)
+
+
+def _post(
+    host: str, port: int, path: str, headers: list[tuple[str, str]], body: bytes, timeout: float
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    """One HTTP/1.1 POST on its own connection: (status, headers, body); ValueError for an
+    answer that is not a whole HTTP/1.x response with a `Content-Length` body.
+
+    A plain socket, not `http.client`: this runs beside Textual's import, and `http.client`
+    with the `email` package it parses headers with costs about 25 ms of CPU, taken from the
+    first paint by the GIL. The local sandbox (uvicorn) answers JSON with its length; anything
+    else (chunked, cut short) is refused and the normal path follows.
+    """
+    import socket
+
+    deadline = time.monotonic() + timeout
+    head = "".join(
+        [
+            f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\n",
+            *(f"{name}: {value}\r\n" for name, value in headers),
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n",
+        ]
+    )
+    chunks: list[bytes] = []
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.sendall(head.encode("latin-1") + body)
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+            if time.monotonic() > deadline:
+                raise TimeoutError("the start-up read took too long")
+    answer_head, blank, answer = b"".join(chunks).partition(b"\r\n\r\n")
+    lines = answer_head.decode("latin-1").split("\r\n")
+    version, _, rest = lines[0].partition(" ")
+    if not blank or not version.startswith("HTTP/1."):
+        raise ValueError("not an HTTP/1.x answer")
+    status = int(rest.partition(" ")[0])
+    answer_headers: list[tuple[str, str]] = []
+    for line in lines[1:]:
+        name, colon, value = line.partition(":")
+        if not colon:
+            raise ValueError(f"not a header line: {line!r}")
+        answer_headers.append((name.strip(), value.strip()))
+    fields = {name.lower(): value for name, value in answer_headers}
+    if "transfer-encoding" in fields or int(fields.get("content-length", "-1")) != len(answer):
+        raise ValueError("the answer's body is not the length it says")
+    return status, answer_headers, answer
 
 
 def _rows(data: Any) -> tuple[list[CachedPayment] | None, int]:

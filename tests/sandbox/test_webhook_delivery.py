@@ -22,7 +22,7 @@ import pytest
 
 from tests.sandbox.conftest import API_KEY, WEBHOOK_SECRET, Receiver, make_sandbox, payment_body
 from tui.asgi_server import EmbeddedServer
-from tui.sandbox.db import DB_FILE
+from tui.sandbox.files import DB_FILE
 from tui.sandbox.outbox import DELIVERY_CONCURRENCY, DELIVERY_TIMEOUT
 from tui.sandbox.server import Sandbox
 

@@ -5,6 +5,11 @@ redacted like any request, and a key pressed meanwhile runs once the client is u
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
+import subprocess
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +19,7 @@ import pytest
 
 from tests.daemons import wait_ready
 from tests.tui.pilot import until
+from tui import prefetch as prefetch_module
 from tui.app import make_app
 from tui.prefetch import Prefetch
 from tui.sandbox import daemon
@@ -87,6 +93,75 @@ def test_a_refused_read_brings_nothing(data: Path) -> None:
     prefetch = Prefetch(data / "sandbox", PAGE_SIZE).start()
     _wait(prefetch)
     assert prefetch.take() is None and prefetch.exchange is None
+
+
+def test_the_read_loads_nothing_heavy_beside_textuals_import(data: Path) -> None:
+    # It runs in a thread while Textual loads: every module it imports takes the GIL from the
+    # first paint. pydantic (through `tui.sandbox.db` for a file name) and `http.client` with
+    # the `email` package did, about 0.1 s of CPU.
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from tui.prefetch import fetch_first_page\n"
+        f"page = fetch_first_page(Path({str(data / 'sandbox')!r}), 100)\n"
+        "assert page is not None and page.total == 12, page\n"
+        "heavy = ('pydantic', 'textual', 'httpx', 'orjson', 'http.client', 'email.parser',"
+        " 'tui.sandbox.db')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{}",  # cut short
+        b"HTTP/1.1 200 OK\r\n\r\n{}",  # no length
+        b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n{}",  # no blank line after the head
+        b"HTTP/1.1 200 OK\r\nno colon here\r\ncontent-length: 2\r\n\r\n{}",
+        b"SSH-2.0-OpenSSH_9.6\r\n\r\n",
+        b"",
+    ],
+    ids=["chunked", "short", "no-length", "no-blank", "bad-header", "not-http", "nothing"],
+)
+def test_an_answer_that_is_not_whole_is_refused(answer: bytes) -> None:
+    with _answering(answer) as port, pytest.raises(ValueError):
+        prefetch_module._post("127.0.0.1", port, "/payments/list", [], b"{}", 2.0)
+
+
+def test_a_whole_answer_is_read_with_its_status_and_headers() -> None:
+    answer = b'HTTP/1.1 401 Unauthorized\r\nContent-Length: 7\r\nX-Req: a:b\r\n\r\n{"a":1}'
+    with _answering(answer) as port:
+        status, headers, body = prefetch_module._post(
+            "127.0.0.1", port, "/payments/list", [("api-key", "k")], b"{}", 2.0
+        )
+    assert (status, headers, body) == (401, [("Content-Length", "7"), ("X-Req", "a:b")], b'{"a":1}')
+
+
+@contextlib.contextmanager
+def _answering(answer: bytes) -> Iterator[int]:
+    """A server on a free port that reads one request's head and answers `answer`, closing."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        connection, _ = server.accept()
+        with connection:
+            received = b""
+            while b"\r\n\r\n" not in received:
+                received += connection.recv(4096)
+            connection.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        thread.join(5)
+        server.close()
 
 
 async def test_the_live_page_shows_before_the_client_and_a_key_waits_for_it(

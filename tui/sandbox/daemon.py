@@ -115,7 +115,7 @@ def read_credentials(directory: Path) -> StoredCredentials | None:
     """The keys and ids in the sandbox's database in `directory` (None before its first run)."""
     import sqlite3
 
-    from tui.sandbox.db import DB_FILE
+    from tui.sandbox.files import DB_FILE
 
     path = directory / DB_FILE
     if not path.exists():
@@ -170,7 +170,7 @@ def _read_one(directory: Path, sql: str) -> Any:
     (None when there is none, or the database cannot be read)."""
     import sqlite3
 
-    from tui.sandbox.db import DB_FILE
+    from tui.sandbox.files import DB_FILE
 
     try:
         conn = sqlite3.connect(f"file:{directory / DB_FILE}?mode=ro", uri=True, timeout=1)

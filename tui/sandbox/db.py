@@ -25,8 +25,6 @@ import orjson
 from tui.private_files import create_private, tighten_sqlite
 from tui.sandbox.errors import INVALID, SandboxError
 
-DB_FILE = "sandbox.sqlite3"
-
 CORE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """

@@ -19,7 +19,8 @@ from tui.sandbox import credentials, keys, outbox
 from tui.sandbox.clock import Clock
 from tui.sandbox.config import SandboxConfig
 from tui.sandbox.credentials import Credentials
-from tui.sandbox.db import DB_FILE, Database
+from tui.sandbox.db import Database
+from tui.sandbox.files import DB_FILE
 from tui.sandbox.limits import Faults, RateLimiter
 from tui.sandbox.resource import Job, Resource
 from tui.waiting import wait_or_wake
