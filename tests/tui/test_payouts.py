@@ -585,6 +585,7 @@ async def test_a_real_service_profile_is_offered_only_the_bank_schemes_it_takes(
     async with app.run_test(size=(120, 40)) as pilot:
         await _payouts(pilot)
         form = await _new_form(pilot)
+        await _choose(pilot, form, "method", "bank_transfer")
         schemes = form.query_one("#field-bank_transfer-kind", Select)
         spec = [value for _label, value in schemes._options if value is not Select.BLANK]
         assert {"trustly", "pix_key", "pix_emv", "open_banking"} <= set(spec)  # the spec's
@@ -592,6 +593,7 @@ async def test_a_real_service_profile_is_offered_only_the_bank_schemes_it_takes(
 
         app.runtime.api.contract_setting = "real"  # a profile speaking the real contract
         form = await _new_form(pilot)
+        await _choose(pilot, form, "method", "bank_transfer")
         schemes = form.query_one("#field-bank_transfer-kind", Select)
         real = [value for _label, value in schemes._options if value is not Select.BLANK]
         assert real == ["ach", "bacs", "sepa", "pix"]

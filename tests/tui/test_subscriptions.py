@@ -763,6 +763,7 @@ async def _cancel_on_a_date(pilot: Any) -> None:
     await until(lambda: isinstance(pilot.app.screen, CancelForm))
     form = pilot.app.screen
     form.query_one("#field-cancel_option", Select).value = "specific_date"
+    await pilot.pause()  # the date field is mounted once the option shows it
     form.query_one("#field-cancel_at", Input).value = "2024-04-01"
     await pilot.press("ctrl+s")
     await until(lambda: bool(field_error(form, "cancel_at")))

@@ -63,6 +63,11 @@ class ChoiceFormScreen(FormScreen):
                 shown.update(choice.shows.get(self.value(choice.field), ()))
         return shown
 
+    def held_back(self) -> set[str]:
+        # Out of sight at the start: mounted the first time a choice shows them (a payout's
+        # form holds every method's fields, 280 widgets, of which a fifth show at a time).
+        return {f.name for f in self._fields} - self.shown_fields()
+
     def shown(self, name: str) -> bool:
         """True if field `name` is in sight."""
         return name in self.shown_fields()
@@ -74,6 +79,7 @@ class ChoiceFormScreen(FormScreen):
     def apply_choices(self) -> None:
         """Show the fields the current choices name, hide the others (with their errors)."""
         shown = self.shown_fields()
+        self.mount_fields(shown)
         # The form's nodes by id, from one walk: a query per label, hint and error line walked
         # the whole form each time (the payout form's ~100 fields: ~1 s on every choice).
         by_id: dict[str, list[Widget]] = {}

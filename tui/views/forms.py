@@ -101,21 +101,23 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
 
     def compose(self) -> ComposeResult:
         self._fields = self.fields()
+        # Fields a subclass holds back (`held_back`) are mounted in their place when needed.
+        self._held: set[str] = set()
         with Vertical() as box:
             box.border_title = self.title_text
             if self.intro:
                 yield Static(Text(visible(self.intro, multiline=True)), id="form-intro")
             with VerticalScroll():
                 group = ""
+                held = self.held_back()
                 for field in self._fields:
                     if field.group and field.group != group:
                         yield Static(field.group, classes="field-group")
                     group = field.group
-                    yield Label(field.label, classes="field-label", id=f"label-{field.name}")
-                    yield field.widget
-                    if field.hint:
-                        yield Static(field.hint, classes="field-hint", id=f"hint-{field.name}")
-                    yield Static(classes="field-error", id=f"error-{field.name}")
+                    if field.name in held:
+                        self._held.add(field.name)
+                    else:
+                        yield from _parts(field)
             with Vertical(id="form-footer"):
                 yield Static(id="form-error")
                 with Horizontal(id="form-buttons"):
@@ -130,6 +132,39 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
     def extra_buttons(self) -> ComposeResult:
         """Buttons before Close (e.g. the test-card picker)."""
         yield from ()
+
+    def held_back(self) -> set[str]:
+        """Fields not mounted with the form, only once `mount_fields` asks for them (fields out
+        of sight: every widget mounted costs its styling and layout, and restyles with the
+        form on every focus change)."""
+        return set()
+
+    def mounted(self, name: str) -> bool:
+        """True if field `name` is in the form's DOM (not held back)."""
+        return name not in self._held
+
+    def mount_fields(self, names: set[str]) -> None:
+        """Mount the held-back fields among `names`, each in its place among the others."""
+        wanted = [f for f in self._fields if f.name in names and f.name in self._held]
+        if not wanted:
+            return
+        scroll = self.query_one(VerticalScroll)
+        for field in wanted:
+            self._held.discard(field.name)
+            after = self._fields[self._fields.index(field) + 1 :]
+            following = next((f for f in after if f.name not in self._held), None)
+            # Before the next mounted field's label, or, where that field begins a group, its
+            # heading (a heading of this field's own group stays above it).
+            anchor: Widget | None = None
+            if following is not None:
+                anchor = self.query_one(f"#label-{following.name}")
+                before = self._fields[self._fields.index(following) - 1]
+                if following.group and following.group != before.group:
+                    anchor = scroll.children[scroll.children.index(anchor) - 1]
+            if anchor is None:
+                scroll.mount_all(_parts(field))
+            else:
+                scroll.mount_all(_parts(field), before=anchor)
 
     def on_mount(self) -> None:
         focusable = [f.widget for f in self._fields if f.widget.focusable]
@@ -188,7 +223,8 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
             return widget.value.strip() or None
         if isinstance(widget, Select):
             # Select.NULL: no choice (Select.BLANK is Widget.BLANK, a bool, never a value).
-            return None if widget.value is Select.NULL else widget.value
+            chosen = widget.value if widget.is_mounted else _starting_value(widget)
+            return None if chosen is Select.NULL else chosen
         if isinstance(widget, Checkbox):
             return widget.value
         text = getattr(widget, "text", None)  # a TextArea
@@ -198,14 +234,16 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
 
     def show_errors(self, errors: dict[str, str], general: str | None = None) -> None:
         """Put each message under its field; what fits no field goes to the form's error line."""
-        known = {f.name for f in self._fields}
+        known = {f.name for f in self._fields if self.mounted(f.name)}
         leftover = [msg for name, msg in errors.items() if name not in known]
         for field in self._fields:
+            if not self.mounted(field.name):
+                continue
             line = self.query_one(f"#error-{field.name}", Static)
             message = errors.get(field.name)
             line.update(Text(visible(message or "", multiline=True)))
             line.set_class(bool(message), "-shown")
-        wrong = [f for f in self._fields if f.name in errors]
+        wrong = [f for f in self._fields if f.name in errors and self.mounted(f.name)]
         if wrong and general is None:
             # Announced on the form's own line beside the buttons (always in sight, where a
             # toast would cover them), so a field scrolled out of view is never missed.
@@ -486,3 +524,25 @@ class ConfirmScreen(FormScreen):
 
     async def send(self, request: Any) -> Any:
         return await self._do()
+
+
+def _parts(field: Field) -> list[Widget]:
+    """What a field shows, in order: its label, its widget, its hint and its error line."""
+    parts: list[Widget] = [
+        Label(field.label, classes="field-label", id=f"label-{field.name}"),
+        field.widget,
+    ]
+    if field.hint:
+        parts.append(Static(field.hint, classes="field-hint", id=f"hint-{field.name}"))
+    parts.append(Static(classes="field-error", id=f"error-{field.name}"))
+    return parts
+
+
+def _starting_value(select: Select[Any]) -> Any:
+    """The value a Select not mounted yet will start with: Textual sets `value` only on mount
+    (`Select._init_selected_option`), from the value it was built with, or its first option
+    when it may not be blank."""
+    value = select._value
+    if value is Select.NULL and not select._allow_blank and select._options:
+        return select._options[0][1]
+    return value
