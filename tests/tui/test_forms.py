@@ -416,3 +416,105 @@ async def test_a_form_gives_the_focus_to_its_first_field_only() -> None:
         assert form.focused is form.query_one("#a", Input)
         assert form.focused_on == [form.query_one("#a", Input)]
         assert not any(isinstance(widget, VerticalScroll) for widget in form.focused_on)
+
+
+async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown() -> None:
+    """A choice form mounts only the fields in sight; a field a choice shows later is mounted
+    then, in its place (after its group's heading, before the next field's), and a field
+    hidden again keeps what was typed."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Select, Static
+
+    from tui.views.choices import Choice, ChoiceFormScreen
+    from tui.views.forms import Field
+
+    def pick(name: str, values: list[str]) -> Select[str]:
+        return Select([(v, v) for v in values], allow_blank=False, id=f"field-{name}")
+
+    class Choices(ChoiceFormScreen):
+        title_text = "Choices"
+
+        def fields(self) -> list[Field]:
+            return [
+                Field("kind", "Kind", pick("kind", ["a", "b"])),
+                Field("x", "X", Input(id="field-x"), group="One"),
+                Field("y", "Y", Input(id="field-y"), group="One"),
+                Field("z", "Z", Input(id="field-z"), "z's hint", group="Two"),
+                Field("w", "W", pick("w", ["p", "q"]), group="Two"),
+                Field("wp", "WP", Input(id="field-wp"), group="Two"),
+                Field("wq", "WQ", Input(id="field-wq"), group="Two"),
+                Field("first", "First", Input(id="field-first"), group="Three"),
+                Field("last", "Last", Input(id="field-last"), group="Three"),
+            ]
+
+        def choices(self) -> list[Choice]:
+            return [
+                Choice("kind", {"a": ["x", "first"], "b": ["z", "w"]}),
+                Choice("w", {"p": ["wp"], "q": ["wq"]}),
+            ]
+
+    def expected(form: Choices) -> list[str]:
+        """The scroll's parts as an eagerly built form orders them, held-back fields left out."""
+        parts: list[str] = []
+        group = ""
+        for field in form._fields:
+            if field.group != group:
+                parts.append(f"# {field.group}")
+            group = field.group
+            if form.mounted(field.name):
+                hint = [f"hint-{field.name}"] if field.hint else []
+                parts += [f"label-{field.name}", f"field-{field.name}", *hint]
+                parts.append(f"error-{field.name}")
+        return parts
+
+    def actual(form: Choices) -> list[str]:
+        from textual.containers import VerticalScroll
+
+        scroll = form.query_one(VerticalScroll)
+        return [
+            f"# {child.render()}" if child.has_class("field-group") else str(child.id)
+            for child in scroll.children
+        ]
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("under the form")
+
+    app = Host()
+    async with app.run_test(size=(80, 40)) as pilot:
+        form = Choices()
+        await app.push_screen(form)
+        await pilot.pause()
+        held = {"z", "w", "wp", "wq"}
+        assert {f.name for f in form._fields if not form.mounted(f.name)} == held
+        assert actual(form) == expected(form)
+
+        form.query_one("#field-x", Input).value = "typed in x"
+        form.query_one("#field-kind", Select).value = "b"
+        await pilot.pause()
+        assert {f.name for f in form._fields if not form.mounted(f.name)} == {"wq"}
+        assert actual(form) == expected(form)
+        assert form.shown_fields() == {"kind", "y", "z", "w", "wp", "last"}
+        assert form.query_one("#field-x").has_class("-off")
+
+        form.query_one("#field-w", Select).value = "q"
+        await pilot.pause()
+        assert all(form.mounted(f.name) for f in form._fields)
+        assert actual(form) == expected(form)
+        assert form.query_one("#field-wp").has_class("-off")
+
+        form.query_one("#field-kind", Select).value = "a"
+        await pilot.pause()
+        assert form.shown_value("x") == "typed in x"
+        assert not form.query_one("#field-x").has_class("-off")
+
+    # An error about a field never mounted goes to the form's own line.
+    app = Host()
+    async with app.run_test(size=(80, 40)) as pilot:
+        form = Choices()
+        await app.push_screen(form)
+        await pilot.pause()
+        form.show_errors({"wq": "not this", "x": "nor this"})
+        await pilot.pause()
+        assert "wq: not this" in str(form.query_one("#form-error", Static).render())
+        assert "nor this" in str(form.query_one("#error-x", Static).render())
