@@ -8,7 +8,6 @@ soon as data arrives. Every worker failure lands in one handler that tells the u
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
@@ -199,8 +198,10 @@ class PayscopeApp(App[int]):
             self.notify(problem, title="Theme problem", severity="warning", timeout=10)
 
     def first_frame_out(self) -> None:
-        """The shell is on screen: collect garbage again (see `run_tui`) and start the runtime."""
-        _resume_gc()
+        """The shell is on screen: collect garbage again (tui/gc_pause.py) and start the runtime."""
+        from tui import gc_pause
+
+        gc_pause.resume()
         self._tell_theme_problems(self.load_all_themes())
         self.start_runtime()
 
@@ -393,31 +394,12 @@ def make_app(
     return PayscopeApp(options, runtime)
 
 
-_gc_paused = False
-
-
-def _pause_gc() -> None:
-    # Until the first frame, nearly every object made lives as long as the app (modules, styles,
-    # widgets): the cyclic collector's passes over them find no garbage yet cost ~15 ms of the
-    # first paint. Textual pauses it during smooth scrolling for the same reason.
-    global _gc_paused
-    if gc.isenabled():
-        gc.disable()
-        _gc_paused = True
-
-
-def _resume_gc() -> None:
-    global _gc_paused
-    if _gc_paused:
-        _gc_paused = False
-        gc.enable()
-
-
 def run_tui(args: argparse.Namespace) -> int:
     """Run the TUI from the parsed command line; the exit status for the shell."""
+    from tui import gc_pause
     from tui.runtime import OptionsError
 
-    _pause_gc()
+    gc_pause.pause()  # from launch when `payscope` runs this (tui.cli); else from here
     try:
         try:
             app = make_app(
@@ -435,7 +417,7 @@ def run_tui(args: argparse.Namespace) -> int:
         app.runtime.spawn_early()  # the sandbox starts while Textual loads
         result = app.run()
     finally:
-        _resume_gc()  # an app that failed before its first frame
+        gc_pause.resume()  # an app that failed before its first frame
     return result or 0
 
 

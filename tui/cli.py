@@ -277,8 +277,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_keys(args)
         import os
 
-        from tui import prefetch
+        from tui import gc_pause, prefetch
         from tui.paths import ENV_SANDBOX_MODE
+
+        gc_pause.pause()  # until the first frame, Textual's import included (tui/gc_pause.py)
 
         # Payments' live first page is asked for now, while Textual loads (tui/prefetch.py);
         # on a first run, the background sandbox starts now instead (tui/runtime.py).
