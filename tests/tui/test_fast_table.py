@@ -76,7 +76,7 @@ def _lines(table: DataTable[Any]) -> list[list[Segment]]:
     table._line_cache.clear()
     table._row_render_cache.clear()
     table._cell_render_cache.clear()
-    return [list(strip) for strip in table.render_lines(Region(0, 0, 70, 20))]
+    return [list(strip) for strip in table.render_lines(Region(0, 0, *table.size))]
 
 
 def _cell(table: DataTable[Any], row: int, column: int, **flags: bool) -> Any:
@@ -93,12 +93,22 @@ def _cells_of(table: DataTable[Any]) -> dict[tuple[int, int, str], Any]:
     }
 
 
-async def _drawn(kind: type[DataTable[Any]], **settings: Any) -> tuple[Any, Any]:
+async def _drawn(
+    kind: type[DataTable[Any]],
+    *,
+    size: tuple[int, int] = (70, 20),
+    scroll: int = 0,
+    **settings: Any,
+) -> tuple[Any, Any]:
     app = Table(kind, **settings)
-    async with app.run_test(size=(70, 20)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await pilot.pause()
         table = app.query_one(DataTable)
         assert type(table) is kind
+        if scroll:
+            table.scroll_to(y=scroll, animate=False, immediate=True)
+            await pilot.pause()
+            assert table.scroll_offset.y == scroll
         return _lines(table), _cells_of(table)
 
 
@@ -110,6 +120,9 @@ SETTINGS = [
     {"fixed_rows": 1, "fixed_columns": 1, "zebra_stripes": True},
     {"show_cursor": False, "show_header": False},
     {"cursor_foreground_priority": "renderable", "cursor_background_priority": "css"},
+    # Scrolled, under fixed rows and the header (the lines a pass draws at once).
+    {"fixed_rows": 1, "zebra_stripes": True, "size": (70, 8), "scroll": 3},
+    {"show_header": False, "size": (70, 6), "scroll": 4},
 ]
 
 

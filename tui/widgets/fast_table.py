@@ -14,7 +14,8 @@ are compared segment by segment in `tests/tui/test_fast_table.py`.
 
 Each line also looked up the header's and its stripe's style afresh, walking the widget's
 ancestors every time; they are kept in the widget's style cache, which Textual clears whenever
-the widget is restyled or repainted.
+the widget is restyled or repainted. The widget's own style, which every line asked for (the
+same walk), is taken once per drawing pass.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual._types import SegmentLines
+from textual.geometry import Region
+from textual.strip import Strip
 from textual.widgets import DataTable
 from textual.widgets._data_table import CellCacheKey, CellType, ColumnKey, RowKey
 
@@ -47,6 +50,32 @@ class FastTable(DataTable[CellType]):
             self._rich_style_cache[key] = (style, style)
             return style
         return cached[0]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The widget's own style, once for the lines of one pass: DataTable.render_line asked
+        # for it on every line, each time walking the widget's ancestors to combine theirs.
+        self._pass_style: Style | None = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._pass_style = None
+
+    def render_line(self, y: int) -> Strip:
+        style = getattr(self, "_pass_style", None)
+        if style is None:  # a line drawn alone, outside `render_lines`
+            return super().render_line(y)
+        # DataTable.render_line, with the pass's style.
+        scroll_x, scroll_y = self.scroll_offset
+        fixed_rows_height = 0
+        for row_index in range(self.fixed_rows):
+            fixed_rows_height += self.get_row_height(
+                cast(RowKey, self._row_locations.get_key(row_index))
+            )
+        if self.show_header:
+            fixed_rows_height += self.get_row_height(self._header_row_key)
+        if y >= fixed_rows_height:
+            y += scroll_y
+        return self._render_line(y, scroll_x, scroll_x + self.size.width, style)
 
     def _get_row_style(self, row_index: int, base_style: Style) -> Style:
         if row_index == -1:
