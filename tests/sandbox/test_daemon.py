@@ -277,3 +277,29 @@ async def test_the_webhook_control_takes_back_only_its_own_url(raw: httpx.AsyncC
         refused = await raw.post("/_sandbox/webhook", json=bad)
         assert refused.status_code == 400, bad
         assert refused.json()["error"]["code"] in ("IR_01", "IR_04")
+
+
+def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: Path) -> None:
+    # Its imports (FastAPI, pydantic, the models) ran 118 collections over objects that live as
+    # long as the process: paused until it serves, then set aside (tui/gc_pause.py).
+    code = (
+        "import gc, signal, sys\n"
+        "from tui.sandbox import daemon\n"
+        "start_on, write = daemon.start_on, daemon._write_state\n"
+        "async def watched(sandbox, port):\n"
+        "    print('starting, collector on:', gc.isenabled(), flush=True)\n"
+        "    return await start_on(sandbox, port)\n"
+        "def written(directory, state):\n"
+        "    write(directory, state)\n"
+        "    if state.phase == 'ready':\n"
+        "        print('ready, collector on:', gc.isenabled(), gc.get_freeze_count() > 0,"
+        " flush=True)\n"
+        "        signal.raise_signal(signal.SIGTERM)\n"
+        "daemon.start_on, daemon._write_state = watched, written\n"
+        f"sys.exit(daemon.main(['--data', {str(tmp_path / 'sandbox')!r}]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    # Stopped by the SIGTERM it sent itself (before or after its handlers are installed).
+    assert out.returncode in (0, -signal.SIGTERM), out.stderr
+    assert "starting, collector on: False" in out.stdout
+    assert "ready, collector on: True True" in out.stdout

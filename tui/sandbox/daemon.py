@@ -272,6 +272,9 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     _write_state(directory, DaemonState(pid, "", "starting"))
     sandbox = await asyncio.to_thread(Sandbox, SandboxConfig(data_dir=directory))
     url, note = await start_on(sandbox, port)
+    from tui import gc_pause
+
+    gc_pause.resume(freeze=True)  # paused by `main` since launch
     if seed and not sandbox.is_seeded():
         loop = asyncio.get_running_loop()
         last = [0.0]
@@ -317,6 +320,9 @@ async def serve(directory: Path, port: int, seed: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from tui import gc_pause
+
+    gc_pause.pause()  # until it serves (tui/gc_pause.py)
     import argparse
     import asyncio
 
