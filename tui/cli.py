@@ -263,6 +263,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
+        if args.command in ("sandbox", "listen"):
+            from tui import gc_pause
+
+            gc_pause.pause()  # until it serves (tui/gc_pause.py)
         if args.command == "sandbox":
             from tui.sandbox.cli import run as run_sandbox
 

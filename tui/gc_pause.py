@@ -6,9 +6,9 @@ widgets. The collector's passes over them find no garbage, yet they cost the fir
 `payscope` pauses it first thing (`tui.cli`), before those imports; the app resumes it once the
 shell is on screen. Textual pauses it during smooth scrolling for the same reason.
 
-The background sandbox (`tui.sandbox.daemon`) does the same from its launch until it serves:
-its imports (FastAPI, pydantic and the models) ran 118 collections, 42-82 ms of a first run's
-start.
+The background sandbox (`tui.sandbox.daemon`), `payscope sandbox` and `payscope listen` do the
+same from their launch until they serve: the sandbox's imports (FastAPI, pydantic and the
+models) ran 118 collections, 42-82 ms of a first run's start.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.tui.snapshot_app import build, ready
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,3 +60,48 @@ async def test_the_app_resumes_it_once_the_shell_is_on_screen(dirs: tuple[Path, 
     finally:
         gc_pause.resume()
         gc.enable()
+
+
+# `payscope sandbox` and `payscope listen`: paused from launch through their imports and set-up,
+# then set aside (gc.freeze) and on again once they serve.
+_SANDBOX = (
+    "from tui.sandbox import cli, server\n"
+    "built = server.Sandbox.__init__\n"
+    "def watched(self, *a, **k):\n"
+    "    print('building, collector on:', gc.isenabled(), flush=True)\n"
+    "    built(self, *a, **k)\n"
+    "server.Sandbox.__init__ = watched\n"
+    "async def serve(sandbox, host, port):\n"
+    "    print('serving, collector on:', gc.isenabled(), gc.get_freeze_count() > 0, flush=True)\n"
+    "    return 0\n"
+    "cli._serve = serve\n"
+    "sys.exit(main(['sandbox', '--port', '0', '--data', DATA]))\n"
+)
+_LISTEN = (
+    "from tui.webhooks import listener\n"
+    "start = listener.Listener.start\n"
+    "async def watched(self, *a, **k):\n"
+    "    print('building, collector on:', gc.isenabled(), flush=True)\n"
+    "    return await start(self, *a, **k)\n"
+    "listener.Listener.start = watched\n"
+    "def subscribe(self, *a, **k):\n"
+    "    print('serving, collector on:', gc.isenabled(), gc.get_freeze_count() > 0, flush=True)\n"
+    "    os._exit(0)\n"
+    "listener.Listener.subscribe = subscribe\n"
+    "sys.exit(main(['listen', '--port', '0', '--data', DATA]))\n"
+)
+
+
+@pytest.mark.parametrize("script", [_SANDBOX, _LISTEN], ids=["sandbox", "listen"])
+def test_the_servers_pause_it_until_they_serve(script: str, tmp_path: Path) -> None:
+    code = (
+        "import gc, os, sys\n"
+        "from tui.cli import main\n"
+        f"DATA = {str(tmp_path / 'data')!r}\n" + script
+    )
+    env = {**_environment(), "PAYSCOPE_WEBHOOK_SECRET": "whsec_" + "k" * 32}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+    )
+    assert "building, collector on: False" in out.stdout, out.stdout + out.stderr
+    assert "serving, collector on: True True" in out.stdout, out.stdout + out.stderr

@@ -122,6 +122,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    from tui import gc_pause
+
+    gc_pause.resume(freeze=True)  # paused by `payscope` since launch; before any seeding
     if args.seed and not sandbox.is_seeded():
         show, end = _progress_bar(sys.stderr)
         sandbox.seed(args.seed, show)

@@ -248,6 +248,9 @@ async def _serve(
     except (ListenerError, OSError, ValueError) as exc:
         print(f"payscope listen: {exc}", file=err)
         return 1
+    from tui import gc_pause
+
+    gc_pause.resume(freeze=True)  # paused by `payscope` since launch (tui/gc_pause.py)
 
     # Before the header: once a script has seen the URL, Ctrl+C/SIGTERM must stop cleanly.
     stop = asyncio.Event()
