@@ -518,3 +518,36 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
         await pilot.pause()
         assert "wq: not this" in str(form.query_one("#form-error", Static).render())
         assert "nor this" in str(form.query_one("#error-x", Static).render())
+
+
+async def test_a_field_held_back_never_takes_the_first_focus() -> None:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Select, Static
+
+    from tui.views.choices import Choice, ChoiceFormScreen
+    from tui.views.forms import Field
+
+    class HeldFirst(ChoiceFormScreen):
+        title_text = "Held first"
+
+        def fields(self) -> list[Field]:
+            kind = Select([("a", "a"), ("b", "b")], allow_blank=False, id="field-kind")
+            return [
+                Field("only-b", "Only for b", Input(id="field-only-b")),
+                Field("kind", "Kind", kind),
+            ]
+
+        def choices(self) -> list[Choice]:
+            return [Choice("kind", {"b": ["only-b"]})]
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Static("under the form")
+
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = HeldFirst()
+        await app.push_screen(form)
+        await pilot.pause()
+        assert not form.mounted("only-b")
+        assert form.focused is form.query_one("#field-kind", Select)

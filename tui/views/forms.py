@@ -167,7 +167,7 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
                 scroll.mount_all(_parts(field), before=anchor)
 
     def on_mount(self) -> None:
-        focusable = [f.widget for f in self._fields if f.widget.focusable]
+        focusable = [f.widget for f in self._fields if self.mounted(f.name) and f.widget.focusable]
         (focusable[0] if focusable else self.query_one("#form-submit")).focus()
         self._relabel()
         self.call_after_refresh(self._fit_height)
