@@ -395,11 +395,13 @@ def make_app(
 
 
 def run_tui(args: argparse.Namespace) -> int:
-    """Run the TUI from the parsed command line; the exit status for the shell."""
+    """Run the TUI from the parsed command line; the exit status for the shell.
+
+    The garbage collector is paused already (`tui.cli`, from launch); the first frame resumes
+    it (`first_frame_out`), or the end of this call if no frame came."""
     from tui import gc_pause
     from tui.runtime import OptionsError
 
-    gc_pause.pause()  # from launch when `payscope` runs this (tui.cli); else from here
     try:
         try:
             app = make_app(

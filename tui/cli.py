@@ -263,10 +263,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
-        if args.command in ("sandbox", "listen"):
+        if args.command != "keys":
             from tui import gc_pause
 
-            gc_pause.pause()  # until it serves (tui/gc_pause.py)
+            # Until the TUI's first frame, or until the server serves; imports included.
+            gc_pause.pause()
         if args.command == "sandbox":
             from tui.sandbox.cli import run as run_sandbox
 
@@ -281,10 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_keys(args)
         import os
 
-        from tui import gc_pause, prefetch
+        from tui import prefetch
         from tui.paths import ENV_SANDBOX_MODE
-
-        gc_pause.pause()  # until the first frame, Textual's import included (tui/gc_pause.py)
 
         # Payments' live first page is asked for now, while Textual loads (tui/prefetch.py);
         # on a first run, the background sandbox starts now instead (tui/runtime.py).
