@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import DataTable, Input, Select
+from textual.app import App, ComposeResult
+from textual.widgets import DataTable, Input, Select, Static
 
 from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
 from tests.tui.snapshot_app import build, ready
@@ -380,13 +381,18 @@ async def test_reloads_asked_together_share_reads(
         assert reads() - before == 2
 
 
+class _Host(App[None]):
+    """An app with one line on screen, for a form pushed over it alone."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("under the form")
+
+
 async def test_a_form_gives_the_focus_to_its_first_field_only() -> None:
     """The fields' scroll never takes the focus on the way: each focus change of it restyles
     every widget under it (about 225 ms for the payout form's 280)."""
-    from textual.app import App, ComposeResult
     from textual.containers import VerticalScroll
     from textual.events import DescendantFocus
-    from textual.widgets import Static
 
     from tui.views.forms import Field, FormScreen
 
@@ -404,11 +410,7 @@ async def test_a_form_gives_the_focus_to_its_first_field_only() -> None:
         def on_descendant_focus(self, event: DescendantFocus) -> None:
             self.focused_on.append(event.widget)
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Static("under the form")
-
-    app = Host()
+    app = _Host()
     async with app.run_test(size=(80, 24)) as pilot:
         form = Two()
         await app.push_screen(form)
@@ -422,8 +424,7 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
     """A choice form mounts only the fields in sight; a field a choice shows later is mounted
     then, in its place (after its group's heading, before the next field's), and a field
     hidden again keeps what was typed."""
-    from textual.app import App, ComposeResult
-    from textual.widgets import Select, Static
+    from textual.widgets import Static
 
     from tui.views.choices import Choice, ChoiceFormScreen
     from tui.views.forms import Field
@@ -476,11 +477,7 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
             for child in scroll.children
         ]
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Static("under the form")
-
-    app = Host()
+    app = _Host()
     async with app.run_test(size=(80, 40)) as pilot:
         form = Choices()
         await app.push_screen(form)
@@ -509,7 +506,7 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
         assert not form.query_one("#field-x").has_class("-off")
 
     # An error about a field never mounted goes to the form's own line.
-    app = Host()
+    app = _Host()
     async with app.run_test(size=(80, 40)) as pilot:
         form = Choices()
         await app.push_screen(form)
@@ -521,9 +518,6 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
 
 
 async def test_a_field_held_back_never_takes_the_first_focus() -> None:
-    from textual.app import App, ComposeResult
-    from textual.widgets import Select, Static
-
     from tui.views.choices import Choice, ChoiceFormScreen
     from tui.views.forms import Field
 
@@ -540,11 +534,7 @@ async def test_a_field_held_back_never_takes_the_first_focus() -> None:
         def choices(self) -> list[Choice]:
             return [Choice("kind", {"b": ["only-b"]})]
 
-    class Host(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Static("under the form")
-
-    app = Host()
+    app = _Host()
     async with app.run_test(size=(80, 24)) as pilot:
         form = HeldFirst()
         await app.push_screen(form)
