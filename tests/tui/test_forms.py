@@ -424,8 +424,6 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
     """A choice form mounts only the fields in sight; a field a choice shows later is mounted
     then, in its place (after its group's heading, before the next field's), and a field
     hidden again keeps what was typed."""
-    from textual.widgets import Static
-
     from tui.views.choices import Choice, ChoiceFormScreen
     from tui.views.forms import Field
 
