@@ -38,6 +38,8 @@ def start_cli(data: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A process that does not stop can be asked where it is (SIGABRT: every thread's stack).
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
     assert proc.stdout is not None
     for _ in range(200):
@@ -49,6 +51,17 @@ def start_cli(data: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
             break
     proc.kill()
     raise AssertionError(f"the sandbox did not start: {proc.stderr.read() if proc.stderr else ''}")
+
+
+def _exit_status(proc: subprocess.Popen[str], timeout: float) -> int:
+    """The process's exit status; if it has not exited within `timeout`, fail with where it
+    is stuck (its threads' stacks, from faulthandler) and what it wrote to stderr."""
+    try:
+        return proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        _, stderr = proc.communicate(timeout=10)
+        pytest.fail(f"no exit {timeout} s after SIGINT; its stderr:\n{stderr}")
 
 
 @pytest.mark.slow
@@ -97,7 +110,7 @@ def test_cli_prints_what_a_user_needs_and_stops_on_sigint(tmp_path: Path) -> Non
     while "Ctrl+C" not in text:
         text += proc.stdout.readline()
     proc.send_signal(signal.SIGINT)
-    assert proc.wait(15) == 0
+    assert _exit_status(proc, 15) == 0
     for label in ("merchant id", "profile id", "secret key", "publishable key", "webhook secret"):
         assert label in text
     assert API_KEY in text and f"{url}/docs" in text and "curl" in text

@@ -188,12 +188,12 @@ async def _serve(sandbox: Sandbox, host: str, port: int) -> int:
         )
         await sandbox.stop()
         return 1
-    print(banner(sandbox), flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
+    print(banner(sandbox), flush=True)  # after the handlers: it says Ctrl+C stops it
     try:
         await stop.wait()
     finally:
