@@ -23,6 +23,7 @@ from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from tui.paths import ENV_SANDBOX_MODE
+from tui.stylesheet import FastStylesheet
 from tui.theming import (
     DEFAULT_THEME,
     load_one_theme,
@@ -81,6 +82,8 @@ class PayscopeApp(App[int]):
     def __init__(self, options: RuntimeOptions, runtime: Runtime | None = None) -> None:
         self._theme_defaults: dict[str, dict[str, str]] = {}  # before Textual asks for them
         super().__init__()
+        # Textual's stylesheet, for less work on every restyle (see tui.stylesheet).
+        self.stylesheet = FastStylesheet(variables=self.get_css_variables())
         self.options = options
         self._runtime = runtime
         # Live updates: every view subscribes here (see tui.views.live), never to the listener.
