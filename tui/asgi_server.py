@@ -218,6 +218,11 @@ class EmbeddedServer:
         self.requested_port = port
         self._config_kwargs = {
             "log_level": "warning",
+            # uvicorn's own logging config puts new handlers on its loggers, bound to the
+            # sys.stderr of the moment: in the TUI, Textual's capture of the running app,
+            # which they kept alive after it quit. Without it, uvicorn's warnings go where
+            # every other module's do (Python's last-resort handler: stderr when they happen).
+            "log_config": None,
             "access_log": False,
             "lifespan": "on",
             "http": LimitedHttpToolsProtocol,

@@ -36,3 +36,26 @@ async def test_a_payment_and_its_webhook_made_just_before_quitting_are_there_nex
             assert again.runtime.journal.count(object_id=payment.payment_id) > 0
     finally:
         daemon.stop(data / "sandbox")
+
+
+def test_an_app_that_quit_is_not_kept_alive(dirs: tuple[Path, Path]) -> None:
+    """Nothing the app started (its embedded sandbox and listener, their uvicorn servers) keeps
+    the app once it quit and its loop closed: uvicorn's logging config used to put handlers on
+    its loggers bound to the stderr of the moment, Textual's capture of the running app."""
+    import asyncio
+    import gc
+    import weakref
+
+    from tests.tui.snapshot_app import build, ready
+
+    async def run() -> weakref.ref[object]:
+        app = build(*dirs)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(pilot)
+            await pilot.press("ctrl+q")
+        assert not app.is_running
+        return weakref.ref(app)
+
+    gone = asyncio.run(run())
+    gc.collect()
+    assert gone() is None
