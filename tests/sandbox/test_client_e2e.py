@@ -752,7 +752,13 @@ async def test_events_list_attempts_retry(env: Env, receiver: Receiver) -> None:
     events = await env.ok(env.client.events.list(EventListRequest(object_id=paid.payment_id)))
     assert [e.event_type for e in events.events] == ["payment_succeeded"]
     event_id = events.events[0].event_id
-    attempts = await env.ok(env.client.events.attempts(event_id))
+    # The attempt is written once the receiver's answer is read, a moment after it got the
+    # event (a loaded machine saw none yet at once).
+    for _ in range(500):
+        attempts = await env.ok(env.client.events.attempts(event_id))
+        if attempts:
+            break
+        await asyncio.sleep(0.01)
     assert attempts and attempts[-1].response.status_code == 200
     retried = await env.ok(env.client.events.retry(event_id))
     assert retried.delivered and retried.response.status_code == 200
