@@ -22,6 +22,7 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
+from tui import gc_pause
 from tui.paths import ENV_SANDBOX_MODE
 from tui.stylesheet import FastStylesheet
 from tui.theming import (
@@ -202,8 +203,6 @@ class PayscopeApp(App[int]):
 
     def first_frame_out(self) -> None:
         """The shell is on screen: collect garbage again (tui/gc_pause.py) and start the runtime."""
-        from tui import gc_pause
-
         gc_pause.resume()
         self._tell_theme_problems(self.load_all_themes())
         self.start_runtime()
@@ -402,7 +401,6 @@ def run_tui(args: argparse.Namespace) -> int:
 
     The garbage collector is paused already (`tui.cli`, from launch); the first frame resumes
     it (`first_frame_out`), or the end of this call if no frame came."""
-    from tui import gc_pause
     from tui.runtime import OptionsError
 
     try:

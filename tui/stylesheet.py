@@ -37,8 +37,8 @@ from textual.css.stylesheet import _DEFAULT_STYLES, Stylesheet
 from textual.css.types import Specificity6
 from textual.dom import DOMNode
 
-# Per node with component classes: {component: (the node its rules are matched on, the rules
-# last worked out, the styles built from them)}.
+# Per node with component classes: {component: (the rules last worked out, the styles built
+# from them)}.
 _MEMO = "_payscope_component_rules"
 
 _SAME = CombinatorType.SAME
@@ -171,8 +171,7 @@ class FastStylesheet(Stylesheet):
         component_classes = node._get_component_classes()
         if not component_classes:
             return
-        memo: dict[str, tuple[DOMNode, RulesMap | None, RenderStyles]] | None
-        memo = node.__dict__.get(_MEMO)
+        memo: dict[str, tuple[RulesMap | None, RenderStyles]] | None = node.__dict__.get(_MEMO)
         if memo is None:
             memo = {}
             setattr(node, _MEMO, memo)
@@ -182,23 +181,25 @@ class FastStylesheet(Stylesheet):
         for component in sorted(component_classes):
             old_styles = old_component_styles.get(component)
             kept = memo.get(component)
-            if kept is None:
-                matcher = DOMNode(classes=component)
-                matcher._attach(node)
-            else:
-                matcher = kept[0]
-            rules = self._node_rules(matcher, None)
-            if kept is not None and old_styles is kept[2] and rules == kept[1]:
-                styles = old_styles  # the same rules: the same styles, nothing to repaint
-            else:
+            # Matched on the node the kept styles were built on (it holds nothing else: the
+            # component's class, under `node`), else on a new one, as Textual does.
+            virtual_node = kept[1].node if kept is not None else None
+            if virtual_node is None:
                 virtual_node = DOMNode(classes=component)
                 virtual_node._attach(node)
+            rules = self._node_rules(virtual_node, None)
+            if kept is not None and old_styles is kept[1] and rules == kept[0]:
+                styles = old_styles  # the same rules: the same styles, nothing to repaint
+            else:
+                if kept is not None:  # new rules: new styles, on a node of their own
+                    virtual_node = DOMNode(classes=component)
+                    virtual_node._attach(node)
                 if rules is not None:
                     self.replace_rules(virtual_node, rules, animate=False)
                 styles = virtual_node.styles
                 if not refresh_node and old_styles != styles:
                     refresh_node = True
-            memo[component] = (matcher, rules, styles)
+            memo[component] = (rules, styles)
             node._component_styles[component] = styles
         if refresh_node:
             node.refresh()
