@@ -97,6 +97,22 @@ def test_sigterm_stops_it_cleanly(directory: Path) -> None:
     assert not (directory / daemon.STATE_FILE).exists()
 
 
+def test_sigterm_while_it_starts_stops_it_cleanly(directory: Path) -> None:
+    """A stop asked for as soon as the state file shows (here: still "starting") is a clean
+    stop, never the default action of SIGTERM, which leaves the state file behind."""
+    pid = daemon.spawn(directory)
+    deadline = time.monotonic() + 10
+    while not (directory / daemon.STATE_FILE).exists() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while daemon.alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not daemon.alive(pid)
+    assert not (directory / daemon.STATE_FILE).exists()
+    assert "stopped" in daemon.log_tail(directory)
+
+
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "tui", "sandbox", *args],

@@ -116,7 +116,8 @@ def _last_frame_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
     focus, scrolling and clicks are computed as always), and when the test's body is done the
     screen on top is drawn in full, over the screens below it, so a widget that cannot render
     still fails its test. Screenshots (`snap_compare`, `compare_in_looks`) draw their own
-    frame in full, so snapshots are what they were.
+    frame in full, so snapshots are what they were; after the last look's screenshot, which
+    drew the last frame in full, it is not drawn again.
     """
     from contextlib import asynccontextmanager
 
@@ -144,7 +145,8 @@ def _last_frame_drawn(monkeypatch: pytest.MonkeyPatch) -> None:
     async def run_and_draw_the_last_frame(app: Any, *args: Any, **kwargs: Any) -> Any:
         async with run_test(app, *args, **kwargs) as pilot:
             yield pilot
-            if app._running and not app._exit and app._screen_stack:
+            drawn = getattr(app, "_payscope_last_frame_drawn", False)
+            if app._running and not app._exit and app._screen_stack and not drawn:
                 app.screen._compositor.render_update(
                     full=True, screen_stack=app._background_screens
                 )

@@ -269,6 +269,13 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     from tui.sandbox.server import Sandbox
 
     pid = os.getpid()
+    # The handlers come before any state is written: a SIGTERM sent as soon as the state file
+    # says "ready" (`payscope sandbox stop`, a test) stops it cleanly, never by the default
+    # action, which would leave the state file and skip the sandbox's own stop.
+    done = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, done.set)
     _write_state(directory, DaemonState(pid, "", "starting"))
     sandbox = await asyncio.to_thread(Sandbox, SandboxConfig(data_dir=directory))
     url, note = await start_on(sandbox, port)
@@ -276,7 +283,6 @@ async def serve(directory: Path, port: int, seed: int) -> int:
 
     gc_pause.resume(freeze=True)  # paused by `main` since launch
     if seed and not sandbox.is_seeded():
-        loop = asyncio.get_running_loop()
         last = [0.0]
 
         def progress(done: int, total: int = seed, *_rest: Any) -> None:
@@ -292,10 +298,6 @@ async def serve(directory: Path, port: int, seed: int) -> int:
         print(f"seeded {seed} payments in {time.monotonic() - began:.2f}s", flush=True)
     _write_state(directory, DaemonState(pid, url, "ready", seed, seed, note))
     print(f"payscope sandbox daemon {pid} serving {url}", flush=True)
-    done = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, done.set)
 
     async def watch() -> None:
         # Gone with its directory (or replaced by another daemon): stop instead of lingering.
