@@ -42,6 +42,9 @@ def pytest_configure(config: pytest.Config) -> None:
     import httpx._transports.default as transports
 
     transports.create_ssl_context = functools.cache(transports.create_ssl_context)  # type: ignore[assignment]
+    # Parsed CSS is not kept between the tests' apps (`tui.css_cache`): each has a data dir of
+    # its own, so each would parse and write it (tests/tui/test_css_cache.py turns it on).
+    os.environ["PAYSCOPE_CSS_CACHE"] = "off"
     if os.environ.get("PYTEST_XDIST_WORKER"):
         _no_snapshot_report_in_workers()
 

@@ -22,7 +22,7 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
-from tui import gc_pause
+from tui import css_cache, fast_strip, gc_pause
 from tui.paths import ENV_SANDBOX_MODE
 from tui.stylesheet import FastStylesheet
 from tui.theming import (
@@ -32,6 +32,8 @@ from tui.theming import (
     theme_defaults,
 )
 from tui.widgets.errors import describe_error
+
+fast_strip.install()  # before any widget draws a line
 
 if TYPE_CHECKING:
     from tui.runtime import Runtime, RuntimeOptions
@@ -83,7 +85,9 @@ class PayscopeApp(App[int]):
     def __init__(self, options: RuntimeOptions, runtime: Runtime | None = None) -> None:
         self._theme_defaults: dict[str, dict[str, str]] = {}  # before Textual asks for them
         super().__init__()
-        # Textual's stylesheet, for less work on every restyle (see tui.stylesheet).
+        # Textual's stylesheet, for less work on every restyle and CSS parsed by the runs
+        # before (see tui.stylesheet and tui.css_cache).
+        css_cache.use(options.data_dir)
         self.stylesheet = FastStylesheet(variables=self.get_css_variables())
         self.options = options
         self._runtime = runtime
@@ -206,6 +210,7 @@ class PayscopeApp(App[int]):
         gc_pause.resume()
         self._tell_theme_problems(self.load_all_themes())
         self.start_runtime()
+        css_cache.save()  # what this start parsed, for the next one (only if it parsed any)
 
     @work(exclusive=True, group="runtime", exit_on_error=False, description="Starting")
     async def start_runtime(self) -> None:

@@ -34,8 +34,10 @@ from typing import Any, cast
 from textual.css.model import CombinatorType, RuleSet, Selector
 from textual.css.styles import RenderStyles, RulesMap
 from textual.css.stylesheet import _DEFAULT_STYLES, Stylesheet
-from textual.css.types import Specificity6
+from textual.css.types import CSSLocation, Specificity6
 from textual.dom import DOMNode
+
+from tui import css_cache
 
 # Per node with component classes: {component: (the rules last worked out, the styles built
 # from them)}.
@@ -49,11 +51,67 @@ _ORDER_PSEUDO = frozenset({"first-of-type", "last-of-type", "first-child", "last
 
 
 class FastStylesheet(Stylesheet):
-    """A `Stylesheet` that finds a node's rules without walking every rule, and keeps a
-    component's styles while its rules stay the same."""
+    """A `Stylesheet` that finds a node's rules without walking every rule, keeps a
+    component's styles while its rules stay the same, and takes parsed CSS from the runs
+    before (`tui.css_cache`)."""
 
     _positions_for: dict[str, list[RuleSet]] | None = None
     _positions: dict[int, int]
+    _variables_for: dict[str, str] | None = None
+    _variables_key: tuple[tuple[str, str], ...] = ()
+
+    def _parse_rules(
+        self,
+        css: str,
+        read_from: CSSLocation,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[RuleSet]:
+        """Textual's, consulting the rules parsed by earlier runs first. CSS with errors is
+        never kept (Textual raises on it, each time)."""
+        cache_key = (css, read_from, is_default_rules, tie_breaker, scope)
+        known = self._parse_cache.get(cache_key)
+        if known is not None:
+            return known
+        disk = css_cache.active()
+        if disk is None:
+            return super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+        if self._variables_for is not self._variables:  # new variables: a theme
+            self._variables_key = tuple(sorted(self._variables.items()))
+            self._variables_for = self._variables
+        key = (*cache_key, self._variables_key)
+        rules: list[RuleSet] | None = disk.get(key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            if not any(rule.errors for rule in rules):
+                disk.put(key, rules)
+        else:
+            self._parse_cache[cache_key] = rules
+        return rules
+
+    def reparse(self) -> None:
+        """Textual's `reparse`, parsing in a stylesheet of this class, which consults the cache
+        (Textual's makes a plain `Stylesheet`)."""
+        stylesheet = type(self)(variables=self._variables)
+        for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
+            stylesheet.add_source(
+                css,
+                read_from=read_from,
+                is_default_css=is_defaults,
+                tie_breaker=tie_breaker,
+                scope=scope,
+            )
+        try:
+            stylesheet.parse()
+        except Exception:
+            self._invalid_css.update(stylesheet._invalid_css)
+            raise
+        else:
+            self._rules = stylesheet.rules
+            self._rules_map = None
+            self.source = stylesheet.source
+            self._require_parse = False
 
     def _candidate_rules(self, node: DOMNode) -> list[RuleSet]:
         """The rules whose last selector names `node`, in the order Textual applies them (the
