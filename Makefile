@@ -3,11 +3,12 @@ VENV   ?= .venv
 PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-# The suite runs in parallel (pytest-xdist), two workers per core: about a third of a TUI
-# test's time is spent waiting (timers, the sandbox's answers, webhooks), which another worker
-# fills. Measured on 2 cores: tests/tui/test_refunds.py and test_disputes.py took 141 s with
-# 2 workers and 97 s with 4; the whole suite 372 s with 4 and 384 s with 3 (2026-11-26).
-WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
+# The suite runs in parallel (pytest-xdist), two workers per core and one more: about a third
+# of a TUI test's time is spent waiting (timers, the sandbox's answers, webhooks), which another
+# worker fills. Measured on 2 cores: tests/tui/test_refunds.py and test_disputes.py took 141 s
+# with 2 workers and 97 s with 4; the whole suite 372 s with 4 and 384 s with 3 (2026-11-26);
+# later, alternated: 300.0 and 306.3 s with 4, 280.9 and 300.4 s with 5, 292.0 s with 6.
+WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 + 1 )))
 # loadgroup: the four looks of a snapshot screen share one app run, so they go to one worker.
 PYTEST_ARGS ?= -n $(WORKERS) --dist loadgroup
 
