@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -167,7 +168,10 @@ class FastTable(DataTable[CellType]):
                 no_wrap=True,
             )
         )
-        text_line = list(_SEPARATOR.join(lines).render(console))
+        if lines[0] is cell and not cell.spans:
+            text_line = _plain_segments(cell, console)
+        else:
+            text_line = list(_SEPARATOR.join(lines).render(console))
         # Padding: the text cropped or padded to the column, its padding either side.
         line = Segment.adjust_line_length(text_line, inner, style=_NULL, pad=True)
         if padding:
@@ -183,3 +187,15 @@ class FastTable(DataTable[CellType]):
         rendered: SegmentLines = [styled]
         self._cell_render_cache[cache_key] = rendered
         return rendered
+
+
+def _plain_segments(cell: Text, console: Console) -> list[Segment]:
+    """`_SEPARATOR.join([cell]).render(console)` for a text without spans, without building the
+    joined copy: its text in its own style (Rich's `Text.render` of the cell alone would drop
+    the style; joining turns it into the one span)."""
+    style = cell.style
+    if not style:
+        return [Segment(cell.plain)]
+    if not cell.plain:
+        return []
+    return [Segment(cell.plain, console.get_style(style, default=_NULL))]
