@@ -89,12 +89,7 @@ def test_it_stops_by_itself_when_its_state_file_goes(directory: Path) -> None:
 def test_sigterm_stops_it_cleanly(directory: Path) -> None:
     pid = daemon.spawn(directory)
     _wait_ready(directory)
-    os.kill(pid, signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while daemon.alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert not daemon.alive(pid)
-    assert not (directory / daemon.STATE_FILE).exists()
+    _sigterm_stops_cleanly(directory, pid)
 
 
 def test_sigterm_while_it_starts_stops_it_cleanly(directory: Path) -> None:
@@ -104,6 +99,11 @@ def test_sigterm_while_it_starts_stops_it_cleanly(directory: Path) -> None:
     deadline = time.monotonic() + 10
     while not (directory / daemon.STATE_FILE).exists() and time.monotonic() < deadline:
         time.sleep(0.001)
+    _sigterm_stops_cleanly(directory, pid)
+
+
+def _sigterm_stops_cleanly(directory: Path, pid: int) -> None:
+    """SIGTERM `pid`: it exits within 10 s, its state file gone and its log saying so."""
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 10
     while daemon.alive(pid) and time.monotonic() < deadline:
