@@ -210,7 +210,10 @@ class PayscopeApp(App[int]):
         gc_pause.resume()
         self._tell_theme_problems(self.load_all_themes())
         self.start_runtime()
-        css_cache.save()  # what this start parsed, for the next one (only if it parsed any)
+        # What this start parsed, for the next one (only if it parsed any: a first run, a new
+        # theme or version). In a thread: pickling takes 10-20 ms, which the runtime's start,
+        # waiting on the sandbox, need not wait for.
+        css_cache.save_in_background()
 
     @work(exclusive=True, group="runtime", exit_on_error=False, description="Starting")
     async def start_runtime(self) -> None:
@@ -256,6 +259,7 @@ class PayscopeApp(App[int]):
             unhook()
         if self._runtime is not None:
             await self._runtime.stop()
+        css_cache.finish_saving()  # long done, but never leave a half-written file behind
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place worker failures become messages for the user (never a crash)."""

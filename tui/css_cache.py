@@ -5,8 +5,9 @@ variables substituted): 25-30 ms of the 0.2 s between Textual's import and the f
 the largest single part of it (measured 2026-11-26). The parsed rules depend only on the CSS
 text, where it was read from, its flags and the variables, and all of that is the key, so a
 changed widget, theme or Textual misses and is parsed again. The rules used by a run are written
-once its first frame is out (only when something was parsed); the next start loads them in a
-few milliseconds.
+in a thread once its first frame is out (only when something was parsed: pickling them takes
+10-20 ms, which the runtime's start need not wait for; the app waits for that thread when it
+quits); the next start loads them in a few milliseconds.
 
 The file is a pickle in the data dir's `cache/` (0600 in a 0700 directory, as every file
 payscope writes). Pickle runs code when it loads, so a file that is not the user's own, or that
@@ -67,6 +68,11 @@ class ParsedCss:
             self._used[key] = rules
         return rules
 
+    @property
+    def pending(self) -> bool:
+        """Something was parsed since the last save."""
+        return self._new
+
     def put(self, key: Key, rules: Any) -> None:
         self._used[key] = rules
         self._new = True
@@ -75,13 +81,14 @@ class ParsedCss:
         """Write the rules this run used, if it parsed any (a failure is ignored)."""
         if not self._new:
             return
-        self._new = False
+        self._new = False  # first: what is parsed from here on makes it pending again
+        used = dict(self._used)  # a copy (the app may parse more while a thread saves)
         from tui.private_files import open_private, private_dir
 
         with contextlib.suppress(OSError, pickle.PicklingError, TypeError, AttributeError):
             private_dir(self.path.parent)
             temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-            payload = pickle.dumps((_stamp(), self._used), protocol=pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps((_stamp(), used), protocol=pickle.HIGHEST_PROTOCOL)
             with open_private(temporary, "wb") as out:
                 out.write(payload)
             os.replace(temporary, self.path)
@@ -137,3 +144,23 @@ def active() -> ParsedCss | None:
 def save() -> None:
     if _active is not None:
         _active.save()
+
+
+_saving: Any = None  # the thread of `save_in_background`, if one was started
+
+
+def save_in_background() -> None:
+    """`save()` in a thread of its own (nothing to do, no thread, when nothing was parsed)."""
+    global _saving
+    if _active is None or not _active.pending:
+        return
+    import threading
+
+    _saving = threading.Thread(target=_active.save, name="payscope-css-cache", daemon=True)
+    _saving.start()
+
+
+def finish_saving(timeout: float = 2.0) -> None:
+    """Wait for a save in progress (at quit: the file is then whole; it is done long before)."""
+    if _saving is not None:
+        _saving.join(timeout)
