@@ -24,7 +24,10 @@ import pickle
 import stat
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from threading import Thread
 
 FILE_NAME = "css-rules.pickle"
 ENV_SWITCH = "PAYSCOPE_CSS_CACHE"
@@ -146,7 +149,7 @@ def save() -> None:
         _active.save()
 
 
-_saving: Any = None  # the thread of `save_in_background`, if one was started
+_saving: Thread | None = None  # the thread of `save_in_background`, if one was started
 
 
 def save_in_background() -> None:

@@ -30,8 +30,6 @@ class _Fifo4(dict[Any, Any]):
             del self[next(iter(self))]
         dict.__setitem__(self, key, value)
 
-    set = __setitem__
-
 
 class _Fifo16(_Fifo4):
     """A FIFOCache(16) of Textual's, as a dict."""
