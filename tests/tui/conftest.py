@@ -43,8 +43,10 @@ class SeededSecrets:
 
 
 async def _build_template(directory: Path) -> None:
+    from tui.runtime import listener_dir_for
     from tui.sandbox.config import SandboxConfig
     from tui.sandbox.server import Sandbox
+    from tui.webhooks.journal import Journal
 
     sandbox = Sandbox(
         SandboxConfig(
@@ -65,6 +67,11 @@ async def _build_template(directory: Path) -> None:
         result = sandbox.stop()
         if asyncio.iscoroutine(result):
             await result
+    # The local listener's journal too, empty: made afresh, its schema cost each app 10-20 ms
+    # (about half in fsyncs); copied, opening it checks the schema and writes nothing.
+    journal = Journal(listener_dir_for(directory, None))
+    journal.open()
+    journal.close()
 
 
 @pytest.fixture(scope="session")
