@@ -37,10 +37,16 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
+# The tests' files go to memory (/dev/shm) when it has 2 GB free: the sandboxes and journals
+# of the tests commit with fsync, which on this machine's disk cost the suite 3% of its time
+# (276.9 s of pytest against 286.0 s, 2026-11-26). Elsewhere they stay in the usual temp dir.
+TEST_TMPDIR ?= $(shell d=/dev/shm; test -d $$d -a -w $$d && \
+	test "$$(df -Pk $$d 2>/dev/null | awk 'NR == 2 {print $$4}')" -gt 2000000 2>/dev/null && echo $$d)
+
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: each worker would otherwise
 # compile (and rewrite the asserts of) every module it imports again, on every run.
 test: lint
-	PYTHONDONTWRITEBYTECODE= $(VENV)/bin/pytest $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) $(VENV)/bin/pytest $(PYTEST_ARGS)
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

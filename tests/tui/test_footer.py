@@ -158,3 +158,72 @@ async def test_keys_changed_in_place_show_what_textuals_footer_shows() -> None:
                 assert mine == reference.export_screenshot(), offers
         # The first keys were kept through every change that left room for them.
         assert first[0] is app.query(FooterKey).first()
+
+
+def _widths_agree(app: App[object]) -> list[FooterKey]:
+    """Each mounted key's width as `key_width` measures it and as Textual does (its label
+    built and styled), both from scratch; returns the keys compared."""
+    from textual.widgets._footer import FooterKey
+
+    from tui.widgets.footer import TEXTUAL_KEY_WIDTH, key_width
+
+    keys = list(app.screen.query(FooterKey))
+    for key in keys:
+        container, viewport = key.parent.size, app.size  # type: ignore[union-attr]
+        key.clear_cached_dimensions()
+        ours = key_width(key, container, viewport)
+        key.clear_cached_dimensions()
+        assert ours == TEXTUAL_KEY_WIDTH(key, container, viewport), (key.key, key.description)
+    return keys
+
+
+class Wide(App[None]):
+    BINDINGS = [
+        Binding("enter", "open", "Öffnen ⏎"),
+        Binding("ctrl+q", "quit", "終了"),
+        Binding("question_mark", "help", ""),
+        Binding("f5", "reload", "Reload\tall"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static("wide")
+        yield KeyFooter(show_command_palette=False)
+
+
+async def test_a_keys_width_is_what_textual_measures_in_every_theme_and_compactness() -> None:
+    app = Wide()
+    async with app.run_test(size=(100, 6)) as pilot:
+        for theme in ("textual-dark", "textual-light", "payscope-dark", "payscope-light"):
+            if theme in app.available_themes:
+                app.theme = theme
+            for compact in (False, True):
+                app.query_one(KeyFooter).compact = compact
+                await pilot.pause()
+                assert len(_widths_agree(app)) == 3  # a key without a description is not shown
+
+
+class LinePadded(Wide):
+    CSS = "FooterKey { line-pad: 2; }"
+
+
+async def test_a_keys_line_pad_counts_as_textual_counts_it() -> None:
+    app = LinePadded()
+    async with app.run_test(size=(100, 6)) as pilot:
+        await pilot.pause()
+        assert len(_widths_agree(app)) == 3
+
+
+async def test_the_areas_keys_are_as_wide_as_textual_measures_them(dirs) -> None:  # type: ignore[no-untyped-def]
+    from tests.tui.pilot import run_command
+    from tests.tui.snapshot_app import build, ready
+
+    app = build(*dirs, theme="payscope-light")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        seen = len(_widths_agree(app))
+        for area in ("customers", "refunds", "events", "requests", "settings"):
+            await run_command(pilot, area)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            seen += len(_widths_agree(app))
+        assert seen > 30

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.geometry import Size
+from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -116,3 +119,40 @@ def _become(widget: FooterKey, target: Shown) -> None:
     widget._disabled = not enabled
     widget.set_class(not enabled, "-disabled")
     widget.tooltip = tooltip or None
+
+
+def key_width(key: FooterKey, container: Size, viewport: Size) -> int:
+    """`Widget.get_content_width` of a footer key, from its texts and paddings.
+
+    Textual measures a key by building and styling its whole label (`FooterKey.render`: two
+    component styles and the key's own, each combining its ancestors'), and the width is asked
+    again on every layout after the key was refreshed: 15% of the layout time of the TUI's
+    tests. The label is its key and description padded as the component styles say, on one
+    line, so its width is their cells' count; `tests/tui/test_footer.py` compares it with
+    Textual's in every theme, compact or not, for each key the areas show.
+    """
+    cache_key = container.width
+    cached_key, cached_width = key._content_width_cache
+    if cached_key == cache_key:
+        return cached_width
+    plain = key.key_display
+    if key.description:
+        key_padding = key.get_component_styles("footer-key--key").padding
+        description_padding = key.get_component_styles("footer-key--description").padding
+        plain = (
+            f"{' ' * key_padding.left}{plain}{' ' * key_padding.right}"
+            f"{' ' * description_padding.left}{key.description}{' ' * description_padding.right}"
+        )
+    width = max(cell_len(line) for line in plain.split("\n"))
+    line_pad: int = key.styles.get_rule("line_pad", 0)  # type: ignore[assignment]
+    width += line_pad * 2
+    if key.expand:
+        width = max(container.width, width)
+    if key.shrink:
+        width = min(width, container.width)
+    key._content_width_cache = (cache_key, width)
+    return width
+
+
+TEXTUAL_KEY_WIDTH = Widget.get_content_width
+FooterKey.get_content_width = key_width  # type: ignore[method-assign,assignment]
