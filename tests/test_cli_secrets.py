@@ -223,3 +223,20 @@ def test_listen_with_a_secret_file_verifies_and_keeps_it_out_of_ps(
         headers={"content-type": "application/json", "X-Webhook-Signature-512": signature},
     )
     assert answer.status_code == 200, answer.text
+
+
+def test_a_bad_secret_is_said_before_the_server_is_loaded(tmp_path: Path) -> None:
+    """A mistake in the arguments is said at once, not after importing the server's routes."""
+    code = (
+        "import sys\n"
+        "from tui.cli import main\n"
+        "code = main(sys.argv[1:])\n"
+        "print('loaded' if 'tui.sandbox.server' in sys.modules else 'not loaded', code)\n"
+    )
+    args = ["sandbox", "--port", "0", "--data", str(tmp_path / "sb")]
+    bad = subprocess.run(
+        [sys.executable, "-c", code, *args, "--api-key-file", str(tmp_path / "nope")],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert bad.stdout.split() == ["not", "loaded", "2"], bad.stderr
+    assert "cannot read" in bad.stderr
