@@ -130,24 +130,24 @@ class FastTable(DataTable[CellType]):
             return cached
 
         should_highlight = self._should_highlight
-        render_cell = self._render_cell
         header_style = self._component_style("datatable--header")
         located = self._row_locations.get(row_key) if row_key in self._row_locations else None
         row_index = -1 if located is None else located
 
+        def cell(column_index: int, style: Style, width: int) -> list[Segment]:
+            location = Coordinate(row_index, column_index)
+            return self._render_cell(
+                row_index,
+                column_index,
+                style,
+                width,
+                cursor=should_highlight(cursor_location, location, cursor_type),
+                hover=should_highlight(hover_location, location, cursor_type),
+            )[line_no]
+
         fixed_row = []
         if self._labelled_row_exists and self.show_row_labels:
-            cell_location = Coordinate(row_index, -1)
-            fixed_row.append(
-                render_cell(
-                    row_index,
-                    -1,
-                    header_style,
-                    width=self._row_label_column_width,
-                    cursor=should_highlight(cursor_location, cell_location, cursor_type),
-                    hover=should_highlight(hover_location, cell_location, cursor_type),
-                )[line_no]
-            )
+            fixed_row.append(cell(-1, header_style, self._row_label_column_width))
         if self.fixed_columns:
             if row_key is self._header_row_key:
                 fixed_style = header_style
@@ -155,32 +155,13 @@ class FastTable(DataTable[CellType]):
                 fixed_style = self._component_style("datatable--fixed")
                 fixed_style += Style.from_meta({"fixed": True})
             for column_index, column in enumerate(self.ordered_columns[: self.fixed_columns]):
-                cell_location = Coordinate(row_index, column_index)
-                fixed_row.append(
-                    render_cell(
-                        row_index,
-                        column_index,
-                        fixed_style,
-                        column.get_render_width(self),
-                        cursor=should_highlight(cursor_location, cell_location, cursor_type),
-                        hover=should_highlight(hover_location, cell_location, cursor_type),
-                    )[line_no]
-                )
+                fixed_row.append(cell(column_index, fixed_style, column.get_render_width(self)))
 
         row_style = self._get_row_style(row_index, base_style)
-        scrollable_row = []
-        for column_index, column in enumerate(self.ordered_columns):
-            cell_location = Coordinate(row_index, column_index)
-            scrollable_row.append(
-                render_cell(
-                    row_index,
-                    column_index,
-                    row_style,
-                    column.get_render_width(self),
-                    cursor=should_highlight(cursor_location, cell_location, cursor_type),
-                    hover=should_highlight(hover_location, cell_location, cursor_type),
-                )[line_no]
-            )
+        scrollable_row = [
+            cell(column_index, row_style, column.get_render_width(self))
+            for column_index, column in enumerate(self.ordered_columns)
+        ]
 
         # The styling extended out horizontally to fill the widget.
         table_width = (
