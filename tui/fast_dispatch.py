@@ -31,6 +31,7 @@ from textual.css.match import match
 from textual.css.model import SelectorSet
 from textual.message import Message
 from textual.message_pump import MessagePump
+from textual.widget import Widget  # loaded already: `tui.app` imports this after Textual's app
 
 TEXTUAL_GET_DISPATCH_METHODS = MessagePump._get_dispatch_methods
 TEXTUAL_COUNT_PARAMETERS = callback_module._count_parameters
@@ -70,8 +71,6 @@ def _get_dispatch_methods(
         plan = _PLANS[key] = _plan(*key)
     if not plan:
         return
-    from textual.widget import Widget
-
     methods_dispatched: set[Callable[..., Any]] = set()
     for cls, decorated, method in plan:
         # Checked before each class, as Textual does: a handler may have prevented the rest.
