@@ -4,10 +4,16 @@ A warm start paints the page cached by the last run at once, but the live page u
 the API client: httpx, pydantic and the payment models cost more than the whole first paint, and
 they load only once the app is drawing. When the local sandbox is the background service kept
 between runs, its URL is in its state file and its key in its database, so one
-`POST /payments/list` can go out from a thread started before the app is even built, with
-nothing but `http.client`. Its rows (only the table's columns) replace the cached ones as live
-data; the client reads the page again, whole, once it is up, and the exchange goes into the
-request journal like any other request.
+`POST /payments/list` can go out before the app is even built, over a plain socket. Its rows
+(only the table's columns) replace the cached ones as live data; the client reads the page
+again, whole, once it is up, and the exchange goes into the request journal like any other
+request.
+
+Where it runs: the command line starts it before Textual is imported, while the process has no
+other thread, so on Linux it is read by a forked child on the other core (`start(fork=True)`)
+and handed back through a pipe: read in a thread, its work (the database, the socket, the JSON:
+about 22 ms of CPU) would take the GIL from the imports and the first paint. Anywhere else, or
+once threads run, a thread reads it.
 
 Any problem (no daemon, an old database, an error answer, a row that does not look right) leaves
 no page: the normal path follows, and nothing is said. The key is only ever in memory.
@@ -17,12 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from tui import __version__
 from tui.screens.payments_cache import PAGE_SIZE, CachedPayment, row_of
@@ -70,7 +78,32 @@ class Prefetch:
         self._lock = threading.Lock()
         self._callbacks: list[Callable[[], None]] = []
 
-    def start(self) -> Prefetch:
+    child_pid: int | None = None  # the forked child that reads it, if one does
+
+    def start(self, *, fork: bool = False) -> Prefetch:
+        """Read in a daemon thread; with `fork`, in a forked child when that is safe (Linux, and
+        no other thread in this process: a fork copies only the calling thread, so a lock held
+        by another one would stay held in the child)."""
+        if fork and sys.platform == "linux" and threading.active_count() == 1:
+            with contextlib.suppress(OSError):
+                reader, writer = os.pipe()
+                try:
+                    pid = os.fork()
+                except OSError:
+                    os.close(reader)
+                    os.close(writer)
+                    raise
+                if pid == 0:  # the child: read, hand the page over, leave (never returns)
+                    os.close(reader)
+                    _read_in_child(writer, self.directory, self.limit)
+                os.close(writer)
+                self.child_pid = pid
+                target = threading.Thread(
+                    target=self._collect, args=(pid, reader), name="payscope-prefetch"
+                )
+                target.daemon = True
+                target.start()
+                return self
         threading.Thread(target=self._run, name="payscope-prefetch", daemon=True).start()
         return self
 
@@ -99,6 +132,27 @@ class Prefetch:
             page = fetch_first_page(self.directory, self.limit)
         except Exception:  # a head start only: the normal path says what is wrong
             page = None
+        self._finish(page)
+
+    def _collect(self, pid: int, reader: int) -> None:
+        """The forked child's page, from the pipe (blocking reads: the GIL is free meanwhile)."""
+        page: LivePage | None = None
+        try:
+            with open(reader, "rb") as source:
+                data = source.read()
+            if data:
+                import pickle
+
+                loaded = pickle.loads(data)  # from our own child, through our own pipe
+                page = loaded if isinstance(loaded, LivePage) else None
+        except Exception:
+            page = None
+        finally:
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)  # no zombie left behind
+        self._finish(page)
+
+    def _finish(self, page: LivePage | None) -> None:
         with self._lock:
             self.page = page
             self.exchange = page.exchange if page is not None else None
@@ -122,7 +176,7 @@ def start_early(profile: str | None, sandbox_mode: str) -> None:
         return
     from tui.paths import data_dir
 
-    _early = Prefetch(data_dir() / "sandbox", PAGE_SIZE).start()
+    _early = Prefetch(data_dir() / "sandbox", PAGE_SIZE).start(fork=True)
 
 
 def adopt(directory: Path) -> Prefetch | None:
@@ -130,6 +184,29 @@ def adopt(directory: Path) -> Prefetch | None:
     global _early
     early, _early = _early, None
     return early if early is not None and early.directory == directory else None
+
+
+def _read_in_child(writer: int, directory: Path, limit: int) -> NoReturn:
+    """The forked child's whole life: the page, pickled into the pipe, then `os._exit` (no
+    cleanup of the parent's state: its buffers, files and handlers are the parent's)."""
+    code = 1
+    try:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is for the app, which reaps us
+        page = fetch_first_page(directory, limit)
+        if page is not None:
+            import pickle
+
+            data = pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(writer, view) :]
+        code = 0
+    except BaseException:  # nothing to say: the parent sees no page and goes the normal way
+        pass
+    finally:
+        os._exit(code)
 
 
 def fetch_first_page(directory: Path, limit: int) -> LivePage | None:
