@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -179,3 +181,49 @@ async def test_the_sandbox_port_can_be_set_in_the_settings(tmp_path: Path) -> No
         await runtime.stop()
     with pytest.raises(ValueError, match="sandbox_port"):
         settings.local.sandbox_port = 70000
+
+
+def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
+    # Once the sandbox is ready, the app starts its listener, builds the client and reads the
+    # first page on its loop: whatever those import there holds the live page back (a first
+    # run waits on it right after the seeding). `PRELOADED` and `FIRST_CALLS` are imported in a
+    # thread before; this runs the same steps in a fresh interpreter against a real sandbox.
+    from tests.daemons import wait_ready
+    from tui.sandbox import daemon
+
+    directory = tmp_path / "sandbox"
+    daemon.spawn(directory, seed=3)
+    try:
+        state = wait_ready(directory)
+        credentials = daemon.read_credentials(directory)
+        assert credentials is not None
+        code = f"""
+import asyncio, importlib, sys
+from pathlib import Path
+from tui.runtime import FIRST_CALLS, PRELOADED
+for name in PRELOADED + FIRST_CALLS:
+    importlib.import_module(name)
+from tui.api.client import ApiClient
+from tui.api.models.payments import PaymentListRequest
+from tui.webhooks.listener import Listener
+before = set(sys.modules)
+
+async def main():
+    listener = Listener(Path({str(tmp_path / "listener")!r}), secrets=["whsec_test"], max_age=None)
+    await listener.start("127.0.0.1", 0)
+    async with ApiClient({state.url!r}, {credentials.api_key!r}) as client:
+        page = await client.payments.list(PaymentListRequest(limit=5))
+        assert page.total_count == 3, page
+    await listener.stop()
+
+asyncio.run(main())
+heavy = ("uvicorn", "httptools", "httpcore", "h11", "anyio", "multiprocessing", "pydantic")
+print(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in heavy))
+"""
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == "[]"
+    finally:
+        daemon.stop(directory)

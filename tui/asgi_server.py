@@ -15,6 +15,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
+
+# What `uvicorn.Config.load` imports when a server starts, loaded with this module instead
+# (the app imports it off its loop, before starting its listener).
+import uvicorn.lifespan.on
+import uvicorn.protocols.websockets.auto
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from tui.waiting import wait_or_wake

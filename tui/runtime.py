@@ -23,9 +23,18 @@ from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 DEFAULT_SEED = 300
 HOST = "127.0.0.1"
 PORT_FILE = "last-port"
-# What attaching to the background sandbox imports (anyio and h11 come with the client's first
-# request): loaded off the main thread.
-PRELOADED = ("tui.webhooks.listener", "tui.api.client", "anyio", "h11")
+# What attaching to the background sandbox imports, loaded off the main thread: the listener
+# and its server (uvicorn), the client and what its first request loads (httpcore, h11, anyio's
+# asyncio backend). Imported on the loop once the sandbox is ready, the last three held a first
+# run's live page back about 75 ms after the seeding.
+PRELOADED = (  # the first two are used by name (`_start_local`)
+    "tui.webhooks.listener",
+    "tui.api.client",
+    "tui.asgi_server",
+    "httpcore",
+    "h11",
+    "anyio._backends._asyncio",
+)
 # What the first calls on the background sandbox need: Payments' first page, and pointing the
 # sandbox's webhooks at this run's listener.
 FIRST_CALLS = ("tui.api.resources.payments", "tui.api.resources.sandbox")
