@@ -192,3 +192,60 @@ def test_every_table_is_a_fast_table() -> None:
                     if isinstance(b, ast.Name) and b.id == "DataTable"
                 ]
     assert built == []
+
+
+class Fixed(App[None]):
+    """Columns that all have their width set and rows without labels, as every table here."""
+
+    def __init__(self, kind: type[DataTable[Any]], auto: bool = False) -> None:
+        super().__init__()
+        self.kind = kind
+        self.auto = auto
+
+    def compose(self) -> ComposeResult:
+        yield self.kind(zebra_stripes=True, cursor_type="row")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_column(Text("Payment", style="bold"), width=14, key="id")
+        table.add_column("Status", width=None if self.auto else 6, key="status")
+        table.add_column(Text("Amount", justify="right"), width=9, key="amount")
+        for index, row in enumerate(_cells()):
+            if index != 7:  # one line high: the rows every table here holds
+                table.add_row(*row, key=f"r{index}")
+
+
+@pytest.mark.parametrize("auto", [False, True], ids=["widths-set", "an-auto-width-column"])
+async def test_rows_are_measured_only_when_a_measure_is_read(
+    auto: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With every width set, Textual measures each new cell and nothing reads the measures:
+    `FastTable` skips them and sizes and draws the table the same; an auto-width column (or a
+    row label, or an auto height) still has its cells measured, as Textual does."""
+    import textual.widgets._data_table as data_table
+
+    drawn: dict[type[DataTable[Any]], tuple[Any, ...]] = {}
+    for kind in (FastTable, DataTable):
+        measured: list[object] = []
+        original = data_table.measure
+
+        def counting(
+            console: Any, renderable: Any, *args: Any, _o: Any = original, _m: Any = measured
+        ) -> int:
+            _m.append(renderable)
+            return int(_o(console, renderable, *args))
+
+        app = Fixed(kind, auto)
+        async with app.run_test(size=(60, 16)) as pilot:
+            monkeypatch.setattr(data_table, "measure", counting)
+            await pilot.pause()
+            table = app.query_one(DataTable)
+            table.add_row(Text("pay_late"), Text("failed"), Text("1.00 EUR"), key="late")
+            await pilot.pause()
+            monkeypatch.setattr(data_table, "measure", original)
+            widths = [column.get_render_width(table) for column in table.ordered_columns]
+            drawn[kind] = (table.virtual_size, widths, _lines(table), len(measured))
+    fast, textual = drawn[FastTable], drawn[DataTable]
+    assert fast[:3] == textual[:3]
+    assert textual[3] >= 3  # Textual measured the late row's cells...
+    assert fast[3] == (textual[3] if auto else 0)  # ...FastTable only when one is read
