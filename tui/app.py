@@ -22,7 +22,7 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
-from tui import css_cache, fast_dispatch, fast_strip, gc_pause
+from tui import css_cache, fast_dispatch, fast_strip, fast_subclass, gc_pause
 from tui.paths import ENV_SANDBOX_MODE
 from tui.stylesheet import FastStylesheet
 from tui.theming import (
@@ -34,6 +34,7 @@ from tui.theming import (
 from tui.widgets.errors import describe_error
 
 fast_strip.install()  # before any widget draws a line
+fast_subclass.install()  # before the widget classes below and in the screens are made
 fast_dispatch.install()  # before any message is dispatched
 
 if TYPE_CHECKING:
