@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.css.match import _check_selectors
@@ -218,3 +219,34 @@ async def test_the_apps_busiest_screens_are_styled_as_textual_styles_them(dirs: 
         await run_command(pilot, "theme payscope-light")
         await pilot.pause()
         _styles_agree(app)
+
+
+async def test_the_first_frame_is_styled_without_a_second_pass_and_as_one_would_style_it(
+    dirs: Dirs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The main screen's first resume does not restyle every node (they were styled as they
+    mounted, just before); what the first frame shows is what a full restyle gives."""
+    from tui.screens.main import MainScreen
+
+    whole: list[str] = []  # restyles of a whole screen before the first frame
+    frames: list[int] = []
+    original = App.update_styles
+
+    def watched(self: App[Any], node: DOMNode, animate: bool = True) -> None:
+        if isinstance(node, MainScreen) and not frames:
+            whole.append(repr(node))
+        original(self, node, animate=animate)
+
+    monkeypatch.setattr(App, "update_styles", watched)
+    app = build(*dirs)
+    first_frame_out = app.first_frame_out
+    monkeypatch.setattr(app, "first_frame_out", lambda: (frames.append(1), first_frame_out()))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(lambda: bool(frames))
+        assert isinstance(app.screen, MainScreen)
+        assert whole == []
+        shown = _styles_of(app)
+        assert len(shown) > 20
+        app.update_styles(app.screen)  # what Textual's resume would have done
+        assert _styles_of(app) == shown
+        await ready(pilot)

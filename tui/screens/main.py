@@ -139,6 +139,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     ]
 
     service_is_down = False
+    _resumed_once = False
     _webhooks_elsewhere: str | None = None  # told once, until it changes
     _status_timer: Any = None
     _health_wake: Any = None
@@ -155,6 +156,14 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
                 yield AREA_BY_KEY["payments"].build()
         yield StatusBar(id="status")
         yield KeyFooter(show_command_palette=False)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Runs before Textual's own handler (Screen's). The first resume comes straight after
+        # the mount, which styled every node already: Textual would style them all once more
+        # (6 ms before the first frame). Focus given on resume restyles what it changes itself.
+        if not self._resumed_once:
+            self._resumed_once = True
+            event.refresh_styles = False
 
     def on_mount(self) -> None:
         status = self.query_one(StatusBar)
