@@ -282,17 +282,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_keys(args)
         import os
 
-        from tui import prefetch
         from tui.paths import ENV_SANDBOX_MODE
 
-        # Payments' live first page is asked for now, while Textual loads (tui/prefetch.py);
-        # on a first run, the background sandbox starts now instead (tui/runtime.py).
+        # On a first run the background sandbox starts now, before any heavier import
+        # (tui/launch.py); on the others Payments' live first page is asked for now, while
+        # Textual loads (tui/prefetch.py).
         mode = os.environ.get(ENV_SANDBOX_MODE, "")
-        prefetch.start_early(args.profile, mode)
         if mode != "in-process":
-            from tui.runtime import spawn_at_launch
+            from tui.launch import spawn_at_launch
 
             spawn_at_launch(args.profile, args.seed)
+        from tui import prefetch
+
+        prefetch.start_early(args.profile, mode)
         from tui.app import exit_now, run_tui
 
         exit_now(run_tui(args))

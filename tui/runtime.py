@@ -18,11 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tui import paths
+from tui.launch import (
+    DEFAULT_SEED,
+    PORT_FILE,
+    adopt_spawned,
+    peek_local_port,
+    peek_settings,
+    wanted_port,
+)
 from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
-DEFAULT_SEED = 300
 HOST = "127.0.0.1"
-PORT_FILE = "last-port"
 # What attaching to the background sandbox imports, loaded off the main thread: the listener
 # and its server (uvicorn), the client and what its first request loads (httpcore, h11, anyio's
 # asyncio backend). Imported on the loop once the sandbox is ready, the last three held a first
@@ -119,7 +125,7 @@ class RuntimeOptions:
         if data_dir is not None:
             os.environ[ENV_DATA_DIR] = str(data_dir)
         configs, data = paths.config_dir(), paths.data_dir()
-        peeked = _peek_settings(configs / CONFIG_FILE, profile)
+        peeked = peek_settings(configs / CONFIG_FILE, profile)
         if peeked is None:
             return cls._build_validated(
                 profile=profile,
@@ -440,7 +446,7 @@ class Runtime:
         directory = self.options.data_dir / "sandbox"
         # Started by the command line at launch: adopted whatever it has written by now (its
         # pid is how a sandbox that stops before serving is told apart from a slow one).
-        self.spawned_daemon = _adopt_spawned(directory)
+        self.spawned_daemon = adopt_spawned(directory)
         if self.spawned_daemon is not None:
             return
         if daemon.read_state(directory) is None:
@@ -469,10 +475,10 @@ class Runtime:
         settings, else the port of the last run, else 0 (any free port)."""
         settings = self.options.settings
         if settings is None:  # not validated yet (start-up): the file's plain value
-            configured = _peek_local_port(self.options.config_dir)
+            configured = peek_local_port(self.options.config_dir)
         else:
             configured = getattr(getattr(settings, "local", None), "sandbox_port", None)
-        return _wanted_port(configured, self.port_file)
+        return wanted_port(configured, self.port_file)
 
     async def _start_sandbox(self, sandbox: Sandbox) -> str:
         """Serve the sandbox on its stable port; a taken port falls back to a free one, told."""
@@ -653,115 +659,6 @@ def _clock_of(sandbox: Any) -> Any:
     return clock
 
 
-@dataclass(frozen=True)
-class _Peek:
-    default_profile: str | None = None
-    theme: str | None = None
-    profile_theme: str | None = None
-    listener_port: int | None = None
-    keymap: dict[str, str] = field(default_factory=dict)
-
-
-def _peek_settings(path: Path, profile: str | None) -> _Peek | None:
-    """What the first paint needs from the settings file, unvalidated; None when in doubt."""
-    import tomllib
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return None if profile else _Peek()
-    except (OSError, ValueError):
-        return None
-    default = data.get("default_profile")
-    theme = data.get("theme")
-    keymap = data.get("keymap", {})
-    profiles = data.get("profiles", {})
-    if not (
-        _optional_str(default)
-        and _optional_str(theme)
-        and isinstance(keymap, dict)
-        and all(isinstance(k, str) and isinstance(v, str) for k, v in keymap.items())
-        and isinstance(profiles, dict)
-    ):
-        return None
-    name = profile or default
-    table: Any = {}
-    if name is not None:
-        table = profiles.get(name)
-        if not isinstance(table, dict):
-            return None  # unknown profile: the validating path says so properly
-    port = table.get("listener_port")
-    if not _optional_str(table.get("theme")) or not (port is None or type(port) is int):
-        return None
-    return _Peek(default, theme, table.get("theme"), port, dict(keymap))
-
-
 def _ignore_result(task: asyncio.Task[Any]) -> None:
     if not task.cancelled():
         task.exception()  # retrieved: never "exception was never retrieved"
-
-
-def _wanted_port(configured: Any, port_file: Path) -> tuple[int, str]:
-    """`Runtime.wanted_sandbox_port` from the configured port (None: not set) and the file
-    holding the last run's."""
-    if isinstance(configured, int) and 0 <= configured < 65536:
-        return configured, "set as sandbox_port in the [local] settings"
-    try:
-        remembered = int(port_file.read_text(encoding="ascii").strip())
-    except (OSError, ValueError):
-        return 0, ""
-    return (remembered, "used last time") if 0 < remembered < 65536 else (0, "")
-
-
-# The background sandbox the command line started before Textual was imported: (its data
-# directory, its pid), until `Runtime.spawn_early` adopts it.
-_spawned_at_launch: tuple[Path, int] | None = None
-
-
-def spawn_at_launch(profile: str | None, seed: int | None) -> None:
-    """On a first run of the local profile, start the background sandbox at once, before the
-    command line imports Textual: its own start (Python, FastAPI, every route) and its seeding
-    then overlap the app's loading instead of following it. `Runtime.spawn_early` adopts it.
-
-    Only when the settings file says plainly that this run is local (no profile asked for, no
-    default profile) and no sandbox is running; anything else is left to `Runtime`, which
-    validates the settings and says what is wrong with them.
-    """
-    global _spawned_at_launch
-    configs, data = paths.config_dir(), paths.data_dir()
-    peeked = _peek_settings(configs / CONFIG_FILE, profile)
-    if peeked is None or (profile or peeked.default_profile) is not None:
-        return
-    from tui.sandbox import daemon
-
-    directory = data / "sandbox"
-    if daemon.read_state(directory) is not None:
-        return
-    port, _origin = _wanted_port(_peek_local_port(configs), directory / PORT_FILE)
-    seed = DEFAULT_SEED if seed is None else seed
-    _spawned_at_launch = (directory, daemon.spawn(directory, port=port, seed=seed))
-
-
-def _adopt_spawned(directory: Path) -> int | None:
-    """The pid of the sandbox `spawn_at_launch` started for `directory`, if it did (once)."""
-    global _spawned_at_launch
-    spawned, _spawned_at_launch = _spawned_at_launch, None
-    return spawned[1] if spawned is not None and spawned[0] == directory else None
-
-
-def _peek_local_port(config_dir: Path | None) -> Any:
-    """`[local] sandbox_port` from the settings file, unvalidated (None when absent)."""
-    import tomllib
-
-    if config_dir is None:
-        return None
-    try:
-        data = tomllib.loads((config_dir / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    local = data.get("local")
-    return local.get("sandbox_port") if isinstance(local, dict) else None
-
-
-def _optional_str(value: Any) -> bool:
-    return value is None or isinstance(value, str)

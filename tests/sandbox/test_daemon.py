@@ -155,13 +155,14 @@ def _launch_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from tui import launch as launch_module
     from tui import runtime as runtime_module
 
     directory = _launch_env(tmp_path, monkeypatch)
     try:
-        runtime_module.spawn_at_launch(None, 5)  # what `payscope` does before importing Textual
-        assert runtime_module._spawned_at_launch is not None
-        pid = runtime_module._spawned_at_launch[1]
+        launch_module.spawn_at_launch(None, 5)  # what `payscope` does before importing Textual
+        assert launch_module._spawned_at_launch is not None
+        pid = launch_module._spawned_at_launch[1]
         options = runtime_module.RuntimeOptions.build(
             profile=None,
             seed=5,
@@ -178,11 +179,11 @@ def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
         assert state.pid == pid and state.total == 5
         runtime = runtime_module.Runtime(options)
         runtime.spawn_early()
-        assert runtime.spawned_daemon == pid and runtime_module._spawned_at_launch is None
-        runtime_module.spawn_at_launch(None, 5)  # a second run finds it serving
-        assert runtime_module._spawned_at_launch is None
+        assert runtime.spawned_daemon == pid and launch_module._spawned_at_launch is None
+        launch_module.spawn_at_launch(None, 5)  # a second run finds it serving
+        assert launch_module._spawned_at_launch is None
     finally:
-        runtime_module._spawned_at_launch = None
+        launch_module._spawned_at_launch = None
         daemon.stop(directory)
 
 
@@ -197,17 +198,17 @@ def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
 def test_no_sandbox_is_started_at_launch_for_a_remote_profile_or_odd_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: str, profile: str | None
 ) -> None:
-    from tui import runtime as runtime_module
+    from tui import launch as launch_module
 
     directory = _launch_env(tmp_path, monkeypatch)
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "profiles.toml").write_text(settings, encoding="utf-8")
     try:
-        runtime_module.spawn_at_launch(profile, None)
-        assert runtime_module._spawned_at_launch is None
+        launch_module.spawn_at_launch(profile, None)
+        assert launch_module._spawned_at_launch is None
         assert not directory.exists()
     finally:
-        runtime_module._spawned_at_launch = None
+        launch_module._spawned_at_launch = None
         daemon.stop(directory)
 
 
@@ -319,3 +320,22 @@ def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: 
     assert out.returncode in (0, -signal.SIGTERM), out.stderr
     assert "starting, collector on: False" in out.stdout
     assert "ready, collector on: True True" in out.stdout
+
+
+def test_the_launch_module_loads_nothing_heavy(tmp_path: Path) -> None:
+    # `payscope` spawns a first run's sandbox before any heavier import: whatever tui.launch
+    # loads delays the sandbox's start, and so the live page, by as much.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import tui.launch\n"
+        "heavy = ('asyncio', 'textual', 'tui.runtime', 'tui.prefetch', 'tui.sandbox.daemon',"
+        " 'sqlite3', 'pydantic')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
