@@ -9,8 +9,10 @@ to the shell's prompt <= 1.5x the bare app's quit; a first run is live within 2 
 seeding. Exits 1 when one is missed. The first row is the live page read at launch
 (tui/prefetch.py) when it is back before the first frame, else the page cached by the last run;
 the time the client and the listener are up is printed too (a key pressed before then runs
-then). payscope runs as `payscope` does: its local sandbox is the background service kept
-between runs (started, and seeded, by the first run).
+then). Also printed, not a target: the first row of a plain Textual app made of Textual's own
+widgets for the same screen (`REFERENCE_APP`), for what such a screen costs in Textual itself.
+payscope runs as `payscope` does: its local sandbox is the background service kept between runs
+(started, and seeded, by the first run).
 
 Bytecode: a warm start runs from compiled modules, as every installed Python program does (pip
 compiles on install; a normal run writes them itself), and the bare app's Textual is compiled in
@@ -48,6 +50,41 @@ BARE_APP = textwrap.dedent(
             yield Static("pay_bare_marker")
 
     Bare().run()
+    """
+)
+
+
+# For reference, not a target: Textual's own widgets for the same first screen (a rail of 14
+# options, a table of 37 rows of 5 columns, a status line and a footer of 8 keys), filled in
+# on mount, with nothing else. It shows what such a screen costs in Textual itself.
+REFERENCE_APP = textwrap.dedent(
+    """
+    from textual.app import App
+    from textual.containers import Horizontal
+    from textual.widgets import DataTable, Footer, OptionList, Static
+
+    KEYS = ["n", "colon", "slash", "ctrl+p", "question_mark", "enter", "right_square_bracket"]
+
+    class Reference(App):
+        BINDINGS = [(key, "noop", f"Key {index}") for index, key in enumerate(KEYS)]
+
+        def compose(self):
+            with Horizontal():
+                yield OptionList(*[f"Area {index}" for index in range(14)])
+                yield DataTable(zebra_stripes=True, cursor_type="row")
+            yield Static("status")
+            yield Footer()
+
+        def on_mount(self):
+            table = self.query_one(DataTable)
+            for name, width in [("Payment", 26), ("Status", 20), ("Amount", 15), ("Created", 14),
+                                ("Customer", 26)]:
+                table.add_column(name, width=width)
+            for index in range(37):
+                table.add_row(f"ref_{index:020d}", "succeeded", f"{index}.00 USD",
+                              "Nov 19 17:58", f"cus_{index:020d}")
+
+    Reference().run()
     """
 )
 
@@ -155,6 +192,8 @@ def main() -> int:
     env = {"PAYSCOPE_DATA_DIR": str(work / "data"), "PAYSCOPE_CONFIG_DIR": str(work / "config")}
     bare = work / "bare.py"
     bare.write_text(BARE_APP)
+    reference = work / "reference.py"
+    reference.write_text(REFERENCE_APP)
     app_cmd = f"{PYTHON} -m tui --seed {PAYMENTS}"
     subprocess.run([*TMUX, "new-session", "-d", "-s", "hold", "sleep 3600"], check=True)
     try:
@@ -180,6 +219,7 @@ def main() -> int:
         bare_times, bare_quits, row_times, live_times, quits = [], [], [], [], []
         client_times: list[float] = []
         full_times: list[float] = []
+        reference_times: list[float] = []
         for _ in range(RUNS):
             paint, bare_quit = first_paint(
                 ["pay_bare_marker"], f"{PYTHON} {bare}", {}, quit_keys="C-q"
@@ -194,6 +234,8 @@ def main() -> int:
             row_times.append(row)
             live_times.append(live)
             quits.append(quit_time)
+            (shown,) = first_paint(["ref_"], f"{PYTHON} {reference}", {}, quit_keys="C-q")[:1]
+            reference_times.append(shown)
     finally:
         subprocess.run(
             [PYTHON, "-m", "tui", "sandbox", "stop"],
@@ -227,6 +269,11 @@ def main() -> int:
         f"(ratio {client / b:.2f}; a key pressed before runs then)"
     )
     print(f"payscope quit (Ctrl+Q to shell): {q:.3f}s {_spread(quits)}")
+    reference_row = statistics.median(reference_times)
+    print(
+        f"reference: Textual's own widgets for the same screen, first row: {reference_row:.3f}s "
+        f"{_spread(reference_times)} (ratio {reference_row / b:.2f}; not a target)"
+    )
     print(f"ratio first row / bare: {ratio:.2f} (target <= 1.5; medians of {RUNS} alternated runs)")
     print(f"  run by run: {', '.join(f'{r:.2f}' for r in pairs)}")
     print(f"ratio live page / bare first paint: {live_ratio:.2f} (target <= 2.5)")
