@@ -322,20 +322,10 @@ def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: 
     assert "ready, collector on: True True" in out.stdout
 
 
-def test_the_launch_module_loads_nothing_heavy(tmp_path: Path) -> None:
+def test_the_launch_module_loads_nothing_heavy() -> None:
     # `payscope` spawns a first run's sandbox before any heavier import: whatever tui.launch
     # loads delays the sandbox's start, and so the live page, by as much.
-    import subprocess
-    import sys
+    from tests.fresh import modules_loaded
 
-    code = (
-        "import sys\n"
-        "import tui.launch\n"
-        "heavy = ('asyncio', 'textual', 'tui.runtime', 'tui.prefetch', 'tui.sandbox.daemon',"
-        " 'sqlite3', 'pydantic')\n"
-        "print(sorted(m for m in heavy if m in sys.modules))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
-    )
-    assert out.stdout.strip() == "[]"
+    heavy = ("asyncio", "textual", "tui.runtime", "tui.prefetch", "tui.sandbox.daemon", "sqlite3")
+    assert modules_loaded("import tui.launch", (*heavy, "pydantic")) == []
