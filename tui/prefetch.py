@@ -83,29 +83,36 @@ class Prefetch:
     def start(self, *, fork: bool = False) -> Prefetch:
         """Read in a daemon thread; with `fork`, in a forked child when that is safe (Linux, and
         no other thread in this process: a fork copies only the calling thread, so a lock held
-        by another one would stay held in the child)."""
+        by another one would stay held in the child), the thread only collecting its page."""
+        forked = None
         if fork and sys.platform == "linux" and threading.active_count() == 1:
-            with contextlib.suppress(OSError):
-                reader, writer = os.pipe()
-                try:
-                    pid = os.fork()
-                except OSError:
-                    os.close(reader)
-                    os.close(writer)
-                    raise
-                if pid == 0:  # the child: read, hand the page over, leave (never returns)
-                    os.close(reader)
-                    _read_in_child(writer, self.directory, self.limit)
-                os.close(writer)
-                self.child_pid = pid
-                target = threading.Thread(
-                    target=self._collect, args=(pid, reader), name="payscope-prefetch"
-                )
-                target.daemon = True
-                target.start()
-                return self
-        threading.Thread(target=self._run, name="payscope-prefetch", daemon=True).start()
+            forked = self._fork()
+        target: Callable[..., None] = self._run
+        args: tuple[int, ...] = ()
+        if forked is not None:
+            self.child_pid, reader = forked
+            target, args = self._collect, (self.child_pid, reader)
+        threading.Thread(target=target, args=args, name="payscope-prefetch", daemon=True).start()
         return self
+
+    def _fork(self) -> tuple[int, int] | None:
+        """A child that reads the page into a pipe: (its pid, the pipe's end to read), or None
+        when the pipe or the fork cannot be made (a thread reads it then)."""
+        try:
+            reader, writer = os.pipe()
+        except OSError:
+            return None
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(reader)
+            os.close(writer)
+            return None
+        if pid == 0:  # the child: read, hand the page over, leave (never returns)
+            os.close(reader)
+            _read_in_child(writer, self.directory, self.limit)
+        os.close(writer)
+        return pid, reader
 
     @property
     def done(self) -> bool:
