@@ -27,6 +27,7 @@ class Peek:
     profile_theme: str | None = None
     listener_port: int | None = None
     keymap: dict[str, str] = field(default_factory=dict)
+    sandbox_port: Any = None  # `[local] sandbox_port`, unvalidated (see `peek_local_port`)
 
 
 def peek_settings(path: Path, profile: str | None) -> Peek | None:
@@ -60,7 +61,7 @@ def peek_settings(path: Path, profile: str | None) -> Peek | None:
     port = table.get("listener_port")
     if not _optional_str(table.get("theme")) or not (port is None or type(port) is int):
         return None
-    return Peek(default, theme, table.get("theme"), port, dict(keymap))
+    return Peek(default, theme, table.get("theme"), port, dict(keymap), _local_port(data))
 
 
 def wanted_port(configured: Any, port_file: Path) -> tuple[int, str]:
@@ -99,7 +100,7 @@ def spawn_at_launch(profile: str | None, seed: int | None) -> None:
     directory = data / "sandbox"
     if daemon.read_state(directory) is not None:
         return
-    port, _origin = wanted_port(peek_local_port(configs), directory / PORT_FILE)
+    port, _origin = wanted_port(peeked.sandbox_port, directory / PORT_FILE)
     seed = DEFAULT_SEED if seed is None else seed
     _spawned_at_launch = (directory, daemon.spawn(directory, port=port, seed=seed))
 
@@ -121,6 +122,10 @@ def peek_local_port(config_dir: Path | None) -> Any:
         data = tomllib.loads((config_dir / CONFIG_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    return _local_port(data)
+
+
+def _local_port(data: dict[str, Any]) -> Any:
     local = data.get("local")
     return local.get("sandbox_port") if isinstance(local, dict) else None
 

@@ -187,6 +187,30 @@ def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
         daemon.stop(directory)
 
 
+def test_a_sandbox_started_at_launch_serves_on_the_port_the_settings_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    from tui import launch as launch_module
+
+    directory = _launch_env(tmp_path, monkeypatch)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "profiles.toml").write_text(
+        f"[local]\nsandbox_port = {free}\n", encoding="utf-8"
+    )
+    try:
+        launch_module.spawn_at_launch(None, 1)
+        assert launch_module._spawned_at_launch is not None
+        assert _wait_ready(directory).url.endswith(f":{free}")
+    finally:
+        launch_module._spawned_at_launch = None
+        daemon.stop(directory)
+
+
 @pytest.mark.parametrize(
     "settings, profile",
     [
