@@ -240,7 +240,6 @@ class Runtime:
         self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
         self.business_profile_id: str | None = None
         self.ready = asyncio.Event()
-        self.problems: list[str] = []
         # Worth telling but not a settings problem (the sandbox's port was taken).
         self.notices: list[str] = []
 
@@ -252,13 +251,6 @@ class Runtime:
     async def start(self, progress: Progress | None = None) -> None:
         """Bring everything up; raise a readable error if something cannot start."""
         report = progress or (lambda _text, _fraction: None)
-        if self.options.is_local:
-            # Checked here, after the first paint (see RuntimeOptions.build). The embedded
-            # sandbox needs nothing from the file, so a problem is told, not fatal.
-            try:
-                await asyncio.to_thread(self.options.load_settings)
-            except OptionsError as exc:
-                self.problems.append(str(exc))
         # A retry after a failed start: what did come up must not linger (ports, open files).
         await self.stop()
         self.sandbox = self.listener = self.client = None
@@ -268,6 +260,20 @@ class Runtime:
         else:
             await self._start_remote(report)
         self.ready.set()
+
+    async def check_settings(self) -> list[str]:
+        """Validate the settings file the start only peeked at (see `RuntimeOptions.build`);
+        what is wrong with it, said for a person.
+
+        Called once the runtime is up: the embedded sandbox needs nothing from the file, so a
+        problem is told, not fatal, and the validation (pydantic, about 0.25 s on a 2-core
+        machine) need not hold the client and the listener back. A remote profile's start
+        validated them already."""
+        try:
+            await asyncio.to_thread(self.options.load_settings)
+        except OptionsError as exc:
+            return [str(exc)]
+        return []
 
     async def _import(self, *modules: str) -> list[Any]:
         # Imported in a thread: the shell keeps painting while FastAPI and uvicorn load. One

@@ -11,6 +11,7 @@ from textual.widgets import DataTable, Input
 from tests.tui.pilot import field_error, run_command, submit, until
 from tests.tui.snapshot_app import build, ready
 from tui import config, secrets
+from tui.paths import CONFIG_FILE
 from tui.screens.settings import NARROW_WIDTH, ProfileForm, SettingsView, url_width
 
 Dirs = tuple[Path, Path]
@@ -144,3 +145,24 @@ def test_url_column_takes_the_width_left() -> None:
     assert url_width(NARROW_WIDTH) < url_width(NARROW_WIDTH - 1)
     assert url_width(200) > url_width(NARROW_WIDTH)
     assert url_width(10) == 12
+
+
+async def test_a_settings_problem_the_start_only_peeked_at_is_told_once_the_sandbox_is_up(
+    dirs: Dirs,
+) -> None:
+    """The start reads the file without validating it (the embedded sandbox needs nothing from
+    it); what is wrong with a part it does not use is told once the client and the listener
+    are up, and the sandbox works meanwhile."""
+    config_dir, _data = dirs
+    (config_dir / CONFIG_FILE).write_text(
+        '[profiles.staging]\nbase_url = "ftp://sandbox.example.com"\nmerchant_id = "m_1"\n',
+        encoding="utf-8",
+    )
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.runtime.client is not None and app.runtime.listener is not None
+        told = [n for n in app._notifications if n.title == "Settings problem"]
+        assert len(told) == 1
+        assert "base_url must be an http:// or https:// URL" in told[0].message
+        assert app.runtime.options.settings is None  # nothing half-validated was kept

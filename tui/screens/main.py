@@ -246,9 +246,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status.key_source = runtime.key_source
         status.listener_url = runtime.listener_url
         status.set_environment(runtime.environment)
-        for problem in runtime.problems:
-            self.notify(problem, title="Settings problem", severity="warning", timeout=10)
-        runtime.problems.clear()
         for notice in runtime.notices:
             self.notify(notice, title="Sandbox", severity="warning", timeout=12)
         runtime.notices.clear()
