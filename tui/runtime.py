@@ -481,7 +481,7 @@ class Runtime:
         settings, else the port of the last run, else 0 (any free port)."""
         settings = self.options.settings
         if settings is None:  # not validated yet (start-up): the file's plain value
-            configured = peek_local_port(self.options.config_dir)
+            configured = peek_local_port(self.options.config_dir or paths.config_dir())
         else:
             configured = getattr(getattr(settings, "local", None), "sandbox_port", None)
         return wanted_port(configured, self.port_file)
