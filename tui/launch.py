@@ -15,6 +15,7 @@ from typing import Any
 
 from tui import paths
 from tui.paths import CONFIG_FILE
+from tui.sandbox.files import serving_pid
 
 DEFAULT_SEED = 300
 PORT_FILE = "last-port"
@@ -32,13 +33,14 @@ class Peek:
 
 def peek_settings(path: Path, profile: str | None) -> Peek | None:
     """What the first paint needs from the settings file, unvalidated; None when in doubt."""
-    import tomllib
-
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None if profile else Peek()
     except (OSError, ValueError):
+        return None
+    data = _toml(text)
+    if data is None:
         return None
     default = data.get("default_profile")
     theme = data.get("theme")
@@ -95,11 +97,11 @@ def spawn_at_launch(profile: str | None, seed: int | None) -> None:
     peeked = peek_settings(configs / CONFIG_FILE, profile)
     if peeked is None or (profile or peeked.default_profile) is not None:
         return
+    directory = data / "sandbox"
+    if serving_pid(directory) is not None:
+        return
     from tui.sandbox import daemon
 
-    directory = data / "sandbox"
-    if daemon.read_state(directory) is not None:
-        return
     port, _origin = wanted_port(peeked.sandbox_port, directory / PORT_FILE)
     seed = DEFAULT_SEED if seed is None else seed
     _spawned_at_launch = (directory, daemon.spawn(directory, port=port, seed=seed))
@@ -114,15 +116,24 @@ def adopt_spawned(directory: Path) -> int | None:
 
 def peek_local_port(config_dir: Path | None) -> Any:
     """`[local] sandbox_port` from the settings file, unvalidated (None when absent)."""
-    import tomllib
-
     if config_dir is None:
         return None
     try:
-        data = tomllib.loads((config_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+        data = _toml((config_dir / CONFIG_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return _local_port(data)
+    return None if data is None else _local_port(data)
+
+
+def _toml(text: str) -> dict[str, Any] | None:
+    """The settings file's text parsed, or None if it is not TOML. `tomllib` is imported only
+    for a file that is there: 3 ms of the first frame of a run without one (a newcomer's)."""
+    import tomllib
+
+    try:
+        return tomllib.loads(text)
+    except ValueError:
+        return None
 
 
 def _local_port(data: dict[str, Any]) -> Any:

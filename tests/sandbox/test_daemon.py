@@ -182,6 +182,15 @@ def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
         assert runtime.spawned_daemon == pid and launch_module._spawned_at_launch is None
         launch_module.spawn_at_launch(None, 5)  # a second run finds it serving
         assert launch_module._spawned_at_launch is None
+        # ... from its state file alone: the daemon's module is not loaded (6 ms of a warm
+        # start's first frame), nor anything started; with no settings file, no TOML parser
+        from tests.fresh import modules_loaded
+
+        warm = "from tui import launch\nlaunch.spawn_at_launch(None, 5)\n"
+        warm += "assert launch._spawned_at_launch is None"
+        assert modules_loaded(warm, ("tui.sandbox.daemon", "tui.sandbox.files", "tomllib")) == [
+            "tui.sandbox.files"
+        ]
     finally:
         launch_module._spawned_at_launch = None
         daemon.stop(directory)

@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from tui.private_files import open_private, private_dir
+from tui.sandbox.files import STATE_FILE as STATE_FILE  # re-exported: the daemon's file
+from tui.sandbox.files import alive as alive
 
-STATE_FILE = "daemon.json"
 LOG_FILE = "daemon.log"
 HOST = "127.0.0.1"
 
@@ -64,33 +65,6 @@ class StoredCredentials:
 
     def __repr__(self) -> str:
         return f"StoredCredentials(merchant_id={self.merchant_id!r}, keys='***')"
-
-
-def alive(pid: int) -> bool:
-    """True while process `pid` exists (a zombie counts as gone)."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        done, _status = os.waitpid(pid, os.WNOHANG)  # only reaps our own children
-        if done == pid:
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # Another process's child that exited stays a zombie until that parent reaps it (the TUI
-    # that started the daemon, still open): `payscope sandbox stop` waited its whole timeout.
-    return not _zombie(pid)
-
-
-def _zombie(pid: int) -> bool:
-    """True if `pid` has exited and waits for its parent to reap it (Linux; False elsewhere)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return False
-    # "pid (name) state ...": the name may hold spaces and parentheses, so split after the last.
-    return stat.rpartition(")")[2].split()[:1] == ["Z"]
 
 
 def read_state(directory: Path) -> DaemonState | None:
