@@ -173,7 +173,19 @@ async def test_the_sandbox_port_can_be_set_in_the_settings(tmp_path: Path) -> No
     settings.local.sandbox_port = free
     config.save_settings(settings)
     assert "sandbox_port = " + str(free) in (paths.config_dir() / paths.CONFIG_FILE).read_text()
-    runtime = Runtime(_options(None, tmp_path / "data"))
+    # Built as the app builds them: the start peeks at the file, the settings are validated
+    # only once the runtime is up.
+    options = RuntimeOptions.build(
+        profile=None,
+        seed=0,
+        theme=None,
+        allow_production=False,
+        config_dir=None,
+        data_dir=tmp_path / "data",
+        sandbox_options={},
+    )
+    assert options.settings is None and options.peeked_sandbox_port == free
+    runtime = Runtime(options)
     await runtime.start()
     try:
         assert runtime.base_url == f"http://127.0.0.1:{free}"

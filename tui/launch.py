@@ -28,7 +28,7 @@ class Peek:
     profile_theme: str | None = None
     listener_port: int | None = None
     keymap: dict[str, str] = field(default_factory=dict)
-    sandbox_port: Any = None  # `[local] sandbox_port`, unvalidated (see `peek_local_port`)
+    sandbox_port: Any = None  # `[local] sandbox_port`, unvalidated
 
 
 def peek_settings(path: Path, profile: str | None) -> Peek | None:
@@ -39,8 +39,11 @@ def peek_settings(path: Path, profile: str | None) -> Peek | None:
         return None if profile else Peek()
     except (OSError, ValueError):
         return None
-    data = _toml(text)
-    if data is None:
+    import tomllib  # only for a file that is there: 3 ms of the first frame of a run without one
+
+    try:
+        data = tomllib.loads(text)
+    except ValueError:
         return None
     default = data.get("default_profile")
     theme = data.get("theme")
@@ -63,7 +66,9 @@ def peek_settings(path: Path, profile: str | None) -> Peek | None:
     port = table.get("listener_port")
     if not _optional_str(table.get("theme")) or not (port is None or type(port) is int):
         return None
-    return Peek(default, theme, table.get("theme"), port, dict(keymap), _local_port(data))
+    local = data.get("local")
+    local_port = local.get("sandbox_port") if isinstance(local, dict) else None
+    return Peek(default, theme, table.get("theme"), port, dict(keymap), local_port)
 
 
 def wanted_port(configured: Any, port_file: Path) -> tuple[int, str]:
@@ -112,33 +117,6 @@ def adopt_spawned(directory: Path) -> int | None:
     global _spawned_at_launch
     spawned, _spawned_at_launch = _spawned_at_launch, None
     return spawned[1] if spawned is not None and spawned[0] == directory else None
-
-
-def peek_local_port(config_dir: Path | None) -> Any:
-    """`[local] sandbox_port` from the settings file, unvalidated (None when absent)."""
-    if config_dir is None:
-        return None
-    try:
-        data = _toml((config_dir / CONFIG_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return None if data is None else _local_port(data)
-
-
-def _toml(text: str) -> dict[str, Any] | None:
-    """The settings file's text parsed, or None if it is not TOML. `tomllib` is imported only
-    for a file that is there: 3 ms of the first frame of a run without one (a newcomer's)."""
-    import tomllib
-
-    try:
-        return tomllib.loads(text)
-    except ValueError:
-        return None
-
-
-def _local_port(data: dict[str, Any]) -> Any:
-    local = data.get("local")
-    return local.get("sandbox_port") if isinstance(local, dict) else None
 
 
 def _optional_str(value: Any) -> bool:

@@ -22,7 +22,6 @@ from tui.launch import (
     DEFAULT_SEED,
     PORT_FILE,
     adopt_spawned,
-    peek_local_port,
     peek_settings,
     wanted_port,
 )
@@ -91,6 +90,8 @@ class RuntimeOptions:
     listener_port: int = 0
     sandbox_options: dict[str, Any] = field(default_factory=dict)
     settings: Any = None
+    # `[local] sandbox_port` as the start peeked at it (unvalidated), until `settings` is read.
+    peeked_sandbox_port: Any = None
     stable_display: bool = False
     # The local sandbox as a background service kept between runs (the CLI's choice; tests and
     # benchmarks that pass sandbox options run it inside the app).
@@ -146,6 +147,7 @@ class RuntimeOptions:
             keymap=peeked.keymap,
             listener_port=peeked.listener_port or 0,
             sandbox_options=sandbox_options,
+            peeked_sandbox_port=peeked.sandbox_port,
         )
 
     @classmethod
@@ -481,7 +483,7 @@ class Runtime:
         settings, else the port of the last run, else 0 (any free port)."""
         settings = self.options.settings
         if settings is None:  # not validated yet (start-up): the file's plain value
-            configured = peek_local_port(self.options.config_dir or paths.config_dir())
+            configured = self.options.peeked_sandbox_port
         else:
             configured = getattr(getattr(settings, "local", None), "sandbox_port", None)
         return wanted_port(configured, self.port_file)
