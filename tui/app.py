@@ -227,9 +227,8 @@ class PayscopeApp(App[int]):
         self._hook_runtime()
         if isinstance(screen, MainScreen):
             screen.runtime_ready()
-        if self.options.is_local:  # a remote profile's start validated the settings already
-            for problem in await self.runtime.check_settings():
-                self.notify(problem, title="Settings problem", severity="warning", timeout=10)
+        for problem in await self.runtime.check_settings():
+            self.notify(problem, title="Settings problem", severity="warning", timeout=10)
 
     def _hook_runtime(self) -> None:
         """Feed the app's signals from the listener and the client (again after a retry)."""

@@ -38,8 +38,7 @@ PATH = "/payments/list"
 TIMEOUT = 2.0  # seconds: past that the client's own first read is as quick
 
 
-# A NamedTuple, not a frozen dataclass: it is made at import, before the first frame, where a
-# frozen dataclass costs 1-2 ms to make and a NamedTuple 0.2 ms (tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
 class Exchange(NamedTuple):
     """The request and its answer, for the request journal (not yet redacted: the client's
     redactor does that when it records it)."""
@@ -76,8 +75,7 @@ class Prefetch:
         self._done = False
         self._lock = threading.Lock()
         self._callbacks: list[Callable[[], None]] = []
-
-    child_pid: int | None = None  # the forked child that reads it, if one does
+        self.child_pid: int | None = None  # the forked child that reads it, if one does
 
     def start(self, *, fork: bool = False) -> Prefetch:
         """Read in a daemon thread; with `fork`, in a forked child when that is safe (Linux, and

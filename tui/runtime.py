@@ -270,7 +270,9 @@ class Runtime:
         Called once the runtime is up: the embedded sandbox needs nothing from the file, so a
         problem is told, not fatal, and the validation (pydantic, about 0.25 s on a 2-core
         machine) need not hold the client and the listener back. A remote profile's start
-        validated them already."""
+        validated them already: nothing to do then."""
+        if self.options.settings is not None:
+            return []
         try:
             await asyncio.to_thread(self.options.load_settings)
         except OptionsError as exc:

@@ -140,8 +140,7 @@ class ThemeFileError(ValueError):
     """A theme file that cannot be used, with a message naming the file and the problem."""
 
 
-# A NamedTuple, not a frozen dataclass: it is made at import, before the first frame, where a
-# frozen dataclass costs 1-2 ms to make and a NamedTuple 0.2 ms (tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
 class ThemeLoad(NamedTuple):
     """What loading the theme directories produced: usable themes and problems to tell the user."""
 

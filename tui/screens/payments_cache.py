@@ -22,8 +22,7 @@ MAX_ROWS = 100
 PAGE_SIZE = 100
 
 
-# A NamedTuple, not a frozen dataclass: it is made at import, before the first frame, where a
-# frozen dataclass costs 1-2 ms to make and a NamedTuple 0.2 ms (tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
 class CachedPayment(NamedTuple):
     """One table row as it was last seen (attribute names match `Payment`'s)."""
 

@@ -30,8 +30,7 @@ if TYPE_CHECKING:  # a type only: no Protocol class to build before the first pa
             """The action finished (`result` is what its form returned; None if closed)."""
 
 
-# A NamedTuple, not a frozen dataclass: it is made at import, before the first frame, where a
-# frozen dataclass costs 1-2 ms to make and a NamedTuple 0.2 ms (tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
 class Action(NamedTuple, Generic[T]):
     """One thing a user can do to a record (or, with `needs_record=False`, in an area).
 

@@ -13,8 +13,7 @@ if TYPE_CHECKING:
     from tui.views.area import AreaView
 
 
-# A NamedTuple, not a frozen dataclass: it is made at import, before the first frame, where a
-# frozen dataclass costs 1-2 ms to make and a NamedTuple 0.2 ms (tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
 class Area(NamedTuple):
     """One area of the navigation rail and of command mode (`:payments`)."""
 

@@ -29,8 +29,7 @@ class CellContext:
     now: float | None = None
 
 
-# A NamedTuple, not a frozen dataclass: it is made at import, before the first frame, where a
-# frozen dataclass costs 1-2 ms to make and a NamedTuple 0.2 ms (tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
 class Column(NamedTuple, Generic[T]):
     """One column: its key, heading, width and renderer.
 

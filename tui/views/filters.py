@@ -37,8 +37,7 @@ class Filter:
         return all(check(record) for check in self.local)
 
 
-# A NamedTuple, not a frozen dataclass: it is made at import, before the first frame, where a
-# frozen dataclass costs 1-2 ms to make and a NamedTuple 0.2 ms (tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
 class Term(NamedTuple):
     """`key:value`: `apply(value, filter)` adds to the filter or raises ValueError (said for a
     person)."""
