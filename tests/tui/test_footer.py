@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.pilot import Pilot
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
+from tests.tui.pilot import until
 from tui.widgets.footer import KeyFooter
 
 
@@ -30,10 +32,17 @@ def _keys(app: Keys) -> list[FooterKey]:
     return list(app.query_one(KeyFooter).query(FooterKey))
 
 
+async def _until_keys(pilot: Pilot[None], count: int) -> None:
+    """Wait until the footer shows `count` keys: it mounts them once the screen's bindings
+    are ready, which can take more than one refresh on a loaded machine."""
+    await until(lambda: len(pilot.app.screen.query(FooterKey)) == count)
+    await pilot.pause()
+
+
 async def test_the_footer_is_rebuilt_only_when_its_keys_change() -> None:
     app = Keys()
     async with app.run_test() as pilot:
-        await pilot.pause()
+        await _until_keys(pilot, 2)
         shown = _keys(app)
         assert [key.key for key in shown] == ["c", "r"]
         assert not any(key.has_class("-disabled") for key in shown)
@@ -69,7 +78,7 @@ async def test_the_keys_are_styled_once_and_follow_the_footers_compact(monkeypat
     monkeypatch.setattr(FooterKey, "_watch_compact", counted)
     app = Keys()
     async with app.run_test() as pilot:
-        await pilot.pause()
+        await _until_keys(pilot, 2)
         footer = app.query_one(KeyFooter)
         # Born with the footer's value: no compact class put on, then taken off again.
         assert changes == []
@@ -137,7 +146,7 @@ async def test_keys_changed_in_place_show_what_textuals_footer_shows() -> None:
     with Textual's own footer built for that state in another."""
     app = Offers(KeyFooter, dict(OFFERS[0]))
     async with app.run_test(size=(90, 6)) as pilot:
-        await pilot.pause()
+        await _until_keys(pilot, 5)
         first = list(app.query(FooterKey))
         for offers in OFFERS[1:]:
             app.offers = offers
@@ -150,7 +159,7 @@ async def test_keys_changed_in_place_show_what_textuals_footer_shows() -> None:
             ]
             reference = Offers(Footer, offers)
             async with reference.run_test(size=(90, 6)) as theirs:
-                await theirs.pause()
+                await _until_keys(theirs, len(keys))
                 assert keys == [
                     (k.key, k.description, k.has_class("-disabled"), k.tooltip)
                     for k in reference.query(FooterKey)
@@ -193,6 +202,7 @@ class Wide(App[None]):
 async def test_a_keys_width_is_what_textual_measures_in_every_theme_and_compactness() -> None:
     app = Wide()
     async with app.run_test(size=(100, 6)) as pilot:
+        await _until_keys(pilot, 3)
         for theme in ("textual-dark", "textual-light", "payscope-dark", "payscope-light"):
             if theme in app.available_themes:
                 app.theme = theme
@@ -209,7 +219,7 @@ class LinePadded(Wide):
 async def test_a_keys_line_pad_counts_as_textual_counts_it() -> None:
     app = LinePadded()
     async with app.run_test(size=(100, 6)) as pilot:
-        await pilot.pause()
+        await _until_keys(pilot, 3)
         assert len(_widths_agree(app)) == 3
 
 

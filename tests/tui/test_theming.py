@@ -101,11 +101,13 @@ async def test_the_footer_is_readable_in_every_theme(dirs: tuple[Path, Path]) ->
     blue); an app rule that changed only its background made the text vanish there."""
     from textual.widgets._footer import FooterKey
 
+    from tests.tui.pilot import until
     from tests.tui.snapshot_app import build
 
     app = build(*dirs)
     measured = []
     async with app.run_test(size=(80, 24)) as pilot:
+        await until(lambda: app.screen.query(FooterKey))  # mounted once the bindings are ready
         app.load_all_themes()
         for name in sorted(app.available_themes):
             app.theme = name
