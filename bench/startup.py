@@ -4,13 +4,14 @@ Method of ../shared/tools/first-paint: launch in a fresh tmux pane, poll the scr
 marker. Warm start on an embedded sandbox holding 10,000 payments (run once first to seed it and
 fill the page cache), divided by the same measure for a bare Textual app in the same run.
 Targets (medians of 9 alternated runs, against a bare Textual app in the same run): the first
-row <= 1.5x the bare app's first paint; the live first page <= 2.5x it; Ctrl+Q
-to the shell's prompt <= 1.5x the bare app's quit; a first run is live within 2 s plus its
-seeding. Exits 1 when one is missed. The first row is the live page read at launch
-(tui/prefetch.py) when it is back before the first frame, else the page cached by the last run;
-the time the client and the listener are up is printed too (a key pressed before then runs
-then). Also printed, not a target: the first row of a plain Textual app made of Textual's own
-widgets for the same screen (`REFERENCE_APP`), for what such a screen costs in Textual itself.
+row <= 1.5x the bare app's first paint; the live first page with its actions usable <= 2.5x it;
+Ctrl+Q to the shell's prompt <= 1.5x the bare app's quit; a first run is live within 2 s plus
+its seeding. Exits 1 when one is missed. The first row is the live page read at launch
+(tui/prefetch.py) when it is back before the first frame, else the page cached by the last run.
+Actions are usable once the client is up: the status bar stops saying "starting" (a key pressed
+before then runs then). The listener comes up after the client; that time is printed too. Also
+printed, not a target: the first row of a plain Textual app made of Textual's own widgets for
+the same screen (`REFERENCE_APP`), for what such a screen costs in Textual itself.
 payscope runs as `payscope` does: its local sandbox is the background service kept between runs
 (started, and seeded, by the first run).
 
@@ -148,8 +149,15 @@ def first_paint(
         subprocess.run([*TMUX, "kill-session", "-t", session], capture_output=True)
 
 
+class Gone(str):
+    """A marker met once its text is no longer on screen."""
+
+
 def _shows(screen: str, marker: str | tuple[str, int]) -> bool:
-    """`marker` is on screen; a (text, n) marker: `text` is on at least n lines."""
+    """`marker` is on screen; a (text, n) marker: `text` is on at least n lines; a `Gone`
+    marker: its text is not on screen."""
+    if isinstance(marker, Gone):
+        return marker not in screen
     if isinstance(marker, str):
         return marker in screen
     text, lines = marker
@@ -174,10 +182,12 @@ FULL_MARKER = (ROW_MARKER, 30)
 # Only the live page's header says which page of the total it is; the cached one says
 # "cached · refreshing…" instead, so this marks the moment the live page replaced the cache.
 LIVE_MARKER = "page 1/"
-# The status bar names the listener once the client and the listener are up. Until then the
-# live page is on screen and an action's key waits for the client, then runs (not a target:
-# printed so the two moments are not confused).
-CLIENT_MARKER = "listener http"
+# The status bar says "starting" until the client is up: from then on actions run. A key pressed
+# before waits for the client, then runs.
+CLIENT_MARKER = Gone("starting")
+# The status bar names the listener once it is up too, after the client (not a target: the
+# sandbox holds the webhooks of an action made before, then sends them).
+LISTENER_MARKER = "listener http"
 
 
 def main() -> int:
@@ -207,17 +217,19 @@ def main() -> int:
         )
         print(f"seeding {PAYMENTS:,} payments (first run, not timed)...", flush=True)
         # The first run starts the background sandbox, which seeds; the TUI shows its progress,
-        # then the live first page (which also fills the page cache).
-        (seeded,) = first_paint([LIVE_MARKER], app_cmd, env, quit_keys="C-q")[:1]
+        # then the live first page (which also fills the page cache) with its actions usable.
+        seeded = first_paint([LIVE_MARKER, CLIENT_MARKER], app_cmd, env, quit_keys="C-q")[1]
         seeding = _seeding_time(work / "data" / "sandbox" / "daemon.log")
         print(
-            f"first run: {seeded:.3f}s to the live page, of which seeding {PAYMENTS:,} payments "
-            f"took {seeding:.3f}s: {seeded - seeding:.3f}s besides the seeding (target <= 2 s)",
+            f"first run: {seeded:.3f}s to the live page, actions usable, of which seeding "
+            f"{PAYMENTS:,} payments took {seeding:.3f}s: {seeded - seeding:.3f}s besides the "
+            "seeding (target <= 2 s)",
             flush=True,
         )
         first_paint([LIVE_MARKER], app_cmd, env, quit_keys="C-q")  # warm the OS caches
         bare_times, bare_quits, row_times, live_times, quits = [], [], [], [], []
         client_times: list[float] = []
+        listener_times: list[float] = []
         full_times: list[float] = []
         reference_times: list[float] = []
         for _ in range(RUNS):
@@ -226,11 +238,15 @@ def main() -> int:
             )
             bare_times.append(paint)
             bare_quits.append(bare_quit)
-            row, live, full, client, quit_time = first_paint(
-                [ROW_MARKER, LIVE_MARKER, FULL_MARKER, CLIENT_MARKER], app_cmd, env, quit_keys="C-q"
+            row, live, full, client, listening, quit_time = first_paint(
+                [ROW_MARKER, LIVE_MARKER, FULL_MARKER, CLIENT_MARKER, LISTENER_MARKER],
+                app_cmd,
+                env,
+                quit_keys="C-q",
             )
             full_times.append(full)
             client_times.append(client)
+            listener_times.append(listening)
             row_times.append(row)
             live_times.append(live)
             quits.append(quit_time)
@@ -245,28 +261,33 @@ def main() -> int:
         subprocess.run([*TMUX, "kill-server"], capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
     b, bq = statistics.median(bare_times), statistics.median(bare_quits)
-    a, live, q = (
+    a, live, usable, q = (
         statistics.median(row_times),
         statistics.median(live_times),
+        statistics.median(client_times),
         statistics.median(quits),
     )
-    ratio, live_ratio, quit_ratio = a / b, live / b, q / bq
+    ratio, usable_ratio, quit_ratio = a / b, usable / b, q / bq
     # Each payscope run against the bare run just before it: the spread of the ratio on a
     # shared, noisy machine.
     pairs = sorted(row / bare for row, bare in zip(row_times, bare_times, strict=True))
     print(f"bare textual app first paint:   {b:.3f}s {_spread(bare_times)}")
     print(f"bare textual app quit:          {bq:.3f}s {_spread(bare_quits)}")
     print(f"payscope first payment row:     {a:.3f}s {_spread(row_times)} (warm start)")
-    print(f"payscope live page on screen:   {live:.3f}s {_spread(live_times)} (actions usable)")
+    print(f"payscope live page on screen:   {live:.3f}s {_spread(live_times)}")
     full = statistics.median(full_times)
     print(
         f"payscope screen full of rows:   {full:.3f}s {_spread(full_times)} "
         f"(ratio {full / b:.2f}; 30 or more rows)"
     )
-    client = statistics.median(client_times)
     print(
-        f"payscope client and listener up: {client:.3f}s {_spread(client_times)} "
-        f"(ratio {client / b:.2f}; a key pressed before runs then)"
+        f"payscope live page, actions usable: {usable:.3f}s {_spread(client_times)} "
+        "(the client is up; a key pressed before runs then)"
+    )
+    listening = statistics.median(listener_times)
+    print(
+        f"payscope listener up too:       {listening:.3f}s {_spread(listener_times)} "
+        f"(ratio {listening / b:.2f}; not a target)"
     )
     print(f"payscope quit (Ctrl+Q to shell): {q:.3f}s {_spread(quits)}")
     reference_row = statistics.median(reference_times)
@@ -276,13 +297,13 @@ def main() -> int:
     )
     print(f"ratio first row / bare: {ratio:.2f} (target <= 1.5; medians of {RUNS} alternated runs)")
     print(f"  run by run: {', '.join(f'{r:.2f}' for r in pairs)}")
-    print(f"ratio live page / bare first paint: {live_ratio:.2f} (target <= 2.5)")
+    print(f"ratio live page, actions usable / bare first paint: {usable_ratio:.2f} (target <= 2.5)")
     print(f"ratio quit / bare quit: {quit_ratio:.2f} (target <= 1.5)", flush=True)
     failed = [
         name
         for name, value, target in (
             ("first row", ratio, 1.5),
-            ("live page", live_ratio, 2.5),
+            ("live page, actions usable", usable_ratio, 2.5),
             ("quit", quit_ratio, 1.5),
         )
         if value > target

@@ -37,6 +37,10 @@ fast_strip.install()  # before any widget draws a line
 fast_subclass.install()  # before the widget classes below and in the screens are made
 fast_dispatch.install()  # before any message is dispatched
 
+# The longest the garbage collector stays paused after the first frame, waiting for the
+# runtime's start (tui/gc_pause.py): a first run's seeding can take minutes.
+GC_PAUSE_LIMIT = 3.0
+
 if TYPE_CHECKING:
     from tui.runtime import Runtime, RuntimeOptions
     from tui.screens.main import MainScreen
@@ -208,10 +212,12 @@ class PayscopeApp(App[int]):
             self.notify(problem, title="Theme problem", severity="warning", timeout=10)
 
     def first_frame_out(self) -> None:
-        """The shell is on screen: collect garbage again (tui/gc_pause.py) and start the runtime."""
-        gc_pause.resume()
-        self._tell_theme_problems(self.load_all_themes())
+        """The shell is on screen: start the runtime."""
         self.start_runtime()
+        # The collector stays paused while the runtime's imports run (tui/gc_pause.py), at most
+        # this long (a first run's seeding).
+        self.set_timer(GC_PAUSE_LIMIT, self._resume_gc)
+        self._tell_theme_problems(self.load_all_themes())
         # What this start parsed, for the next one (only if it parsed any: a first run, a new
         # theme or version). In a thread: pickling takes 10-20 ms, which the runtime's start,
         # waiting on the sandbox, need not wait for.
@@ -223,12 +229,21 @@ class PayscopeApp(App[int]):
         from tui.screens.main import MainScreen
 
         screen = self.get_screen_main()
-        await self.runtime.start(progress=screen.show_progress if screen else None)
+        try:
+            await self.runtime.start(progress=screen.show_progress if screen else None)
+        finally:
+            self._resume_gc()
         self._hook_runtime()
         if isinstance(screen, MainScreen):
             screen.runtime_ready()
         for problem in await self.runtime.check_settings():
             self.notify(problem, title="Settings problem", severity="warning", timeout=10)
+
+    @staticmethod
+    def _resume_gc() -> None:
+        # Frozen first: the modules and the shell made so far are never garbage, and full
+        # collections need not go over them again.
+        gc_pause.resume(freeze=True)
 
     def _hook_runtime(self) -> None:
         """Feed the app's signals from the listener and the client (again after a retry)."""

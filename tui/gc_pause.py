@@ -1,10 +1,13 @@
-"""The cyclic garbage collector paused from launch to the first frame (standard library only).
+"""The cyclic garbage collector paused from launch until the app is up (standard library only).
 
-Until the first frame nearly every object made lives as long as the app: modules, styles,
-widgets. The collector's passes over them find no garbage, yet they cost the first paint about
-25 ms (76 collections, measured 2026-11-26, most of them while Textual and asyncio import).
-`payscope` pauses it first thing (`tui.cli`), before those imports; the app resumes it once the
-shell is on screen. Textual pauses it during smooth scrolling for the same reason.
+Until the client is up nearly every object made lives as long as the app: modules, styles,
+widgets, then the client's and the listener's modules, imported in a thread after the first
+frame. The collector's passes over them find no garbage, yet they cost the first paint about
+25 ms (76 collections, measured 2026-11-26, most of them while Textual and asyncio import) and
+the client's start 50-75 ms more. `payscope` pauses it first thing (`tui.cli`), before those
+imports; the app resumes it, frozen (`gc.freeze`), once its runtime is up, or 3 s after the
+first frame while a first run's seeding goes on. Textual pauses it during smooth scrolling for
+the same reason.
 
 The background sandbox (`tui.sandbox.daemon`), `payscope sandbox` and `payscope listen` do the
 same from their launch until they serve: the sandbox's imports (FastAPI, pydantic and the

@@ -28,18 +28,15 @@ from tui.launch import (
 from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 HOST = "127.0.0.1"
-# What attaching to the background sandbox imports, loaded off the main thread: the listener
-# and its server (uvicorn), the client and what its first request loads (httpcore, h11, anyio's
-# asyncio backend). Imported on the loop once the sandbox is ready, the last three held a first
-# run's live page back about 75 ms after the seeding.
-PRELOADED = (  # the first two are used by name (`_start_local`)
-    "tui.webhooks.listener",
-    "tui.api.client",
-    "tui.asgi_server",
-    "httpcore",
-    "h11",
-    "anyio._backends._asyncio",
-)
+# What attaching to the background sandbox imports, loaded off the main thread, in two parts.
+# First the client and what its first request loads (httpcore, h11, anyio's asyncio backend):
+# actions are usable once the client is up. Imported on the loop once the sandbox is ready, the
+# last three held a first run's live page back about 75 ms after the seeding.
+CLIENT_MODULES = ("tui.api.client", "httpcore", "h11", "anyio._backends._asyncio")
+# Then the listener and its server (uvicorn), about a third of the imports: a warm start brings
+# them up after the client, so that an action need not wait for them (see `_attach_daemon`).
+LISTENER_MODULES = ("tui.webhooks.listener", "tui.asgi_server")
+PRELOADED = CLIENT_MODULES + LISTENER_MODULES
 # What the first calls on the background sandbox need: Payments' first page, and pointing the
 # sandbox's webhooks at this run's listener.
 FIRST_CALLS = ("tui.api.resources.payments", "tui.api.resources.sandbox")
@@ -236,11 +233,12 @@ class Runtime:
         # Payments' live first page, asked for at launch when the background sandbox is up.
         self.prefetch: Prefetch | None = None
         self._hooking: asyncio.Task[None] | None = None
-        self._warming: asyncio.Task[list[Any]] | None = None
         self._hook = ""  # the listener URL this run pointed the background sandbox at
         self._hook_read: tuple[str | None, float] = (None, -10.0)  # (its webhook URL, read at)
         self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
         self.business_profile_id: str | None = None
+        # Set once the client is up (actions can run), then once everything is (`start` done).
+        self.client_ready = asyncio.Event()
         self.ready = asyncio.Event()
         # Worth telling but not a settings problem (the sandbox's port was taken).
         self.notices: list[str] = []
@@ -254,6 +252,7 @@ class Runtime:
         """Bring everything up; raise a readable error if something cannot start."""
         report = progress or (lambda _text, _fraction: None)
         # A retry after a failed start: what did come up must not linger (ports, open files).
+        self.client_ready.clear()
         await self.stop()
         self.sandbox = self.listener = self.client = None
         self.credentials = self.daemon_dir = None
@@ -261,6 +260,7 @@ class Runtime:
             await self._start_local(report)
         else:
             await self._start_remote(report)
+        self.client_ready.set()
         self.ready.set()
 
     async def check_settings(self) -> list[str]:
@@ -356,12 +356,13 @@ class Runtime:
             spawned = await asyncio.to_thread(
                 daemon.spawn, directory, port=port, seed=self.options.seed
             )
-        listener_mod, api, *_ = await self._import(*PRELOADED)
-        # What the first calls import (the payments and sandbox resources, with their models)
-        # loads in a thread meanwhile, during a first run's seeding. Imported by the first call
-        # itself, on the app's loop, it held the live page back 0.2 s after the seeding.
-        self._warming = asyncio.create_task(self._import(*FIRST_CALLS))
-        self._warming.add_done_callback(_ignore_result)  # a broken import fails its own call
+        api, *_ = await self._import(*CLIENT_MODULES)
+        # The rest (the first calls' resources and models, the listener and uvicorn) loads in a
+        # thread: during a first run's seeding, or once the client is up on a warm start, where
+        # it would only slow the client down. Imported by the first call itself, on the app's
+        # loop, the resources held the live page back 0.2 s after a first run's seeding.
+        state = daemon.read_state(directory)
+        rest = None if state is not None and state.phase == "ready" else self._import_rest()
         state = await self._wait_ready(directory, report, spawned)
         credentials = await asyncio.to_thread(daemon.read_credentials, directory)
         if credentials is None:
@@ -371,11 +372,6 @@ class Runtime:
         self.daemon_dir = directory
         self.base_url = state.url
         self._remember_port(state.url)
-        self.listener = listener = listener_mod.Listener(
-            self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
-        )  # no freshness window on the local sandbox: see _start_local
-        hook = await listener.start(HOST, self.options.listener_port or 0)
-        self.listener_url = self._shown_url(hook)
         self.credentials = credentials
         self.merchant_id = credentials.merchant_id
         self.business_profile_id = credentials.profile_id
@@ -387,11 +383,25 @@ class Runtime:
             **self.options.client_options(),
         )
         self._journal_prefetch()
+        self.client_ready.set()  # actions run from here; the listener comes up next
+        report("", 1.0)
+        listener_mod, _server, *_ = await (rest or self._import_rest())
+        self.listener = listener = listener_mod.Listener(
+            self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
+        )  # no freshness window on the local sandbox: see _start_local
+        hook = await listener.start(HOST, self.options.listener_port or 0)
+        self.listener_url = self._shown_url(hook)
         # Pointing the sandbox's webhooks here writes its database: done beside the first page's
-        # read, not before it. Webhooks raised meanwhile are held, then sent here.
+        # read, not before it. Webhooks raised meanwhile (an action's, before this) are held,
+        # then sent here.
         self._hook = hook
         self._hooking = asyncio.create_task(self._point_webhooks(hook))
-        report("", 1.0)
+
+    def _import_rest(self) -> asyncio.Task[list[Any]]:
+        """Import the listener's modules and the first calls' in a thread, started now."""
+        task = asyncio.create_task(self._import(*LISTENER_MODULES, *FIRST_CALLS))
+        task.add_done_callback(_ignore_result)  # awaited, or a broken import fails its own call
+        return task
 
     def _journal_prefetch(self) -> None:
         """The start-up read of Payments' first page is a request like any other: listed in

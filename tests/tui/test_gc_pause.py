@@ -1,5 +1,6 @@
-"""The garbage collector is paused from `payscope`'s launch to the first frame (tui/gc_pause.py):
-Textual's import included, where most of its 76 passes over live objects were."""
+"""The garbage collector is paused from `payscope`'s launch until its runtime is up
+(tui/gc_pause.py): Textual's import included, where most of its 76 passes over live objects were,
+and the client's and the listener's imports after the first frame."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,20 +48,67 @@ def _environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("PAYSCOPE_")}
 
 
-async def test_the_app_resumes_it_once_the_shell_is_on_screen(dirs: tuple[Path, Path]) -> None:
+async def test_the_app_resumes_it_frozen_once_its_runtime_is_up(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tui import gc_pause
 
     assert gc.isenabled()
     gc_pause.pause()
     try:
-        assert not gc.isenabled()
         app = build(*dirs)
+        at_first_frame: list[bool] = []
+        first_frame_out = app.first_frame_out
+
+        def watched() -> None:
+            at_first_frame.append(gc.isenabled())
+            first_frame_out()
+
+        monkeypatch.setattr(app, "first_frame_out", watched)
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(pilot)
-            assert gc.isenabled()
+            assert at_first_frame == [False]  # still paused for the runtime's imports
+            assert gc.isenabled() and gc.get_freeze_count() > 0
     finally:
-        gc_pause.resume()
-        gc.enable()
+        _restore()
+
+
+async def test_a_runtime_slow_to_start_has_it_resumed_all_the_same(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first run's seeding can take minutes: the collector is not kept off meanwhile."""
+    import asyncio
+
+    from tui import app as app_module
+    from tui import gc_pause
+
+    monkeypatch.setattr(app_module, "GC_PAUSE_LIMIT", 0.2)
+    gc_pause.pause()
+    try:
+        app = build(*dirs)
+        started = asyncio.Event()
+
+        async def seeding(progress: object = None) -> None:
+            started.set()
+            await asyncio.sleep(30)
+
+        monkeypatch.setattr(app.runtime, "start", seeding)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await started.wait()
+            assert not gc.isenabled()
+            await until(gc.isenabled, timeout=5)
+            assert not app.runtime.ready.is_set()
+            await pilot.pause()
+    finally:
+        _restore()
+
+
+def _restore() -> None:
+    from tui import gc_pause
+
+    gc_pause.resume()
+    gc.unfreeze()  # this test process's objects go back to the collector
+    gc.enable()
 
 
 # `payscope sandbox` and `payscope listen`: paused from launch through their imports and set-up,

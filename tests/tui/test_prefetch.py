@@ -191,11 +191,58 @@ async def test_the_live_page_shows_before_the_client_and_a_key_waits_for_it(
         assert not isinstance(app.screen, NewPaymentScreen)
         gate.set()
         await until(lambda: isinstance(app.screen, NewPaymentScreen), 15)
-        assert runtime.ready.is_set()
+        assert runtime.client_ready.is_set()
         await pilot.press("escape")
         await until(lambda: view.loaded and not view.prefetched, 10)  # read again, whole
         paths = [(e.method, e.path) for e in runtime.api.journal.entries()]
         assert paths.count(("POST", "/payments/list")) == 2  # the start-up read is listed too
+
+
+async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_once_up(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm start brings the client up before the listener (about a third of the imports):
+    an action runs as soon as the client is up, and the webhooks of a payment made before the
+    listener is up are held by the sandbox, then delivered to it."""
+    from tests.tui.pilot import create_payment, open_detail, shown_text
+    from tui.widgets.status_bar import StatusBar
+
+    config = tmp_path / "config"
+    config.mkdir()
+    app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    runtime = app.runtime
+    gate = asyncio.Event()  # the listener's modules "load" until the test lets them
+    importing = runtime._import
+
+    async def held(*modules: str) -> list[Any]:
+        if "tui.webhooks.listener" in modules:
+            await gate.wait()
+        return await importing(*modules)
+
+    monkeypatch.setattr(runtime, "_import", held)
+    runtime.spawn_early()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(runtime.client_ready.is_set, 15)
+        assert runtime.listener is None and not runtime.ready.is_set()
+        await pilot.pause()
+        assert app.screen.query_one(StatusBar).state == ""  # no longer "starting"
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen), 10)
+        await pilot.press("escape")
+        made = await create_payment(runtime.api)
+        assert made.status == "succeeded"
+        detail = await open_detail(pilot, made.payment_id)
+        assert "The listener is starting" in shown_text(detail.section("events"))
+
+        gate.set()
+        await until(runtime.ready.is_set, 15)
+        listener = runtime.listener
+        assert listener is not None
+        await until(lambda: listener.journal.recent(20, 0, None, made.payment_id), 15)
+        await until(lambda: "payment_succeeded" in shown_text(detail.section("events")), 10)
+        main = app.get_screen_main()
+        assert main is not None
+        assert main.query_one(StatusBar).listener_url.startswith("http://127.0.0.1:")
 
 
 async def test_a_live_page_back_before_the_first_frame_is_shown_without_the_cached_one(

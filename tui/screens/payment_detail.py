@@ -182,7 +182,8 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
     def _events(self) -> RenderableType:
         listener = self.runtime.listener
         if listener is None:
-            return empty("The listener is not running.")
+            up = self.runtime.ready.is_set()
+            return empty("The listener is not running." if up else "The listener is starting…")
         records = listener.journal.recent(20, 0, None, self.payment_id)
         if not records:
             return empty("No webhook received for this payment yet.")

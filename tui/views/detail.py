@@ -230,6 +230,15 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         # The sections are drawn with the theme's colours: a theme chosen later redraws them.
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._redraw())
         self.query_one("#detail-body", VerticalScroll).focus()
+        if not self.runtime.ready.is_set():
+            self._redraw_when_up()
+
+    @work(group="detail-ready", exit_on_error=False)
+    async def _redraw_when_up(self) -> None:
+        """Opened once the client was up, before the listener: what the sections show of the
+        listener (a payment's events) is drawn again once it is."""
+        await self.runtime.ready.wait()
+        self._redraw()
 
     def _redraw(self) -> None:
         """Draw the record shown again, as it is (no read): after a change of theme."""

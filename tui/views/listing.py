@@ -497,10 +497,11 @@ class ResourceListView(AreaView, Generic[T]):
             self.app.push_screen(screen)
 
     def starting(self, then: Callable[[], object] | None = None) -> bool:
-        """True while the runtime is not up yet. With `then`, what was asked runs as soon as it
+        """True while the client is not up yet. With `then`, what was asked runs as soon as it
         is (a key pressed on the first page while the client loads is not lost); without, the
-        user is told to try again."""
-        if self.runtime.ready.is_set():
+        user is told to try again. The listener may still be coming up then: its events follow
+        (the sandbox holds them until it is)."""
+        if self.runtime.client_ready.is_set():
             return False
         if then is None:
             self.notify(
@@ -514,7 +515,7 @@ class ResourceListView(AreaView, Generic[T]):
     @work(exclusive=True, group="when-ready", exit_on_error=False, description="Connecting")
     async def _when_ready(self, then: Callable[[], object]) -> None:
         try:
-            await asyncio.wait_for(self.runtime.ready.wait(), READY_WAIT)
+            await asyncio.wait_for(self.runtime.client_ready.wait(), READY_WAIT)
         except TimeoutError:
             self.notify(
                 "Not connected to the service yet: nothing was done. Try again once it is.",
