@@ -183,7 +183,9 @@ FULL_MARKER = (ROW_MARKER, 30)
 # "cached · refreshing…" instead, so this marks the moment the live page replaced the cache.
 LIVE_MARKER = "page 1/"
 # The status bar says "starting" until the client is up: from then on actions run. A key pressed
-# before waits for the client, then runs.
+# before waits for the client, then runs. Seen first, then gone: a screen captured while tmux was
+# still drawing the first frame (the rows, not yet the status bar) does not count as gone.
+STARTING_MARKER = "starting"
 CLIENT_MARKER = Gone("starting")
 # The status bar names the listener once it is up too, after the client (not a target: the
 # sandbox holds the webhooks of an action made before, then sends them).
@@ -238,8 +240,15 @@ def main() -> int:
             )
             bare_times.append(paint)
             bare_quits.append(bare_quit)
-            row, live, full, client, listening, quit_time = first_paint(
-                [ROW_MARKER, LIVE_MARKER, FULL_MARKER, CLIENT_MARKER, LISTENER_MARKER],
+            row, live, full, _, client, listening, quit_time = first_paint(
+                [
+                    ROW_MARKER,
+                    LIVE_MARKER,
+                    FULL_MARKER,
+                    STARTING_MARKER,
+                    CLIENT_MARKER,
+                    LISTENER_MARKER,
+                ],
                 app_cmd,
                 env,
                 quit_keys="C-q",
