@@ -29,10 +29,10 @@ from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 HOST = "127.0.0.1"
 # What attaching to the background sandbox imports, loaded off the main thread, in two parts.
-# First the client and what its first request loads (httpcore, h11, anyio's asyncio backend):
-# actions are usable once the client is up. Imported on the loop once the sandbox is ready, the
-# last three held a first run's live page back about 75 ms after the seeding.
-CLIENT_MODULES = ("tui.api.client", "httpcore", "h11", "anyio._backends._asyncio")
+# First the client, with its transport for the local sandbox (`tui.api.local_transport`; not
+# httpx's, whose httpcore, h11 and anyio took a fifth of this): actions are usable once the
+# client is up.
+CLIENT_MODULES = ("tui.api.client",)
 # Then the listener and its server (uvicorn), about a third of the imports: a warm start brings
 # them up after the client, so that an action need not wait for them (see `_attach_daemon`).
 LISTENER_MODULES = ("tui.webhooks.listener", "tui.asgi_server")

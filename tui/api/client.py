@@ -27,6 +27,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from tui import __version__
 from tui.api import errors
 from tui.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
+from tui.api.local_transport import LocalTransport, serves_locally
 from tui.api.retry import (
     Replay,
     RetryPolicy,
@@ -172,6 +173,8 @@ class ApiClient:
         self._rate_limit_watchers: list[Callable[[RateLimit], None]] = []
         self._call_ids = 0
         self._adapters: dict[Any, TypeAdapter[Any]] = {}
+        if transport is None and serves_locally(self.base_url):
+            transport = LocalTransport()  # the local sandbox: no httpcore to import
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers={

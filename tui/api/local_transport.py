@@ -1,0 +1,200 @@
+"""HTTP/1.1 to a plain-http service on this machine (the local sandbox), without httpcore.
+
+httpx's own transport (httpcore, with h11 and anyio's asyncio backend) is made for the
+internet: TLS, proxies, HTTP/2, connection limits. Importing it took 45-65 ms of CPU of the
+client's start on a 2-core machine, a fifth of what kept a warm start's actions waiting after
+the live page was on screen. The local sandbox needs none of it. This transport speaks HTTP/1.1
+over asyncio streams, keeps idle connections for the next request, parses answers with httptools
+(the C parser uvicorn uses, loaded by the listener anyway) and raises httpx's own exceptions, so
+the client's retries, journal and messages are the same. Remote profiles keep httpx's transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from urllib.parse import urlsplit
+
+import httptools
+import httpx
+
+# An idle connection is used again only while the server surely keeps it: uvicorn closes one
+# after 5 s idle (`timeout_keep_alive`), and a request written as it does so would fail.
+IDLE_REUSE = 2.0
+MAX_IDLE = 8  # connections kept per host and port
+READ_CHUNK = 64 * 1024
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+_FRAMING = (b"content-length", b"transfer-encoding")
+
+
+def serves_locally(base_url: str) -> bool:
+    """`base_url` is plain http on this machine: this transport can carry its requests."""
+    parts = urlsplit(base_url)
+    return parts.scheme == "http" and (parts.hostname or "") in LOCAL_HOSTS
+
+
+class LocalTransport(httpx.AsyncBaseTransport):
+    """An `httpx.AsyncBaseTransport` for plain HTTP/1.1 to this machine (see the module)."""
+
+    def __init__(self) -> None:
+        self._idle: dict[tuple[str, int], list[_Connection]] = {}
+        self._closed = False
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = request.url
+        if url.scheme != "http":
+            raise httpx.UnsupportedProtocol(f"Only plain http is carried here, not {url.scheme}.")
+        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+        key = (url.host, url.port or 80)
+        body = await request.aread()
+        connection = self._take_idle(key) or await _Connection.open(*key, timeouts.get("connect"))
+        try:
+            await connection.send(_head(request) + body, timeouts.get("write"))
+            answer = await connection.receive(timeouts.get("read"), request.method == "HEAD")
+        except BaseException:  # cancelled too: the connection is half-way through an exchange
+            connection.close()
+            raise
+        if answer.keep_alive and not self._closed:
+            self._put_idle(key, connection)
+        else:
+            connection.close()
+        return httpx.Response(
+            answer.status,
+            headers=answer.headers,
+            stream=httpx.ByteStream(answer.body),
+            extensions={"http_version": b"HTTP/1.1", "reason_phrase": answer.reason},
+        )
+
+    def _take_idle(self, key: tuple[str, int]) -> _Connection | None:
+        idle = self._idle.get(key, [])
+        while idle:
+            connection = idle.pop()
+            if connection.reusable():
+                return connection
+            connection.close()
+        return None
+
+    def _put_idle(self, key: tuple[str, int], connection: _Connection) -> None:
+        idle = self._idle.setdefault(key, [])
+        connection.idle_since = time.monotonic()
+        idle.append(connection)
+        while len(idle) > MAX_IDLE:
+            idle.pop(0).close()
+
+    async def aclose(self) -> None:
+        self._closed = True
+        connections = [c for idle in self._idle.values() for c in idle]
+        self._idle.clear()
+        for connection in connections:
+            connection.close()
+        for connection in connections:
+            await connection.wait_closed()
+
+
+def _head(request: httpx.Request) -> bytes:
+    """The request line and headers (httpx has put in Host and Content-Length)."""
+    lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), request.url.raw_path)]
+    lines += [name + b": " + value for name, value in request.headers.raw]
+    return b"\r\n".join(lines) + b"\r\n\r\n"
+
+
+class _Answer:
+    """One response as httptools parses it (its callbacks are these methods)."""
+
+    def __init__(self) -> None:
+        self.status = 0
+        self.reason = b""
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.chunks: list[bytes] = []
+        self.headers_done = False
+        self.complete = False
+        self.keep_alive = False
+        self.parser = httptools.HttpResponseParser(self)
+
+    def on_status(self, reason: bytes) -> None:
+        self.reason += reason
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self.headers.append((name, value))
+
+    def on_headers_complete(self) -> None:
+        self.headers_done = True
+
+    def on_body(self, chunk: bytes) -> None:
+        self.chunks.append(chunk)
+
+    def on_message_complete(self) -> None:
+        self.complete = True
+        self.keep_alive = self.parser.should_keep_alive()  # known here only: the parser resets
+
+    def framed(self) -> bool:
+        """The body's end is said (its length, or chunks), not the connection's close."""
+        return any(name.lower() in _FRAMING for name, _ in self.headers)
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(self.chunks)
+
+
+class _Connection:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+        self.idle_since = time.monotonic()
+
+    @classmethod
+    async def open(cls, host: str, port: int, timeout: float | None) -> _Connection:
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        except TimeoutError as exc:
+            raise httpx.ConnectTimeout(f"No connection to {host}:{port} in {timeout} s.") from exc
+        except OSError as exc:
+            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+        return cls(reader, writer)
+
+    def reusable(self) -> bool:
+        return (
+            time.monotonic() - self.idle_since < IDLE_REUSE
+            and not self.writer.is_closing()
+            and not self.reader.at_eof()
+        )
+
+    async def send(self, data: bytes, timeout: float | None) -> None:
+        try:
+            self.writer.write(data)
+            await asyncio.wait_for(self.writer.drain(), timeout)
+        except TimeoutError as exc:
+            raise httpx.WriteTimeout(f"The request was not sent in {timeout} s.") from exc
+        except OSError as exc:
+            raise httpx.WriteError(str(exc) or type(exc).__name__) from exc
+
+    async def receive(self, timeout: float | None, head_only: bool) -> _Answer:
+        answer = _Answer()
+        parser = answer.parser
+        while not (answer.complete or (head_only and answer.headers_done)):
+            try:
+                data = await asyncio.wait_for(self.reader.read(READ_CHUNK), timeout)
+            except TimeoutError as exc:
+                raise httpx.ReadTimeout(f"No answer in {timeout} s.") from exc
+            except OSError as exc:
+                raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
+            if not data:
+                if answer.headers_done and not answer.framed():
+                    break  # a body that runs until the connection closes: it has
+                raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
+            try:
+                parser.feed_data(data)
+            except httptools.HttpParserUpgrade as exc:
+                raise httpx.RemoteProtocolError("The server switched protocols.") from exc
+            except httptools.HttpParserError as exc:
+                raise httpx.RemoteProtocolError(f"Malformed answer: {exc}") from exc
+        answer.status = parser.get_status_code()
+        answer.keep_alive = answer.keep_alive and not head_only
+        return answer
+
+    def close(self) -> None:
+        self.writer.close()
+
+    async def wait_closed(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.writer.wait_closed()
