@@ -199,7 +199,7 @@ async def test_a_closed_port_is_a_connect_error() -> None:
     async with serving(keep_alive()) as server:
         port = server.port
     async with client(f"http://127.0.0.1:{port}") as http:
-        with pytest.raises(httpx.ConnectError):
+        with pytest.raises(httpx.ConnectError, match=r"^Connection refused$"):
             await http.get("/")
 
 

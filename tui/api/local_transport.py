@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import time
 from urllib.parse import urlsplit
 
@@ -92,6 +93,14 @@ class LocalTransport(httpx.AsyncBaseTransport):
             await connection.wait_closed()
 
 
+def _reason(exc: OSError) -> str:
+    """What went wrong, for a person: "Connection refused", not asyncio's "[Errno 111] Connect
+    call failed ('127.0.0.1', 8080)" (the URL is said beside it already)."""
+    if exc.errno:
+        return os.strerror(exc.errno)
+    return str(exc) or type(exc).__name__
+
+
 def _head(request: httpx.Request) -> bytes:
     """The request line and headers (httpx has put in Host and Content-Length)."""
     lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), request.url.raw_path)]
@@ -149,7 +158,7 @@ class _Connection:
         except TimeoutError as exc:
             raise httpx.ConnectTimeout(f"No connection to {host}:{port} in {timeout} s.") from exc
         except OSError as exc:
-            raise httpx.ConnectError(str(exc) or type(exc).__name__) from exc
+            raise httpx.ConnectError(_reason(exc)) from exc
         return cls(reader, writer)
 
     def reusable(self) -> bool:
@@ -166,7 +175,7 @@ class _Connection:
         except TimeoutError as exc:
             raise httpx.WriteTimeout(f"The request was not sent in {timeout} s.") from exc
         except OSError as exc:
-            raise httpx.WriteError(str(exc) or type(exc).__name__) from exc
+            raise httpx.WriteError(_reason(exc)) from exc
 
     async def receive(self, timeout: float | None, head_only: bool) -> _Answer:
         answer = _Answer()
@@ -177,7 +186,7 @@ class _Connection:
             except TimeoutError as exc:
                 raise httpx.ReadTimeout(f"No answer in {timeout} s.") from exc
             except OSError as exc:
-                raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
+                raise httpx.ReadError(_reason(exc)) from exc
             if not data:
                 if answer.headers_done and not answer.framed():
                     break  # a body that runs until the connection closes: it has

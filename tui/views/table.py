@@ -154,7 +154,9 @@ class ResourceTable(FastTable[RenderableType], Generic[T]):
 
     def selected_id(self) -> str | None:
         """The id of the record under the cursor, if any."""
-        if self.row_count == 0:
+        # No row, or rows shown before the columns were laid out (`fit_to` on mount): nothing
+        # is under the cursor.
+        if self.row_count == 0 or not self.is_valid_coordinate(self.cursor_coordinate):
             return None
         key = self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value
         return str(key) if key is not None else None
