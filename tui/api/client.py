@@ -110,9 +110,11 @@ class ApiClient:
     (`snd_...`). Production keys (`prd_`, `pk_prd_`) are refused unless `allow_production=True`.
     `profile_id` is sent as `X-Profile-Id` on subscription calls and names the business profile;
     `merchant_id` is needed by the events, business-profile and API-key calls (it is in their
-    paths). `transport` replaces the network (e.g. `httpx.MockTransport`). Retries are bounded by
-    `max_attempts` and `max_retry_time` seconds; `clock`, `sleep`, `wall_clock` and `rng` are
-    injectable so tests never wait. `journal_size` bounds the request journal.
+    paths). `transport` replaces the network (e.g. `httpx.MockTransport`); without one, a
+    plain-http URL on this machine goes through `tui.api.local_transport` and any other through
+    httpx's own transport. Retries are bounded by `max_attempts` and `max_retry_time` seconds;
+    `clock`, `sleep`, `wall_clock` and `rng` are injectable so tests never wait. `journal_size`
+    bounds the request journal.
     `contract` is the contract the service speaks, by which error codes are explained (see
     `tui.api.codes`): "spec" (the local sandbox), "real" (the real service), or "auto": read
     from the errors the service returns, the real service's meanings until one shows the spec's.
