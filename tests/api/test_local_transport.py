@@ -195,6 +195,35 @@ async def test_no_answer_in_time_is_a_read_timeout_and_the_connection_is_dropped
         assert not any(transport._idle.values())  # half-way through an exchange: not reused
 
 
+async def test_a_header_with_a_line_break_is_refused_before_anything_is_sent() -> None:
+    async with serving(keep_alive()) as server, client(server.url) as http:
+        with pytest.raises(httpx.LocalProtocolError, match="line break"):
+            await http.get("/", headers={"x-note": "a\r\nx-injected: 1"})
+        assert (await http.get("/")).status_code == 200
+    assert server.requests and all(b"x-injected" not in r for r in server.requests)
+
+
+async def test_a_connection_with_bytes_waiting_while_idle_is_not_used_again() -> None:
+    """The server said more than its answer (or closed) before the loop saw it."""
+
+    def chatty(server: Server) -> Reply:
+        async def reply(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while await read_request(reader, server):
+                writer.write(answer(b"%d" % len(server.requests)))
+                await writer.drain()
+                await asyncio.sleep(0.05)
+                writer.write(b"stray bytes")  # on an idle connection
+                await writer.drain()
+
+        return reply
+
+    async with serving(chatty) as server, client(server.url) as http:
+        await http.get("/")
+        await asyncio.sleep(0.2)
+        second = await http.get("/")
+    assert second.text == "2" and server.connections == 2
+
+
 async def test_a_closed_port_is_a_connect_error() -> None:
     async with serving(keep_alive()) as server:
         port = server.port

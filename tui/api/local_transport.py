@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import time
 from urllib.parse import urlsplit
 
@@ -102,9 +103,13 @@ def _reason(exc: OSError) -> str:
 
 
 def _head(request: httpx.Request) -> bytes:
-    """The request line and headers (httpx has put in Host and Content-Length)."""
+    """The request line and headers (httpx has put in Host and Content-Length). A line break
+    or NUL in a header would end it early and smuggle in another: refused, as h11 does."""
     lines = [b"%s %s HTTP/1.1" % (request.method.encode("ascii"), request.url.raw_path)]
-    lines += [name + b": " + value for name, value in request.headers.raw]
+    for name, value in request.headers.raw:
+        if any(c in name or c in value for c in (b"\r", b"\n", b"\0")):
+            raise httpx.LocalProtocolError(f"The header {name!r} holds a line break or a NUL.")
+        lines.append(name + b": " + value)
     return b"\r\n".join(lines) + b"\r\n\r\n"
 
 
@@ -162,11 +167,23 @@ class _Connection:
         return cls(reader, writer)
 
     def reusable(self) -> bool:
-        return (
-            time.monotonic() - self.idle_since < IDLE_REUSE
-            and not self.writer.is_closing()
-            and not self.reader.at_eof()
-        )
+        """Young enough, and nothing came since the last answer: neither bytes the loop has
+        read already (asyncio's reader keeps them, privately) nor a close it has not seen yet
+        (the socket is readable; httpcore checks the same)."""
+        if time.monotonic() - self.idle_since >= IDLE_REUSE:
+            return False
+        if self.writer.is_closing() or self.reader.at_eof():
+            return False
+        if getattr(self.reader, "_buffer", b""):  # bytes no request asked for: out of step
+            return False
+        sock = self.writer.get_extra_info("socket")
+        if sock is None:
+            return True
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return not readable
 
     async def send(self, data: bytes, timeout: float | None) -> None:
         try:
