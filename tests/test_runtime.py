@@ -198,8 +198,9 @@ async def test_the_sandbox_port_can_be_set_in_the_settings(tmp_path: Path) -> No
 def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
     # Once the sandbox is ready, the app starts its listener, builds the client and reads the
     # first page on its loop: whatever those import there holds the live page back (a first
-    # run waits on it right after the seeding). `PRELOADED` and `FIRST_CALLS` are imported in a
-    # thread before; this runs the same steps in a fresh interpreter against a real sandbox.
+    # run waits on it right after the seeding). `CLIENT_MODULES`, `LISTENER_MODULES` and
+    # `FIRST_CALLS` are imported in a thread before; this runs the same steps in a fresh
+    # interpreter against a real sandbox.
     from tests.daemons import wait_ready
     from tui.sandbox import daemon
 
@@ -212,8 +213,8 @@ def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
         code = f"""
 import asyncio, importlib, sys
 from pathlib import Path
-from tui.runtime import FIRST_CALLS, PRELOADED
-for name in PRELOADED + FIRST_CALLS:
+from tui.runtime import CLIENT_MODULES, FIRST_CALLS, LISTENER_MODULES
+for name in CLIENT_MODULES + LISTENER_MODULES + FIRST_CALLS:
     importlib.import_module(name)
 from tui.api.client import ApiClient
 from tui.api.models.payments import PaymentListRequest

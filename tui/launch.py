@@ -9,9 +9,8 @@ is spawned ahead of even the start-up read's and the runtime's imports (about 0.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tui import paths
 from tui.paths import CONFIG_FILE
@@ -21,13 +20,13 @@ DEFAULT_SEED = 300
 PORT_FILE = "last-port"
 
 
-@dataclass(frozen=True)
-class Peek:
+# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+class Peek(NamedTuple):
+    keymap: dict[str, str]
     default_profile: str | None = None
     theme: str | None = None
     profile_theme: str | None = None
     listener_port: int | None = None
-    keymap: dict[str, str] = field(default_factory=dict)
     sandbox_port: Any = None  # `[local] sandbox_port`, unvalidated
 
 
@@ -36,7 +35,7 @@ def peek_settings(path: Path, profile: str | None) -> Peek | None:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return None if profile else Peek()
+        return None if profile else Peek({})
     except (OSError, ValueError):
         return None
     import tomllib  # only for a file that is there: 3 ms of the first frame of a run without one
@@ -68,7 +67,7 @@ def peek_settings(path: Path, profile: str | None) -> Peek | None:
         return None
     local = data.get("local")
     local_port = local.get("sandbox_port") if isinstance(local, dict) else None
-    return Peek(default, theme, table.get("theme"), port, dict(keymap), local_port)
+    return Peek(dict(keymap), default, theme, table.get("theme"), port, local_port)
 
 
 def wanted_port(configured: Any, port_file: Path) -> tuple[int, str]:

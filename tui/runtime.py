@@ -36,7 +36,6 @@ CLIENT_MODULES = ("tui.api.client",)
 # Then the listener and its server (uvicorn), about a third of the imports: a warm start brings
 # them up after the client, so that an action need not wait for them (see `_attach_daemon`).
 LISTENER_MODULES = ("tui.webhooks.listener", "tui.asgi_server")
-PRELOADED = CLIENT_MODULES + LISTENER_MODULES
 # What the first calls on the background sandbox need: Payments' first page, and pointing the
 # sandbox's webhooks at this run's listener.
 FIRST_CALLS = ("tui.api.resources.payments", "tui.api.resources.sandbox")
@@ -356,13 +355,13 @@ class Runtime:
             spawned = await asyncio.to_thread(
                 daemon.spawn, directory, port=port, seed=self.options.seed
             )
+        serving = state is not None and state.phase == "ready"
         api, *_ = await self._import(*CLIENT_MODULES)
         # The rest (the first calls' resources and models, the listener and uvicorn) loads in a
         # thread: during a first run's seeding, or once the client is up on a warm start, where
         # it would only slow the client down. Imported by the first call itself, on the app's
         # loop, the resources held the live page back 0.2 s after a first run's seeding.
-        state = daemon.read_state(directory)
-        rest = None if state is not None and state.phase == "ready" else self._import_rest()
+        rest = None if serving else self._import_rest()
         state = await self._wait_ready(directory, report, spawned)
         credentials = await asyncio.to_thread(daemon.read_credentials, directory)
         if credentials is None:
