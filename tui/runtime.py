@@ -28,6 +28,11 @@ from tui.launch import (
 from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 HOST = "127.0.0.1"
+# How long a start waits for the background sandbox to serve: this long, plus as much per
+# payment of a first run's seeding (about 1 ms each here: ten times that is room for a slow
+# machine). Fixed once known, never reset, so a stalled daemon is reported, not waited on.
+START_LIMIT = 30.0
+SEED_LIMIT_EACH = 0.01
 # What attaching to the background sandbox imports, loaded off the main thread, in two parts.
 # First the client, with its transport for the local sandbox (`tui.api.local_transport`; not
 # httpx's, whose httpcore, h11 and anyio took a fifth of this): actions are usable once the
@@ -430,29 +435,43 @@ class Runtime:
 
     async def _wait_ready(self, directory: Path, report: Progress, spawned: int | None) -> Any:
         """The daemon's state once it serves, reporting its seeding; a readable error when it
-        stopped instead."""
-        from tui.sandbox import daemon
+        stopped instead, or when it does not serve by a deadline that never resets."""
+        from tui.sandbox import daemon, files
 
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30.0
+        began = loop.time()
+        deadline = began + START_LIMIT
         while True:
             state = daemon.read_state(directory)
             if state is not None and state.phase == "ready":
                 return state
             if state is not None and state.phase == "seeding":
-                deadline = loop.time() + 30.0  # seeding takes as long as it takes
+                # Set once, from the size of the seeding: a daemon that stalls, or a state
+                # file that says "seeding" for ever, is not waited on for ever.
+                deadline = max(deadline, began + START_LIMIT + state.total * SEED_LIMIT_EACH)
                 total = max(state.total, 1)
                 report(
                     f"First run: seeding demo data, {state.done} of {state.total} payments",
                     state.done / total,
                 )
-            elif state is None and spawned is not None and not daemon.alive(spawned):
-                # It stopped before serving: its log says why.
+            elif (
+                state is None
+                and spawned is not None
+                and not daemon.alive(spawned)
+                and not files.lock_held(directory)
+            ):
+                # It stopped before serving, and no other daemon took the data dir (one that
+                # did is waited for: this one left it to that one). Its log says why.
                 tail = daemon.log_tail(directory) or "(its log is empty)"
                 raise RuntimeError(f"The local sandbox did not start:\n{tail}")
             if loop.time() > deadline:
                 log = directory / "daemon.log"
-                raise RuntimeError(f"The local sandbox did not answer within 30 s (see {log}).")
+                waited = round(loop.time() - began)
+                raise RuntimeError(
+                    f"The local sandbox did not get ready within {waited} s. Its log is {log}; "
+                    "`payscope sandbox status` shows what it is doing, and "
+                    "`payscope sandbox stop` ends it (payscope starts a fresh one next time)."
+                )
             await asyncio.sleep(0.02)
 
     def spawn_early(self) -> None:

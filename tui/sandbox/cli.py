@@ -141,12 +141,16 @@ def _manage(action: str, directory: Path) -> int:
     """`payscope sandbox status` and `payscope sandbox stop`: the background sandbox."""
     from tui.sandbox import daemon
 
-    state = daemon.read_state(directory)
+    state, problem = daemon.check(directory)
+    if problem:
+        # Reported, never acted on: its pid may belong to any process by now.
+        after = "; nothing was signalled" if action == "stop" else ""
+        print(f"payscope sandbox: ignoring {problem}{after}.", file=sys.stderr)
     if action == "stop":
-        if not daemon.stop(directory):
+        if state is None or not daemon.stop(directory):
             print(f"No background sandbox is running for {directory}.")
             return 0
-        print(f"Stopped the background sandbox (pid {state.pid if state else '?'}).")
+        print(f"Stopped the background sandbox (pid {state.pid}).")
         return 0
     if state is None:
         print(
