@@ -37,6 +37,7 @@ from tui.private_files import open_private, private_dir
 from tui.sandbox import files
 from tui.sandbox.files import STATE_FILE as STATE_FILE  # re-exported: the daemon's file
 from tui.sandbox.files import alive as alive
+from tui.sandbox.identity import Credentials
 
 LOG_FILE = "daemon.log"
 HOST = "127.0.0.1"
@@ -57,20 +58,6 @@ class DaemonState:
     @property
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[-1]) if self.url else 0
-
-
-@dataclass(frozen=True)
-class StoredCredentials:
-    """The sandbox's identity, as stored in its database."""
-
-    merchant_id: str
-    profile_id: str
-    api_key: str
-    publishable_key: str
-    webhook_secret: str
-
-    def __repr__(self) -> str:
-        return f"StoredCredentials(merchant_id={self.merchant_id!r}, keys='***')"
 
 
 def read_state(directory: Path) -> DaemonState | None:
@@ -98,7 +85,7 @@ def _write_state(directory: Path, state: DaemonState) -> None:
     os.replace(temporary, path)
 
 
-def read_credentials(directory: Path) -> StoredCredentials | None:
+def read_credentials(directory: Path) -> Credentials | None:
     """The keys and ids in the sandbox's database in `directory` (None before its first run)."""
     import sqlite3
 
@@ -122,7 +109,8 @@ def read_credentials(directory: Path) -> StoredCredentials | None:
     finally:
         conn.close()
     try:
-        return StoredCredentials(
+        return Credentials(
+            None,
             str(meta["merchant_id"]),
             str(meta["profile_id"]),
             str(meta["api_key"]),
