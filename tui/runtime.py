@@ -68,6 +68,10 @@ def listener_dir_for(data_dir: Path, profile: str | None) -> Path:
     return data_dir / "listeners" / safe
 
 
+class StartupError(RuntimeError):
+    """Something payscope needs could not start; the message says what to do about it."""
+
+
 class NotStarted(RuntimeError):
     """Something was asked of the runtime before it started (said for a person)."""
 
@@ -264,6 +268,12 @@ class Runtime:
             await self._start_local(report)
         else:
             await self._start_remote(report)
+        moved = self.listener.journal.moved_aside if self.listener is not None else None
+        if moved is not None:
+            self.notices.append(
+                f"The webhook journal was damaged, so a fresh one was started; the old one is "
+                f"kept at {moved}."
+            )
         self.client_ready.set()
         self.ready.set()
 
@@ -304,6 +314,8 @@ class Runtime:
         # Building the sandbox's app opens its database and builds every route: a thread keeps
         # the loop (and the cached page on screen) responsive meanwhile.
         self.sandbox = sandbox = await asyncio.to_thread(server.Sandbox, config)
+        if sandbox.state.started_afresh:
+            self.notices.append(sandbox.state.started_afresh)
         credentials = sandbox.credentials
         secret = credentials.webhook_secret
         # No freshness window: the sandbox's clock moves (/_sandbox/clock/advance), so its events
@@ -370,9 +382,14 @@ class Runtime:
         state = await self._wait_ready(directory, report, spawned)
         credentials = await asyncio.to_thread(daemon.read_credentials, directory)
         if credentials is None:
-            raise RuntimeError(f"The local sandbox in {directory} has no keys in its database.")
+            raise StartupError(
+                f"The local sandbox in {directory} has no keys in its database. "
+                "`payscope sandbox stop` ends it; the next start makes the keys again."
+            )
         if state.note:
             self.notices.append(f"{state.note} curl commands copied before name the old port.")
+        if state.afresh:
+            self.notices.append(state.afresh)
         self.daemon_dir = directory
         self.base_url = state.url
         self._remember_port(state.url)
@@ -462,12 +479,13 @@ class Runtime:
             ):
                 # It stopped before serving, and no other daemon took the data dir (one that
                 # did is waited for: this one left it to that one). Its log says why.
-                tail = daemon.log_tail(directory) or "(its log is empty)"
-                raise RuntimeError(f"The local sandbox did not start:\n{tail}")
+                raise StartupError(
+                    f"The local sandbox did not start: {daemon.why_stopped(directory)}"
+                )
             if loop.time() > deadline:
                 log = directory / "daemon.log"
                 waited = round(loop.time() - began)
-                raise RuntimeError(
+                raise StartupError(
                     f"The local sandbox did not get ready within {waited} s. Its log is {log}; "
                     "`payscope sandbox status` shows what it is doing, and "
                     "`payscope sandbox stop` ends it (payscope starts a fresh one next time)."

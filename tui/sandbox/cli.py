@@ -113,10 +113,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # Imported once the arguments are known to be good: a mistake is said at once (0.05 s,
     # not the 0.6 s of importing the server and its routes).
+    from tui.sandbox.db import DatabaseUnusable
     from tui.sandbox.server import Sandbox
 
     try:
         sandbox = Sandbox(config)
+    except DatabaseUnusable as exc:
+        print(f"payscope sandbox: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(
             f"payscope sandbox: cannot open the state in {config.data_dir}: {exc}. "
@@ -200,6 +204,8 @@ async def _serve(sandbox: Sandbox, host: str, port: int) -> int:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     print(banner(sandbox), flush=True)  # after the handlers: it says Ctrl+C stops it
+    if sandbox.state.started_afresh:
+        print(f"note: {sandbox.state.started_afresh}", file=sys.stderr, flush=True)
     try:
         await stop.wait()
     finally:

@@ -54,6 +54,7 @@ class DaemonState:
     total: int = 0
     note: str = ""  # e.g. the wanted port was taken
     started: str = ""  # the process's start time (`files.start_time`): proves the pid is it
+    afresh: str = ""  # why it started with new keys though a database was there
 
     @property
     def port(self) -> int:
@@ -198,6 +199,19 @@ def log_tail(directory: Path, lines: int = 8) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
+FAILED = "payscope sandbox daemon failed: "
+
+
+def why_stopped(directory: Path) -> str:
+    """Why the daemon of `directory` stopped before serving: its own last word on it in its
+    log (the log is kept across runs: older runs' lines are not this one's), else its tail."""
+    tail = log_tail(directory, 50)
+    for line in reversed(tail.splitlines()):
+        if line.startswith(FAILED):
+            return line.removeprefix(FAILED)
+    return "\n".join(tail.splitlines()[-8:]) or "(its log is empty)"
+
+
 def stop(directory: Path, timeout: float = 10.0) -> bool:
     """Ask the daemon of `directory` to stop and wait for it; False if none was proven to run.
 
@@ -304,11 +318,16 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, done.set)
 
+    afresh = ""
+
     def state(phase: str, url: str = "", done: int = 0, total: int = 0, note: str = "") -> None:
-        _write_state(directory, DaemonState(pid, url, phase, done, total, note, started))
+        _write_state(directory, DaemonState(pid, url, phase, done, total, note, started, afresh))
 
     state("starting")
     sandbox = await asyncio.to_thread(Sandbox, SandboxConfig(data_dir=directory))
+    afresh = sandbox.state.started_afresh
+    if afresh:
+        print(afresh, flush=True)
     url, note = await start_on(sandbox, port)
     from tui import gc_pause
 
@@ -387,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     except Exception as exc:
-        print(f"payscope sandbox daemon failed: {exc}", file=sys.stderr, flush=True)
+        print(f"{FAILED}{exc}", file=sys.stderr, flush=True)
         with contextlib.suppress(OSError, ValueError):  # its own file only, never another's
             data = json.loads((args.data / STATE_FILE).read_text(encoding="utf-8"))
             if isinstance(data, dict) and data.get("pid") == os.getpid():

@@ -35,6 +35,7 @@ _FIELDS: dict[str, type] = {
     "total": int,
     "note": str,
     "started": str,
+    "afresh": str,
 }
 _REQUIRED = ("pid", "url", "phase", "started")
 
