@@ -201,6 +201,31 @@ class ApiTimeoutError(ApiConnectionError):
         )
 
 
+class ResponseTooLargeError(ClientError):
+    """An answer larger than payscope reads (`ApiClient.max_response_bytes`): refused unread."""
+
+    def __init__(self, method: str, path: str, size: int, limit: int, declared: bool) -> None:
+        self.method = method
+        self.path = path
+        self.size = size
+        self.limit = limit
+        self.declared = declared
+        super().__init__(method, path, size, limit, declared)
+
+    def __str__(self) -> str:
+        size = _megabytes(self.size)
+        said = f"is {size}" if self.declared else f"passed {size} and was still going"
+        return (
+            f"The answer to {self.method} {self.path} {said}, over the {_megabytes(self.limit)} "
+            "payscope reads, so it was not read.\nWhat to do: ask for less at a time (a smaller "
+            "page, a narrower filter or time range)."
+        )
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB"
+
+
 class ResponseFormatError(ClientError):
     """A successful answer whose body does not match the contract (not JSON, wrong shape)."""
 
