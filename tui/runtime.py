@@ -32,6 +32,12 @@ HOST = "127.0.0.1"
 # payment of a first run's seeding (about 1 ms each here: ten times that is room for a slow
 # machine). Fixed once known, never reset, so a stalled daemon is reported, not waited on.
 START_LIMIT = 30.0
+# What to do when the background sandbox does not answer: what works, not "start one" (a
+# `payscope sandbox` started by hand would serve another port the TUI never calls).
+DAEMON_ADVICE = (
+    "the TUI notices a stopped local sandbox within 2 s and starts it again on the same port "
+    "and data (Ctrl+R tries at once); `payscope sandbox status` in a shell shows it."
+)
 SEED_LIMIT_EACH = 0.01
 # What attaching to the background sandbox imports, loaded off the main thread, in two parts.
 # First the client, with its transport for the local sandbox (`tui.api.local_transport`; not
@@ -393,16 +399,7 @@ class Runtime:
         self.daemon_dir = directory
         self.base_url = state.url
         self._remember_port(state.url)
-        self.credentials = credentials
-        self.merchant_id = credentials.merchant_id
-        self.business_profile_id = credentials.profile_id
-        self.client = api.ApiClient(
-            self.base_url,
-            credentials.api_key,
-            profile_id=credentials.profile_id,
-            merchant_id=credentials.merchant_id,
-            **self.options.client_options(),
-        )
+        self._connect_local(api, credentials)
         self._journal_prefetch()
         self.client_ready.set()  # actions run from here; the listener comes up next
         report("", 1.0)
@@ -417,6 +414,78 @@ class Runtime:
         # then sent here.
         self._hook = hook
         self._hooking = asyncio.create_task(self._point_webhooks(hook))
+
+    def _connect_local(self, api: Any, credentials: Any) -> None:
+        """The local sandbox's keys and ids (embedded or kept in the background): this run's
+        client is built on them. `api` is `tui.api.client`, imported by the caller."""
+        self.credentials = credentials
+        self.merchant_id = credentials.merchant_id
+        self.business_profile_id = credentials.profile_id
+        self.client = api.ApiClient(
+            self.base_url,
+            credentials.api_key,
+            profile_id=credentials.profile_id,
+            merchant_id=credentials.merchant_id,
+            unreachable_advice=DAEMON_ADVICE if self.daemon_dir is not None else None,
+            **self.options.client_options(),
+        )
+
+    def sandbox_gone(self) -> str:
+        """Why the background sandbox this run uses no longer serves it ("" while it does, or
+        when this run has none). Cheap: its state file, its lock and /proc; no request."""
+        if self.daemon_dir is None:
+            return ""
+        from tui.sandbox import daemon
+
+        state, problem = daemon.check(self.daemon_dir)
+        if state is None:
+            return "it is not running" + (f" ({problem})" if problem else "")
+        if state.phase == "ready" and state.url != self.base_url:
+            return f"it serves on {state.url} now"
+        return ""
+
+    async def revive(self, report: Progress) -> str:
+        """Bring the background sandbox back: start it again on its port and its data (or
+        attach to the one serving them now), point the client at it and take its webhooks
+        back. Returns its URL; raises `StartupError` saying why when it cannot."""
+        from tui.sandbox import daemon
+
+        directory = self.daemon_dir
+        if directory is None:
+            raise StartupError("This run has no background sandbox to start again.")
+        state = daemon.read_state(directory)
+        spawned = None
+        if state is None:
+            port = int(self.base_url.rsplit(":", 1)[-1]) if self.base_url else 0
+            report(f"Starting the local sandbox again on port {port}…", None)
+            spawned = await asyncio.to_thread(
+                daemon.spawn, directory, port=port, seed=self.options.seed
+            )
+        state = await self._wait_ready(directory, report, spawned)
+        credentials = await asyncio.to_thread(daemon.read_credentials, directory)
+        if credentials is None:
+            raise StartupError(f"The local sandbox in {directory} has no keys in its database.")
+        for note in (state.note, state.afresh):
+            if note:
+                self.notices.append(note)
+        old = self.client
+        if state.url != self.base_url or credentials != self.credentials:
+            # Another port (its own was taken) or other keys (its database was replaced): a
+            # new client. Requests go on the new one's log from here.
+            from tui.api import client as api
+
+            self.base_url = state.url
+            self._remember_port(state.url)
+            self._connect_local(api, credentials)
+            if old is not None:
+                with contextlib.suppress(Exception):
+                    await old.aclose()
+        if self.listener is not None:
+            self.listener.secrets = [credentials.webhook_secret]
+        if self._hook:
+            await self._point_webhooks(self._hook)
+        report("", 1.0)
+        return str(state.url)
 
     def _import_rest(self) -> asyncio.Task[list[Any]]:
         """Import the listener's modules and the first calls' in a thread, started now."""

@@ -129,6 +129,8 @@ class ApiClient:
     `contract` is the contract the service speaks, by which error codes are explained (see
     `tui.api.codes`): "spec" (the local sandbox), "real" (the real service), or "auto": read
     from the errors the service returns, the real service's meanings until one shows the spec's.
+    `unreachable_advice` replaces what an `ApiConnectionError` says to do (e.g. what brings
+    back a local sandbox that stopped).
     """
 
     def __init__(
@@ -149,6 +151,7 @@ class ApiClient:
         rng: Callable[[], float] = random.random,
         journal_size: int = 1000,
         contract: str = "spec",
+        unreachable_advice: str | None = None,
     ) -> None:
         if contract not in ("spec", "real", "auto"):
             raise errors.ConfigurationError(
@@ -177,6 +180,7 @@ class ApiClient:
         self._probed = False
         self.retry_policy = RetryPolicy(max_attempts=max_attempts, max_retry_time=max_retry_time)
         self.max_response_bytes = MAX_RESPONSE_BYTES
+        self.unreachable_advice = unreachable_advice
         self._clock = clock
         self._sleep = sleep
         self._wall_clock = wall_clock
@@ -728,7 +732,10 @@ class ApiClient:
         )
         reason = self._redactor.text(_describe_transport_error(exc))
         url = self._redactor.text(str(request.url))
-        return cls(request.method, url, reason, attempts=attempts)
+        error = cls(request.method, url, reason, attempts=attempts)
+        if self.unreachable_advice is not None and cls is errors.ApiConnectionError:
+            error.advice = self.unreachable_advice
+        return error
 
     @property
     def contract(self) -> str:

@@ -182,11 +182,16 @@ class ApiConnectionError(ClientError):
     def _tried(self) -> str:
         return f" after {self.attempts} attempts" if self.attempts > 1 else ""
 
+    # What to do, said after the reason; the client may give its own (`unreachable_advice`).
+    advice = (
+        "check the base URL of this profile and that the service (or `payscope sandbox`) is "
+        "running and reachable."
+    )
+
     def __str__(self) -> str:
         return (
             f"{self.method} {self.url} got no answer{self._tried()}: {self.reason}\n"
-            "What to do: check the base URL of this profile and that the service (or "
-            "`payscope sandbox`) is running and reachable."
+            f"What to do: {self.advice}"
         )
 
 
