@@ -244,9 +244,11 @@ class CardData(RequestModel):
 
 
 class PaymentMethodData(RequestModel):
-    """`payment_method_data` of a request: a `card`, or another method's object (kept as is)."""
+    """`payment_method_data` of a request: a `card`, or another method's object (kept as is),
+    and the method's own `billing` address (the real service's payment-method billing)."""
 
     card: CardData | None = None
+    billing: Billing | None = None
 
 
 class OrderDetail(RequestModel):
@@ -266,13 +268,15 @@ _ORDER_DETAILS_WRONG_NAMES: Final = {
 
 
 def _billing_errors(request: Any) -> list[InitErrorDetails]:
-    if request.payment_method_data is not None and request.billing is None:
+    pmd = request.payment_method_data
+    if pmd is not None and request.billing is None and pmd.billing is None:
         return [
             field_error(
                 "billing",
                 "missing",
                 "billing is required on a request that carries payment_method_data: "
-                "add billing with the customer's address (and phone or email)",
+                "add billing (or payment_method_data.billing) with the customer's address "
+                "(and phone or email)",
             )
         ]
     return []

@@ -55,6 +55,7 @@ from tui.sandbox import cards, ids
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import (
+    PROCESSING,
     SandboxError,
     bad_state,
     conflict,
@@ -301,6 +302,21 @@ def card_rule(state: SandboxState, card: CardData) -> dict[str, Any]:
     return {"outcome": outcome, "code": code, "brand": cards.brand_of(card.card_number)}
 
 
+def refuse_expired(state: SandboxState, card: CardData) -> None:
+    """400 PE_03 "Card Expired" for a card whose expiry month has passed on the sandbox clock:
+    like the real service, refused before any attempt (create, update and confirm alike)."""
+    today = datetime.fromtimestamp(state.clock.now(), UTC)
+    if cards.expired(card.card_exp_month, card.card_exp_year, (today.year, today.month)):
+        raise SandboxError(
+            400,
+            PROCESSING,
+            "PE_03",
+            f"Card Expired: the card ending {card.last4} expired at the end of "
+            f"{card.card_exp_month}/{card.card_exp_year}; nothing was attempted. "
+            "Send a card whose expiry is this month or later.",
+        )
+
+
 def card_view(card: CardData) -> dict[str, Any]:
     """`payment_method_data.card` as the payment shows it (never the full number)."""
     return {
@@ -337,6 +353,8 @@ def _add_attempt(
         )
     attempt_id = f"{row.payment_id}_{seq}"
     row.data["attempt_count"] = seq
+    # The processor's own reference for the attempt (the real service's connector id).
+    row.data["connector_transaction_id"] = ids.new_id("txn")
     attempt = {
         "attempt_id": attempt_id,
         "status": status,
@@ -344,6 +362,7 @@ def _add_attempt(
         "currency": row.data["currency"],
         "payment_method": row.data.get("payment_method"),
         "authentication_type": row.data.get("authentication_type"),
+        "connector_transaction_id": row.data["connector_transaction_id"],
         "created_at": now_iso,
         "modified_at": now_iso,
         **{k: decline.get(k) for k in _DECLINE_FIELDS},
@@ -489,14 +508,23 @@ def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
     billing = getattr(body, "billing", None)
     if billing is not None:
         row.data["billing"] = billing.to_body()
+    browser_info = getattr(body, "browser_info", None)
+    if browser_info is not None:
+        row.data["browser_info"] = browser_info.to_body()
     pmd = getattr(body, "payment_method_data", None)
-    if pmd is not None and pmd.card is not None:
+    if pmd is None:
+        return
+    # The method's own billing address, answered at payment_method_data.billing (null when
+    # none was sent), as the real service does.
+    method_billing = pmd.billing.to_body() if pmd.billing is not None else None
+    if pmd.card is not None:
+        refuse_expired(state, pmd.card)
         row.card_rule = card_rule(state, pmd.card)
-        row.data["payment_method_data"] = {"card": card_view(pmd.card)}
+        row.data["payment_method_data"] = {"card": card_view(pmd.card), "billing": method_billing}
         row.data["payment_method"] = row.data.get("payment_method") or "card"
-    elif pmd is not None:
+    else:
         # Another method's object: kept for display; the sandbox only processes cards.
-        row.data["payment_method_data"] = pmd.to_body()
+        row.data["payment_method_data"] = {**pmd.to_body(), "billing": method_billing}
 
 
 def base_url(request: Request) -> str:
@@ -598,6 +626,8 @@ def payment_object(
         "error_details": None,
         "next_action": None,
         "cancellation_reason": None,
+        "connector_transaction_id": None,
+        "browser_info": None,
     }
     unknown = fields.keys() - data.keys()
     assert not unknown, f"not payment fields: {sorted(unknown)}"
