@@ -330,7 +330,8 @@ def _build() -> list[TestCard]:
             SUCCEEDED,
             None,
             "succeeds; as a subscription's card it pays the first term, and every later charge "
-            "(renewals, plan changes) declines with UE_1001",
+            "(renewals, plan changes) declines with UE_1001; likewise every recurring payment "
+            "on a mandate set up with it",
         ),
         TestCard("4000000000000002", DECLINED, "UE_1007", "reference decline card: declined"),
         TestCard("5105105105105100", DECLINED, "UE_1007", "reference decline card: declined"),

@@ -69,6 +69,7 @@ from tui.sandbox.filters import Where
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.resources import payment_methods
 from tui.sandbox.responses import (
     json_body,
     read_body,
@@ -291,30 +292,47 @@ def check_customer(
 
 def card_rule(state: SandboxState, card: CardData) -> dict[str, Any]:
     """What this card will do, decided now (the number itself is not kept)."""
-    today = datetime.fromtimestamp(state.clock.now(), UTC)
     outcome, code = cards.outcome_for(
         card.card_number,
         card.card_cvc,
         card.card_exp_month,
         card.card_exp_year,
-        (today.year, today.month),
+        this_month(state),
     )
-    return {"outcome": outcome, "code": code, "brand": cards.brand_of(card.card_number)}
+    rule: dict[str, Any] = {
+        "outcome": outcome,
+        "code": code,
+        "brand": cards.brand_of(card.card_number),
+    }
+    if card.card_number == cards.RENEWAL_FAILS_CARD:
+        rule["fails_later"] = True  # its recurring charges on a mandate decline
+    return rule
 
 
-def refuse_expired(state: SandboxState, card: CardData) -> None:
-    """400 PE_03 "Card Expired" for a card whose expiry month has passed on the sandbox clock:
-    like the real service, refused before any attempt (create, update and confirm alike)."""
+def this_month(state: SandboxState) -> tuple[int, int]:
+    """(year, month) on the sandbox clock."""
     today = datetime.fromtimestamp(state.clock.now(), UTC)
-    if cards.expired(card.card_exp_month, card.card_exp_year, (today.year, today.month)):
+    return today.year, today.month
+
+
+def refuse_expired_expiry(state: SandboxState, month: Any, year: Any, what: str) -> None:
+    """400 PE_03 "Card Expired" when `month`/`year` is before this month on the sandbox clock:
+    like the real service, refused before any attempt (create, update and confirm alike)."""
+    if cards.expired(month, year, this_month(state)):
         raise SandboxError(
             400,
             PROCESSING,
             "PE_03",
-            f"Card Expired: the card ending {card.last4} expired at the end of "
-            f"{card.card_exp_month}/{card.card_exp_year}; nothing was attempted. "
-            "Send a card whose expiry is this month or later.",
+            f"Card Expired: {what} expired at the end of {month}/{year}; nothing was "
+            "attempted. Send a card whose expiry is this month or later.",
         )
+
+
+def refuse_expired(state: SandboxState, card: CardData) -> None:
+    """`refuse_expired_expiry` for a card in a request."""
+    refuse_expired_expiry(
+        state, card.card_exp_month, card.card_exp_year, f"the card ending {card.last4}"
+    )
 
 
 def card_view(card: CardData) -> dict[str, Any]:
@@ -403,8 +421,9 @@ def _fail(row: Row, code: str) -> dict[str, Any]:
     return fields
 
 
-def _authorise(conn: sqlite3.Connection, row: Row, now: float) -> str:
+def _authorise(conn: sqlite3.Connection, state: SandboxState, row: Row, now: float) -> str:
     """Money authorised: capture now (automatic) or hold it (manual). Returns attempt status."""
+    _authorised(conn, state, row)
     _clear_decline(row.data)
     row.data["next_action"] = None
     if row.data.get("capture_method") in MANUAL:
@@ -421,7 +440,45 @@ def _authorise(conn: sqlite3.Connection, row: Row, now: float) -> str:
     return "charged"
 
 
-def _card_answer(conn: sqlite3.Connection, row: Row, now: float) -> str:
+def _authorised(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None:
+    """After money is authorised: a recurring payment uses its mandate up (single_use), and a
+    payment with `setup_future_usage` and a customer saves its method (with a mandate when
+    off_session and accepted). Done once: the ids written here mark it done."""
+    if row.data.get("mandate_id"):
+        if (row.card_rule or {}).get("mandate"):  # a recurring charge on an existing mandate
+            payment_methods.mandate_charged(conn, str(row.data["mandate_id"]))
+        return
+    usage = row.data.get("setup_future_usage")
+    customer_id = row.data.get("customer_id")
+    if not usage or not customer_id or row.data.get("payment_method_id"):
+        return
+    pmd = row.data.get("payment_method_data") or {}
+    details = {k: v for k, v in pmd.items() if k not in ("card", "billing")} or None
+    method = payment_methods.save_method(
+        conn,
+        state,
+        customer_id=str(customer_id),
+        payment_method=str(row.data.get("payment_method") or "card"),
+        payment_method_type=row.data.get("payment_method_type"),
+        card=pmd.get("card"),
+        details=details,
+        rule=row.card_rule,
+        billing=pmd.get("billing") or row.data.get("billing"),
+    )
+    row.data["payment_method_id"] = method["payment_method_id"]
+    mandate = row.data.get("mandate_data") or {}
+    if usage == "off_session" and mandate.get("customer_acceptance"):
+        row.data["mandate_id"] = payment_methods.create_mandate(
+            conn,
+            state,
+            customer_id=str(customer_id),
+            method=method,
+            acceptance=mandate.get("customer_acceptance"),
+            mandate_type=mandate.get("mandate_type"),
+        )
+
+
+def _card_answer(conn: sqlite3.Connection, state: SandboxState, row: Row, now: float) -> str:
     """The card's answer once nothing stands in the way (no challenge, no review): the
     processing card leaves the payment `processing` for `cards.PROCESSING_SECONDS`, the
     partial card authorises half the amount (declines UE_1001 unless the payment allows
@@ -443,7 +500,7 @@ def _card_answer(conn: sqlite3.Connection, row: Row, now: float) -> str:
         row.data["amount_capturable"] = max(1, int(row.data["amount"]) // 2)
         row.expires_at = now + AUTHORISATION_LIFETIME
         return "partially_authorized"
-    return _authorise(conn, row, now)
+    return _authorise(conn, state, row, now)
 
 
 def _money_taken(conn: sqlite3.Connection, row: Row, now: float) -> None:
@@ -472,7 +529,10 @@ def _confirm(
             "(see GET /_sandbox/test-cards).",
         )
     outcome, code = str(rule["outcome"]), rule.get("code")
-    three_ds = row.data.get("authentication_type") == "three_ds"
+    # An off-session (merchant-initiated) charge has no customer to authenticate.
+    three_ds = row.data.get("authentication_type") == "three_ds" and not (
+        row.data.get("off_session") and row.data.get("mandate_id")
+    )
     if outcome == cards.NEEDS_3DS and not three_ds:
         outcome = cards.DECLINED
     if outcome == cards.DECLINED:
@@ -494,7 +554,7 @@ def _confirm(
         row.data["amount_capturable"] = row.data["amount"]
         _add_attempt(conn, row, "pending", now_iso, {}, first)
         return
-    status = _card_answer(conn, row, now)
+    status = _card_answer(conn, state, row, now)
     decline = row.data if row.status == "failed" else {}
     _add_attempt(conn, row, status, now_iso, decline, first)
 
@@ -525,6 +585,119 @@ def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
     else:
         # Another method's object: kept for display; the sandbox only processes cards.
         row.data["payment_method_data"] = {**pmd.to_body(), "billing": method_billing}
+
+
+def _apply_saved(conn: sqlite3.Connection, state: SandboxState, row: Row, body: Any) -> None:
+    """Take the saved-method and mandate fields of a create/update/confirm body: keep
+    `setup_future_usage`, `off_session` and `mandate_data` (with `customer_acceptance` in
+    it), and pay with a saved method's `payment_token` or an existing `mandate_id`.
+    Everything is checked before anything is written (400 otherwise)."""
+    usage = getattr(body, "setup_future_usage", None)
+    if usage is not None:
+        row.data["setup_future_usage"] = str(usage.value)
+    off_session = getattr(body, "off_session", None)
+    if off_session is not None:
+        row.data["off_session"] = off_session
+    acceptance = getattr(body, "customer_acceptance", None)
+    mandate_data = getattr(body, "mandate_data", None)
+    if mandate_data is not None or acceptance is not None:
+        asked = mandate_data.to_body() if mandate_data is not None else {}
+        if acceptance is not None and not asked.get("customer_acceptance"):
+            asked["customer_acceptance"] = acceptance.to_body()
+        row.data["mandate_data"] = {
+            "update_mandate_id": asked.get("update_mandate_id"),
+            "customer_acceptance": asked.get("customer_acceptance"),
+            "mandate_type": asked.get("mandate_type"),
+        }
+    token = getattr(body, "payment_token", None)
+    mandate_id = getattr(body, "mandate_id", None)
+    sent = [
+        name
+        for name, value in (
+            ("payment_method_data", getattr(body, "payment_method_data", None)),
+            ("payment_token", token),
+            ("mandate_id", mandate_id),
+        )
+        if value is not None
+    ]
+    if len(sent) > 1:
+        raise invalid(
+            sent[1],
+            "(sent with " + sent[0] + ")",
+            "one way to pay per request: payment_method_data, payment_token or mandate_id",
+        )
+    if row.data.get("setup_future_usage") == "off_session" and row.data.get("mandate_data"):
+        if not (row.data["mandate_data"] or {}).get("customer_acceptance"):
+            raise missing(
+                "customer_acceptance",
+                "A mandate (setup_future_usage: off_session with mandate_data) needs the "
+                "customer's acceptance: send customer_acceptance (or "
+                "mandate_data.customer_acceptance).",
+            )
+        if not row.data.get("customer_id"):
+            raise missing(
+                "customer_id",
+                "A mandate is kept for a customer: send the customer_id it belongs to.",
+            )
+    if token is not None:
+        method, rule = payment_methods.by_token(conn, token, row.data.get("customer_id"))
+        # A saved card's security code may come again as card_cvc (checked for length by
+        # the model); the saved card's own rule decides the outcome.
+        _use_saved(state, row, method, rule)
+    if mandate_id is not None:
+        recurring = payment_methods.for_payment(
+            conn,
+            mandate_id,
+            row.data.get("customer_id"),
+            int(row.data["amount"]),
+            str(row.data["currency"]),
+        )
+        row.data["mandate_id"] = mandate_id
+        row.data["customer_id"] = row.data.get("customer_id") or recurring.customer_id
+        row.data["mandate_data"] = {
+            "update_mandate_id": None,
+            "customer_acceptance": recurring.mandate.get("customer_acceptance"),
+            "mandate_type": recurring.terms,
+        }
+        rule = dict(recurring.rule or {})
+        # The customer is not there to authenticate: a merchant-initiated charge on a
+        # mandate skips 3-D Secure, so the challenge cards authorise.
+        if rule.get("outcome") in (cards.CHALLENGE, cards.NEEDS_3DS):
+            rule["outcome"] = cards.SUCCEEDED
+            rule["code"] = None
+        if rule.get("fails_later"):
+            rule["outcome"], rule["code"] = cards.DECLINED, "UE_1001"
+        rule["mandate"] = mandate_id
+        _use_saved(state, row, recurring.method, rule)
+
+
+def _use_saved(
+    state: SandboxState, row: Row, method: dict[str, Any], rule: dict[str, Any] | None
+) -> None:
+    """Pay with a saved method: its rule decides, the payment shows its card or data."""
+    card = method.get("card")
+    if card:
+        refuse_expired_expiry(
+            state,
+            card.get("expiry_month"),
+            card.get("expiry_year"),
+            f"the saved card {method['payment_method_id']}",
+        )
+        row.data["payment_method_data"] = {
+            "card": payment_methods.card_of(method),
+            "billing": None,
+        }
+    else:
+        row.data["payment_method_data"] = {
+            **(method.get("payment_method_data") or {}),
+            "billing": None,
+        }
+    row.card_rule = rule
+    row.data["payment_method"] = method["payment_method"]
+    row.data["payment_method_type"] = method.get("payment_method_type") or row.data.get(
+        "payment_method_type"
+    )
+    row.data["payment_method_id"] = method["payment_method_id"]
 
 
 def base_url(request: Request) -> str:
@@ -628,6 +801,11 @@ def payment_object(
         "cancellation_reason": None,
         "connector_transaction_id": None,
         "browser_info": None,
+        "payment_method_id": None,
+        "setup_future_usage": None,
+        "off_session": None,
+        "mandate_id": None,
+        "mandate_data": None,
     }
     unknown = fields.keys() - data.keys()
     assert not unknown, f"not payment fields: {sorted(unknown)}"
@@ -687,8 +865,6 @@ async def create_payment(request: Request) -> Response:
         data["expires_on"] = iso(now + body.session_expiry)
     row = Row("requires_payment_method", data, None, None)
     _apply_method(state, row, body)
-    if row.card_rule is not None:
-        row.status = "requires_confirmation"
     with state.db.transaction() as conn:
         # A generated id is 20 random characters: only an id the caller chose can clash.
         if (
@@ -704,6 +880,9 @@ async def create_payment(request: Request) -> Response:
                 "changed.",
             )
         check_customer(conn, body.customer_id, optional=True)
+        _apply_saved(conn, state, row, body)
+        if row.card_rule is not None:
+            row.status = "requires_confirmation"
         if body.payment_link:
             # The real service's way to make a link (it lists and retrieves them under
             # /payment_link, like the ones POST /payment_link makes).
@@ -724,7 +903,7 @@ async def create_payment(request: Request) -> Response:
                 row.status,
                 body.amount,
                 body.currency,
-                body.customer_id,
+                row.data.get("customer_id"),
                 row.data.get("payment_method"),
                 now_iso,
                 data["client_secret"],
@@ -885,6 +1064,7 @@ async def update_payment(request: Request, payment_id: str) -> Response:
         if body.order_details is not None:
             row.data["order_details"] = [o.to_body() for o in body.order_details]
         _apply_method(state, row, body)
+        _apply_saved(conn, state, row, body)
         if row.card_rule is not None:
             row.status = "requires_confirmation"
         save(conn, row, state.clock.now_iso())
@@ -906,6 +1086,7 @@ async def confirm_payment(request: Request, payment_id: str) -> Response:
         if row.status not in CONFIRMABLE:
             raise bad_state("confirm", "payment", row.status, CONFIRMABLE)
         _apply_method(state, row, body)
+        _apply_saved(conn, state, row, body)
         _confirm(conn, state, row, request, now)
     return respond_json(row.json)
 
@@ -982,7 +1163,7 @@ async def approve_payment(request: Request, payment_id: str) -> Response:
     """requires_merchant_action -> succeeded (or requires_capture with manual capture)."""
     state = state_of(request)
     with changing(state, payment_id, "approve", _IN_REVIEW) as (conn, row, now):
-        status = _authorise(conn, row, now)
+        status = _authorise(conn, state, row, now)
         _update_last_attempt(conn, row, status, iso(now), {})
     return respond_json(row.json)
 
@@ -1028,7 +1209,7 @@ def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row
         raise invalid("result", result, "'authorize', 'fail' or 'abandon'")
     with changing(state, payment_id, "complete 3-D Secure for", _CHALLENGED) as (conn, row, now):
         if result == "authorize":
-            status = _card_answer(conn, row, now)
+            status = _card_answer(conn, state, row, now)
             decline = row.data if row.status == "failed" else {}
             _update_last_attempt(conn, row, status, iso(now), decline)
         else:
@@ -1089,7 +1270,7 @@ def _expire(state: SandboxState, now: float) -> int:
             row.expires_at = None
             before = row.status
             if row.status == "processing":  # the processor answers: authorised
-                status = _authorise(tx, row, now)
+                status = _authorise(tx, state, row, now)
                 _update_last_attempt(tx, row, status, iso(now), {})
             elif row.status in CAPTURABLE:
                 row.status = "expired"
