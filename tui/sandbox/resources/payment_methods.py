@@ -12,11 +12,13 @@
 A payment saves its method when it is authorised with `setup_future_usage` and a customer; with
 `setup_future_usage: off_session` and the customer's acceptance (`customer_acceptance`, or
 `mandate_data.customer_acceptance`) it also creates an `active` mandate (event
-`mandate_active`). A later payment sends `mandate_id` (with `off_session: true`) and no method
-data: it is charged on the saved method, and answers as that method's test value decides. A
-`single_use` mandate is used up by its first charge (`inactive`); revoking one gives
-`mandate_revoked`. The full card number is never stored: what the card will do is decided when
-it is saved and kept in `rule` (as payments keep `card_rule`).
+`mandate_active`). A later payment sends `mandate_id` with `off_session: true` (required, as
+the real service) and no method data: it is charged on the saved method, and answers as that
+method's test value decides. A `single_use` mandate is revoked by its first charge (as the real
+service does, without an event); revoking one gives `mandate_revoked`.
+
+The full card number is never stored: what the card will do is decided when it is saved and
+kept in `rule` (as payments keep `card_rule`).
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ CREATE INDEX IF NOT EXISTS mandates_customer ON mandates(customer_id, created);
 CREATE INDEX IF NOT EXISTS mandates_method ON mandates(payment_method_id);
 """
 
-ACTIVE, INACTIVE, REVOKED = "active", "inactive", "revoked"
+ACTIVE, REVOKED = "active", "revoked"
 
 router = APIRouter(tags=["payment methods"], route_class=DirectRoute)
 
@@ -552,18 +554,15 @@ def for_payment(
     customer, or the amount or currency is outside its terms."""
     data, owner, terms = _load_mandate(conn, mandate_id)
     if data["status"] != ACTIVE:
-        why = (
-            "was revoked"
-            if data["status"] == REVOKED
-            else "was single_use and has already been charged"
-        )
+        why = f"is {data['status']}"
+        if (terms or {}).get("single_use"):
+            why += " (a single_use mandate is revoked by its first charge)"
         raise SandboxError(
             400,
             INVALID,
             "IR_04",
-            f"Mandate {mandate_id} {why} (status {data['status']}): it cannot be charged. Ask "
-            "the customer for a new one (a payment with setup_future_usage: off_session and "
-            "customer_acceptance).",
+            f"Mandate {mandate_id} {why}: it cannot be charged. Ask the customer for a new one "
+            "(a payment with setup_future_usage: off_session and customer_acceptance).",
         )
     if customer_id is not None and owner is not None and customer_id != owner:
         raise SandboxError(
@@ -581,7 +580,8 @@ def for_payment(
             raise invalid(
                 "amount",
                 amount,
-                f"at most the mandate's limit of {limit.get('amount')} {limit.get('currency')}",
+                f"at most the mandate's limit of {limit.get('amount')} {limit.get('currency')} "
+                "(the request amount is greater than the mandate amount)",
             )
     found = conn.execute(
         "SELECT data, rule FROM payment_methods WHERE payment_method_id = ?",
@@ -594,10 +594,11 @@ def for_payment(
 
 
 def mandate_charged(conn: sqlite3.Connection, mandate_id: str) -> None:
-    """A recurring charge went through: a single_use mandate is now used up."""
+    """A recurring charge went through: a single_use mandate is used up. The real service
+    marks it revoked then (with no event: nobody revoked it)."""
     data, _owner, terms = _load_mandate(conn, mandate_id)
     if (terms or {}).get("single_use") and data["status"] == ACTIVE:
-        data["status"] = INACTIVE
+        data["status"] = REVOKED
         _save_mandate(conn, data)
 
 

@@ -645,6 +645,13 @@ def _apply_saved(conn: sqlite3.Connection, state: SandboxState, row: Row, body: 
         # the model); the saved card's own rule decides the outcome.
         _use_saved(state, row, method, rule)
     if mandate_id is not None:
+        if row.data.get("off_session") is not True:
+            raise invalid(
+                "off_session",
+                row.data.get("off_session"),
+                "true with mandate_id (off_session should be true for mandates: the customer "
+                "is not there)",
+            )
         recurring = payment_methods.for_payment(
             conn,
             mandate_id,
