@@ -251,6 +251,14 @@ class PaymentMethodData(RequestModel):
     card: CardData | None = None
     billing: Billing | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_family(cls, data: Any) -> Any:
+        # The real service takes a few families as a bare string ("reward").
+        if isinstance(data, str) and data in ("reward", "mandate_payment"):
+            return {data: {}}
+        return data
+
 
 class OrderDetail(RequestModel):
     """One order line."""

@@ -51,7 +51,7 @@ from tui.api.models.payments import (
     PaymentListRequest,
     PaymentUpdateRequest,
 )
-from tui.sandbox import cards, ids
+from tui.sandbox import cards, ids, methods
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import (
@@ -525,9 +525,13 @@ def _confirm(
     if rule is None:
         raise missing(
             "payment_method_data",
-            "Confirming needs a card: send payment_method: 'card' and payment_method_data.card "
-            "(see GET /_sandbox/test-cards).",
+            "Confirming needs a way to pay: send payment_method and payment_method_data (a card, "
+            "see GET /_sandbox/test-cards, or another family, see GET /_sandbox/test-methods), "
+            "a saved method's payment_token, or a mandate_id with off_session: true.",
         )
+    if rule.get("family"):
+        _confirm_method(conn, state, row, request, now, first)
+        return
     outcome, code = str(rule["outcome"]), rule.get("code")
     # An off-session (merchant-initiated) charge has no customer to authenticate.
     three_ds = row.data.get("authentication_type") == "three_ds" and not (
@@ -559,6 +563,154 @@ def _confirm(
     _add_attempt(conn, row, status, now_iso, decline, first)
 
 
+def _confirm_method(
+    conn: sqlite3.Connection,
+    state: SandboxState,
+    row: Row,
+    request: Request,
+    now: float,
+    first: bool,
+) -> None:
+    """Confirm with a non-card method: its flow decides (see `tui.sandbox.methods`)."""
+    rule = row.card_rule or {}
+    flow = str(rule["flow"])
+    now_iso = iso(now)
+    if flow in methods.ASYNC_FLOWS and row.data.get("capture_method") in MANUAL:
+        raise invalid(
+            "capture_method",
+            row.data.get("capture_method"),
+            f"'automatic' for {rule['family']}/{rule['type']}: the money arrives when the "
+            "customer pays, so there is nothing to capture later",
+        )
+    _clear_decline(row.data)
+    row.data["next_action"] = None
+    # A charge on a mandate has no customer to send anywhere: it goes straight through.
+    if flow == methods.SYNC or (rule.get("mandate") and flow in (methods.REDIRECT, methods.QR)):
+        if rule.get("outcome") == cards.DECLINED:
+            decline = _fail(row, str(rule["code"]))
+            _add_attempt(conn, row, "failure", now_iso, decline, first)
+            return
+        status = _authorise(conn, state, row, now)
+        _add_attempt(conn, row, status, now_iso, {}, first)
+        return
+    if flow == methods.DEBIT:
+        row.status = "processing"
+        row.expires_at = now + methods.SETTLE_AFTER[flow]
+        _add_attempt(conn, row, "pending", now_iso, {}, first)
+        return
+    row.status = "requires_customer_action"
+    row.data["next_action"] = _next_action(request, row, rule, now)
+    if flow in methods.SETTLE_AFTER:
+        lapses = rule.get("settle") == methods.EXPIRED
+        row.expires_at = now + (
+            methods.INSTRUCTIONS_LAPSE if lapses else methods.SETTLE_AFTER[flow]
+        )
+    waiting = "authentication_pending" if flow in (methods.REDIRECT, methods.QR) else "pending"
+    _add_attempt(conn, row, waiting, now_iso, {}, first)
+
+
+def _next_action(request: Request, row: Row, rule: dict[str, Any], now: float) -> dict[str, Any]:
+    """The real service's next action for a method waiting on the customer."""
+    flow = rule["flow"]
+    page = redirect_url(base_url(request), row)
+    millis = int(now * 1000)
+    if flow == methods.QR:
+        return {
+            "type": "qr_code_information",
+            "image_data_url": methods.qr_image(page),
+            "qr_code_url": page,
+            "display_to_timestamp": millis + 15 * 60 * 1000,
+            "display_text": None,
+            "border_color": None,
+        }
+    if flow == methods.TRANSFER:
+        method = methods.BY_TYPE[(str(rule["family"]), str(rule["type"]))]
+        return {
+            "type": "display_bank_transfer_information",
+            "bank_transfer_steps_and_charges_details": methods.transfer_instructions(
+                method,
+                int(row.data["amount"]),
+                str(row.data["currency"]),
+                row.payment_id,
+                state_of(request).credentials.merchant_id,
+            ),
+        }
+    if flow == methods.VOUCHER:
+        return {
+            "type": "display_voucher_information",
+            "voucher_details": {
+                "reference": row.payment_id.removeprefix("pay_")[-12:].upper(),
+                "download_url": page,
+                "instructions_url": page,
+                "expires_at": iso(now + methods.INSTRUCTIONS_LAPSE),
+            },
+        }
+    if flow == methods.WAIT:
+        return {
+            "type": "wait_screen_information",
+            "display_from_timestamp": millis,
+            "display_to_timestamp": millis + int(methods.SETTLE_AFTER[flow] * 1000),
+            "poll_config": {"delay_in_secs": 5, "frequency": 12},
+        }
+    return {"type": "redirect_to_url", "redirect_to_url": page}
+
+
+def finish_method(
+    conn: sqlite3.Connection, state: SandboxState, row: Row, result: str, now: float
+) -> None:
+    """The customer's answer on a method's page: `authorize` pays (a delayed redirect goes
+    processing first; a UPI collect answers by its VPA), `fail` declines, `abandon` gives up
+    (transfer and voucher instructions then lapse: expired)."""
+    rule = row.card_rule or {}
+    flow = rule.get("flow")
+    now_iso = iso(now)
+    row.expires_at = None
+    if result == "authorize" and rule.get("settle") == methods.FAILED:
+        result = "fail"  # the VPA's test value: the customer declines in their app
+    if result == "authorize":
+        if rule.get("delayed"):
+            row.status = "processing"
+            row.data["next_action"] = None
+            row.expires_at = now + methods.DELAYED_REDIRECT_SECONDS
+            rule["settle"] = methods.SUCCEEDED
+            _update_last_attempt(conn, row, "pending", now_iso, {})
+            return
+        status = _authorise(conn, state, row, now)
+        _update_last_attempt(conn, row, status, now_iso, {})
+    elif result == "fail":
+        code = rule.get("settle_code") or rule.get("fail_code") or "UE_1007"
+        decline = _fail(row, str(code))
+        _update_last_attempt(conn, row, "failure", now_iso, decline)
+    elif flow in (methods.TRANSFER, methods.VOUCHER):
+        _lapse(row)
+        _update_last_attempt(conn, row, "failure", now_iso, {})
+    else:
+        decline = _fail(row, methods.ABANDON_CODE)
+        _update_last_attempt(conn, row, "failure", now_iso, decline)
+
+
+def _lapse(row: Row) -> None:
+    row.status = "expired"
+    row.expires_at = None
+    row.data.update({"amount_capturable": 0, "next_action": None})
+
+
+def _settle_method(conn: sqlite3.Connection, state: SandboxState, row: Row, now: float) -> None:
+    """The sandbox clock reached a method's settlement: the money arrived (or the debit
+    failed, or the instructions lapsed)."""
+    rule = row.card_rule or {}
+    settle = rule.get("settle", methods.SUCCEEDED)
+    if settle == methods.SUCCEEDED:
+        status = _authorise(conn, state, row, now)
+        _update_last_attempt(conn, row, status, iso(now), {})
+    elif settle == methods.FAILED:
+        decline = _fail(row, str(rule.get("settle_code") or rule.get("fail_code")))
+        _update_last_attempt(conn, row, "failure", iso(now), decline)
+    else:
+        _lapse(row)
+        _update_last_attempt(conn, row, "failure", iso(now), {})
+
+
 def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
     """Take payment method fields from a create/update/confirm body."""
     for key in ("payment_method", "payment_method_type", "return_url"):
@@ -577,14 +729,34 @@ def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
     # The method's own billing address, answered at payment_method_data.billing (null when
     # none was sent), as the real service does.
     method_billing = pmd.billing.to_body() if pmd.billing is not None else None
+    sent_method = getattr(body, "payment_method", None)
     if pmd.card is not None:
+        if sent_method not in (None, "card"):
+            raise SandboxError(
+                400,
+                "invalid_request",
+                "IR_04",
+                f"payment_method is {sent_method!r} but payment_method_data holds a card: send "
+                f"payment_method: 'card', or {sent_method} data (see GET /_sandbox/test-methods).",
+            )
         refuse_expired(state, pmd.card)
         row.card_rule = card_rule(state, pmd.card)
         row.data["payment_method_data"] = {"card": card_view(pmd.card), "billing": method_billing}
-        row.data["payment_method"] = row.data.get("payment_method") or "card"
-    else:
-        # Another method's object: kept for display; the sandbox only processes cards.
-        row.data["payment_method_data"] = {**pmd.to_body(), "billing": method_billing}
+        row.data["payment_method"] = "card"
+        return
+    raw = {k: v for k, v in pmd.to_body().items() if k != "billing"}
+    chosen = methods.choose(sent_method, getattr(body, "payment_method_type", None), raw)
+    emails = (
+        row.data.get("email"),
+        (row.data.get("billing") or {}).get("email"),
+        (method_billing or {}).get("email"),
+        methods.find(chosen.inner, "billing_details.email"),
+    )
+    email = " ".join(str(e) for e in emails if e)
+    row.card_rule = methods.rule_for(chosen, email, this_month(state))
+    row.data["payment_method"] = chosen.method.family
+    row.data["payment_method_type"] = chosen.method.type
+    row.data["payment_method_data"] = {**methods.shown(chosen), "billing": method_billing}
 
 
 def _apply_saved(conn: sqlite3.Connection, state: SandboxState, row: Row, body: Any) -> None:
@@ -1207,6 +1379,13 @@ def three_ds_url(base: str, row: Row) -> str:
     return f"{base}/_sandbox/payments/{quote(row.payment_id, safe='')}/3ds?{query}"
 
 
+def redirect_url(base: str, row: Row) -> str:
+    """The sandbox page where the customer answers a method's redirect, QR, transfer, voucher
+    or collect request (with the payment's own token, as the 3-D Secure page)."""
+    query = urlencode({"client_secret": row.data["client_secret"]})
+    return f"{base}/_sandbox/payments/{quote(row.payment_id, safe='')}/redirect?{query}"
+
+
 def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row:
     """Finish the 3-D Secure challenge of `payment_id` with `result` (see THREE_DS_RESULTS).
 
@@ -1214,8 +1393,14 @@ def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row
     """
     if result not in THREE_DS_RESULTS:
         raise invalid("result", result, "'authorize', 'fail' or 'abandon'")
-    with changing(state, payment_id, "complete 3-D Secure for", _CHALLENGED) as (conn, row, now):
-        if result == "authorize":
+    with changing(state, payment_id, "complete the customer's step for", _CHALLENGED) as (
+        conn,
+        row,
+        now,
+    ):
+        if (row.card_rule or {}).get("family"):
+            finish_method(conn, state, row, result, now)
+        elif result == "authorize":
             status = _card_answer(conn, state, row, now)
             decline = row.data if row.status == "failed" else {}
             _update_last_attempt(conn, row, status, iso(now), decline)
@@ -1253,6 +1438,45 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
     return respond_json(row.json)
 
 
+@router.post(
+    "/_sandbox/payments/{payment_id}/redirect",
+    summary="Finish a non-card method's customer step (authorize, fail or abandon)",
+    tags=["sandbox controls"],
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "properties": {
+                "result": {
+                    "type": "string",
+                    "enum": ["authorize", "fail", "abandon"],
+                    "default": "authorize",
+                }
+            },
+        },
+        required=False,
+    ),
+)
+async def complete_redirect(request: Request, payment_id: str) -> Response:
+    """Body `{result}` (default authorize): what the customer does on the method's page (the
+    redirect, QR code, transfer, voucher or collect request). Needs the secret key; a browser
+    uses the page (GET on this path) instead."""
+    _secret_only(request)
+    body = await read_object(request, '{"result": "authorize"}')
+    result = body.get("result", "authorize")
+    state = state_of(request)
+    row = load(state.db.conn, payment_id)
+    if row.status == "requires_customer_action" and not (row.card_rule or {}).get("family"):
+        raise SandboxError(
+            400,
+            "invalid_request",
+            "IR_04",
+            f"Payment {payment_id} waits on a 3-D Secure challenge, not a method's step: "
+            f"use POST /_sandbox/payments/{payment_id}/3ds.",
+        )
+    row = complete_challenge(state, payment_id, result)
+    return respond_json(row.json)
+
+
 # -- clock job: authorisations expire ----------------------------------------------------------
 
 
@@ -1276,7 +1500,12 @@ def _expire(state: SandboxState, now: float) -> int:
             row = load(tx, payment_id)
             row.expires_at = None
             before = row.status
-            if row.status == "processing":  # the processor answers: authorised
+            if (row.card_rule or {}).get("family") and row.status in (
+                "processing",
+                "requires_customer_action",
+            ):
+                _settle_method(tx, state, row, now)
+            elif row.status == "processing":  # the processor answers: authorised
                 status = _authorise(tx, state, row, now)
                 _update_last_attempt(tx, row, status, iso(now), {})
             elif row.status in CAPTURABLE:
