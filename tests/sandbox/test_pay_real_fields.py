@@ -38,7 +38,7 @@ async def test_an_expired_card_is_refused_on_create_before_any_attempt(
     answer = await live.post("/payments", json=expired_body(confirm=confirm, payment_id="p_exp"))
     assert answer.status_code == 400
     error = envelope(answer)
-    assert (error["type"], error["code"]) == ("processing_error", "PE_03")
+    assert (error["type"], error["code"]) == ("invalid_request", "PE_03")
     assert error["message"].startswith("Card Expired")
     assert "4242" in error["message"] and "01/2020" in error["message"]
     assert "4242424242424242" not in error["message"]

@@ -55,7 +55,6 @@ from tui.sandbox import cards, ids, methods
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import (
-    PROCESSING,
     SandboxError,
     bad_state,
     conflict,
@@ -319,9 +318,11 @@ def refuse_expired_expiry(state: SandboxState, month: Any, year: Any, what: str)
     """400 PE_03 "Card Expired" when `month`/`year` is before this month on the sandbox clock:
     like the real service, refused before any attempt (create, update and confirm alike)."""
     if cards.expired(month, year, this_month(state)):
+        # The spec's code for an expired card; the type is the real service's (an API
+        # rejection of the request, not a processing outcome).
         raise SandboxError(
             400,
-            PROCESSING,
+            "invalid_request",
             "PE_03",
             f"Card Expired: {what} expired at the end of {month}/{year}; nothing was "
             "attempted. Send a card whose expiry is this month or later.",
