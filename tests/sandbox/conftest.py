@@ -104,6 +104,18 @@ async def raw(sandbox: Sandbox) -> AsyncIterator[httpx.AsyncClient]:
         yield http
 
 
+@pytest.fixture
+async def live(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
+    """httpx over real HTTP to a sandbox listening on a free loopback port (secret key set)."""
+    box = make_sandbox(tmp_path / "live")
+    url = await box.start()
+    try:
+        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+            yield http
+    finally:
+        await box.stop()
+
+
 @dataclass
 class Receiver:
     """A webhook endpoint over real HTTP that records exactly what it received."""

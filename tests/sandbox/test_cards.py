@@ -68,17 +68,30 @@ async def test_uE_2002_card_succeeds_with_three_ds(raw: httpx.AsyncClient) -> No
 
 
 @pytest.mark.parametrize(
-    ("extra", "code"),
+    ("number", "cvc"),
     [
-        ({"card_exp_year": "2020", "card_exp_month": "01"}, "UE_1002"),
-        ({"card_cvc": "1234"}, "UE_4002"),
+        ("378282246310005", "123"),  # American Express with 3 digits, as the real service
+        ("378282246310005", "1234"),
+        ("4242424242424242", "1234"),
+        ("4242424242424242", "123"),
     ],
 )
-async def test_rules_for_any_card(raw: httpx.AsyncClient, extra: dict[str, str], code: str) -> None:
-    body = payment_body()
-    body["payment_method_data"]["card"].update(extra)
+async def test_any_card_takes_a_security_code_of_3_or_4_digits(
+    raw: httpx.AsyncClient, number: str, cvc: str
+) -> None:
+    body = payment_body(number)
+    body["payment_method_data"]["card"]["card_cvc"] = cvc
     payment = (await raw.post("/payments", json=body)).json()
-    assert (payment["status"], payment["unified_code"]) == ("failed", code)
+    assert (payment["status"], payment["unified_code"]) == ("succeeded", None)
+
+
+def test_a_wrong_length_security_code_still_has_its_card() -> None:
+    # The model refuses other lengths (400); the unified code stays reachable by its card.
+    assert cards.BY_NUMBER[cards.code_card("UE_4002")].unified_code == "UE_4002"
+    assert cards.outcome_for("4242424242424242", "12", "12", "2040", (2026, 1)) == (
+        cards.DECLINED,
+        "UE_4002",
+    )
 
 
 async def test_unknown_luhn_valid_card_succeeds_and_bad_luhn_is_refused(

@@ -7,7 +7,8 @@ any card that would otherwise succeed:
 
 - `authentication_type: three_ds` -> a 3-D Secure challenge (`requires_action`);
 - an expiry month/year in the past -> UE_1002 (card expired);
-- a security code that is not 3 digits (4 for American Express) -> UE_4002;
+- a security code that is not 3 or 4 digits -> UE_4002 (the real service checks the length
+  only, 3 to 4 digits for any network, so an American Express card with 3 digits succeeds);
 - a number that fails the Luhn check -> UE_1003 (card number invalid).
 
 A few cards reach the real service's states that no rule above does: `processing` for a while,
@@ -266,7 +267,9 @@ def _build() -> list[TestCard]:
         TestCard("4242424242424242", SUCCEEDED, None, "Visa: succeeds"),
         TestCard("4111111111111111", SUCCEEDED, None, "Visa: succeeds"),
         TestCard("5555555555554444", SUCCEEDED, None, "Mastercard: succeeds"),
-        TestCard("378282246310005", SUCCEEDED, None, "American Express: succeeds (CVC 4 digits)"),
+        TestCard(
+            "378282246310005", SUCCEEDED, None, "American Express: succeeds (CVC of 3 or 4 digits)"
+        ),
         TestCard("6011111111111117", SUCCEEDED, None, "Discover: succeeds"),
         TestCard(
             "4000003800000446",
@@ -327,7 +330,8 @@ def _build() -> list[TestCard]:
             SUCCEEDED,
             None,
             "succeeds; as a subscription's card it pays the first term, and every later charge "
-            "(renewals, plan changes) declines with UE_1001",
+            "(renewals, plan changes) declines with UE_1001; likewise every recurring payment "
+            "on a mandate set up with it",
         ),
         TestCard("4000000000000002", DECLINED, "UE_1007", "reference decline card: declined"),
         TestCard("5105105105105100", DECLINED, "UE_1007", "reference decline card: declined"),
@@ -411,18 +415,17 @@ def outcome_for(
         return DECLINED, card.unified_code
     if card is None and not luhn_ok(number):
         return DECLINED, "UE_1003"
-    if _expired(exp_month, exp_year, today):
+    if expired(exp_month, exp_year, today):
         return DECLINED, "UE_1002"
-    if cvc is not None:
-        want = 4 if brand_of(number) == "AmericanExpress" else 3
-        if len(cvc) != want or not (cvc.isascii() and cvc.isdigit()):
-            return DECLINED, "UE_4002"
+    if cvc is not None and not (3 <= len(cvc) <= 4 and cvc.isascii() and cvc.isdigit()):
+        return DECLINED, "UE_4002"
     if card is None:
         return SUCCEEDED, None
     return card.outcome, card.unified_code
 
 
-def _expired(month: str | None, year: str | None, today: tuple[int, int]) -> bool:
+def expired(month: str | None, year: str | None, today: tuple[int, int]) -> bool:
+    """True when the card's expiry (month, year of 2 or 4 digits) is before `today`."""
     try:
         m = int(month) if month else None
         y = int(year) if year else None

@@ -103,6 +103,7 @@ CONTENT_TYPES = {
     "disputes": "dispute_details",
     "payouts": "payout_details",
     "subscriptions": "subscription_details",
+    "mandates": "mandate_details",
 }
 
 USER_AGENT = "payscope-sandbox/1 (local sandbox of the payment service)"

@@ -2,8 +2,9 @@
 
 Everything else, every `/_sandbox/` control included, goes through authentication. A browser
 has no key, so the list holds only what a browser opens: the API docs and their three assets,
-the payment-link checkout page (and its old address, which redirects), and the 3-D Secure
-challenge page with its form. The pages authorise themselves: a link id shows only its own
+the payment-link checkout page (and its old address, which redirects), the 3-D Secure
+challenge page with its form, and the page of a non-card method's step (redirect, QR code,
+transfer, voucher) with its form. The pages authorise themselves: a link id shows only its own
 payment, and the challenge needs the payment's `client_secret`.
 
 A `{name}` in a template matches one path segment.
@@ -18,6 +19,9 @@ PAY_PAGE: Final = "/pay/{payment_link_id}"
 OLD_PAY_PAGE: Final = "/_sandbox/assets/pay/{payment_link_id}"
 THREE_DS_PAGE: Final = "/_sandbox/payments/{payment_id}/3ds"
 THREE_DS_FORM: Final = "/_sandbox/payments/{payment_id}/3ds/challenge"
+# The customer's step of a non-card method: a redirect, QR code, transfer, voucher or collect.
+REDIRECT_PAGE: Final = "/_sandbox/payments/{payment_id}/redirect"
+REDIRECT_FORM: Final = "/_sandbox/payments/{payment_id}/redirect/answer"
 
 PUBLIC_ROUTES: Final[frozenset[tuple[str, str]]] = frozenset(
     {
@@ -30,6 +34,8 @@ PUBLIC_ROUTES: Final[frozenset[tuple[str, str]]] = frozenset(
         ("GET", OLD_PAY_PAGE),
         ("GET", THREE_DS_PAGE),
         ("POST", THREE_DS_FORM),
+        ("GET", REDIRECT_PAGE),
+        ("POST", REDIRECT_FORM),
     }
 )
 

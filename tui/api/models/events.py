@@ -53,6 +53,8 @@ class EventType(StrEnum):
     DISPUTE_CHALLENGED = "dispute_challenged"
     DISPUTE_WON = "dispute_won"
     DISPUTE_LOST = "dispute_lost"
+    MANDATE_ACTIVE = "mandate_active"
+    MANDATE_REVOKED = "mandate_revoked"
     PAYOUT_SUCCESS = "payout_success"
     PAYOUT_FAILED = "payout_failed"
     PAYOUT_INITIATED = "payout_initiated"
@@ -71,6 +73,7 @@ class ContentType(StrEnum):
     DISPUTE_DETAILS = "dispute_details"
     PAYOUT_DETAILS = "payout_details"
     SUBSCRIPTION_DETAILS = "subscription_details"
+    MANDATE_DETAILS = "mandate_details"
 
 
 # content.type -> the field of content.object that identifies the object
@@ -80,10 +83,18 @@ CONTENT_TYPE_ID_FIELD: Final[dict[str, str]] = {
     ContentType.DISPUTE_DETAILS: "dispute_id",
     ContentType.PAYOUT_DETAILS: "payout_id",
     ContentType.SUBSCRIPTION_DETAILS: "id",
+    ContentType.MANDATE_DETAILS: "mandate_id",
 }
 
 # refunds and disputes also carry a payment_id, so their own ids are looked at first
-_ID_FIELDS_IN_ORDER: Final = ("refund_id", "dispute_id", "payout_id", "payment_id", "id")
+_ID_FIELDS_IN_ORDER: Final = (
+    "refund_id",
+    "dispute_id",
+    "payout_id",
+    "mandate_id",
+    "payment_id",
+    "id",
+)
 
 # payment status -> the event it emits; statuses without an event are absent
 PAYMENT_STATUS_EVENTS: Final[dict[str, EventType]] = {

@@ -36,6 +36,7 @@ from tui.api.models.common import (
     other_digits_note,
 )
 from tui.api.models.disputes import Dispute
+from tui.api.models.mandates import CustomerAcceptance, FutureUsageField, MandateData
 from tui.api.models.refunds import Refund
 
 __all__ = [
@@ -244,9 +245,19 @@ class CardData(RequestModel):
 
 
 class PaymentMethodData(RequestModel):
-    """`payment_method_data` of a request: a `card`, or another method's object (kept as is)."""
+    """`payment_method_data` of a request: a `card`, or another method's object (kept as is),
+    and the method's own `billing` address (the real service's payment-method billing)."""
 
     card: CardData | None = None
+    billing: Billing | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_family(cls, data: Any) -> Any:
+        # The real service takes a few families as a bare string ("reward").
+        if isinstance(data, str) and data in ("reward", "mandate_payment"):
+            return {data: {}}
+        return data
 
 
 class OrderDetail(RequestModel):
@@ -266,13 +277,15 @@ _ORDER_DETAILS_WRONG_NAMES: Final = {
 
 
 def _billing_errors(request: Any) -> list[InitErrorDetails]:
-    if request.payment_method_data is not None and request.billing is None:
+    pmd = request.payment_method_data
+    if pmd is not None and request.billing is None and pmd.billing is None:
         return [
             field_error(
                 "billing",
                 "missing",
                 "billing is required on a request that carries payment_method_data: "
-                "add billing with the customer's address (and phone or email)",
+                "add billing (or payment_method_data.billing) with the customer's address "
+                "(and phone or email)",
             )
         ]
     return []
@@ -304,6 +317,15 @@ class _PaymentFields(RequestModel):
     statement_descriptor_suffix: str | None = None
     # The issuer may approve less than asked: partially_authorized_and_requires_capture.
     enable_partial_authorization: bool | None = None
+    # Saved methods and mandates (the real service's fields): keep the method for later
+    # (with a customer), the customer's acceptance of a mandate, pay with a saved method's
+    # token or an existing mandate, and say the customer is not present (off_session).
+    setup_future_usage: FutureUsageField | None = None
+    customer_acceptance: CustomerAcceptance | None = None
+    mandate_data: MandateData | None = None
+    mandate_id: str | None = Field(default=None, min_length=1, max_length=255)
+    off_session: bool | None = None
+    payment_token: str | None = Field(default=None, min_length=1, repr=False)
 
 
 # The real service's bounds for session_expiry (seconds): a minute to about three months.
@@ -367,6 +389,15 @@ class PaymentConfirmRequest(RequestModel):
     return_url: str | None = None
     browser_info: BrowserInfo | None = None
     client_secret: str | None = Field(default=None, repr=False)
+    setup_future_usage: FutureUsageField | None = None
+    customer_acceptance: CustomerAcceptance | None = None
+    mandate_data: MandateData | None = None
+    mandate_id: str | None = Field(default=None, min_length=1, max_length=255)
+    off_session: bool | None = None
+    # A saved method's token (from GET /customers/{id}/payment_methods) and, for a card,
+    # the security code the customer typed again.
+    payment_token: str | None = Field(default=None, min_length=1, repr=False)
+    card_cvc: CardCvc | None = Field(default=None, repr=False)
 
     @model_validator(mode="after")
     def _conditional_fields(self) -> PaymentConfirmRequest:

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from tui.sandbox import methods
 from tui.sandbox.cards import TEST_CARDS
 from tui.sandbox.clock import LATEST, iso, parse_iso
 from tui.sandbox.errors import invalid, missing
@@ -32,6 +33,17 @@ async def health() -> Response:
 async def test_cards() -> Response:
     """Every documented card number, what it does, and the unified code it reaches."""
     return respond({"data": [card.as_dict() for card in TEST_CARDS]})
+
+
+@router.get(
+    "/_sandbox/test-methods",
+    tags=["sandbox controls"],
+    summary="Every non-card way to pay: its flow, a ready payment_method_data, its test values",
+)
+async def test_methods() -> Response:
+    """Each family and type the sandbox takes besides cards, how it flows (sync, redirect,
+    qr, transfer, voucher, debit, wait) and the test values that decide its outcome."""
+    return respond({"data": [method.as_dict() for method in methods.TYPES]})
 
 
 def _clock_view(request: Request) -> dict[str, Any]:

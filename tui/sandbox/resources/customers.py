@@ -118,11 +118,15 @@ async def update_customer(request: Request, customer_id: str) -> Response:
 
 @router.delete("/customers/{customer_id}", summary="Delete a customer")
 async def delete_customer(request: Request, customer_id: str) -> Response:
-    """Remove the customer; its past payments keep their `customer_id`."""
+    """Remove the customer (its saved methods go, its mandates are revoked); its past
+    payments keep their `customer_id`."""
     state = state_of(request)
     with state.db.transaction() as conn:
         _load(conn, customer_id)
         conn.execute("DELETE FROM customers WHERE customer_id = ?", (customer_id,))
+        from tui.sandbox.resources.payment_methods import forget_customer
+
+        forget_customer(conn, state, customer_id)
     return respond(
         {
             "customer_id": customer_id,

@@ -51,7 +51,7 @@ from tui.api.models.payments import (
     PaymentListRequest,
     PaymentUpdateRequest,
 )
-from tui.sandbox import cards, ids
+from tui.sandbox import cards, ids, methods
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import (
@@ -68,6 +68,7 @@ from tui.sandbox.filters import Where
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.resources import payment_methods
 from tui.sandbox.responses import (
     json_body,
     read_body,
@@ -290,15 +291,49 @@ def check_customer(
 
 def card_rule(state: SandboxState, card: CardData) -> dict[str, Any]:
     """What this card will do, decided now (the number itself is not kept)."""
-    today = datetime.fromtimestamp(state.clock.now(), UTC)
     outcome, code = cards.outcome_for(
         card.card_number,
         card.card_cvc,
         card.card_exp_month,
         card.card_exp_year,
-        (today.year, today.month),
+        this_month(state),
     )
-    return {"outcome": outcome, "code": code, "brand": cards.brand_of(card.card_number)}
+    rule: dict[str, Any] = {
+        "outcome": outcome,
+        "code": code,
+        "brand": cards.brand_of(card.card_number),
+    }
+    if card.card_number == cards.RENEWAL_FAILS_CARD:
+        rule["fails_later"] = True  # its recurring charges on a mandate decline
+    return rule
+
+
+def this_month(state: SandboxState) -> tuple[int, int]:
+    """(year, month) on the sandbox clock."""
+    today = datetime.fromtimestamp(state.clock.now(), UTC)
+    return today.year, today.month
+
+
+def refuse_expired_expiry(state: SandboxState, month: Any, year: Any, what: str) -> None:
+    """400 PE_03 "Card Expired" when `month`/`year` is before this month on the sandbox clock:
+    like the real service, refused before any attempt (create, update and confirm alike)."""
+    if cards.expired(month, year, this_month(state)):
+        # The spec's code for an expired card; the type is the real service's (an API
+        # rejection of the request, not a processing outcome).
+        raise SandboxError(
+            400,
+            "invalid_request",
+            "PE_03",
+            f"Card Expired: {what} expired at the end of {month}/{year}; nothing was "
+            "attempted. Send a card whose expiry is this month or later.",
+        )
+
+
+def refuse_expired(state: SandboxState, card: CardData) -> None:
+    """`refuse_expired_expiry` for a card in a request."""
+    refuse_expired_expiry(
+        state, card.card_exp_month, card.card_exp_year, f"the card ending {card.last4}"
+    )
 
 
 def card_view(card: CardData) -> dict[str, Any]:
@@ -337,6 +372,8 @@ def _add_attempt(
         )
     attempt_id = f"{row.payment_id}_{seq}"
     row.data["attempt_count"] = seq
+    # The processor's own reference for the attempt (the real service's connector id).
+    row.data["connector_transaction_id"] = ids.new_id("txn")
     attempt = {
         "attempt_id": attempt_id,
         "status": status,
@@ -344,6 +381,7 @@ def _add_attempt(
         "currency": row.data["currency"],
         "payment_method": row.data.get("payment_method"),
         "authentication_type": row.data.get("authentication_type"),
+        "connector_transaction_id": row.data["connector_transaction_id"],
         "created_at": now_iso,
         "modified_at": now_iso,
         **{k: decline.get(k) for k in _DECLINE_FIELDS},
@@ -384,8 +422,9 @@ def _fail(row: Row, code: str) -> dict[str, Any]:
     return fields
 
 
-def _authorise(conn: sqlite3.Connection, row: Row, now: float) -> str:
+def _authorise(conn: sqlite3.Connection, state: SandboxState, row: Row, now: float) -> str:
     """Money authorised: capture now (automatic) or hold it (manual). Returns attempt status."""
+    _authorised(conn, state, row)
     _clear_decline(row.data)
     row.data["next_action"] = None
     if row.data.get("capture_method") in MANUAL:
@@ -402,7 +441,45 @@ def _authorise(conn: sqlite3.Connection, row: Row, now: float) -> str:
     return "charged"
 
 
-def _card_answer(conn: sqlite3.Connection, row: Row, now: float) -> str:
+def _authorised(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None:
+    """After money is authorised: a recurring payment uses its mandate up (single_use), and a
+    payment with `setup_future_usage` and a customer saves its method (with a mandate when
+    off_session and accepted). Done once: the ids written here mark it done."""
+    if row.data.get("mandate_id"):
+        if (row.card_rule or {}).get("mandate"):  # a recurring charge on an existing mandate
+            payment_methods.mandate_charged(conn, str(row.data["mandate_id"]))
+        return
+    usage = row.data.get("setup_future_usage")
+    customer_id = row.data.get("customer_id")
+    if not usage or not customer_id or row.data.get("payment_method_id"):
+        return
+    pmd = row.data.get("payment_method_data") or {}
+    details = {k: v for k, v in pmd.items() if k not in ("card", "billing")} or None
+    method = payment_methods.save_method(
+        conn,
+        state,
+        customer_id=str(customer_id),
+        payment_method=str(row.data.get("payment_method") or "card"),
+        payment_method_type=row.data.get("payment_method_type"),
+        card=pmd.get("card"),
+        details=details,
+        rule=row.card_rule,
+        billing=pmd.get("billing") or row.data.get("billing"),
+    )
+    row.data["payment_method_id"] = method["payment_method_id"]
+    mandate = row.data.get("mandate_data") or {}
+    if usage == "off_session" and mandate.get("customer_acceptance"):
+        row.data["mandate_id"] = payment_methods.create_mandate(
+            conn,
+            state,
+            customer_id=str(customer_id),
+            method=method,
+            acceptance=mandate.get("customer_acceptance"),
+            mandate_type=mandate.get("mandate_type"),
+        )
+
+
+def _card_answer(conn: sqlite3.Connection, state: SandboxState, row: Row, now: float) -> str:
     """The card's answer once nothing stands in the way (no challenge, no review): the
     processing card leaves the payment `processing` for `cards.PROCESSING_SECONDS`, the
     partial card authorises half the amount (declines UE_1001 unless the payment allows
@@ -424,7 +501,7 @@ def _card_answer(conn: sqlite3.Connection, row: Row, now: float) -> str:
         row.data["amount_capturable"] = max(1, int(row.data["amount"]) // 2)
         row.expires_at = now + AUTHORISATION_LIFETIME
         return "partially_authorized"
-    return _authorise(conn, row, now)
+    return _authorise(conn, state, row, now)
 
 
 def _money_taken(conn: sqlite3.Connection, row: Row, now: float) -> None:
@@ -449,11 +526,18 @@ def _confirm(
     if rule is None:
         raise missing(
             "payment_method_data",
-            "Confirming needs a card: send payment_method: 'card' and payment_method_data.card "
-            "(see GET /_sandbox/test-cards).",
+            "Confirming needs a way to pay: send payment_method and payment_method_data (a card, "
+            "see GET /_sandbox/test-cards, or another family, see GET /_sandbox/test-methods), "
+            "a saved method's payment_token, or a mandate_id with off_session: true.",
         )
+    if rule.get("family"):
+        _confirm_method(conn, state, row, request, now, first)
+        return
     outcome, code = str(rule["outcome"]), rule.get("code")
-    three_ds = row.data.get("authentication_type") == "three_ds"
+    # An off-session (merchant-initiated) charge has no customer to authenticate.
+    three_ds = row.data.get("authentication_type") == "three_ds" and not (
+        row.data.get("off_session") and row.data.get("mandate_id")
+    )
     if outcome == cards.NEEDS_3DS and not three_ds:
         outcome = cards.DECLINED
     if outcome == cards.DECLINED:
@@ -475,9 +559,157 @@ def _confirm(
         row.data["amount_capturable"] = row.data["amount"]
         _add_attempt(conn, row, "pending", now_iso, {}, first)
         return
-    status = _card_answer(conn, row, now)
+    status = _card_answer(conn, state, row, now)
     decline = row.data if row.status == "failed" else {}
     _add_attempt(conn, row, status, now_iso, decline, first)
+
+
+def _confirm_method(
+    conn: sqlite3.Connection,
+    state: SandboxState,
+    row: Row,
+    request: Request,
+    now: float,
+    first: bool,
+) -> None:
+    """Confirm with a non-card method: its flow decides (see `tui.sandbox.methods`)."""
+    rule = row.card_rule or {}
+    flow = str(rule["flow"])
+    now_iso = iso(now)
+    if flow in methods.ASYNC_FLOWS and row.data.get("capture_method") in MANUAL:
+        raise invalid(
+            "capture_method",
+            row.data.get("capture_method"),
+            f"'automatic' for {rule['family']}/{rule['type']}: the money arrives when the "
+            "customer pays, so there is nothing to capture later",
+        )
+    _clear_decline(row.data)
+    row.data["next_action"] = None
+    # A charge on a mandate has no customer to send anywhere: it goes straight through.
+    if flow == methods.SYNC or (rule.get("mandate") and flow in (methods.REDIRECT, methods.QR)):
+        if rule.get("outcome") == cards.DECLINED:
+            decline = _fail(row, str(rule["code"]))
+            _add_attempt(conn, row, "failure", now_iso, decline, first)
+            return
+        status = _authorise(conn, state, row, now)
+        _add_attempt(conn, row, status, now_iso, {}, first)
+        return
+    if flow == methods.DEBIT:
+        row.status = "processing"
+        row.expires_at = now + methods.SETTLE_AFTER[flow]
+        _add_attempt(conn, row, "pending", now_iso, {}, first)
+        return
+    row.status = "requires_customer_action"
+    row.data["next_action"] = _next_action(request, row, rule, now)
+    if flow in methods.SETTLE_AFTER:
+        lapses = rule.get("settle") == methods.EXPIRED
+        row.expires_at = now + (
+            methods.INSTRUCTIONS_LAPSE if lapses else methods.SETTLE_AFTER[flow]
+        )
+    waiting = "authentication_pending" if flow in (methods.REDIRECT, methods.QR) else "pending"
+    _add_attempt(conn, row, waiting, now_iso, {}, first)
+
+
+def _next_action(request: Request, row: Row, rule: dict[str, Any], now: float) -> dict[str, Any]:
+    """The real service's next action for a method waiting on the customer."""
+    flow = rule["flow"]
+    page = redirect_url(base_url(request), row)
+    millis = int(now * 1000)
+    if flow == methods.QR:
+        return {
+            "type": "qr_code_information",
+            "image_data_url": methods.qr_image(page),
+            "qr_code_url": page,
+            "display_to_timestamp": millis + 15 * 60 * 1000,
+            "display_text": None,
+            "border_color": None,
+        }
+    if flow == methods.TRANSFER:
+        method = methods.BY_TYPE[(str(rule["family"]), str(rule["type"]))]
+        return {
+            "type": "display_bank_transfer_information",
+            "bank_transfer_steps_and_charges_details": methods.transfer_instructions(
+                method,
+                int(row.data["amount"]),
+                str(row.data["currency"]),
+                row.payment_id,
+                state_of(request).credentials.merchant_id,
+            ),
+        }
+    if flow == methods.VOUCHER:
+        return {
+            "type": "display_voucher_information",
+            "voucher_details": {
+                "reference": row.payment_id.removeprefix("pay_")[-12:].upper(),
+                "download_url": page,
+                "instructions_url": page,
+                "expires_at": iso(now + methods.INSTRUCTIONS_LAPSE),
+            },
+        }
+    if flow == methods.WAIT:
+        return {
+            "type": "wait_screen_information",
+            "display_from_timestamp": millis,
+            "display_to_timestamp": millis + int(methods.SETTLE_AFTER[flow] * 1000),
+            "poll_config": {"delay_in_secs": 5, "frequency": 12},
+        }
+    return {"type": "redirect_to_url", "redirect_to_url": page}
+
+
+def finish_method(
+    conn: sqlite3.Connection, state: SandboxState, row: Row, result: str, now: float
+) -> None:
+    """The customer's answer on a method's page: `authorize` pays (a delayed redirect goes
+    processing first; a UPI collect answers by its VPA), `fail` declines, `abandon` gives up
+    (transfer and voucher instructions then lapse: expired)."""
+    rule = row.card_rule or {}
+    flow = rule.get("flow")
+    now_iso = iso(now)
+    row.expires_at = None
+    if result == "authorize" and rule.get("settle") == methods.FAILED:
+        result = "fail"  # the VPA's test value: the customer declines in their app
+    if result == "authorize":
+        if rule.get("delayed"):
+            row.status = "processing"
+            row.data["next_action"] = None
+            row.expires_at = now + methods.DELAYED_REDIRECT_SECONDS
+            rule["settle"] = methods.SUCCEEDED
+            _update_last_attempt(conn, row, "pending", now_iso, {})
+            return
+        status = _authorise(conn, state, row, now)
+        _update_last_attempt(conn, row, status, now_iso, {})
+    elif result == "fail":
+        code = rule.get("settle_code") or rule.get("fail_code") or "UE_1007"
+        decline = _fail(row, str(code))
+        _update_last_attempt(conn, row, "failure", now_iso, decline)
+    elif flow in (methods.TRANSFER, methods.VOUCHER):
+        _lapse(row)
+        _update_last_attempt(conn, row, "failure", now_iso, {})
+    else:
+        decline = _fail(row, methods.ABANDON_CODE)
+        _update_last_attempt(conn, row, "failure", now_iso, decline)
+
+
+def _lapse(row: Row) -> None:
+    row.status = "expired"
+    row.expires_at = None
+    row.data.update({"amount_capturable": 0, "next_action": None})
+
+
+def _settle_method(conn: sqlite3.Connection, state: SandboxState, row: Row, now: float) -> None:
+    """The sandbox clock reached a method's settlement: the money arrived (or the debit
+    failed, or the instructions lapsed)."""
+    rule = row.card_rule or {}
+    settle = rule.get("settle", methods.SUCCEEDED)
+    if settle == methods.SUCCEEDED:
+        status = _authorise(conn, state, row, now)
+        _update_last_attempt(conn, row, status, iso(now), {})
+    elif settle == methods.FAILED:
+        decline = _fail(row, str(rule.get("settle_code") or rule.get("fail_code")))
+        _update_last_attempt(conn, row, "failure", iso(now), decline)
+    else:
+        _lapse(row)
+        _update_last_attempt(conn, row, "failure", iso(now), {})
 
 
 def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
@@ -489,14 +721,163 @@ def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
     billing = getattr(body, "billing", None)
     if billing is not None:
         row.data["billing"] = billing.to_body()
+    browser_info = getattr(body, "browser_info", None)
+    if browser_info is not None:
+        row.data["browser_info"] = browser_info.to_body()
     pmd = getattr(body, "payment_method_data", None)
-    if pmd is not None and pmd.card is not None:
+    if pmd is None:
+        return
+    # The method's own billing address, answered at payment_method_data.billing (null when
+    # none was sent), as the real service does.
+    method_billing = pmd.billing.to_body() if pmd.billing is not None else None
+    sent_method = getattr(body, "payment_method", None)
+    if pmd.card is not None:
+        if sent_method not in (None, "card"):
+            raise SandboxError(
+                400,
+                "invalid_request",
+                "IR_04",
+                f"payment_method is {sent_method!r} but payment_method_data holds a card: send "
+                f"payment_method: 'card', or {sent_method} data (see GET /_sandbox/test-methods).",
+            )
+        refuse_expired(state, pmd.card)
         row.card_rule = card_rule(state, pmd.card)
-        row.data["payment_method_data"] = {"card": card_view(pmd.card)}
-        row.data["payment_method"] = row.data.get("payment_method") or "card"
-    elif pmd is not None:
-        # Another method's object: kept for display; the sandbox only processes cards.
-        row.data["payment_method_data"] = pmd.to_body()
+        row.data["payment_method_data"] = {"card": card_view(pmd.card), "billing": method_billing}
+        row.data["payment_method"] = "card"
+        return
+    raw = {k: v for k, v in pmd.to_body().items() if k != "billing"}
+    chosen = methods.choose(sent_method, getattr(body, "payment_method_type", None), raw)
+    emails = (
+        row.data.get("email"),
+        (row.data.get("billing") or {}).get("email"),
+        (method_billing or {}).get("email"),
+        methods.find(chosen.inner, "billing_details.email"),
+    )
+    email = " ".join(str(e) for e in emails if e)
+    row.card_rule = methods.rule_for(chosen, email, this_month(state))
+    row.data["payment_method"] = chosen.method.family
+    row.data["payment_method_type"] = chosen.method.type
+    row.data["payment_method_data"] = {**methods.shown(chosen), "billing": method_billing}
+
+
+def _apply_saved(conn: sqlite3.Connection, state: SandboxState, row: Row, body: Any) -> None:
+    """Take the saved-method and mandate fields of a create/update/confirm body: keep
+    `setup_future_usage`, `off_session` and `mandate_data` (with `customer_acceptance` in
+    it), and pay with a saved method's `payment_token` or an existing `mandate_id`.
+    Everything is checked before anything is written (400 otherwise)."""
+    usage = getattr(body, "setup_future_usage", None)
+    if usage is not None:
+        row.data["setup_future_usage"] = str(usage.value)
+    off_session = getattr(body, "off_session", None)
+    if off_session is not None:
+        row.data["off_session"] = off_session
+    acceptance = getattr(body, "customer_acceptance", None)
+    mandate_data = getattr(body, "mandate_data", None)
+    if mandate_data is not None or acceptance is not None:
+        asked = mandate_data.to_body() if mandate_data is not None else {}
+        if acceptance is not None and not asked.get("customer_acceptance"):
+            asked["customer_acceptance"] = acceptance.to_body()
+        row.data["mandate_data"] = {
+            "update_mandate_id": asked.get("update_mandate_id"),
+            "customer_acceptance": asked.get("customer_acceptance"),
+            "mandate_type": asked.get("mandate_type"),
+        }
+    token = getattr(body, "payment_token", None)
+    mandate_id = getattr(body, "mandate_id", None)
+    sent = [
+        name
+        for name, value in (
+            ("payment_method_data", getattr(body, "payment_method_data", None)),
+            ("payment_token", token),
+            ("mandate_id", mandate_id),
+        )
+        if value is not None
+    ]
+    if len(sent) > 1:
+        raise invalid(
+            sent[1],
+            "(sent with " + sent[0] + ")",
+            "one way to pay per request: payment_method_data, payment_token or mandate_id",
+        )
+    if row.data.get("setup_future_usage") == "off_session" and row.data.get("mandate_data"):
+        if not (row.data["mandate_data"] or {}).get("customer_acceptance"):
+            raise missing(
+                "customer_acceptance",
+                "A mandate (setup_future_usage: off_session with mandate_data) needs the "
+                "customer's acceptance: send customer_acceptance (or "
+                "mandate_data.customer_acceptance).",
+            )
+        if not row.data.get("customer_id"):
+            raise missing(
+                "customer_id",
+                "A mandate is kept for a customer: send the customer_id it belongs to.",
+            )
+    if token is not None:
+        method, rule = payment_methods.by_token(conn, token, row.data.get("customer_id"))
+        # A saved card's security code may come again as card_cvc (checked for length by
+        # the model); the saved card's own rule decides the outcome.
+        _use_saved(state, row, method, rule)
+    if mandate_id is not None:
+        if row.data.get("off_session") is not True:
+            raise invalid(
+                "off_session",
+                row.data.get("off_session"),
+                "true with mandate_id (off_session should be true for mandates: the customer "
+                "is not there)",
+            )
+        recurring = payment_methods.for_payment(
+            conn,
+            mandate_id,
+            row.data.get("customer_id"),
+            int(row.data["amount"]),
+            str(row.data["currency"]),
+        )
+        row.data["mandate_id"] = mandate_id
+        row.data["customer_id"] = row.data.get("customer_id") or recurring.customer_id
+        row.data["mandate_data"] = {
+            "update_mandate_id": None,
+            "customer_acceptance": recurring.mandate.get("customer_acceptance"),
+            "mandate_type": recurring.terms,
+        }
+        rule = dict(recurring.rule or {})
+        # The customer is not there to authenticate: a merchant-initiated charge on a
+        # mandate skips 3-D Secure, so the challenge cards authorise.
+        if rule.get("outcome") in (cards.CHALLENGE, cards.NEEDS_3DS):
+            rule["outcome"] = cards.SUCCEEDED
+            rule["code"] = None
+        if rule.get("fails_later"):
+            rule["outcome"], rule["code"] = cards.DECLINED, "UE_1001"
+        rule["mandate"] = mandate_id
+        _use_saved(state, row, recurring.method, rule)
+
+
+def _use_saved(
+    state: SandboxState, row: Row, method: dict[str, Any], rule: dict[str, Any] | None
+) -> None:
+    """Pay with a saved method: its rule decides, the payment shows its card or data."""
+    card = method.get("card")
+    if card:
+        refuse_expired_expiry(
+            state,
+            card.get("expiry_month"),
+            card.get("expiry_year"),
+            f"the saved card {method['payment_method_id']}",
+        )
+        row.data["payment_method_data"] = {
+            "card": payment_methods.card_of(method),
+            "billing": None,
+        }
+    else:
+        row.data["payment_method_data"] = {
+            **(method.get("payment_method_data") or {}),
+            "billing": None,
+        }
+    row.card_rule = rule
+    row.data["payment_method"] = method["payment_method"]
+    row.data["payment_method_type"] = method.get("payment_method_type") or row.data.get(
+        "payment_method_type"
+    )
+    row.data["payment_method_id"] = method["payment_method_id"]
 
 
 def base_url(request: Request) -> str:
@@ -598,6 +979,13 @@ def payment_object(
         "error_details": None,
         "next_action": None,
         "cancellation_reason": None,
+        "connector_transaction_id": None,
+        "browser_info": None,
+        "payment_method_id": None,
+        "setup_future_usage": None,
+        "off_session": None,
+        "mandate_id": None,
+        "mandate_data": None,
     }
     unknown = fields.keys() - data.keys()
     assert not unknown, f"not payment fields: {sorted(unknown)}"
@@ -657,8 +1045,6 @@ async def create_payment(request: Request) -> Response:
         data["expires_on"] = iso(now + body.session_expiry)
     row = Row("requires_payment_method", data, None, None)
     _apply_method(state, row, body)
-    if row.card_rule is not None:
-        row.status = "requires_confirmation"
     with state.db.transaction() as conn:
         # A generated id is 20 random characters: only an id the caller chose can clash.
         if (
@@ -674,6 +1060,9 @@ async def create_payment(request: Request) -> Response:
                 "changed.",
             )
         check_customer(conn, body.customer_id, optional=True)
+        _apply_saved(conn, state, row, body)
+        if row.card_rule is not None:
+            row.status = "requires_confirmation"
         if body.payment_link:
             # The real service's way to make a link (it lists and retrieves them under
             # /payment_link, like the ones POST /payment_link makes).
@@ -694,7 +1083,7 @@ async def create_payment(request: Request) -> Response:
                 row.status,
                 body.amount,
                 body.currency,
-                body.customer_id,
+                row.data.get("customer_id"),
                 row.data.get("payment_method"),
                 now_iso,
                 data["client_secret"],
@@ -855,6 +1244,7 @@ async def update_payment(request: Request, payment_id: str) -> Response:
         if body.order_details is not None:
             row.data["order_details"] = [o.to_body() for o in body.order_details]
         _apply_method(state, row, body)
+        _apply_saved(conn, state, row, body)
         if row.card_rule is not None:
             row.status = "requires_confirmation"
         save(conn, row, state.clock.now_iso())
@@ -876,6 +1266,7 @@ async def confirm_payment(request: Request, payment_id: str) -> Response:
         if row.status not in CONFIRMABLE:
             raise bad_state("confirm", "payment", row.status, CONFIRMABLE)
         _apply_method(state, row, body)
+        _apply_saved(conn, state, row, body)
         _confirm(conn, state, row, request, now)
     return respond_json(row.json)
 
@@ -952,7 +1343,7 @@ async def approve_payment(request: Request, payment_id: str) -> Response:
     """requires_merchant_action -> succeeded (or requires_capture with manual capture)."""
     state = state_of(request)
     with changing(state, payment_id, "approve", _IN_REVIEW) as (conn, row, now):
-        status = _authorise(conn, row, now)
+        status = _authorise(conn, state, row, now)
         _update_last_attempt(conn, row, status, iso(now), {})
     return respond_json(row.json)
 
@@ -989,6 +1380,13 @@ def three_ds_url(base: str, row: Row) -> str:
     return f"{base}/_sandbox/payments/{quote(row.payment_id, safe='')}/3ds?{query}"
 
 
+def redirect_url(base: str, row: Row) -> str:
+    """The sandbox page where the customer answers a method's redirect, QR, transfer, voucher
+    or collect request (with the payment's own token, as the 3-D Secure page)."""
+    query = urlencode({"client_secret": row.data["client_secret"]})
+    return f"{base}/_sandbox/payments/{quote(row.payment_id, safe='')}/redirect?{query}"
+
+
 def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row:
     """Finish the 3-D Secure challenge of `payment_id` with `result` (see THREE_DS_RESULTS).
 
@@ -996,9 +1394,15 @@ def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row
     """
     if result not in THREE_DS_RESULTS:
         raise invalid("result", result, "'authorize', 'fail' or 'abandon'")
-    with changing(state, payment_id, "complete 3-D Secure for", _CHALLENGED) as (conn, row, now):
-        if result == "authorize":
-            status = _card_answer(conn, row, now)
+    with changing(state, payment_id, "complete the customer's step for", _CHALLENGED) as (
+        conn,
+        row,
+        now,
+    ):
+        if (row.card_rule or {}).get("family"):
+            finish_method(conn, state, row, result, now)
+        elif result == "authorize":
+            status = _card_answer(conn, state, row, now)
             decline = row.data if row.status == "failed" else {}
             _update_last_attempt(conn, row, status, iso(now), decline)
         else:
@@ -1035,6 +1439,45 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
     return respond_json(row.json)
 
 
+@router.post(
+    "/_sandbox/payments/{payment_id}/redirect",
+    summary="Finish a non-card method's customer step (authorize, fail or abandon)",
+    tags=["sandbox controls"],
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "properties": {
+                "result": {
+                    "type": "string",
+                    "enum": ["authorize", "fail", "abandon"],
+                    "default": "authorize",
+                }
+            },
+        },
+        required=False,
+    ),
+)
+async def complete_redirect(request: Request, payment_id: str) -> Response:
+    """Body `{result}` (default authorize): what the customer does on the method's page (the
+    redirect, QR code, transfer, voucher or collect request). Needs the secret key; a browser
+    uses the page (GET on this path) instead."""
+    _secret_only(request)
+    body = await read_object(request, '{"result": "authorize"}')
+    result = body.get("result", "authorize")
+    state = state_of(request)
+    row = load(state.db.conn, payment_id)
+    if row.status == "requires_customer_action" and not (row.card_rule or {}).get("family"):
+        raise SandboxError(
+            400,
+            "invalid_request",
+            "IR_04",
+            f"Payment {payment_id} waits on a 3-D Secure challenge, not a method's step: "
+            f"use POST /_sandbox/payments/{payment_id}/3ds.",
+        )
+    row = complete_challenge(state, payment_id, result)
+    return respond_json(row.json)
+
+
 # -- clock job: authorisations expire ----------------------------------------------------------
 
 
@@ -1058,8 +1501,13 @@ def _expire(state: SandboxState, now: float) -> int:
             row = load(tx, payment_id)
             row.expires_at = None
             before = row.status
-            if row.status == "processing":  # the processor answers: authorised
-                status = _authorise(tx, row, now)
+            if (row.card_rule or {}).get("family") and row.status in (
+                "processing",
+                "requires_customer_action",
+            ):
+                _settle_method(tx, state, row, now)
+            elif row.status == "processing":  # the processor answers: authorised
+                status = _authorise(tx, state, row, now)
                 _update_last_attempt(tx, row, status, iso(now), {})
             elif row.status in CAPTURABLE:
                 row.status = "expired"
