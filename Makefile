@@ -9,16 +9,19 @@ STAMP  := $(VENV)/.installed
 # with 2 workers and 97 s with 4; the whole suite 372 s with 4 and 384 s with 3 (2026-11-26);
 # later, alternated: 300.0 and 306.3 s with 4, 280.9 and 300.4 s with 5, 292.0 s with 6.
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 + 1 )))
-# loadgroup: the four looks of a snapshot screen share one app run, so they go to one worker.
-PYTEST_ARGS ?= -n $(WORKERS) --dist loadgroup
+PYTEST_ARGS ?= -n $(WORKERS)
 
-.PHONY: run sandbox listen test lint format bench clean
+.PHONY: run sandbox listen test lint format bench clean lock upgrade-check
 
-$(STAMP): pyproject.toml
+# Every dependency, the dev tools' too, installs at the version requirements.lock names (with its
+# hashes); payscope itself then goes in editable, adding nothing.
+LOCK := requirements.lock
+$(STAMP): pyproject.toml $(LOCK)
 	@test -x $(PY) || { echo "make: creating the virtual environment $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "make: installing payscope and its dependencies into $(VENV) (about a minute the first time)"
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q --require-hashes -r $(LOCK)
+	$(PY) -m pip install -q --no-deps -e .
 	@touch $(STAMP)
 	@echo "make: installed. For the payscope command in your shell: source $(VENV)/bin/activate"
 
@@ -47,7 +50,8 @@ TEST_TMPDIR ?= $(shell d=/dev/shm; test -d $$d -a -w $$d && \
 # compile (and rewrite the asserts of) every module it imports again, on every run. On a fresh
 # checkout there is none yet, and every worker would make it at once (7 s of CPU each): one
 # collection makes it on the other core while lint runs (mypy's first run: 15 s on one core).
-PYTEST := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) $(VENV)/bin/pytest
+PYTEST_ENV := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR))
+PYTEST := $(PYTEST_ENV) $(VENV)/bin/pytest
 test: $(STAMP)
 	@if ls tests/__pycache__/conftest.*-pytest-*.pyc >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory lint; \
@@ -57,6 +61,41 @@ test: $(STAMP)
 		$(MAKE) --no-print-directory lint; status=$$?; wait $$warm; exit $$status; \
 	fi
 	$(PYTEST) $(PYTEST_ARGS)
+
+# requirements.lock anew from pyproject.toml, keeping the versions it has where they still fit;
+# `make lock LOCK_ARGS=--upgrade` takes the newest allowed of everything (see upgrade-check first).
+LOCK_ARGS ?=
+lock: $(STAMP)
+	$(VENV)/bin/uv pip compile pyproject.toml --extra dev --universal --python-version 3.11 \
+		--generate-hashes --custom-compile-command "make lock" $(LOCK_ARGS) -o $(LOCK)
+
+# The newest versions pyproject.toml allows, with Textual, Rich and textual-plotext let up to their
+# next major release, in a scratch venv; says which versions changed against the lock, then runs
+# the whole suite there and lists what failed. Nothing here touches $(VENV) or the lock.
+UPGRADE_VENV ?= /tmp/payscope-upgrade
+upgrade-check: $(STAMP)
+	@echo "make: newest allowed versions into $(UPGRADE_VENV)"
+	$(PYTHON) -m venv --clear $(UPGRADE_VENV)
+	@$(PY) -c 'import re, tomllib; deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]; \
+		pins = [m for d in deps if (m := re.fullmatch(r"([A-Za-z0-9._-]+)==((\d+)\S*)", d))]; \
+		print(*(f"{m[1]}>={m[2]},<{int(m[3]) + 1}" for m in pins), sep="\n")' > $(UPGRADE_VENV)/widened.txt
+	$(VENV)/bin/uv pip compile -q pyproject.toml --extra dev --python $(UPGRADE_VENV)/bin/python \
+		--override $(UPGRADE_VENV)/widened.txt --no-annotate --no-header -o $(UPGRADE_VENV)/newest.txt
+	$(UPGRADE_VENV)/bin/python -m pip install -q --upgrade pip
+	$(UPGRADE_VENV)/bin/python -m pip install -q -r $(UPGRADE_VENV)/newest.txt
+	$(UPGRADE_VENV)/bin/python -m pip install -q --no-deps -e .
+	@export LC_ALL=C; pins() { grep -oE '^[A-Za-z0-9._-]+==[^ ;\]+' "$$1" | tr 'A-Z_.' 'a-z--' | sort -u -t= -k1,1; }; \
+	pins $(LOCK) > $(UPGRADE_VENV)/locked.pins; pins $(UPGRADE_VENV)/newest.txt > $(UPGRADE_VENV)/newest.pins; \
+	echo "make: versions changed against $(LOCK):"; \
+	join -t= -a1 -a2 -e '(none)' -o 0,1.2,2.2 $(UPGRADE_VENV)/locked.pins $(UPGRADE_VENV)/newest.pins \
+		| awk -F= '$$2 != $$3 {print "  " $$1 " " $$2 " -> " $$3; n++} END {if (!n) print "  none"}'
+	@echo "make: the suite on the newest versions (the pins' own check is left out: it fails by design)"
+	@$(PYTEST_ENV) $(UPGRADE_VENV)/bin/pytest $(PYTEST_ARGS) -q -p no:cacheprovider --tb=no -rf \
+		--deselect tests/test_pinned.py::test_what_is_installed_is_what_is_pinned \
+		> $(UPGRADE_VENV)/suite.log 2>&1; status=$$?; \
+	grep -E '^(FAILED|ERROR) ' $(UPGRADE_VENV)/suite.log | sed 's/^/  /'; tail -n 1 $(UPGRADE_VENV)/suite.log; \
+	if [ $$status -eq 0 ]; then echo "make: the suite passes on the newest versions: an upgrade is 'make lock LOCK_ARGS=--upgrade' and the pins"; \
+	else echo "make: the suite fails on the newest versions (log: $(UPGRADE_VENV)/suite.log)"; fi; exit $$status
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

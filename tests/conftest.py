@@ -10,7 +10,6 @@ for this session. Without those binaries they skip, or fail when PAYSCOPE_REQUIR
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import shutil
 import subprocess
@@ -33,20 +32,9 @@ SECRET_SERVICE_BUS_NAME = "org.freedesktop.secrets"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """One TLS context per test process and set of arguments. The tests talk plain HTTP to
-    127.0.0.1 through a few hundred httpx clients, and each builds a TLS context that loads
-    the CA bundle (45 ms here), unused. The product's own clients build none for plain HTTP
-    (`ApiClient`, the listener's forwarder, the scenarios)."""
-    import functools
-
-    import httpx._transports.default as transports
-
-    transports.create_ssl_context = functools.cache(transports.create_ssl_context)  # type: ignore[assignment]
     # Parsed CSS is not kept between the tests' apps (`tui.css_cache`): each has a data dir of
     # its own, so each would parse and write it (tests/tui/test_css_cache.py turns it on).
     os.environ["PAYSCOPE_CSS_CACHE"] = "off"
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        _no_snapshot_report_in_workers()
 
 
 # Property tests check values, not speed: Hypothesis's timing checks (a draw or an example
@@ -55,63 +43,6 @@ def pytest_configure(config: pytest.Config) -> None:
 # test_db_json.py). The examples, their number and the shrinking are unchanged.
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("suite")
-
-
-@pytest.hookimpl(hookwrapper=True, trylast=True)
-def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
-    """After each test, its garbage is collected and what survives is set aside (`gc.freeze`).
-
-    A worker's heap only grows: the modules it imported and what the session keeps (parsed
-    CSS, the sandbox template, the snapshots' shots). Python's full collections walk all of it
-    again and again, about 80 ms of every TUI test here, 14% of a worker's CPU
-    (tests/tui/test_customers.py: 4.8 s of 34.5 s, 2026-11-26). Collected once per test and
-    frozen, only the objects made since the last test are walked: 1.7 s, and 30 s of CPU for
-    that file instead of 34.5. Frozen, a cycle that a test leaves reachable and that is dropped
-    later is never freed: a test's whole app was, kept by uvicorn's logging handlers until the
-    next test (fixed in `tui.asgi_server`; `test_an_app_that_quit_is_not_kept_alive`), and a
-    worker grew to twice its memory. Now it stays as it was (192 MB after test_customers.py
-    and test_payouts.py, 194 MB without freezing)."""
-    yield
-    gc.collect()
-    gc.freeze()
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """An xdist worker leaves at once once pytest is done with it.
-
-    By then it has sent every report and its `workerfinished` (at the end of its session), and
-    the session's fixtures are torn down. What is left is the interpreter's own teardown:
-    joining idle executor threads and freeing a few hundred apps' worth of objects, 3-4 s per
-    worker that the controller waited for at the end of every run (measured 2026-11-26). The
-    controller's exit status comes from the reports, not from a worker's.
-    """
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
-
-
-def _no_snapshot_report_in_workers() -> None:
-    """An xdist worker's syrupy session ends as syrupy's own does there, without the report.
-
-    In a worker, `SnapshotSession.finish` writes the snapshots queued for writing (with
-    `--snapshot-update`), then builds a report of every snapshot file and returns 0 without
-    reading it; syrupy's terminal summary then works out the unused snapshots again, for a
-    worker's terminal, which xdist never shows (a parallel run prints no snapshot summary
-    either way). That was 2-3.5 s of CPU per worker at the end of every run (2026-11-26).
-    """
-    from syrupy.session import SnapshotSession
-
-    class NoReport:
-        lines: tuple[str, ...] = ()
-
-    def finish(self: SnapshotSession) -> int:
-        self.flush_snapshot_write_queue()
-        self.report = NoReport()  # type: ignore[assignment]
-        return 0
-
-    SnapshotSession.finish = finish  # type: ignore[method-assign]
 
 
 class MemoryKeyring(KeyringBackend):
@@ -156,12 +87,13 @@ def isolated_dirs(
 
 @pytest.fixture(autouse=True)
 def memory_keyring() -> Iterator[MemoryKeyring]:
-    """The keyring every test sees unless it asks for ``real_keyring``."""
-    previous = keyring.core._keyring_backend
+    """The keyring every test sees unless it asks for ``real_keyring``.
+
+    Each test gets a fresh one, so none is put back afterwards: asking keyring for the one it
+    had would run its backend detection (a second here) in every test process."""
     store = MemoryKeyring()
     keyring.set_keyring(store)
     yield store
-    keyring.core._keyring_backend = previous
 
 
 # The real Secret Service ------------------------------------------------------------------------

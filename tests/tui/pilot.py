@@ -18,33 +18,37 @@ _BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country"
 
 
 async def type_text(pilot: Any, text: str) -> None:
-    """Type `text` into what has the focus: the key events `pilot.press(*text)` sends, posted
-    the same way and in the same order, with one wait at the end instead of one per key.
-
-    `press` waits for the process to go idle twice after every key (at least 40 ms, 60-200 ms
-    on a busy machine), so typing an id cost seconds. Here the keys are queued at once; the app
-    hands them in order to the focused widget. The first pause lets the app pass them all on,
-    the second that the widget (and what it told its parents) handled them and all is idle.
-    """
-    import unicodedata
-
+    """Type `text` into what has the focus, as a terminal sends it: one key event per character,
+    posted to the app in order (what Textual's driver does with a user's keys), with one wait at
+    the end instead of the two `pilot.press` makes after every key (at least 40 ms each, 60-200
+    ms on a busy machine: typing an id cost seconds). The first pause lets the app pass the keys
+    on, the second lets the widget (and what it told its parents) handle them."""
     from textual import events
-    from textual.keys import REPLACED_KEYS, _character_to_key, _get_unicode_name_from_key
 
     app = pilot.app
     for character in text:
-        # The key and character `App._press_keys` makes of a one-character key.
-        key = character if character.isalnum() else _character_to_key(character)
-        char: str | None
-        try:
-            char = unicodedata.lookup(_get_unicode_name_from_key(REPLACED_KEYS.get(key, key)))
-        except KeyError:
-            char = key if len(key) == 1 else None
-        event = events.Key(key, char)
+        event = events.Key(key_name(character), character)
         event.set_sender(app)
         app.post_message(event)
     await pilot.pause()
     await pilot.pause()
+
+
+def key_name(character: str) -> str:
+    """The name Textual gives the key of a typed character: itself for a letter or a digit, else
+    its Unicode name in snake case ("colon", "full_stop"), with Textual's own short names
+    (`textual.keys.KEY_NAME_REPLACEMENTS`: "space", "underscore", ...)."""
+    import unicodedata
+
+    from textual.keys import KEY_NAME_REPLACEMENTS
+
+    if character.isalnum():
+        return character
+    try:
+        name = unicodedata.name(character).lower().replace("-", "_").replace(" ", "_")
+    except ValueError:  # a control character has no name
+        name = {"\t": "tab"}.get(character, character)
+    return KEY_NAME_REPLACEMENTS.get(name, name)
 
 
 async def run_command(pilot: Any, text: str) -> None:
@@ -123,91 +127,14 @@ def field_error(screen: Any, name: str) -> str:
     return str(line.render()) if line.has_class("-shown") else ""
 
 
-# The four looks every snapshot is taken in: two sizes, a dark and a light theme.
+# The four looks every snapshot is taken in: two sizes, a dark and a light theme. Each look starts
+# the app in that look (the `snap_looks` fixture of tests/tui/conftest.py).
 LOOKS = [
     pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
     pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
     pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
     pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
 ]
-
-
-# Every look of one screen, taken in one run of the app: {looks_key: {(size, theme): svg}}.
-_SHOTS: dict[str, dict[Any, str]] = {}
-
-
-def looks_key(item: Any) -> str:
-    """What the looks of one screen share: the test and its parameters but the look."""
-    params = sorted(f"{k}={v}" for k, v in item.callspec.params.items() if k != "look")
-    # Also an xdist group name, which xdist appends to the node id: no "::" (syrupy would read
-    # a class name out of it) and no brackets.
-    return ".".join([item.module.__name__, item.originalname, *params])
-
-
-async def _take_looks(app: Any, run_before: Callable[[Any], Any]) -> dict[Any, str]:
-    """Run the app once in the first look, then switch theme and size for each look in turn
-    (as a user does with `:theme` or by resizing the terminal) and take its screenshot."""
-    shots: dict[Any, str] = {}
-    async with app.run_test(size=LOOKS[0].values[0][0]) as pilot:
-        await run_before(pilot)
-        # Dark, light, light smaller, dark smaller: two theme changes (each restyles every
-        # widget) rather than the three of the parameters' order.
-        for look in (LOOKS[0], LOOKS[1], LOOKS[3], LOOKS[2]):
-            size, theme = look.values[0]
-            if app.theme != theme:
-                app.theme = theme
-            if tuple(app.size) != size:
-                await pilot.resize_terminal(*size)
-            # What `take_svg_screenshot` waits for before its shot.
-            await pilot.pause()
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            await pilot.wait_for_scheduled_animations()
-            await pilot.pause()
-            shots[look.values[0]] = app.export_screenshot(title=app.title, simplify=True)
-        # The last shot drew the whole last frame: the pilot's own last frame
-        # (`_last_frame_drawn` in tests/tui/conftest.py) would draw it again.
-        app._payscope_last_frame_drawn = True
-    return shots
-
-
-def compare_in_looks(
-    snap_compare: Any,
-    request: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    build_app: Callable[[str], Any],
-    run_before: Callable[[Any], Any],
-    *,
-    separate: bool = False,
-) -> bool:
-    """`snap_compare` for a test parametrized by `look` (one of LOOKS), with the
-    app run once per screen rather than once per look (tests call it as the `snap_looks`
-    fixture of `tests/tui/conftest.py`).
-
-    The first look of a screen to run builds the app in the first look (`build_app(theme)`),
-    drives it with `run_before`, and takes all four screenshots, switching theme and terminal
-    size between them; the other looks compare their stored shot. So every light snapshot also
-    checks that a theme chosen at run time redraws everything (it must equal an app started in
-    that theme), and every 80x24 one that a resize lays the screen out again. The looks of a
-    screen share an xdist group (`tests/tui/conftest.py`), so one worker runs them.
-    """
-    import asyncio
-
-    import textual._doc
-    from textual.app import App
-
-    params = request.node.callspec.params
-    size, theme = params["look"]
-    if separate:  # a screen that a resize or a theme change rightly leaves otherwise
-        return bool(snap_compare(build_app(theme), terminal_size=size, run_before=run_before))
-    key = looks_key(request.node)
-    shots = _SHOTS.get(key)
-    if shots is None:
-        first_theme = LOOKS[0].values[0][1]
-        shots = _SHOTS[key] = asyncio.run(_take_looks(build_app(first_theme), run_before))
-    shot = shots[params["look"]]
-    monkeypatch.setattr(textual._doc, "take_svg_screenshot", lambda **_options: shot)
-    return bool(snap_compare(App(), terminal_size=size))
 
 
 def shown_text(widget: Any) -> str:

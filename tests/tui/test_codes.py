@@ -215,7 +215,6 @@ async def _filtered(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "filtered": _filtered}
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_code_screens(

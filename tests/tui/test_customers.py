@@ -647,12 +647,6 @@ SNAPSHOTS = {
 }
 
 
-# Screens whose looks are each run on their own: a resize or a theme change at run time
-# leaves them otherwise than a start in that look (scrolled, or colours drawn once).
-SEPARATE = {"detail", "delete"}
-
-
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", list(SNAPSHOTS))
 def test_snapshot(
@@ -669,5 +663,4 @@ def test_snapshot(
     assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SNAPSHOTS[screen],
-        separate=screen in SEPARATE,
     )

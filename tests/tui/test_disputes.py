@@ -707,7 +707,6 @@ SCREENS = {
 }
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_dispute_screens(

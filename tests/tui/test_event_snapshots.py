@@ -90,7 +90,6 @@ async def _detail(pilot: Any) -> None:
 DRIVES = {"events_deliveries": _deliveries, "event_detail": _detail}
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("drive", list(DRIVES))
 def test_events_with_deliveries(

@@ -70,7 +70,6 @@ SCREENS: dict[str, Drive] = {
 }
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_form(

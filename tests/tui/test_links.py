@@ -759,7 +759,6 @@ SCREENS = {
 }
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_link_screens(

@@ -1017,12 +1017,6 @@ async def _new_sepa(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "new_sepa": _new_sepa}
 
 
-# Screens whose looks are each run on their own: a resize or a theme change at run time
-# leaves them otherwise than a start in that look (scrolled, or colours drawn once).
-SEPARATE = {"new_sepa"}
-
-
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", ["list", "detail", "new_sepa"])
 def test_payout_screens(
@@ -1038,5 +1032,4 @@ def test_payout_screens(
     assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SCREENS[screen],
-        separate=screen in SEPARATE,
     )

@@ -482,7 +482,6 @@ SCREENS = {
 }
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_refund_screens(

@@ -141,12 +141,6 @@ SCREENS: dict[str, Drive] = {
 }
 
 
-# Screens whose looks are each run on their own: a resize or a theme change at run time
-# leaves them otherwise than a start in that look (scrolled, or colours drawn once).
-SEPARATE = {"settings", "profile_add"}
-
-
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_screen(
@@ -163,7 +157,6 @@ def test_screen(
     assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SCREENS[screen],
-        separate=screen in SEPARATE,
     )
 
 

@@ -790,7 +790,6 @@ SCREENS = {
 }
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_subscription_screens(

@@ -597,7 +597,6 @@ SCREENS = {
 }
 
 
-@pytest.mark.looks
 @pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_user_screens(
