@@ -141,8 +141,7 @@ class LineTable(Timed, ScrollView, can_focus=True):
                 text = Text(" " * (width - cell.cell_len)) + cell if cell.cell_len < width else text
             segments.append(Segment(" ", style))
             segments.extend(
-                Segment(s.text, style + s.style if s.style else style)
-                for s in text.render(console)
+                Segment(s.text, style + s.style if s.style else style) for s in text.render(console)
             )
             segments.append(Segment(" ", style))
         return Strip(segments)
@@ -202,7 +201,9 @@ class Bench(App[None]):
 
 async def measure(kinds: dict[str, Callable[[list[list[Text]]], Widget]], rounds: int) -> Timings:
     rows = page()
-    times: Timings = {f"{name} {what}": [] for name in kinds for what in ("fill", "first", "cursor")}
+    times: Timings = {
+        f"{name} {what}": [] for name in kinds for what in ("fill", "first", "cursor")
+    }
     app = Bench()
     async with app.run_test(size=SIZE) as pilot:
         for n in range(rounds):
@@ -259,8 +260,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<26}{1000 * statistics.median(values):>10.2f}{1000 * min(values):>9.2f}")
     if "fastdatatable" in kinds:
         imports = [import_time("textual_fastdatatable") for _ in range(5)]
-        print(f"{'fastdatatable import':<26}{1000 * statistics.median(imports):>10.2f}"
-              f"{1000 * min(imports):>9.2f}")
+        print(
+            f"{'fastdatatable import':<26}{1000 * statistics.median(imports):>10.2f}"
+            f"{1000 * min(imports):>9.2f}"
+        )
     return 0
 
 
