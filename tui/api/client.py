@@ -177,6 +177,8 @@ class ApiClient:
         self._adapters: dict[Any, TypeAdapter[Any]] = {}
         if transport is None and serves_locally(self.base_url):
             transport = LocalTransport()  # the local sandbox: no httpcore to import
+        # The transport given or chosen (None: httpx's own).
+        self.transport: httpx.AsyncBaseTransport | None = transport
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers={
