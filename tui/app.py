@@ -85,6 +85,7 @@ class PayscopeApp(App[int]):
 
     def __init__(self, options: RuntimeOptions, runtime: Runtime | None = None) -> None:
         self._theme_defaults: dict[str, dict[str, str]] = {}  # before Textual asks for them
+        self._themes: dict[str, Theme] = {}  # every theme registered here, by name
         super().__init__()
         self.options = options
         self._runtime = runtime
@@ -105,7 +106,7 @@ class PayscopeApp(App[int]):
             self.register_theme(first)
         else:
             self.startup_problems.extend(self.load_all_themes())
-            if wanted not in self._registered_themes:
+            if self.get_theme(wanted) is None:
                 self.startup_problems.append(
                     f"Theme {wanted!r} was not found; using {DEFAULT_THEME}. "
                     f"Themes: {', '.join(sorted(self._own_theme_names))}."
@@ -154,10 +155,14 @@ class PayscopeApp(App[int]):
             self._tell_theme_problems(self.load_all_themes())
         return super().available_themes
 
+    def register_theme(self, theme: Theme) -> None:
+        super().register_theme(theme)
+        self._themes[theme.name] = theme
+
     def get_theme(self, theme_name: str) -> Theme | None:
         # The active theme is asked for on every line drawn; the base class copies the whole
         # registry (and so would load every theme, see `available_themes`) each time.
-        theme = self._registered_themes.get(theme_name)
+        theme = self._themes.get(theme_name)
         return theme if theme is not None else super().get_theme(theme_name)
 
     def _tell_theme_problems(self, problems: list[str]) -> None:
