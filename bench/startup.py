@@ -156,14 +156,16 @@ def first_paint(
 
 
 class Gone(str):
-    """A marker met once its text is no longer on screen."""
+    """A marker met once its text is no longer on screen, while the screen's last line (the
+    key footer, "Quit") is drawn: a screen captured while tmux was still drawing the first
+    frame (the rows, not yet the status bar and the footer) does not count as gone."""
 
 
 def _shows(screen: str, marker: str | tuple[str, int]) -> bool:
     """`marker` is on screen; a (text, n) marker: `text` is on at least n lines; a `Gone`
     marker: its text is not on screen."""
     if isinstance(marker, Gone):
-        return marker not in screen
+        return FOOTER_MARKER in screen and marker not in screen
     if isinstance(marker, str):
         return marker in screen
     text, lines = marker
@@ -189,9 +191,9 @@ FULL_MARKER = (ROW_MARKER, 30)
 # "cached · refreshing…" instead, so this marks the moment the live page replaced the cache.
 LIVE_MARKER = "page 1/"
 # The status bar says "starting" until the client is up: from then on actions run. A key pressed
-# before waits for the client, then runs. Seen first, then gone: a screen captured while tmux was
-# still drawing the first frame (the rows, not yet the status bar) does not count as gone.
-STARTING_MARKER = "starting"
+# before waits for the client, then runs. Gone once the footer is drawn and the word is not on
+# screen (the client can be up by the first frame that tmux shows).
+FOOTER_MARKER = "Quit"
 CLIENT_MARKER = Gone("starting")
 # The status bar names the listener once it is up too, after the client (not a target: the
 # sandbox holds the webhooks of an action made before, then sends them).
@@ -246,12 +248,11 @@ def main() -> int:
             )
             bare_times.append(paint)
             bare_quits.append(bare_quit)
-            row, live, full, _, client, listening, quit_time = first_paint(
+            row, live, full, client, listening, quit_time = first_paint(
                 [
                     ROW_MARKER,
                     LIVE_MARKER,
                     FULL_MARKER,
-                    STARTING_MARKER,
                     CLIENT_MARKER,
                     LISTENER_MARKER,
                 ],
