@@ -6,9 +6,15 @@ decoding) and through a bare `httpx.AsyncClient` (JSON decoding only) on the sam
 (the client's own for a local service, `tui/api/local_transport.py`), in alternating batches of
 the same run so both see the same machine load. Prints both rates and the ratio of their times;
 exits 1 when the ratio is above the target (1.15). Also printed, not judged: bare httpx on its
-own transport (httpcore), which the client used before and remote profiles still use.
+own transport (httpcore), which remote profiles use.
 
-    .venv/bin/python bench/client_overhead.py [--requests 2000] [--batch 50]
+What the local transport buys, measured both ways in alternated runs: the requests per second
+above (payscope's transport against httpx's own), and a start's first request: a fresh
+interpreter imports httpx, makes a client and reads one answer from a local server, through
+either transport (`--starts` runs of each, alternated; the import of httpcore, h11 and anyio is
+the difference).
+
+    .venv/bin/python bench/client_overhead.py [--requests 2000] [--batch 50] [--starts 9]
 """
 
 from __future__ import annotations
@@ -17,9 +23,13 @@ import argparse
 import asyncio
 import json
 import statistics
+import subprocess
 import sys
+import threading
 import time
 from collections.abc import Awaitable, Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -123,13 +133,79 @@ async def run(total: int, batch: int) -> float:
     return ratio
 
 
+FIRST_REQUEST = """
+import time
+start = time.perf_counter()
+import asyncio
+import httpx
+{extra}
+async def main():
+    async with httpx.AsyncClient(transport={transport}, verify=False) as client:
+        (await client.get("{url}")).raise_for_status()
+asyncio.run(main())
+print(time.perf_counter() - start)
+"""
+
+
+class _Health(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(BODY)))
+        self.end_headers()
+        self.wfile.write(BODY)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def first_requests(starts: int) -> dict[str, list[float]]:
+    """Seconds from a fresh interpreter's start to its first answer, per transport."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Health)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/health"
+    kinds = {
+        "payscope's transport": FIRST_REQUEST.format(
+            extra="from tui.api.local_transport import LocalTransport",
+            transport="LocalTransport()",
+            url=url,
+        ),
+        "httpx's own (httpcore)": FIRST_REQUEST.format(extra="", transport="None", url=url),
+    }
+    times: dict[str, list[float]] = {name: [] for name in kinds}
+    root = str(Path(__file__).resolve().parent.parent)
+    try:
+        for n in range(starts):
+            order = list(kinds.items())
+            for name, code in order if n % 2 == 0 else reversed(order):
+                out = subprocess.run(
+                    [sys.executable, "-c", code], capture_output=True, text=True, cwd=root
+                )
+                out.check_returncode()
+                times[name].append(float(out.stdout))
+    finally:
+        server.shutdown()
+    return times
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; 0 when the target is met."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000, help="requests per client")
     parser.add_argument("--batch", type=int, default=50, help="requests per alternating batch")
+    parser.add_argument("--starts", type=int, default=9, help="fresh interpreters per transport")
     args = parser.parse_args(argv)
     ratio = asyncio.run(run(args.requests, args.batch))
+    if args.starts:
+        starts = first_requests(args.starts)
+        print(f"a start's first request (fresh interpreter, median of {args.starts}, alternated):")
+        for name, values in starts.items():
+            print(
+                f"{name:>52}: {1000 * statistics.median(values):.1f} ms"
+                f" (min {1000 * min(values):.1f})"
+            )
     if ratio > TARGET:
         print(
             f"FAILED: the client adds {100 * (ratio - 1):.1f}%"

@@ -3,15 +3,16 @@
 Method of ../shared/tools/first-paint: launch in a fresh tmux pane, poll the screen for a
 marker. Warm start on an embedded sandbox holding 10,000 payments (run once first to seed it and
 fill the page cache), divided by the same measure for a bare Textual app in the same run.
-Targets (medians of 9 alternated runs, against a bare Textual app in the same run): the first
-row <= 1.5x the bare app's first paint; the live first page with its actions usable <= 2.5x it;
-Ctrl+Q to the shell's prompt <= 1.5x the bare app's quit; a first run is live within 2 s plus
-its seeding. Exits 1 when one is missed. The first row is the live page read at launch
-(tui/prefetch.py) when it is back before the first frame, else the page cached by the last run.
+Targets (issue 29 section 3; medians of 9 alternated runs in the same run of this script): the
+first row <= 1.1x the reference screen's (`REFERENCE_APP`, below) and <= 1.6x the bare app's
+first paint; the live first page with its actions usable <= 2.5x the bare app's first paint;
+Ctrl+Q to the shell's prompt <= 1.0x the bare app's quit; a first run is live within 2 s plus
+its seeding. Exits 1 when one is missed. The first row is the page cached by the last run
+(tui/screens/payments_cache.py), shown while the client starts; the live page replaces it.
 Actions are usable once the client is up: the status bar stops saying "starting" (a key pressed
-before then runs then). The listener comes up after the client; that time is printed too. Also
-printed, not a target: the first row of a plain Textual app made of Textual's own widgets for
-the same screen (`REFERENCE_APP`), for what such a screen costs in Textual itself.
+before then runs then). The listener comes up after the client; that time is printed too. The
+reference screen is a plain Textual app made of Textual's own widgets for the same screen
+(`REFERENCE_APP`): what such a screen costs in Textual itself.
 payscope runs as `payscope` does: its local sandbox is the background service kept between runs
 (started, and seeded, by the first run).
 
@@ -37,6 +38,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 PAYMENTS = int(os.environ.get("BENCH_PAYMENTS", "10000"))
 RUNS = int(os.environ.get("BENCH_RUNS", "9"))  # medians of 9: a shared machine is noisy
+# The targets of issue 29 section 3.
+REFERENCE_TARGET = 1.1  # first row / the reference screen's first row
+ROW_TARGET = 1.6  # first row / the bare app's first paint
+USABLE_TARGET = 2.5  # live page with its actions usable / the bare app's first paint
+QUIT_TARGET = 1.0  # Ctrl+Q to the prompt / the bare app's
 # A private tmux server, kept alive by an idle session: other people's tmux is left alone, and
 # killing a run's session never takes the server down under the next run.
 TMUX = ["tmux", "-L", f"payscope-bench-{os.getpid()}"]
@@ -55,7 +61,7 @@ BARE_APP = textwrap.dedent(
 )
 
 
-# For reference, not a target: Textual's own widgets for the same first screen (a rail of 14
+# The reference screen: Textual's own widgets for the same first screen (a rail of 14
 # options, a table of 37 rows of 5 columns, a status line and a footer of 8 keys), filled in
 # on mount, with nothing else. It shows what such a screen costs in Textual itself.
 REFERENCE_APP = textwrap.dedent(
@@ -150,14 +156,16 @@ def first_paint(
 
 
 class Gone(str):
-    """A marker met once its text is no longer on screen."""
+    """A marker met once its text is no longer on screen, while the screen's last line (the
+    key footer, "Quit") is drawn: a screen captured while tmux was still drawing the first
+    frame (the rows, not yet the status bar and the footer) does not count as gone."""
 
 
 def _shows(screen: str, marker: str | tuple[str, int]) -> bool:
     """`marker` is on screen; a (text, n) marker: `text` is on at least n lines; a `Gone`
     marker: its text is not on screen."""
     if isinstance(marker, Gone):
-        return marker not in screen
+        return FOOTER_MARKER in screen and marker not in screen
     if isinstance(marker, str):
         return marker in screen
     text, lines = marker
@@ -183,9 +191,9 @@ FULL_MARKER = (ROW_MARKER, 30)
 # "cached · refreshing…" instead, so this marks the moment the live page replaced the cache.
 LIVE_MARKER = "page 1/"
 # The status bar says "starting" until the client is up: from then on actions run. A key pressed
-# before waits for the client, then runs. Seen first, then gone: a screen captured while tmux was
-# still drawing the first frame (the rows, not yet the status bar) does not count as gone.
-STARTING_MARKER = "starting"
+# before waits for the client, then runs. Gone once the footer is drawn and the word is not on
+# screen (the client can be up by the first frame that tmux shows).
+FOOTER_MARKER = "Quit"
 CLIENT_MARKER = Gone("starting")
 # The status bar names the listener once it is up too, after the client (not a target: the
 # sandbox holds the webhooks of an action made before, then sends them).
@@ -240,12 +248,11 @@ def main() -> int:
             )
             bare_times.append(paint)
             bare_quits.append(bare_quit)
-            row, live, full, _, client, listening, quit_time = first_paint(
+            row, live, full, client, listening, quit_time = first_paint(
                 [
                     ROW_MARKER,
                     LIVE_MARKER,
                     FULL_MARKER,
-                    STARTING_MARKER,
                     CLIENT_MARKER,
                     LISTENER_MARKER,
                 ],
@@ -302,18 +309,27 @@ def main() -> int:
     reference_row = statistics.median(reference_times)
     print(
         f"reference: Textual's own widgets for the same screen, first row: {reference_row:.3f}s "
-        f"{_spread(reference_times)} (ratio {reference_row / b:.2f}; not a target)"
+        f"{_spread(reference_times)} (ratio {reference_row / b:.2f} to the bare app)"
     )
-    print(f"ratio first row / bare: {ratio:.2f} (target <= 1.5; medians of {RUNS} alternated runs)")
+    reference_ratio = a / reference_row
+    print(
+        f"ratio first row / reference first row: {reference_ratio:.2f} "
+        f"(target <= {REFERENCE_TARGET}; medians of {RUNS} alternated runs)"
+    )
+    print(f"ratio first row / bare: {ratio:.2f} (target <= {ROW_TARGET})")
     print(f"  run by run: {', '.join(f'{r:.2f}' for r in pairs)}")
-    print(f"ratio live page, actions usable / bare first paint: {usable_ratio:.2f} (target <= 2.5)")
-    print(f"ratio quit / bare quit: {quit_ratio:.2f} (target <= 1.5)", flush=True)
+    print(
+        f"ratio live page, actions usable / bare first paint: {usable_ratio:.2f} "
+        f"(target <= {USABLE_TARGET})"
+    )
+    print(f"ratio quit / bare quit: {quit_ratio:.2f} (target <= {QUIT_TARGET})", flush=True)
     failed = [
         name
         for name, value, target in (
-            ("first row", ratio, 1.5),
-            ("live page, actions usable", usable_ratio, 2.5),
-            ("quit", quit_ratio, 1.5),
+            ("first row against the reference", reference_ratio, REFERENCE_TARGET),
+            ("first row", ratio, ROW_TARGET),
+            ("live page, actions usable", usable_ratio, USABLE_TARGET),
+            ("quit", quit_ratio, QUIT_TARGET),
         )
         if value > target
     ]

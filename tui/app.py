@@ -22,9 +22,8 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
-from tui import css_cache, fast_dispatch, fast_strip, fast_subclass, gc_pause
+from tui import gc_pause
 from tui.paths import ENV_SANDBOX_MODE
-from tui.stylesheet import FastStylesheet
 from tui.theming import (
     DEFAULT_THEME,
     load_one_theme,
@@ -32,10 +31,6 @@ from tui.theming import (
     theme_defaults,
 )
 from tui.widgets.errors import describe_error
-
-fast_strip.install()  # before any widget draws a line
-fast_subclass.install()  # before the widget classes below and in the screens are made
-fast_dispatch.install()  # before any message is dispatched
 
 # The longest the garbage collector stays paused after the first frame, waiting for the
 # runtime's start (tui/gc_pause.py): a first run's seeding can take minutes.
@@ -90,11 +85,8 @@ class PayscopeApp(App[int]):
 
     def __init__(self, options: RuntimeOptions, runtime: Runtime | None = None) -> None:
         self._theme_defaults: dict[str, dict[str, str]] = {}  # before Textual asks for them
+        self._themes: dict[str, Theme] = {}  # every theme registered here, by name
         super().__init__()
-        # Textual's stylesheet, for less work on every restyle and CSS parsed by the runs
-        # before (see tui.stylesheet and tui.css_cache).
-        css_cache.use(options.data_dir)
-        self.stylesheet = FastStylesheet(variables=self.get_css_variables())
         self.options = options
         self._runtime = runtime
         # Live updates: every view subscribes here (see tui.views.live), never to the listener.
@@ -114,7 +106,7 @@ class PayscopeApp(App[int]):
             self.register_theme(first)
         else:
             self.startup_problems.extend(self.load_all_themes())
-            if wanted not in self._registered_themes:
+            if self.get_theme(wanted) is None:
                 self.startup_problems.append(
                     f"Theme {wanted!r} was not found; using {DEFAULT_THEME}. "
                     f"Themes: {', '.join(sorted(self._own_theme_names))}."
@@ -163,10 +155,14 @@ class PayscopeApp(App[int]):
             self._tell_theme_problems(self.load_all_themes())
         return super().available_themes
 
+    def register_theme(self, theme: Theme) -> None:
+        super().register_theme(theme)
+        self._themes[theme.name] = theme
+
     def get_theme(self, theme_name: str) -> Theme | None:
         # The active theme is asked for on every line drawn; the base class copies the whole
         # registry (and so would load every theme, see `available_themes`) each time.
-        theme = self._registered_themes.get(theme_name)
+        theme = self._themes.get(theme_name)
         return theme if theme is not None else super().get_theme(theme_name)
 
     def _tell_theme_problems(self, problems: list[str]) -> None:
@@ -218,10 +214,6 @@ class PayscopeApp(App[int]):
         # this long (a first run's seeding).
         self.set_timer(GC_PAUSE_LIMIT, self._resume_gc)
         self._tell_theme_problems(self.load_all_themes())
-        # What this start parsed, for the next one (only if it parsed any: a first run, a new
-        # theme or version). In a thread: pickling takes 10-20 ms, which the runtime's start,
-        # waiting on the sandbox, need not wait for.
-        css_cache.save_in_background()
 
     @work(exclusive=True, group="runtime", exit_on_error=False, description="Starting")
     async def start_runtime(self) -> None:
@@ -278,7 +270,6 @@ class PayscopeApp(App[int]):
             unhook()
         if self._runtime is not None:
             await self._runtime.stop()
-        css_cache.finish_saving()  # long done, but never leave a half-written file behind
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The one place worker failures become messages for the user (never a crash)."""

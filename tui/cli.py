@@ -285,16 +285,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from tui.paths import ENV_SANDBOX_MODE
 
         # On a first run the background sandbox starts now, before any heavier import
-        # (tui/launch.py); on the others Payments' live first page is asked for now, while
-        # Textual loads (tui/prefetch.py).
-        mode = os.environ.get(ENV_SANDBOX_MODE, "")
-        if mode != "in-process":
+        # (tui/launch.py). On the others the first frame shows the page cached by the last run
+        # (tui/screens/payments_cache.py) while the client starts.
+        if os.environ.get(ENV_SANDBOX_MODE, "") != "in-process":
             from tui.launch import spawn_at_launch
 
             spawn_at_launch(args.profile, args.seed)
-        from tui import prefetch
-
-        prefetch.start_early(args.profile, mode)
         from tui.app import exit_now, run_tui
 
         exit_now(run_tui(args))

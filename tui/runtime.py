@@ -53,7 +53,6 @@ FIRST_CALLS = ("tui.api.resources.payments", "tui.api.resources.sandbox")
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
-    from tui.prefetch import Prefetch
     from tui.sandbox.server import Sandbox
     from tui.webhooks.journal import Journal as EventJournal
     from tui.webhooks.listener import Listener
@@ -244,8 +243,6 @@ class Runtime:
         self.credentials: Any = None
         self.daemon_dir: Path | None = None
         self.spawned_daemon: int | None = None
-        # Payments' live first page, asked for at launch when the background sandbox is up.
-        self.prefetch: Prefetch | None = None
         self._hooking: asyncio.Task[None] | None = None
         self._hook = ""  # the listener URL this run pointed the background sandbox at
         self._hook_read: tuple[str | None, float] = (None, -10.0)  # (its webhook URL, read at)
@@ -400,7 +397,6 @@ class Runtime:
         self.base_url = state.url
         self._remember_port(state.url)
         self._connect_local(api, credentials)
-        self._journal_prefetch()
         self.client_ready.set()  # actions run from here; the listener comes up next
         report("", 1.0)
         listener_mod, _server, *_ = await (rest or self._import_rest())
@@ -493,15 +489,6 @@ class Runtime:
         task.add_done_callback(_ignore_result)  # awaited, or a broken import fails its own call
         return task
 
-    def _journal_prefetch(self) -> None:
-        """The start-up read of Payments' first page is a request like any other: listed in
-        Requests (redacted by the client's rules), copyable as curl."""
-        prefetch = self.prefetch
-        if prefetch is None or not prefetch.done or prefetch.exchange is None:
-            return
-        if self.client is not None and prefetch.exchange.url.startswith(self.base_url):
-            self.client.record_exchange(prefetch.exchange)
-
     async def _point_webhooks(self, hook: str) -> None:
         for attempt in range(3):
             try:
@@ -577,13 +564,6 @@ class Runtime:
         if daemon.read_state(directory) is None:
             port, _origin = self.wanted_sandbox_port()
             self.spawned_daemon = daemon.spawn(directory, port=port, seed=self.options.seed)
-            return
-        # Already serving: its first page can be on its way before Textual has drawn anything
-        # (the command line started the read before importing Textual).
-        from tui import prefetch
-        from tui.screens.payments_cache import PAGE_SIZE
-
-        self.prefetch = prefetch.adopt(directory) or prefetch.Prefetch(directory, PAGE_SIZE).start()
 
     @property
     def has_local_sandbox(self) -> bool:

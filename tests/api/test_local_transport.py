@@ -111,8 +111,10 @@ def once(raw: bytes) -> Callable[[Server], Reply]:
     return make
 
 
-def client(url: str, timeout: float = 5.0) -> httpx.AsyncClient:
-    return httpx.AsyncClient(base_url=url, transport=LocalTransport(), timeout=timeout)
+def client(
+    url: str, timeout: float = 5.0, transport: LocalTransport | None = None
+) -> httpx.AsyncClient:
+    return httpx.AsyncClient(base_url=url, transport=transport or LocalTransport(), timeout=timeout)
 
 
 async def test_requests_go_out_whole_and_share_one_kept_connection() -> None:
@@ -186,12 +188,11 @@ async def test_no_answer_in_time_is_a_read_timeout_and_the_connection_is_dropped
 
         return reply
 
-    async with serving(silent) as server, client(server.url, timeout=0.2) as http:
+    transport = LocalTransport()
+    async with serving(silent) as server, client(server.url, 0.2, transport) as http:
         with pytest.raises(httpx.ReadTimeout):
             await http.get("/")
         release.set()
-        transport = http._transport
-        assert isinstance(transport, LocalTransport)
         assert not any(transport._idle.values())  # half-way through an exchange: not reused
 
 
@@ -263,8 +264,8 @@ def test_the_client_uses_it_for_the_local_sandbox_and_httpx_for_the_rest() -> No
 
     local = ApiClient("http://127.0.0.1:8080", "snd_" + "k" * 24)
     remote = ApiClient("https://sandbox.example.com", "snd_" + "k" * 24)
-    assert isinstance(local._http._transport, LocalTransport)
-    assert not isinstance(remote._http._transport, LocalTransport)
+    assert isinstance(local.transport, LocalTransport)
+    assert remote.transport is None  # httpx's own
 
 
 def test_the_client_loads_no_httpcore_nor_anyio() -> None:

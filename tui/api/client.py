@@ -193,6 +193,8 @@ class ApiClient:
         self._adapters: dict[Any, TypeAdapter[Any]] = {}
         if transport is None and serves_locally(self.base_url):
             transport = LocalTransport()  # the local sandbox: no httpcore to import
+        # The transport given or chosen (None: httpx's own).
+        self.transport: httpx.AsyncBaseTransport | None = transport
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             headers={
@@ -691,35 +693,6 @@ class ApiClient:
             content=b"".join(chunks),
             request=request,
             extensions=response.extensions,
-        )
-
-    def record_exchange(self, exchange: Any) -> None:
-        """Journal a request made for this client outside it (`tui.prefetch`'s start-up read of
-        the first page), redacted like its own: it shows in Requests and copies as curl."""
-        redact = self._redactor
-        request_headers = redact.headers(exchange.request_headers)
-        response_headers = redact.headers(exchange.response_headers)
-        self._call_ids += 1
-        self.journal.record(
-            JournalEntry(
-                id=self.journal.next_id(),
-                call_id=self._call_ids,
-                attempt=1,
-                method=exchange.method,
-                url=redact.text(exchange.url),
-                path=redact.text(exchange.path),
-                request_headers=request_headers,
-                request_body=redact.body(
-                    exchange.request_body, request_headers.get("content-type", "")
-                ),
-                started_at=exchange.started_at,
-                latency_ms=exchange.latency_ms,
-                status=exchange.status,
-                response_headers=response_headers,
-                response_body=redact.body(
-                    exchange.response_body, response_headers.get("content-type", "")
-                ),
-            )
         )
 
     def _transport_error(

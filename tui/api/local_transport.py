@@ -12,7 +12,6 @@ the client's retries, journal and messages are the same. Remote profiles keep ht
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import select
 import time
@@ -151,32 +150,109 @@ class _Answer:
         return b"".join(self.chunks)
 
 
-class _Connection:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
+class _Connection(asyncio.Protocol):
+    """One connection, an `asyncio.Protocol`: what comes in is fed to the answer being read, so
+    bytes that arrive while it is idle are seen (nothing is kept unread in a stream's buffer)."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
         self.idle_since = time.monotonic()
+        self.answer: _Answer | None = None
+        self.head_only = False
+        self.waiter: asyncio.Future[None] | None = None
+        self.writable: asyncio.Future[None] | None = None
+        self.spoiled = False  # bytes no request asked for, or the server's end: never reused
+        self.lost: Exception | None = None
+        self.gone = False  # the loop has let go of the connection (`connection_lost`)
 
     @classmethod
     async def open(cls, host: str, port: int, timeout: float | None) -> _Connection:
+        loop = asyncio.get_running_loop()
         try:
-            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+            _, connection = await asyncio.wait_for(loop.create_connection(cls, host, port), timeout)
         except TimeoutError as exc:
             raise httpx.ConnectTimeout(f"No connection to {host}:{port} in {timeout} s.") from exc
         except OSError as exc:
             raise httpx.ConnectError(_reason(exc)) from exc
-        return cls(reader, writer)
+        return connection
+
+    # -- asyncio.Protocol ----------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        answer = self.answer
+        if answer is None or answer.complete:
+            self.spoiled = True  # out of step with the requests
+            return
+        try:
+            answer.parser.feed_data(data)
+        except httptools.HttpParserUpgrade as exc:
+            self._end(httpx.RemoteProtocolError("The server switched protocols."), exc)
+            return
+        except httptools.HttpParserError as exc:
+            self._end(httpx.RemoteProtocolError(f"Malformed answer: {exc}"), exc)
+            return
+        if answer.complete or (self.head_only and answer.headers_done):
+            self._end()
+
+    def eof_received(self) -> bool:
+        self.spoiled = True
+        answer = self.answer
+        if answer is not None and not answer.complete:
+            if answer.headers_done and not answer.framed():
+                self._end()  # a body that runs until the connection closes: it has
+            else:
+                self._end(
+                    httpx.RemoteProtocolError("Server disconnected without sending a response.")
+                )
+        return False  # the transport closes itself
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.spoiled = self.gone = True
+        self.lost = exc
+        if self.answer is not None and not self.answer.complete:
+            error: Exception = (
+                httpx.ReadError(_reason(exc))
+                if isinstance(exc, OSError)
+                else httpx.RemoteProtocolError("Server disconnected without sending a response.")
+            )
+            self._end(error, exc)
+        if self.writable is not None and not self.writable.done():
+            self.writable.set_exception(httpx.WriteError(_reason_of(exc)))
+
+    def pause_writing(self) -> None:
+        self.writable = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        if self.writable is not None and not self.writable.done():
+            self.writable.set_result(None)
+        self.writable = None
+
+    def _end(self, error: Exception | None = None, cause: BaseException | None = None) -> None:
+        waiter = self.waiter
+        if waiter is None or waiter.done():
+            return
+        if error is None:
+            waiter.set_result(None)
+        else:
+            error.__cause__ = cause
+            waiter.set_exception(error)
+
+    # -- used by the transport -----------------------------------------------------------------
 
     def reusable(self) -> bool:
-        """Young enough, and nothing came since the last answer: neither bytes the loop has
-        read already (asyncio's reader keeps them, privately) nor a close it has not seen yet
-        (the socket is readable; httpcore checks the same)."""
+        """Young enough, and nothing came since the last answer: neither bytes nor a close the
+        loop has seen (`spoiled`), nor one it has not seen yet (the socket is readable;
+        httpcore checks the same)."""
         if time.monotonic() - self.idle_since >= IDLE_REUSE:
             return False
-        if self.writer.is_closing() or self.reader.at_eof():
+        transport = self.transport
+        if self.spoiled or transport is None or transport.is_closing():
             return False
-        if getattr(self.reader, "_buffer", b""):  # bytes no request asked for: out of step
-            return False
-        sock = self.writer.get_extra_info("socket")
+        sock = transport.get_extra_info("socket")
         if sock is None:
             return True
         try:
@@ -186,41 +262,43 @@ class _Connection:
         return not readable
 
     async def send(self, data: bytes, timeout: float | None) -> None:
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            raise httpx.WriteError("The connection is closed.")
+        transport.write(data)
+        writable = self.writable
+        if writable is None:
+            return
         try:
-            self.writer.write(data)
-            await asyncio.wait_for(self.writer.drain(), timeout)
+            await asyncio.wait_for(asyncio.shield(writable), timeout)
         except TimeoutError as exc:
             raise httpx.WriteTimeout(f"The request was not sent in {timeout} s.") from exc
-        except OSError as exc:
-            raise httpx.WriteError(_reason(exc)) from exc
 
     async def receive(self, timeout: float | None, head_only: bool) -> _Answer:
-        answer = _Answer()
-        parser = answer.parser
-        while not (answer.complete or (head_only and answer.headers_done)):
-            try:
-                data = await asyncio.wait_for(self.reader.read(READ_CHUNK), timeout)
-            except TimeoutError as exc:
-                raise httpx.ReadTimeout(f"No answer in {timeout} s.") from exc
-            except OSError as exc:
-                raise httpx.ReadError(_reason(exc)) from exc
-            if not data:
-                if answer.headers_done and not answer.framed():
-                    break  # a body that runs until the connection closes: it has
-                raise httpx.RemoteProtocolError("Server disconnected without sending a response.")
-            try:
-                parser.feed_data(data)
-            except httptools.HttpParserUpgrade as exc:
-                raise httpx.RemoteProtocolError("The server switched protocols.") from exc
-            except httptools.HttpParserError as exc:
-                raise httpx.RemoteProtocolError(f"Malformed answer: {exc}") from exc
-        answer.status = parser.get_status_code()
-        answer.keep_alive = answer.keep_alive and not head_only
+        answer = self.answer = _Answer()
+        self.head_only = head_only
+        self.waiter = asyncio.get_running_loop().create_future()
+        if self.spoiled:  # closed before the request went out
+            self.connection_lost(self.lost)
+        try:
+            await asyncio.wait_for(self.waiter, timeout)
+        except TimeoutError as exc:
+            raise httpx.ReadTimeout(f"No answer in {timeout} s.") from exc
+        answer.status = answer.parser.get_status_code()
+        answer.keep_alive = answer.keep_alive and not head_only and not self.spoiled
         return answer
 
     def close(self) -> None:
-        self.writer.close()
+        if self.transport is not None:
+            self.transport.close()
 
     async def wait_closed(self) -> None:
-        with contextlib.suppress(Exception):
-            await self.writer.wait_closed()
+        """Until the loop has let go of the connection (a moment; at most half a second)."""
+        for _ in range(100):
+            if self.transport is None or self.gone:
+                return
+            await asyncio.sleep(0.005)
+
+
+def _reason_of(exc: Exception | None) -> str:
+    return _reason(exc) if isinstance(exc, OSError) else "The connection was closed."

@@ -11,8 +11,6 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
-from tui.widgets.fast_table import FastTable
-
 
 class KeyHelpScreen(ModalScreen[None]):
     """A table of the active bindings of the screen it was opened from."""
@@ -38,7 +36,7 @@ class KeyHelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "Keys"
-            yield FastTable(cursor_type="row", zebra_stripes=True, id="help-table")
+            yield DataTable(cursor_type="row", zebra_stripes=True, id="help-table")
             yield Static(
                 "Command mode (:) — payments · events · requests · settings · customers · refunds "
                 "· disputes · pay <id> · cus <id> · ref <id> · dp <id> · evt <id> · theme <name> · "

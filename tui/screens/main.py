@@ -162,10 +162,11 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         yield StatusBar(id="status")
         yield KeyFooter(show_command_palette=False)
 
-    def _on_screen_resume(self, event: events.ScreenResume) -> None:
-        # Runs before Textual's own handler (Screen's). The first resume comes straight after
-        # the mount, which styled every node already: Textual would style them all once more
-        # (6 ms before the first frame). Focus given on resume restyles what it changes itself.
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Runs before Screen's own handler (Textual calls the subclass's first). The first
+        # resume comes straight after the mount, which styled every node already: Textual would
+        # style them all once more (6 ms before the first frame). Focus given on resume
+        # restyles what it changes itself.
         if not self._resumed_once:
             self._resumed_once = True
             event.refresh_styles = False

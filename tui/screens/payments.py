@@ -312,7 +312,6 @@ class PaymentsView(ResourceListView["Row"]):
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
         self.cached = False
-        self.prefetched = False  # rows from the start-up read, until the client reads them
 
     def key_of(self, record: Row) -> str:
         return record.payment_id
@@ -347,36 +346,7 @@ class PaymentsView(ResourceListView["Row"]):
         # The base's on_mount runs after this one by itself (Textual calls each class's).
         if self.runtime.ready.is_set():
             return
-        prefetch = self.runtime.prefetch
-        if prefetch is not None and prefetch.done:
-            # The live page is back already (the usual warm start): shown straight away, not
-            # after the cached page it would replace in the same frame (each fills the table
-            # and restyles the view).
-            self._show_prefetched()
-            if self.loaded:
-                return
         self._show_cache()
-        if prefetch is not None and prefetch.when_done(self._prefetched_from_thread):
-            self._show_prefetched()
-
-    def _prefetched_from_thread(self) -> None:
-        self.app.call_from_thread(self._show_prefetched)
-
-    def _show_prefetched(self) -> None:
-        """The live first page read at launch (tui/prefetch.py): shown as the live page it is,
-        until the client, once up, reads it again whole."""
-        prefetch = self.runtime.prefetch
-        page = prefetch.take() if prefetch is not None else None
-        if page is None or self.loaded or self.filter or self.page_offset:
-            return  # the client's own read came first, or the user moved on
-        self.cached = False
-        self.prefetched = True
-        self.total, self.loaded = page.total, True
-        visible = max(self.app.size.height, 1)
-        self.table.show(page.rows[:visible])
-        self.update_header()
-        if len(page.rows) > visible:
-            self.call_after_refresh(self._show_rest, page.rows)
 
     def _cache_path(self) -> Any:
         from tui.screens.payments_cache import cache_path
@@ -400,12 +370,12 @@ class PaymentsView(ResourceListView["Row"]):
             self.call_after_refresh(self._show_rest, cached)
 
     def _show_rest(self, rows: list[CachedPayment]) -> None:
-        if self.cached or self.prefetched:  # the client's page may have arrived already
+        if self.cached:  # the client's page may have arrived already
             self.table.show(rows)
             self.update_header()
 
     def page_loaded(self, records: list[Row]) -> None:
-        self.cached = self.prefetched = False
+        self.cached = False
         self.set_class(False, "-cached")
         if self.page_offset == 0 and not self.filter:
             from tui.screens.payments_cache import save_page
@@ -423,8 +393,8 @@ class PaymentsView(ResourceListView["Row"]):
         self.set_class(self.cached, "-cached")
 
     def record_for_action(self, record: Row | None) -> Row | None:
-        # A cached or start-up row is only what the table shows: the form fetches the payment.
-        return None if self.cached or self.prefetched else record
+        # A cached row is only what the table shows: the form fetches the payment.
+        return None if self.cached else record
 
     # -- a new payment ------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 
 CACHE_VERSION = 1
 MAX_ROWS = 100
-# Payments' page size: the cache, the start-up read (tui/prefetch.py) and the list share it.
+# Payments' page size: the cache and the list share it.
 PAGE_SIZE = 100
 
 

@@ -23,7 +23,7 @@ from tui.views.forms import ConfirmScreen, Field, FormErrors, metadata_field, re
 from tui.views.model_fields import model_errors, model_inputs, model_of, read_model
 from tui.views.text import safe_markup
 from tui.widgets.format import format_amount, parse_amount
-from tui.widgets.inputs import SafeInput
+from tui.widgets.inputs import Picker, SafeInput
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -174,7 +174,7 @@ class PayoutForm(ChoiceFormScreen):
             Field(
                 "method",
                 "Method",
-                Select(
+                Picker(
                     self.method_options(),
                     value=self.default_method(),
                     allow_blank=False,
@@ -191,7 +191,7 @@ class PayoutForm(ChoiceFormScreen):
                     Field(
                         f"{method}-kind",
                         KIND_PICKER_LABELS.get(method, "Kind"),
-                        Select(
+                        Picker(
                             [(v.label, v.key) for v in kinds],
                             value=kinds[0].key,
                             allow_blank=False,
@@ -212,7 +212,7 @@ class PayoutForm(ChoiceFormScreen):
             Field(
                 "payout_type",
                 "Payout type",
-                Select(
+                Picker(
                     [(t.value, t.value) for t in PayoutType],
                     prompt="(not set)",
                     value=(p.payout_type if p is not None and p.payout_type else Select.NULL),
@@ -263,7 +263,7 @@ class PayoutForm(ChoiceFormScreen):
             Field(
                 "priority",
                 "Priority (optional)",
-                Select(
+                Picker(
                     [(v.value, v.value) for v in PayoutPriority],
                     prompt="(service default: regular)",
                     value=(p.priority if p is not None and p.priority else Select.NULL),
@@ -274,7 +274,7 @@ class PayoutForm(ChoiceFormScreen):
             Field(
                 "entity_type",
                 "Recipient entity (optional)",
-                Select(
+                Picker(
                     [(v.value, v.value) for v in EntityType],
                     prompt="(not set)",
                     value=_entity(p.entity_type if p is not None else None),

@@ -20,7 +20,7 @@ from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import ConfirmScreen, Field, FormErrors, FormScreen
 from tui.views.text import safe, safe_markup, visible
 from tui.widgets.format import brand_label, format_time
-from tui.widgets.inputs import SafeInput
+from tui.widgets.inputs import Picker, SafeInput
 
 if TYPE_CHECKING:
     from tui.screens.subscriptions import Catalogue
@@ -124,7 +124,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
             Field(
                 "customers",
                 "Customer",
-                Select([], prompt="Pick one of the newest customers…", id="field-customers"),
+                Picker([], prompt="Pick one of the newest customers…", id="field-customers"),
             ),
             Field(
                 "customer_id",
@@ -135,7 +135,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
             Field(
                 "item_price_id",
                 "Plan and price",
-                Select(
+                Picker(
                     prices,
                     prompt="No plans" if not prices else "Pick a price",
                     value=first,
@@ -147,7 +147,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
             Field(
                 "method",
                 "Pay with",
-                Select(
+                Picker(
                     [("a new card", NEW_CARD)],
                     value=NEW_CARD,
                     allow_blank=False,
@@ -390,7 +390,7 @@ class UpdatePlanForm(FormScreen):
             Field(
                 "item_price_id",
                 "New plan and price",
-                Select(
+                Picker(
                     options,
                     value=options[0][1] if options else Select.NULL,
                     allow_blank=not options,
@@ -464,7 +464,7 @@ class ScheduleForm(ChoiceFormScreen):
             Field(
                 self.option_field,
                 "When",
-                Select(
+                Picker(
                     self.options(),
                     value="immediately",
                     allow_blank=False,
@@ -607,7 +607,7 @@ class ResumeForm(ChoiceFormScreen):
             Field(
                 "resume_option",
                 "When",
-                Select(
+                Picker(
                     [("now", "immediately"), ("on a date", "specific_date")],
                     value="immediately",
                     allow_blank=False,
@@ -627,7 +627,7 @@ class ResumeForm(ChoiceFormScreen):
                 Field(
                     "charges_handling",
                     "Charges of the paused time",
-                    Select(_CHARGES, prompt="the service's default", id="field-charges_handling"),
+                    Picker(_CHARGES, prompt="the service's default", id="field-charges_handling"),
                 )
             )
         if status not in ("paused", "pending"):
@@ -635,7 +635,7 @@ class ResumeForm(ChoiceFormScreen):
                 Field(
                     "unpaid_invoices_handling",
                     "The unpaid invoice",
-                    Select(
+                    Picker(
                         _UNPAID,
                         prompt="the service's default",
                         id="field-unpaid_invoices_handling",

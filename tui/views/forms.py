@@ -24,6 +24,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from tui.views.access import AppAccess
 from tui.views.text import visible
 from tui.widgets.errors import describe_error
+from tui.widgets.inputs import Picker
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -539,10 +540,6 @@ def _parts(field: Field) -> list[Widget]:
 
 
 def _starting_value(select: Select[Any]) -> Any:
-    """The value a Select not mounted yet will start with: Textual sets `value` only on mount
-    (`Select._init_selected_option`), from the value it was built with, or its first option
-    when it may not be blank."""
-    value = select._value
-    if value is Select.NULL and not select._allow_blank and select._options:
-        return select._options[0][1]
-    return value
+    """The value a Select not mounted yet will start with (a form's fields that may be held
+    back are `Picker`s, which say it; a plain Select says it only once mounted)."""
+    return select.starting_value if isinstance(select, Picker) else select.value

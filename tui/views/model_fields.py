@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from textual.widgets import Select
 
 from tui.views.forms import Field
-from tui.widgets.inputs import MaskedInput, SafeInput
+from tui.widgets.inputs import MaskedInput, Picker, SafeInput
 
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
@@ -94,7 +94,7 @@ def model_inputs(
         widget: Any
         choices = enum_of(info.annotation)
         if choices is not None:
-            widget = Select(
+            widget = Picker(
                 [(str(m.value), str(m.value)) for m in choices],
                 prompt="(none)" if not required else "Choose…",
                 allow_blank=True,

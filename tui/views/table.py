@@ -13,12 +13,11 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from tui.views.columns import CellContext, Column, fit
-from tui.widgets.fast_table import FastTable
 
 T = TypeVar("T")
 
 
-class ResourceTable(FastTable[RenderableType], Generic[T]):
+class ResourceTable(DataTable[RenderableType], Generic[T]):
     """Rows of records (`key_of` gives each its id); cells come from the typed columns."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -135,14 +134,12 @@ class ResourceTable(FastTable[RenderableType], Generic[T]):
             self._select(selected)
 
     def _set_order(self, keys: list[str]) -> None:
-        # What `DataTable.sort` does, with the order of the records rather than of cell texts
-        # (a short "Nov 20 19:47" does not sort by date; narrow layouts drop the time column).
-        from textual._two_way_dict import TwoWayDict
-        from textual.widgets.data_table import RowKey
-
-        self._row_locations = TwoWayDict({RowKey(key): index for index, key in enumerate(keys)})
-        self._update_count += 1
-        self.refresh()
+        # `DataTable.sort` with the order of the records rather than of cell texts (a short
+        # "Nov 20 19:47" does not sort by date; narrow layouts drop the time column). Its key
+        # function is given a row's cells, not its key: each row is known by its cells' identity
+        # (the objects this table made for it; their ids, in any order).
+        position = {_identity(self.get_row(key)): index for index, key in enumerate(keys)}
+        self.sort(key=lambda cells: position[_identity(cells)])
 
     def drop(self, record_id: str) -> None:
         """Take a record's row away (e.g. a deleted customer)."""
@@ -180,3 +177,8 @@ class ResourceTable(FastTable[RenderableType], Generic[T]):
         event.stop()
         if event.row_key.value is not None:
             self.post_message(self.Open(self, str(event.row_key.value)))
+
+
+def _identity(cells: Iterable[object]) -> tuple[int, ...]:
+    """A row known by its cells' identity, whatever their order."""
+    return tuple(sorted(map(id, cells)))

@@ -18,7 +18,6 @@ from textual.worker import Worker
 
 from tui.views.text import safe
 from tui.widgets.errors import describe_error
-from tui.widgets.fast_table import FastTable
 from tui.widgets.format import brand_label, status_colour
 
 
@@ -116,7 +115,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
                 id="picker-intro",
             )
             yield Static(id="picker-error")
-            table: DataTable[Any] = FastTable(cursor_type="row", id="cards-table")
+            table: DataTable[Any] = DataTable(cursor_type="row", id="cards-table")
             table.add_column("Number", width=19, key="number")
             table.add_column("Brand", width=16, key="brand")  # "American Express"
             table.add_column("Outcome", width=18, key="outcome")

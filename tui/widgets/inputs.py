@@ -13,9 +13,16 @@ detail shows them afterwards. The value itself is untouched.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import Any, TypeVar
 
+from rich.console import RenderableType
+from rich.highlighter import Highlighter
 from rich.text import Text
-from textual.widgets import Input
+from textual.widgets import Input, Select
+from textual.widgets.select import NoSelection
+
+V = TypeVar("V")
 
 # Characters a service uses to mask (`****4242`, `•••• 4242`, `0001****3456`).
 _MASKS = "*•xX#"
@@ -70,18 +77,29 @@ def one_cell_visible(value: str) -> str:
     return _UNSAFE.sub(_symbol, value)
 
 
+class _Shown(Highlighter):
+    """What an input shows of its value: Rich's highlighter hook, the one Textual's `Input`
+    offers for how its text is drawn (not used for a password field)."""
+
+    def __init__(self, field: SafeInput) -> None:
+        self.field = field
+
+    def highlight(self, text: Text) -> None:
+        # From the value itself: the text Textual made of it has lost some control characters
+        # already (Rich strips BEL, BS, VT, FF and CR), which would move the cursor off them.
+        text.plain = self.field.shown(self.field.value)
+
+
 class SafeInput(Input):
     """An `Input` that shows control characters as symbols instead of sending them on."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["highlighter"] = _Shown(self)
+        super().__init__(*args, **kwargs)
 
     def shown(self, value: str) -> str:
         """What the field shows for `value` (the value itself is kept)."""
         return one_cell_visible(value)
-
-    @property
-    def _value(self) -> Text:
-        if self.password:
-            return super()._value
-        return Text(self.shown(self.value), no_wrap=True, overflow="ignore", end="")
 
 
 class MaskedInput(SafeInput):
@@ -97,3 +115,24 @@ class MaskedInput(SafeInput):
 
     def on_blur(self) -> None:
         self.refresh()
+
+
+class Picker(Select[V]):
+    """A `Select` that says, before it is mounted, which value it will start with
+    (`starting_value`): Textual gives `value` only on mount, from the value it was built with,
+    or its first option when it may not be blank. A form reads the fields it holds back
+    unmounted (`tui.views.forms`)."""
+
+    def __init__(
+        self,
+        options: Iterable[tuple[RenderableType, V]],
+        *,
+        allow_blank: bool = True,
+        value: V | NoSelection = Select.NULL,
+        **settings: Any,
+    ) -> None:
+        options = list(options)
+        super().__init__(options, allow_blank=allow_blank, value=value, **settings)
+        self.starting_value: V | NoSelection = value
+        if value == Select.NULL and not allow_blank and options:
+            self.starting_value = options[0][1]
