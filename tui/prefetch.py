@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
 from tui import __version__
-from tui.screens.payments_cache import PAGE_SIZE, CachedPayment, row_of
+from tui.payments_cache import PAGE_SIZE, CachedPayment, row_of
 
 PATH = "/payments/list"
 TIMEOUT = 2.0  # seconds: past that the client's own first read is as quick

@@ -475,7 +475,7 @@ class Runtime:
         # Already serving: its first page can be on its way before Textual has drawn anything
         # (the command line started the read before importing Textual).
         from tui import prefetch
-        from tui.screens.payments_cache import PAGE_SIZE
+        from tui.payments_cache import PAGE_SIZE
 
         self.prefetch = prefetch.adopt(directory) or prefetch.Prefetch(directory, PAGE_SIZE).start()
 

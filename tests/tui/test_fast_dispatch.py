@@ -50,9 +50,9 @@ async def test_every_message_of_a_session_finds_what_textual_finds(
         yield from _get_dispatch_methods(self, method_name, message)
 
     monkeypatch.setattr(MessagePump, "_get_dispatch_methods", both)
-    from tui.screens.customers import CustomersView
-    from tui.screens.payment_detail import PaymentDetailScreen
-    from tui.screens.payment_forms import NewPaymentScreen
+    from tui.areas.customers.view import CustomersView
+    from tui.areas.payments.detail import PaymentDetailScreen
+    from tui.areas.payments.forms import NewPaymentScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

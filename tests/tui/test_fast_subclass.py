@@ -56,10 +56,10 @@ from typing import Any
 from textual.reactive import Reactive
 import textual.widgets
 from textual.dom import DOMNode
-import tui.app, tui.screens, tui.views, tui.widgets
+import tui.app, tui.areas, tui.shell, tui.views, tui.widgets
 from tui import fast_subclass
 assert DOMNode.__dict__["__init_subclass__"].__func__ is fast_subclass._init_subclass
-for package in (tui.screens, tui.views, tui.widgets):
+for package in (tui.areas, tui.shell, tui.views, tui.widgets):
     for module in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
         importlib.import_module(module.name)
 for name in textual.widgets.__all__:

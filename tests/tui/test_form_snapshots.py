@@ -21,7 +21,7 @@ CAPTURE = {"capture": "manual", "cancel": "manual", "refund": "automatic"}
 
 def _form(action: str) -> Drive:
     async def drive(pilot: Any) -> None:
-        from tui.screens.payments import ROW_ACTIONS, PaymentsView
+        from tui.areas.payments.view import ROW_ACTIONS, PaymentsView
         from tui.views.actions import find
         from tui.views.forms import FormScreen
 

@@ -23,11 +23,11 @@ from tests.fresh import modules_loaded
 from tests.tui.pilot import until
 from tui import prefetch as prefetch_module
 from tui.app import make_app
+from tui.areas.payments.forms import NewPaymentScreen
+from tui.areas.payments.view import PaymentsView
+from tui.payments_cache import PAGE_SIZE
 from tui.prefetch import Prefetch
 from tui.sandbox import daemon
-from tui.screens.payment_forms import NewPaymentScreen
-from tui.screens.payments import PaymentsView
-from tui.screens.payments_cache import PAGE_SIZE
 
 
 @pytest.fixture
@@ -250,7 +250,7 @@ async def test_a_live_page_back_before_the_first_frame_is_shown_without_the_cach
 ) -> None:
     """The usual warm start: the page cached by the last run is only read when the live page
     is not back yet, not drawn and replaced in the same frame."""
-    from tui.screens.payments_cache import cache_path, load_page
+    from tui.payments_cache import cache_path, load_page
 
     config = tmp_path / "config"
     config.mkdir()

@@ -22,9 +22,9 @@ from textual.widgets import Button, DataTable, Input, Label, Select
 
 from tests.tui.pilot import open_list, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.screens.payments import PaymentsView
-from tui.screens.payout_forms import NewPayoutForm
-from tui.screens.payouts import PayoutsView
+from tui.areas.payments.view import PaymentsView
+from tui.areas.payouts.forms import NewPayoutForm
+from tui.areas.payouts.view import PayoutsView
 from tui.stylesheet import FastStylesheet, _placed
 
 Dirs = tuple[Any, Any]
@@ -226,7 +226,7 @@ async def test_the_first_frame_is_styled_without_a_second_pass_and_as_one_would_
 ) -> None:
     """The main screen's first resume does not restyle every node (they were styled as they
     mounted, just before); what the first frame shows is what a full restyle gives."""
-    from tui.screens.main import MainScreen
+    from tui.shell.main import MainScreen
 
     whole: list[str] = []  # restyles of a whole screen before the first frame
     frames: list[int] = []
