@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tui.areas.events.view import parse_event_filter
-from tui.areas.payments.view import payment_grammar
+from tui.areas.payments.spec import payment_grammar
 from tui.theming import PAYMENT_STATUSES, ThemeFileError, load_themes, parse_theme, status_variable
 from tui.widgets.command_prompt import complete, parse_command
 from tui.widgets.errors import describe_error
@@ -272,7 +272,7 @@ def test_card_networks_are_named_as_people_write_them(brand: str | None, label: 
 )
 def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
     # ... and a short one is taken from it first, so the amount stays in view.
-    from tui.areas.payments.view import COLUMNS
+    from tui.areas.payments.spec import COLUMNS
     from tui.views.columns import fit
 
     assert dict(fit(COLUMNS, width))["status"] == status

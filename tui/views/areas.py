@@ -7,9 +7,11 @@ import path and imported when first shown, so an area costs nothing until it is 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from tui.views.area import AreaView
 
 
@@ -22,6 +24,7 @@ class Area(NamedTuple):
     id_prefix: str | None
     description: str
     view: str  # "module:Class" of its AreaView
+    detail: str | None = None  # "module:Class" of its records' DetailScreen (built with an id)
 
     def build(self) -> AreaView:
         """A new view of this area (its module imported on first use)."""
@@ -29,6 +32,14 @@ class Area(NamedTuple):
         cls = getattr(importlib.import_module(module), name)
         view: AreaView = cls(id=self.key)
         return view
+
+    def detail_screen(self, record_id: str) -> Screen[Any]:
+        """The detail of one of this area's records, to push over another area's screen (a
+        customer's payment: Esc comes back to the customer). Its module imported on first use."""
+        assert self.detail is not None, f"{self.key} has no detail screen"
+        module, _, name = self.detail.partition(":")
+        screen: Screen[Any] = getattr(importlib.import_module(module), name)(record_id)
+        return screen
 
 
 AREAS: tuple[Area, ...] = (
@@ -38,6 +49,7 @@ AREAS: tuple[Area, ...] = (
         "pay_",
         "Payments: create, confirm, capture, refund",
         "tui.areas.payments.view:PaymentsView",
+        "tui.areas.payments.detail:PaymentDetailScreen",
     ),
     Area(
         "customers",

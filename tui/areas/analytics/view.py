@@ -28,6 +28,7 @@ from textual.widgets import Select, Static
 
 from tui.areas.analytics import data
 from tui.areas.analytics.data import CUSTOM, OTHER, Answer, Choice, Metric
+from tui.areas.analytics.forms import CustomRangeForm, FilterForm
 from tui.views.area import AreaView, TitleBar, area_width
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
@@ -483,7 +484,6 @@ class AnalyticsView(AreaView):
             self._apply(replace(self.choice, granularity=nxt))
 
     def action_custom_range(self) -> None:
-        from tui.areas.analytics.forms import CustomRangeForm
 
         now = self.runtime.now()
         current = self.choice.window(now)
@@ -525,7 +525,6 @@ class AnalyticsView(AreaView):
         self.run_query()
 
     async def start_filter(self) -> None:
-        from tui.areas.analytics.forms import FilterForm
 
         def chosen(filters: data.Filters | None) -> None:
             if filters is not None:

@@ -9,9 +9,7 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
-from textual.widgets import Select
-
-from tui.areas.disputes.view import (
+from tui.areas.disputes.spec import (
     CATEGORY_TITLES,
     FILE_FIELDS,
     category_title,
@@ -24,11 +22,9 @@ from tui.views.forms import (
     Field,
     FormErrors,
     FormScreen,
-    amount_field,
-    read_amount,
     validation_messages,
 )
-from tui.widgets.format import format_amount, parse_amount
+from tui.widgets.format import format_amount
 from tui.widgets.inputs import SafeInput
 
 # What a field looks like when filled (the file fields take the id of an uploaded file).
@@ -229,89 +225,3 @@ async def resolve_form(app: Any, dispute: Any, outcome: str) -> ConfirmScreen:
         do,
         variant="success" if outcome == "won" else "error",
     )
-
-
-# -- opening a dispute on a payment (the payment's action) ---------------------------------------
-
-
-class OpenDisputeForm(FormScreen):
-    """Act as the card network of the local sandbox: open a dispute on a payment."""
-
-    title_text = "Open a dispute (sandbox network)"
-    submit_label = "Open dispute"
-    submit_variant = "warning"
-
-    def __init__(self, payment: Any) -> None:
-        super().__init__()
-        self.payment = payment
-        self.received = payment.amount_received or payment.amount or 0
-        self.intro = (
-            f"The cardholder disputes {payment.payment_id} "
-            f"({format_amount(self.received, payment.currency)} received). The dispute shows "
-            "in Disputes at once; the merchant then has 7 days (sandbox clock) to accept or "
-            "challenge it."
-        )
-
-    def fields(self) -> list[Field]:
-        # The reasons and opening stages the sandbox's network control takes.
-        from tui.sandbox.resources.disputes import OPENING_STAGES, REASONS
-
-        currency = self.payment.currency
-        return [
-            Field(
-                "reason",
-                "Reason",
-                Select(
-                    [(f"{r.replace('_', ' ')}  (code {c})", r) for r, c in REASONS.items()],
-                    value="fraudulent",
-                    allow_blank=False,
-                    id="field-reason",
-                ),
-            ),
-            Field(
-                "stage",
-                "Stage",
-                Select(
-                    [(s.replace("_", " "), s) for s in OPENING_STAGES],
-                    value="dispute",
-                    allow_blank=False,
-                    id="field-stage",
-                ),
-            ),
-            amount_field(
-                "amount",
-                "Amount disputed",
-                currency,
-                self.received,
-                f"At most the {format_amount(self.received, currency)} received.",
-            ),
-        ]
-
-    def submit_text(self) -> str | None:
-        amount = parse_amount(self.value("amount") or "", self.payment.currency)
-        return f"Open dispute for {format_amount(amount, self.payment.currency)}"
-
-    def build(self) -> Any:
-        currency = self.payment.currency
-        errors: dict[str, str] = {}
-        amount = read_amount(self, "amount", currency, errors)
-        if amount is None and not errors:
-            errors["amount"] = "Enter the amount the cardholder disputes."
-        elif amount is not None and not 0 < amount <= self.received:
-            errors["amount"] = (
-                f"Between {format_amount(1, currency)} and {format_amount(self.received, currency)}"
-                " (the amount received)."
-            )
-        if errors:
-            raise FormErrors(errors)
-        return {"reason": self.value("reason"), "stage": self.value("stage"), "amount": amount}
-
-    async def send(self, request: Any) -> Any:
-        dispute = normal(await self.client.sandbox.open_dispute(self.payment.payment_id, **request))
-        self.app.notify(
-            f"{dispute.dispute_id} on {dispute.payment_id}: "
-            f"{format_amount(dispute.amount, dispute.currency)}. :dp {dispute.dispute_id} "
-            "opens it.",
-            title="Dispute opened",
-        )
-        return dispute

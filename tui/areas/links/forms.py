@@ -24,6 +24,7 @@ from tui.views.forms import (
     read_amount,
     validation_messages,
 )
+from tui.views.ids import id_problem
 from tui.views.when import SPAN_EXAMPLES, parse_moment, span_text
 from tui.widgets.format import format_amount, parse_amount
 
@@ -168,7 +169,6 @@ class NewLinkForm(FormScreen):
 
         from tui.api.models._iso import is_currency
         from tui.api.models.links import PaymentLinkCreateRequest
-        from tui.areas.refunds.view import id_problem
 
         errors: dict[str, str] = {}
         currency = self._currency()

@@ -5,13 +5,12 @@ Built on the generic forms of `tui.views.forms`; each button says what will be s
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
-from textual import on
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.widgets import Button, Checkbox, Input, Select, Static
+from textual.widgets import Checkbox, Input, Select
 
+from tui.api.models.disputes import NETWORK_REASONS, OPENING_STAGES
+from tui.views.card_form import CardFormScreen, card_data, card_fields
 from tui.views.forms import (
     ConfirmScreen,
     Field,
@@ -20,11 +19,8 @@ from tui.views.forms import (
     amount_field,
     read_amount,
 )
-from tui.widgets.format import brand_label, format_amount, parse_amount
+from tui.widgets.format import format_amount, parse_amount
 from tui.widgets.inputs import SafeInput
-
-# A card that succeeds on the local sandbox and on the reference's sandboxes alike.
-DEFAULT_TEST_CARD = "4242 4242 4242 4242"
 
 
 class CaptureForm(FormScreen):
@@ -176,92 +172,6 @@ def review_form(client: Any, payment_id: str, action: str) -> ConfirmScreen:
     )
 
 
-def _card_fields(local: bool) -> list[Field]:
-    if local:
-        card = Input(value=DEFAULT_TEST_CARD, id="field-card")
-        hint = "Visa · succeeds. Ctrl+T picks another sandbox test card (outcome, code)."
-    else:
-        card = Input(placeholder=DEFAULT_TEST_CARD, id="field-card")
-        hint = "Type a test card of the remote sandbox; its documentation lists them."
-    return [
-        Field("card", "Card", card, hint),
-        Field("expiry", "Expiry (MM/YY)", Input(value="12/30", id="field-expiry")),
-        Field("cvc", "CVC", Input(value="123", password=True, id="field-cvc")),
-    ]
-
-
-class CardFormScreen(FormScreen):
-    """A form with card fields: on local profiles Ctrl+T fills them from the test-card picker."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "ctrl+t",
-            "pick_card",
-            "Test cards",
-            id="form.test-cards",
-            tooltip="Pick a sandbox test card (local profiles)",
-        ),
-    ]
-
-    @property
-    def local(self) -> bool:
-        """True on the embedded sandbox, whose test-card table the picker shows."""
-        return self.runtime.has_local_sandbox
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "pick_card":
-            return self.local
-        return super().check_action(action, parameters)
-
-    def extra_buttons(self) -> ComposeResult:
-        if self.local:
-            yield Button("Test cards…", id="form-pick-card")
-
-    @on(Button.Pressed, "#form-pick-card")
-    def _pick_pressed(self) -> None:
-        self.action_pick_card()
-
-    def action_pick_card(self) -> None:
-        from tui.widgets.card_picker import TestCardPicker
-
-        if self.local:
-            self.app.push_screen(TestCardPicker(), self.use_card)
-
-    def use_card(self, card: Any) -> None:
-        """Fill the card fields from a picked test card (None: the picker was closed)."""
-        if card is None:
-            return
-        self.query_one("#field-card", Input).value = card.grouped
-        self.query_one("#field-cvc", Input).value = card.cvc
-        code = f" {card.unified_code}" if card.unified_code else ""
-        outcome = card.outcome.replace("_", " ")
-        self.query_one("#hint-card", Static).update(
-            f"{brand_label(card.brand)} · {outcome}{code}: {card.description}"
-        )
-        if card.outcome in ("three_ds_challenge", "decline_without_three_ds"):
-            self.card_needs_3ds()
-        self.query_one("#field-card", Input).focus()
-
-    def card_needs_3ds(self) -> None:
-        """A 3-D Secure card was picked (the new-payment form switches authentication on)."""
-
-
-def _card_data(form: FormScreen) -> dict[str, Any]:
-    number = str(form.value("card") or "").replace(" ", "")
-    month, _, year = str(form.value("expiry") or "").partition("/")
-    if len(year) == 2:
-        year = "20" + year
-    return {
-        "card": {
-            "card_number": number,
-            "card_exp_month": month.strip(),
-            "card_exp_year": year.strip(),
-            "card_cvc": form.value("cvc"),
-            "card_holder_name": "Test Customer",
-        }
-    }
-
-
 _BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country": "US"}}
 
 
@@ -277,7 +187,7 @@ class ConfirmForm(CardFormScreen):
         self.submit_label = f"Confirm {format_amount(payment.amount, payment.currency)}"
 
     def fields(self) -> list[Field]:
-        return _card_fields(self.local)
+        return card_fields(self.local)
 
     def build(self) -> Any:
         from tui.api.models.payments import PaymentConfirmRequest
@@ -286,7 +196,7 @@ class ConfirmForm(CardFormScreen):
             {
                 "payment_method": "card",
                 "payment_method_type": "credit",
-                "payment_method_data": _card_data(self),
+                "payment_method_data": card_data(self),
                 "billing": _BILLING,
                 "return_url": "https://example.com/return",
             }
@@ -406,7 +316,7 @@ class NewPaymentScreen(CardFormScreen):
                 ),
             ),
             Field("confirm", "", Checkbox("Confirm now (one step)", True, id="field-confirm")),
-            *_card_fields(self.local),
+            *card_fields(self.local),
             Field(
                 "payment_id",
                 "Payment id (optional)",
@@ -448,7 +358,7 @@ class NewPaymentScreen(CardFormScreen):
             body |= {
                 "payment_method": "card",
                 "payment_method_type": "credit",
-                "payment_method_data": _card_data(self),
+                "payment_method_data": card_data(self),
                 "billing": _BILLING,
             }
         return PaymentCreateRequest.model_validate({k: v for k, v in body.items() if v is not None})
@@ -458,3 +368,87 @@ class NewPaymentScreen(CardFormScreen):
 
     async def send(self, request: Any) -> Any:
         return await self.client.payments.create(request)
+
+
+# -- opening a dispute on a payment (the payment's action) ---------------------------------------
+
+
+class OpenDisputeForm(FormScreen):
+    """Act as the card network of the local sandbox: open a dispute on a payment."""
+
+    title_text = "Open a dispute (sandbox network)"
+    submit_label = "Open dispute"
+    submit_variant = "warning"
+
+    def __init__(self, payment: Any) -> None:
+        super().__init__()
+        self.payment = payment
+        self.received = payment.amount_received or payment.amount or 0
+        self.intro = (
+            f"The cardholder disputes {payment.payment_id} "
+            f"({format_amount(self.received, payment.currency)} received). The dispute shows "
+            "in Disputes at once; the merchant then has 7 days (sandbox clock) to accept or "
+            "challenge it."
+        )
+
+    def fields(self) -> list[Field]:
+        # The reasons and opening stages the sandbox's network control takes.
+        currency = self.payment.currency
+        return [
+            Field(
+                "reason",
+                "Reason",
+                Select(
+                    [(f"{r.replace('_', ' ')}  (code {c})", r) for r, c in NETWORK_REASONS.items()],
+                    value="fraudulent",
+                    allow_blank=False,
+                    id="field-reason",
+                ),
+            ),
+            Field(
+                "stage",
+                "Stage",
+                Select(
+                    [(s.replace("_", " "), s) for s in OPENING_STAGES],
+                    value="dispute",
+                    allow_blank=False,
+                    id="field-stage",
+                ),
+            ),
+            amount_field(
+                "amount",
+                "Amount disputed",
+                currency,
+                self.received,
+                f"At most the {format_amount(self.received, currency)} received.",
+            ),
+        ]
+
+    def submit_text(self) -> str | None:
+        amount = parse_amount(self.value("amount") or "", self.payment.currency)
+        return f"Open dispute for {format_amount(amount, self.payment.currency)}"
+
+    def build(self) -> Any:
+        currency = self.payment.currency
+        errors: dict[str, str] = {}
+        amount = read_amount(self, "amount", currency, errors)
+        if amount is None and not errors:
+            errors["amount"] = "Enter the amount the cardholder disputes."
+        elif amount is not None and not 0 < amount <= self.received:
+            errors["amount"] = (
+                f"Between {format_amount(1, currency)} and {format_amount(self.received, currency)}"
+                " (the amount received)."
+            )
+        if errors:
+            raise FormErrors(errors)
+        return {"reason": self.value("reason"), "stage": self.value("stage"), "amount": amount}
+
+    async def send(self, request: Any) -> Any:
+        dispute = await self.client.sandbox.open_dispute(self.payment.payment_id, **request)
+        self.app.notify(
+            f"{dispute.dispute_id} on {dispute.payment_id}: "
+            f"{format_amount(dispute.amount, dispute.currency)}. :dp {dispute.dispute_id} "
+            "opens it.",
+            title="Dispute opened",
+        )
+        return dispute

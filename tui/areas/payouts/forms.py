@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.widgets import Checkbox, Select, Static
 
-from tui.areas.payouts.view import FIELD_LABELS, method_text
+from tui.areas.payouts.spec import FIELD_LABELS, method_text
 from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import ConfirmScreen, Field, FormErrors, metadata_field, read_metadata
 from tui.views.model_fields import model_errors, model_inputs, model_of, read_model

@@ -20,6 +20,8 @@ from tui.views.forms import (
     read_metadata,
     validation_messages,
 )
+from tui.views.ids import id_problem
+from tui.views.payment import refund_allowed
 from tui.views.text import safe_markup
 from tui.widgets.format import format_amount, parse_amount
 from tui.widgets.inputs import SafeInput
@@ -32,15 +34,6 @@ def refundable(payment: Any) -> int:
     """What is left to refund of a payment: received less the refunds that did not fail."""
     held = sum(int(r.amount) for r in (payment.refunds or []) if r.status != "failed")
     return max(int(payment.amount_received or 0) - held, 0)
-
-
-def _refund_allowed(payment: Any) -> bool:
-    # The payment states that allow a refund are declared once, with the payment's actions.
-    from tui.areas.payments.view import ROW_ACTIONS
-    from tui.views.actions import find
-
-    action = find(ROW_ACTIONS, "refund")
-    return action is None or action.allows(payment, local=True)
 
 
 class NewRefundForm(FormScreen):
@@ -107,8 +100,6 @@ class NewRefundForm(FormScreen):
     async def _look_up(self, payment_id: str) -> None:
         import asyncio
 
-        from tui.areas.refunds.view import id_problem
-
         await asyncio.sleep(LOOKUP_DELAY)  # a pause in the typing, not every key
         if not payment_id or id_problem(payment_id, "payment"):
             return  # said under the field on sending
@@ -154,7 +145,6 @@ class NewRefundForm(FormScreen):
 
     def build(self) -> Any:
         from tui.api.models.refunds import RefundCreateRequest
-        from tui.areas.refunds.view import id_problem
 
         payment_id = self.value("payment_id")
         if not payment_id:
@@ -180,7 +170,7 @@ class NewRefundForm(FormScreen):
                 ) from None
             self.payment = payment
         left = refundable(payment)
-        if not _refund_allowed(payment):
+        if not refund_allowed(payment):
             raise FormErrors(
                 {
                     "payment_id": f"This payment is {payment.status}: only a payment whose money "

@@ -7,16 +7,15 @@ only its settlement sends a webhook, which redraws its row and reloads its detai
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.areas.payments.view import goto_payment, payment_summary
+from tui.areas.refunds.forms import NewRefundForm, RefundUpdateForm
+from tui.areas.refunds.spec import COLUMNS, PAGE_SIZE, REFUND_STATUSES, refund_grammar
 from tui.views.actions import Action, with_known
-from tui.views.columns import Column
 from tui.views.detail import (
     DetailScreen,
     Related,
@@ -27,112 +26,21 @@ from tui.views.detail import (
     table,
 )
 from tui.views.filters import (
-    Filter,
     Grammar,
-    Term,
-    amount_term,
-    currency_term,
-    id_word,
-    status_term,
-    time_terms,
 )
 from tui.views.listing import ResourceListView
-from tui.views.text import safe, visible
-from tui.widgets.format import amount_text, format_amount, format_time, status_text, theme_colour
+from tui.views.payment import goto_payment, payment_summary
+from tui.views.text import safe
+from tui.widgets.format import format_amount, format_time, status_text, theme_colour
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost
-
-PAGE_SIZE = 100
-AMOUNT_WIDTH = 15
-# Every refund status (tui.api.models.refunds.RefundStatus), without importing the models.
-REFUND_STATUSES = ("pending", "succeeded", "failed", "review")
-# Ids the service takes (tui.api.models.common.PaymentIdStr): a typo is told, not sent.
-ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
-
-# Ids are shown whole (prefix + 20 characters); the status column takes spare width first.
-# Narrower, the created time and then the payment give way: refund, status and amount stay.
-# The reason needs a wide terminal (the detail shows it whole).
-COLUMNS: tuple[Column[Any], ...] = (
-    Column("refund_id", "Refund", 24, lambda r, c: safe(r.refund_id)),
-    Column("status", "Status", 9, lambda r, c: status_text(r.status, c.variables), flex=(9, 12)),
-    Column(
-        "amount",
-        "Amount",
-        AMOUNT_WIDTH,
-        lambda r, c: amount_text(r.amount, r.currency, c.variables, width=AMOUNT_WIDTH),
-    ),
-    Column("payment_id", "Payment", 24, lambda r, c: safe(r.payment_id), 94),
-    Column(
-        "created", "Created", 12, lambda r, c: safe(format_time(r.created_time, short=True)), 68
-    ),
-    Column("reason", "Reason", 12, lambda r, c: safe(r.reason, empty=""), 108, flex=(12, 40)),
-)
-
-
-# -- the filter ------------------------------------------------------------------------------------
-
-
-def id_problem(value: str, noun: str) -> str:
-    """What is wrong with an id typed for the service, said for a person ("" if nothing)."""
-    if ID_PATTERN.fullmatch(value):
-        return ""
-    if len(value) > 64:
-        return f"A {noun} id is 64 characters at most."
-    odd = sorted({c for c in value if not ID_PATTERN.fullmatch(c)})
-    return f"A {noun} id has only letters, digits, '_' and '-', not {visible(' '.join(odd))}."
-
-
-def _check_id(value: str, noun: str) -> str:
-    problem = id_problem(value, noun)
-    if problem:
-        raise ValueError(f"`{visible(value)}`: {problem}")
-    return value
-
-
-def _id_term(keys: tuple[str, ...], request_field: str, noun: str, example: str) -> Term:
-    def apply(value: str, result: Filter) -> None:
-        result.server[request_field] = _check_id(value, noun)
-
-    return Term(keys, f"{keys[0]}:{example}", apply)
-
-
-_bare_id = id_word({"pay_": "payment_id", "ref_": "refund_id"}, 20, own="ref_")
-
-
-def _bare(word: str, result: Filter) -> None:
-    # A whole id goes to the service as it is: a character it refuses is said here instead.
-    if word.startswith("pay_"):
-        _check_id(word, "payment")
-    elif word.startswith("ref_"):
-        _check_id(word, "refund")
-    _bare_id(word, result)
-
-
-def refund_grammar() -> Grammar:
-    """`status:failed currency:EUR amount:10-50 payment:pay_… from:… to:… ref_…`.
-
-    The amount is matched in the view (the list route has no amount filter); the rest is the
-    service's `POST /refunds/list` filter body."""
-    return Grammar(
-        [
-            status_term(REFUND_STATUSES, "refund", "refund_status"),
-            currency_term(),
-            amount_term(None),
-            _id_term(("payment", "pay"), "payment_id", "payment", "pay_…"),
-            *time_terms(),
-            _id_term(("id", "refund"), "refund_id", "refund", "ref_…"),
-        ],
-        bare=_bare,
-        bare_example="ref_… pay_… or part of an id",
-    )
 
 
 # -- actions (the list and the detail share them) ------------------------------------------------
 
 
 def _update(host: ActionHost, _refund_id: str | None, refund: Any) -> None:
-    from tui.areas.refunds.forms import RefundUpdateForm
     from tui.views.live import announce
 
     def done(result: Any) -> None:
@@ -212,7 +120,6 @@ class RefundsView(ResourceListView[Any]):
         """Ask for a payment, an amount and a reason; the refund made opens on its detail."""
         if self.starting(self.new_refund):
             return
-        from tui.areas.refunds.forms import NewRefundForm
 
         # Filtered on one payment: that is most likely the one to refund.
         payment_id = self.filter.server.get("payment_id")

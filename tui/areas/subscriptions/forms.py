@@ -15,15 +15,16 @@ from rich.text import Text
 from textual import on, work
 from textual.widgets import Input, Select, Static
 
-from tui.areas.payments.forms import CardFormScreen, _card_data, _card_fields
+from tui.views.card_form import CardFormScreen, card_data, card_fields
 from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import ConfirmScreen, Field, FormErrors, FormScreen
+from tui.views.ids import id_problem
 from tui.views.text import safe, safe_markup, visible
 from tui.widgets.format import brand_label, format_time
 from tui.widgets.inputs import SafeInput
 
 if TYPE_CHECKING:
-    from tui.areas.subscriptions.view import Catalogue
+    from tui.areas.subscriptions.spec import Catalogue
 
 # What a date field takes (tui.views.when reads it).
 EXAMPLES = "In UTC: 2024-06-01, 2024-06-01T14:30, or a span from now such as 3d."
@@ -114,7 +115,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
             if self.catalogue.problem
             else "From the service's plan catalogue."
         )
-        card, expiry, cvc = _card_fields(self.local)
+        card, expiry, cvc = card_fields(self.local)
         if self.local:
             card.hint = (
                 f"Visa · succeeds. {RENEWAL_FAILS_CARD} pays the first term, then every renewal "
@@ -213,7 +214,6 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
         import asyncio
 
         from tui.api.errors import NotFoundError
-        from tui.areas.subscriptions.view import id_problem
 
         await asyncio.sleep(LOOKUP_DELAY)
         if not customer_id or id_problem(customer_id, "customer"):
@@ -296,7 +296,6 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
 
     def build(self) -> Any:
         from tui.api.models.subscriptions import SubscriptionCreateRequest
-        from tui.areas.subscriptions.view import id_problem
 
         errors: dict[str, str] = {}
         customer_id = self.value("customer_id")
@@ -325,7 +324,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
                 errors["card"] = "Type a card number (Ctrl+T picks a test card)."
             if not self.value("card_holder_name"):
                 errors["card_holder_name"] = "Type the name on the card."
-            card = _card_data(self)
+            card = card_data(self)
             card["card"]["card_holder_name"] = self.value("card_holder_name") or ""
             details |= {"payment_method_type": "credit", "payment_method_data": card}
         else:

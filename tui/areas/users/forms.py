@@ -17,6 +17,7 @@ from typing import Any
 from textual import on, work
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
+from tui.areas.users.spec import Deleted, dashboard_refusal
 from tui.views.forms import ConfirmScreen, Field, FormErrors, FormScreen, validation_messages
 from tui.views.text import safe_markup, visible
 
@@ -68,7 +69,6 @@ def _plain(message: str) -> str:
 
 def _refusal(form: FormScreen, error: BaseException) -> FormErrors | None:
     """A users route refused to a remote profile's key, said for a person (else None)."""
-    from tui.areas.users.view import dashboard_refusal
 
     said = dashboard_refusal(error, not form.runtime.options.is_local)
     return None if said is None else FormErrors({}, general=said)
@@ -384,7 +384,6 @@ def resend_confirmation(local: bool, user: Any) -> ConfirmScreen:
 def delete_confirmation(local: bool, user: Any) -> ConfirmScreen:
     """Delete a user: says who, and that it cannot be undone."""
     from tui.api.models.users import DeleteUserRequest
-    from tui.areas.users.view import Deleted
 
     async def delete() -> Any:
         request = DeleteUserRequest(email=user.email)
@@ -402,7 +401,6 @@ def delete_confirmation(local: bool, user: Any) -> ConfirmScreen:
 
 async def _refused_plainly(local: bool, call: Callable[[], Awaitable[Any]]) -> Any:
     """`call()`, with a users route refused to a remote profile said in words."""
-    from tui.areas.users.view import dashboard_refusal
 
     try:
         return await call()
