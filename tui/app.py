@@ -44,6 +44,7 @@ GC_PAUSE_LIMIT = 3.0
 if TYPE_CHECKING:
     from tui.runtime import Runtime, RuntimeOptions
     from tui.shell.main import MainScreen
+    from tui.views.access import AppHost
     from tui.views.live import Change
 
 
@@ -136,7 +137,7 @@ class PayscopeApp(App[int]):
     ) -> None:
         """A toast. Its text is shown literally (`markup=False` unless asked): toasts carry ids,
         statuses and messages from the service, which are data, never markup or escapes."""
-        from tui.views.text import visible
+        from tui.widgets.text import visible
 
         super().notify(
             visible(message, multiline=True),
@@ -467,3 +468,10 @@ def exit_now(code: int) -> NoReturn:
 def _is_connection_error(error: BaseException) -> bool:
     """No answer or a timeout: the kind of failure the service-down banner covers."""
     return any(cls.__name__ == "ApiConnectionError" for cls in type(error).__mro__)
+
+
+if TYPE_CHECKING:
+
+    def _is_a_host(app: PayscopeApp) -> AppHost:
+        """The app is what the layers below it see of it (`tui.views.access`): mypy checks."""
+        return app

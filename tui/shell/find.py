@@ -23,8 +23,8 @@ from tui.views.access import AppAccess
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
-from tui.views.text import safe
 from tui.widgets.footer import KeyFooter
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     pass

@@ -16,12 +16,12 @@ from textual.widgets.option_list import Option
 from tui.views.access import AppAccess
 from tui.views.area import AreaView, nav_shown_at
 from tui.views.areas import AREA_BY_KEY, AREAS
-from tui.views.text import safe_markup
 from tui.widgets.footer import KeyFooter
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.text import safe_markup
 
 if TYPE_CHECKING:
-    from tui.widgets.command_prompt import Command
+    from tui.shell.command_prompt import Command
 
 # The prompt and the progress bar are imported when first shown: neither is in the first frame.
 PROMPT = "#command-prompt"
@@ -372,7 +372,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     async def prompt_command(self, text: str) -> None:
         """Open the command prompt with `text` typed in it."""
-        from tui.widgets.command_prompt import CommandPrompt
+        from tui.shell.command_prompt import CommandPrompt
 
         prompts = self.query(PROMPT).results(CommandPrompt)
         prompt = next(prompts, None)

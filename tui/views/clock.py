@@ -16,9 +16,9 @@ from textual import on, work
 from textual.widgets import Input, Select, Static
 
 from tui.views.forms import Field, FormErrors, FormScreen
-from tui.views.text import safe
 from tui.views.when import SPAN_EXAMPLES, add_months, parse_moment, span_text
 from tui.widgets.format import format_time
+from tui.widgets.text import safe
 
 # How many of the things due the preview lists before "and N more".
 PREVIEW_LINES = 8

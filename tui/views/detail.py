@@ -30,8 +30,8 @@ from tui.views.actions import Action
 from tui.views.actions import find as find_action
 from tui.views.area import TitleBar
 from tui.views.live import Change, watch_changes
-from tui.views.text import safe
 from tui.widgets.footer import KeyFooter
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     pass

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tui.api.vocabulary import ID_MAX, ID_RE
 from tui.views.filters import Filter, Term
-from tui.views.text import visible
+from tui.widgets.text import visible
 
 
 def id_problem(value: str, noun: str) -> str:

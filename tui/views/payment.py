@@ -14,8 +14,8 @@ from rich.text import Text
 from tui.theming import PAYMENT_STATUSES
 from tui.views.actions import Action, status_of, statuses
 from tui.views.detail import grid
-from tui.views.text import safe
 from tui.widgets.format import format_amount, format_time, status_text
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

@@ -32,8 +32,8 @@ from tui.areas.analytics.forms import CustomRangeForm, FilterForm
 from tui.views.area import AreaView, TitleBar, area_width
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
-from tui.views.text import safe, visible
 from tui.widgets.format import format_amount, status_colour, theme_colour
+from tui.widgets.text import safe, visible
 
 if TYPE_CHECKING:
     from tui.views.live import Change

@@ -20,8 +20,8 @@ from tui.views.columns import Column
 from tui.views.detail import DetailScreen, empty, explained_code, table
 from tui.views.filters import Filter, Grammar, Term
 from tui.views.listing import ResourceListView
-from tui.views.text import safe
 from tui.widgets.format import theme_colour
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.api.codes import CodeInfo

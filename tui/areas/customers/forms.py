@@ -18,8 +18,8 @@ from tui.views.forms import (
     parse_metadata,
     read_metadata,
 )
-from tui.views.text import visible
 from tui.widgets.inputs import SafeInput
+from tui.widgets.text import visible
 
 # Form field -> what it is called on the submit button of the edit form.
 TEXT_FIELDS = {

@@ -11,8 +11,8 @@ from rich.text import Text
 
 from tui.views.columns import Column
 from tui.views.filters import Filter, Grammar, Term, time_terms
-from tui.views.text import safe
 from tui.widgets.format import format_time
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     pass

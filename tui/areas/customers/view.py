@@ -41,8 +41,8 @@ from tui.views.detail import DetailScreen, empty, grid
 from tui.views.filters import Filter, Grammar
 from tui.views.listing import ResourceListView
 from tui.views.table import ResourceTable
-from tui.views.text import safe
 from tui.widgets.format import amount_text, format_time, status_text
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost

@@ -22,8 +22,8 @@ from tui.views.filters import (
     status_term,
     time_terms,
 )
-from tui.views.text import safe, visible
 from tui.widgets.format import amount_text, format_time, status_text, theme_colour
+from tui.widgets.text import safe, visible
 
 if TYPE_CHECKING:
     pass

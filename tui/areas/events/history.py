@@ -22,9 +22,9 @@ from tui.views.access import AppAccess
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
-from tui.views.text import safe, safe_markup
 from tui.widgets.footer import KeyFooter
 from tui.widgets.format import theme_colour
+from tui.widgets.text import safe, safe_markup
 
 if TYPE_CHECKING:
     pass

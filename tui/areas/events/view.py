@@ -28,8 +28,8 @@ from tui.views.filters import Filter, Grammar, Term
 from tui.views.forms import Field, FormScreen
 from tui.views.listing import ResourceListView
 from tui.views.live import watch_deliveries
-from tui.views.text import safe
 from tui.widgets.format import status_text, theme_colour
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost
@@ -95,7 +95,7 @@ def parse_event_filter(text: str) -> tuple[str | None, str | None]:
 def remote_empty_text(runtime: Any) -> str:
     """The empty Events area on a remote profile: webhooks only come once the service is told
     where to send them, which payscope cannot do for a service on another machine."""
-    from tui.views.text import safe_markup
+    from tui.widgets.text import safe_markup
 
     url = safe_markup(runtime.listener_url or "this machine's listener")
     return (

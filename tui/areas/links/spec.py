@@ -23,8 +23,8 @@ from tui.views.filters import (
     time_terms,
 )
 from tui.views.ids import id_problem
-from tui.views.text import safe, visible
 from tui.widgets.format import amount_text, format_time, theme_colour
+from tui.widgets.text import safe, visible
 
 if TYPE_CHECKING:
     pass

@@ -42,8 +42,8 @@ from tui.views.filters import (
 )
 from tui.views.listing import ResourceListView
 from tui.views.payment import goto_payment, payment_summary
-from tui.views.text import safe, visible
 from tui.widgets.format import format_amount, format_time, theme_colour
+from tui.widgets.text import safe, visible
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost

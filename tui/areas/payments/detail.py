@@ -15,7 +15,6 @@ from rich.text import Text
 
 from tui.areas.payments.spec import ROW_ACTIONS
 from tui.views.detail import DetailScreen, empty, explained_code, grid, table
-from tui.views.text import safe
 from tui.widgets.format import (
     brand_label,
     format_amount,
@@ -23,6 +22,7 @@ from tui.widgets.format import (
     status_text,
     theme_colour,
 )
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.api.models.payments import Payment

@@ -10,8 +10,8 @@ from tui.theming import PAYMENT_STATUSES
 from tui.views.actions import Action, statuses, with_known
 from tui.views.columns import Column
 from tui.views.payment import REFUNDABLE
-from tui.views.text import safe
 from tui.widgets.format import amount_text, format_time, status_text
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.api.models.payments import Payment

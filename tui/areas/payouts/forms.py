@@ -21,9 +21,9 @@ from tui.areas.payouts.spec import FIELD_LABELS, method_text
 from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import ConfirmScreen, Field, FormErrors, metadata_field, read_metadata
 from tui.views.model_fields import model_errors, model_inputs, model_of, read_model
-from tui.views.text import safe_markup
 from tui.widgets.format import format_amount, parse_amount
 from tui.widgets.inputs import SafeInput
+from tui.widgets.text import safe_markup
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -548,7 +548,7 @@ class PayoutUpdateForm(PayoutForm):
     def method_options(self) -> list[tuple[Any, str]]:
         from rich.text import Text
 
-        from tui.views.text import safe
+        from tui.widgets.text import safe
 
         current = method_text(self.payout) if self.payout.payout_method_data else "none yet"
         keep = Text.assemble("Keep the current method (", safe(current), ")")

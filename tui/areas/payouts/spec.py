@@ -22,13 +22,13 @@ from tui.views.filters import (
     status_term,
     time_terms,
 )
-from tui.views.text import safe
 from tui.widgets.format import (
     amount_text,
     format_time,
     status_text,
 )
 from tui.widgets.inputs import last_digits
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     pass

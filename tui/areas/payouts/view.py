@@ -49,7 +49,6 @@ from tui.views.filters import (
 )
 from tui.views.listing import ResourceListView
 from tui.views.steps import CURRENT, DONE, STOPPED, TODO, Step, flow_steps
-from tui.views.text import safe
 from tui.widgets.format import (
     brand_label,
     format_amount,
@@ -58,6 +57,7 @@ from tui.widgets.format import (
     theme_colour,
 )
 from tui.widgets.inputs import last_digits
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost

@@ -22,9 +22,9 @@ from tui.views.forms import (
 )
 from tui.views.ids import id_problem
 from tui.views.payment import refund_allowed
-from tui.views.text import safe_markup
 from tui.widgets.format import format_amount, parse_amount
 from tui.widgets.inputs import SafeInput
+from tui.widgets.text import safe_markup
 
 # A payment id typed this long is looked up (its currency and what is left to refund).
 LOOKUP_DELAY = 0.3

@@ -18,8 +18,8 @@ from tui.views.filters import (
     time_terms,
 )
 from tui.views.ids import check_id, id_term
-from tui.views.text import safe
 from tui.widgets.format import amount_text, format_time, status_text
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     pass

@@ -30,8 +30,8 @@ from tui.views.filters import (
 )
 from tui.views.listing import ResourceListView
 from tui.views.payment import goto_payment, payment_summary
-from tui.views.text import safe
 from tui.widgets.format import format_amount, format_time, status_text, theme_colour
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost

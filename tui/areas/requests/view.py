@@ -26,8 +26,8 @@ from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term
 from tui.views.listing import ResourceListView
 from tui.views.live import watch_requests
-from tui.views.text import safe
 from tui.widgets.format import theme_colour
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost

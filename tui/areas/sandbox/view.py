@@ -25,8 +25,8 @@ from textual.widgets import Static
 from tui.views.area import AreaView, TitleBar
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
-from tui.views.text import safe
 from tui.widgets.format import theme_colour
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.api.scenarios import Scenario

@@ -17,7 +17,7 @@ from tui.views.area import AreaView, area_width
 from tui.views.columns import CellContext, Column
 from tui.views.forms import Field, FormErrors, FormScreen
 from tui.views.table import ResourceTable
-from tui.views.text import safe, safe_markup
+from tui.widgets.text import safe, safe_markup
 
 # Below this area width the profile table and the side panels no longer fit side by side.
 NARROW_WIDTH = 104

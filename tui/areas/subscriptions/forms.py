@@ -19,9 +19,9 @@ from tui.views.card_form import CardFormScreen, card_data, card_fields
 from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import ConfirmScreen, Field, FormErrors, FormScreen
 from tui.views.ids import id_problem
-from tui.views.text import safe, safe_markup, visible
 from tui.widgets.format import brand_label, format_time
 from tui.widgets.inputs import SafeInput
+from tui.widgets.text import safe, safe_markup, visible
 
 if TYPE_CHECKING:
     from tui.areas.subscriptions.spec import Catalogue

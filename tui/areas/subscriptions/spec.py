@@ -16,13 +16,13 @@ from tui.views.actions import statuses
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term, status_term, time_terms
 from tui.views.ids import id_problem
-from tui.views.text import safe, visible
 from tui.widgets.format import (
     format_amount,
     format_time,
     status_text,
     theme_colour,
 )
+from tui.widgets.text import safe, visible
 
 if TYPE_CHECKING:
     from tui.views.live import Change

@@ -45,7 +45,6 @@ from tui.views.columns import CellContext
 from tui.views.detail import DetailScreen, Related, empty, explained_code, grid, read_related
 from tui.views.filters import Grammar
 from tui.views.listing import ResourceListView
-from tui.views.text import safe, visible
 from tui.widgets.format import (
     brand_label,
     format_amount,
@@ -53,6 +52,7 @@ from tui.widgets.format import (
     status_text,
     theme_colour,
 )
+from tui.widgets.text import safe, visible
 
 if TYPE_CHECKING:
     from tui.areas.subscriptions.remote import Renewal

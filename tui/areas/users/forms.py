@@ -19,7 +19,7 @@ from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from tui.areas.users.spec import Deleted, dashboard_refusal
 from tui.views.forms import ConfirmScreen, Field, FormErrors, FormScreen, validation_messages
-from tui.views.text import safe_markup, visible
+from tui.widgets.text import safe_markup, visible
 
 # The least a new user may do: the role an invitation starts on when the service offers it.
 DEFAULT_ROLE = "merchant_view_only"

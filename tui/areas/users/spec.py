@@ -12,8 +12,8 @@ from rich.text import Text
 
 from tui.views.columns import Column
 from tui.views.filters import Filter, Grammar, Term, status_term
-from tui.views.text import safe, visible
 from tui.widgets.format import status_text
+from tui.widgets.text import safe, visible
 
 if TYPE_CHECKING:
     pass

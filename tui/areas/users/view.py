@@ -39,7 +39,7 @@ from tui.views.actions import Action, with_known
 from tui.views.detail import DetailScreen, Missing, Related, empty, grid, read_related
 from tui.views.filters import Grammar
 from tui.views.listing import ResourceListView
-from tui.views.text import safe
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.views.actions import ActionHost
