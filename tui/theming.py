@@ -15,7 +15,12 @@ from typing import NamedTuple
 from textual.theme import Theme
 
 DEFAULT_THEME = "payscope-dark"
-BUILTIN_THEME_DIR = Path(__file__).parent / "themes"
+# Installed, the theme files are package data beside this module (setup.py copies them there);
+# in a checkout or an editable install they are read from `themes/` at the repository's root.
+_PACKAGED_THEMES = Path(__file__).parent / "themes"
+BUILTIN_THEME_DIR = (
+    _PACKAGED_THEMES if _PACKAGED_THEMES.is_dir() else Path(__file__).parent.parent / "themes"
+)
 
 _BASE_COLOURS = (
     "primary",
