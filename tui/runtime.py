@@ -326,6 +326,12 @@ class Runtime:
             # Seeding writes through its own SQLite connection, so a thread keeps the UI live.
             await asyncio.to_thread(sandbox.seed, total, seeded)
         await _maybe_await(sandbox.set_webhook(hook, secret))
+        self._connect_local(api, credentials)
+        report("", 1.0)
+
+    def _connect_local(self, api: Any, credentials: Any) -> None:
+        """The local sandbox's keys and ids (embedded or kept in the background): this run's
+        client is built on them. `api` is `tui.api.client`, imported by the caller."""
         self.credentials = credentials
         self.merchant_id = credentials.merchant_id
         self.business_profile_id = credentials.profile_id
@@ -336,7 +342,6 @@ class Runtime:
             merchant_id=credentials.merchant_id,
             **self.options.client_options(),
         )
-        report("", 1.0)
 
     async def _attach_daemon(self, report: Progress) -> None:
         """Use the local sandbox kept running between runs (start it when it is not), then
@@ -371,16 +376,7 @@ class Runtime:
         self.daemon_dir = directory
         self.base_url = state.url
         self._remember_port(state.url)
-        self.credentials = credentials
-        self.merchant_id = credentials.merchant_id
-        self.business_profile_id = credentials.profile_id
-        self.client = api.ApiClient(
-            self.base_url,
-            credentials.api_key,
-            profile_id=credentials.profile_id,
-            merchant_id=credentials.merchant_id,
-            **self.options.client_options(),
-        )
+        self._connect_local(api, credentials)
         self._journal_prefetch()
         self.client_ready.set()  # actions run from here; the listener comes up next
         report("", 1.0)

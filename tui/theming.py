@@ -119,22 +119,6 @@ _STATUS_TO_VARIABLE: dict[str, str] = {
     "reversed": "status-failed",
 }
 
-PAYMENT_STATUSES = (
-    "requires_payment_method",
-    "requires_confirmation",
-    "requires_action",
-    "requires_customer_action",
-    "requires_merchant_action",
-    "requires_capture",
-    "processing",
-    "succeeded",
-    "failed",
-    "cancelled",
-    "partially_captured",
-    "partially_captured_and_capturable",
-    "expired",
-)
-
 
 def status_variable(status: str) -> str:
     """The theme variable that colours `status` (any resource's status; unknown ones included)."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from tui.theming import PAYMENT_STATUSES
+from tui.api.vocabulary import PAYMENT_STATUSES
 from tui.views.actions import Action, status_of, statuses
 from tui.views.detail import grid
 from tui.widgets.format import format_amount, format_time, status_text

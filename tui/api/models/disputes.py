@@ -44,11 +44,12 @@ __all__ = [
 class DisputeStatus(StrEnum):
     """Dispute statuses in the reference service's spelling."""
 
+    # In the order a dispute lives them (filters and messages list them so).
     OPENED = "dispute_opened"
-    EXPIRED = "dispute_expired"
-    ACCEPTED = "dispute_accepted"
-    CANCELLED = "dispute_cancelled"
     CHALLENGED = "dispute_challenged"
+    ACCEPTED = "dispute_accepted"
+    EXPIRED = "dispute_expired"
+    CANCELLED = "dispute_cancelled"
     WON = "dispute_won"
     LOST = "dispute_lost"
 

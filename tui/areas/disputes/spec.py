@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from tui.api.models.disputes import DisputeStage, DisputeStatus
 from tui.views.columns import CellContext, Column
 from tui.views.filters import (
     Filter,
@@ -29,19 +30,11 @@ if TYPE_CHECKING:
     pass
 
 PAGE_SIZE = 100  # the most GET /disputes/list returns at once
-# Every dispute status and stage (tui.api.models.disputes), without importing the models.
-DISPUTE_STATUSES = (
-    "dispute_opened",
-    "dispute_challenged",
-    "dispute_accepted",
-    "dispute_expired",
-    "dispute_cancelled",
-    "dispute_won",
-    "dispute_lost",
-)
-DISPUTE_STAGES = ("pre_dispute", "dispute", "pre_arbitration", "arbitration", "dispute_reversal")
-OPENED = "dispute_opened"
-CHALLENGED = "dispute_challenged"
+# Every dispute status and stage, as the models know them.
+DISPUTE_STATUSES: tuple[str, ...] = tuple(status.value for status in DisputeStatus)
+DISPUTE_STAGES: tuple[str, ...] = tuple(stage.value for stage in DisputeStage)
+OPENED = DisputeStatus.OPENED.value
+CHALLENGED = DisputeStatus.CHALLENGED.value
 # A deadline this close (seconds) is shown in the warning colour; a passed one in the error's.
 SOON = 3 * 86400
 # The amount column fits amounts up to 9,999.99 (wider ones end in "…"; the detail has them).

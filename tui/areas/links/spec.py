@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from tui.api.models.links import LINK_STATES
 from tui.views.columns import CellContext, Column
 from tui.views.filters import (
     Filter,
@@ -31,8 +32,6 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 13
-# What a link is shown as (tui.api.models.links.LINK_STATES), without importing the models.
-LINK_STATES = ("active", "expired", "paid")
 # The theme colour of each state: waiting (blue), paid (green), expired (grey).
 STATE_COLOURS = {
     "active": "status-processing",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from tui.theming import PAYMENT_STATUSES
+from tui.api.vocabulary import PAYMENT_STATUSES
 from tui.views.actions import Action, statuses, with_known
 from tui.views.columns import Column
 from tui.views.payment import REFUNDABLE

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from tui.api.models.payouts import PayoutStatus, PayoutType
+from tui.api.models.payouts import ACCOUNT_NUMBER_FIELDS, PayoutStatus, PayoutType
 from tui.views.actions import statuses
 from tui.views.columns import Column
 from tui.views.filters import (
@@ -46,26 +46,16 @@ UPDATABLE = statuses("requires_creation", "requires_payout_method_data", "requir
 OPEN = UPDATABLE | statuses(
     "requires_vendor_account_creation", "requires_fulfillment", "initiated", "pending"
 )
-# Fields that hold an account or card number (shown masked, whatever the service sent).
-NUMBERS = frozenset(
-    {
-        "card_number",
-        "last4",
-        "bank_account_number",
-        "account_number",
-        "iban",
-        "dpan",
-        "application_primary_account_number",
-        "psp_token",
-        "pix_key",
-        "emv",
-        "source_bank_account_id",
-        "destination_bank_account_id",
-        "cpf",
-        "cnpj",
-        "telephone_number",
-    }
-)
+# Fields shown by their last digits only, whatever the service sent: its account numbers, and
+# the card's last 4, the bank accounts' ids, tax ids and phone numbers it returns as they are.
+NUMBERS = ACCOUNT_NUMBER_FIELDS | {
+    "last4",
+    "source_bank_account_id",
+    "destination_bank_account_id",
+    "cpf",
+    "cnpj",
+    "telephone_number",
+}
 
 # -- method data, in the spec's and the real service's shapes -------------------------------------
 

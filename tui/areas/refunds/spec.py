@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tui.api.models.refunds import RefundStatus
 from tui.views.columns import Column
 from tui.views.filters import (
     Filter,
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
-# Every refund status (tui.api.models.refunds.RefundStatus), without importing the models.
-REFUND_STATUSES = ("pending", "succeeded", "failed", "review")
+# Every refund status, as the models know them.
+REFUND_STATUSES: tuple[str, ...] = tuple(status.value for status in RefundStatus)
 
 # Ids are shown whole (prefix + 20 characters); the status column takes spare width first.
 # Narrower, the created time and then the payment give way: refund, status and amount stay.

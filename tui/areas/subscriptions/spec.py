@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from tui.api.models.subscriptions import SubscriptionStatus
 from tui.views.actions import statuses
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term, status_term, time_terms
@@ -28,20 +29,8 @@ if TYPE_CHECKING:
     from tui.views.live import Change
 
 PAGE_SIZE = 50
-# Every subscription status (tui.api.models.subscriptions.SubscriptionStatus), without
-# importing the models before the area is shown.
-SUBSCRIPTION_STATUSES = (
-    "active",
-    "created",
-    "in_active",
-    "pending",
-    "trial",
-    "paused",
-    "unpaid",
-    "onetime",
-    "cancelled",
-    "failed",
-)
+# Every subscription status, as the models know them.
+SUBSCRIPTION_STATUSES: tuple[str, ...] = tuple(status.value for status in SubscriptionStatus)
 # The states each operation takes (the local sandbox's rules; the real service documents none).
 UPDATABLE = statuses("active", "trial", "paused", "unpaid")
 PAUSABLE = statuses("active", "trial")

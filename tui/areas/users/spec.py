@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from tui.api.models.users import UserStatus
 from tui.views.columns import Column
 from tui.views.filters import Filter, Grammar, Term, status_term
 from tui.widgets.format import status_text
@@ -18,10 +19,10 @@ from tui.widgets.text import safe, visible
 if TYPE_CHECKING:
     pass
 
-ACTIVE = "active"
-INVITED = "invitation_sent"
-# Every user status (tui.api.models.users.UserStatus), without importing the models.
-USER_STATUSES = (ACTIVE, INVITED)
+ACTIVE = UserStatus.ACTIVE.value
+INVITED = UserStatus.INVITATION_SENT.value
+# Every user status, as the models know them.
+USER_STATUSES: tuple[str, ...] = tuple(status.value for status in UserStatus)
 # What people call a status, to the service's spelling.
 _STATUS_WORDS = {"invited": INVITED, "invitation": INVITED, "pending": INVITED}
 
