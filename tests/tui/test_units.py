@@ -9,7 +9,8 @@ import pytest
 from tui.areas.events.view import parse_event_filter
 from tui.areas.payments.spec import payment_grammar
 from tui.shell.command_prompt import complete, parse_command
-from tui.theming import PAYMENT_STATUSES, ThemeFileError, load_themes, parse_theme, status_variable
+from tui.api.vocabulary import PAYMENT_STATUSES
+from tui.theming import ThemeFileError, load_themes, parse_theme, status_variable
 from tui.widgets.errors import describe_error
 from tui.widgets.format import format_amount, parse_amount
 
