@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 from tui.views.access import AppAccess
 from tui.views.area import AreaView, nav_shown_at
 from tui.views.areas import AREA_BY_KEY, AREAS
+from tui.views.listing import ResourceListView
 from tui.widgets.footer import KeyFooter
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.text import safe_markup
@@ -462,11 +463,9 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
                     severity="warning",
                 )
         elif command.kind == "new":
-            from tui.areas.payments.view import PaymentsView
-
             view = self.show_area("payments")
-            if isinstance(view, PaymentsView):
-                view.new_payment()
+            if isinstance(view, ResourceListView):
+                view.new_record()
         elif command.kind == "area" and command.area:
             self.show_area(command.area)
         elif command.kind == "open" and command.area and command.argument:

@@ -38,8 +38,8 @@ from tui.views.actions import Action
 from tui.views.areas import AREA_BY_KEY
 from tui.views.columns import CellContext, Column
 from tui.views.detail import DetailScreen, empty, grid
-from tui.views.filters import Filter, Grammar
-from tui.views.listing import ResourceListView
+from tui.views.filters import Grammar
+from tui.views.listing import ResourceListView, listed_total, new_record_action
 from tui.views.table import ResourceTable
 from tui.widgets.format import amount_text, format_time, status_text
 from tui.widgets.text import safe
@@ -109,13 +109,7 @@ def _delete(host: ActionHost, customer: Any) -> None:
     host.app.push_screen(delete_confirmation(customer, delete), done)
 
 
-def _new(host: ActionHost, _id: str | None, _record: Any) -> None:
-    cast(CustomersView, host).new_customer()
-
-
-NEW_CUSTOMER: Action[Any] = Action(
-    "new", "n", "New", "Create a customer", _new, needs_record=False, palette="New customer"
-)
+NEW_CUSTOMER: Action[Any] = new_record_action("New", "Create a customer", "New customer")
 ROW_ACTIONS: tuple[Action[Any], ...] = (
     Action(
         "edit",
@@ -172,7 +166,7 @@ class CustomersView(ResourceListView[Any]):
             except NotFoundError:
                 return [], 0
         page = await client.customers.list(CustomerListRequest(limit=limit, offset=offset))
-        total = page.total_count if page.total_count is not None else offset + len(page.data)
+        total = listed_total(page.total_count, offset, len(page.data))
         return list(page.data), total
 
     async def fetch_one(self, record_id: str) -> Any:
@@ -186,9 +180,9 @@ class CustomersView(ResourceListView[Any]):
 
     # -- a new customer ---------------------------------------------------------------------------
 
-    def new_customer(self) -> None:
+    def new_record(self) -> None:
         """Open the new-customer form; the customer created opens on its detail."""
-        if self.starting(self.new_customer):
+        if self.starting(self.new_record):
             return
 
         self.app.push_screen(NewCustomerForm(), self._created)
@@ -199,9 +193,7 @@ class CustomersView(ResourceListView[Any]):
         self.notify(f"{customer.customer_id} created.", title="Customer created", markup=False)
         # Back from the detail, the new customer is on top of the first page (unfiltered, so
         # that it shows), under the cursor.
-        self.table.select_next = customer.customer_id
-        self.load(Filter(), 0)
-        self.open_record(customer.customer_id)
+        self.show_created(customer.customer_id, first_page=True)
 
 
 # -- the detail ------------------------------------------------------------------------------------

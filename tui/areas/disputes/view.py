@@ -40,7 +40,7 @@ from tui.views.detail import DetailScreen, Related, empty, grid, read_related
 from tui.views.filters import (
     Grammar,
 )
-from tui.views.listing import ResourceListView
+from tui.views.listing import ResourceListView, listed_total
 from tui.views.payment import goto_payment, payment_summary
 from tui.widgets.format import format_amount, format_time, theme_colour
 from tui.widgets.text import safe
@@ -175,7 +175,7 @@ class DisputesView(ResourceListView[Any]):
         request = DisputeListRequest(limit=limit, offset=offset, **filters)
         page = await self.runtime.api.disputes.list(request)
         # The real service's bare-array lists carry no total: count what came.
-        total = page.total_count if page.total_count is not None else offset + len(page.data)
+        total = listed_total(page.total_count, offset, len(page.data))
         return [normal(d) for d in page.data], total
 
     async def fetch_one(self, record_id: str) -> Any:

@@ -16,7 +16,7 @@ browser (o), copy it (y), show its QR code alone (q), open its payment (g). The 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -40,7 +40,7 @@ from tui.views.detail import DetailScreen, Related, empty, grid, read_related
 from tui.views.filters import (
     Grammar,
 )
-from tui.views.listing import ResourceListView
+from tui.views.listing import ResourceListView, listed_total, new_record_action
 from tui.views.payment import goto_payment, payment_summary
 from tui.widgets.format import format_amount, format_time, theme_colour
 from tui.widgets.text import safe, visible
@@ -117,13 +117,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = (
 )
 
 
-def _new(host: ActionHost, _id: str | None, _record: Any) -> None:
-    cast(LinksView, host).new_link()
-
-
-NEW_LINK: Action[Any] = Action(
-    "new", "n", "New link", "Make a payment link", _new, needs_record=False, palette="New link"
-)
+NEW_LINK: Action[Any] = new_record_action("New link", "Make a payment link", "New link")
 
 
 class LinksView(ResourceListView[Any]):
@@ -169,7 +163,7 @@ class LinksView(ResourceListView[Any]):
         request = PaymentLinkListRequest(limit=limit, offset=offset, **filters)
         page = await self.runtime.api.payment_links.list(request)
         # The real service answers a bare array: no total, count what came.
-        total = page.total_count if page.total_count is not None else offset + len(page.data)
+        total = listed_total(page.total_count, offset, len(page.data))
         return list(page.data), total
 
     async def fetch_one(self, record_id: str) -> Any:
@@ -211,9 +205,9 @@ class LinksView(ResourceListView[Any]):
 
     # -- a new link ----------------------------------------------------------------------------
 
-    def new_link(self) -> None:
+    def new_record(self) -> None:
         """Ask for the link's amount, expiry and look; the link made opens on its detail."""
-        if self.starting(self.new_link):
+        if self.starting(self.new_record):
             return
 
         self.app.push_screen(NewLinkForm(), self._created)
@@ -227,9 +221,7 @@ class LinksView(ResourceListView[Any]):
             markup=False,
         )
         # No webhook announces a new link: the page is read again, the cursor on its row.
-        self.table.select_next = link.payment_link_id
-        self.load()
-        self.open_record(link.payment_link_id)
+        self.show_created(link.payment_link_id)
 
 
 # -- the detail ------------------------------------------------------------------------------------

@@ -5,33 +5,26 @@ The actions are declared once in `spec` (`ROW_ACTIONS`) for the list and the det
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from tui.areas.payments.spec import COLUMNS, ROW_ACTIONS, payment_grammar
 from tui.payments_cache import PAGE_SIZE
 from tui.views.actions import Action
-from tui.views.listing import ResourceListView
+from tui.views.listing import ResourceListView, new_record_action
 from tui.widgets.format import rich_colour
 
 if TYPE_CHECKING:
     from tui.api.models.payments import Payment
     from tui.payments_cache import CachedPayment
-    from tui.views.actions import ActionHost
     from tui.views.filters import Grammar
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.
     Row = Payment | CachedPayment
 
 
-def _new(host: ActionHost, _id: str | None, _record: Any) -> None:
-    cast(PaymentsView, host).new_payment()
-
-
-NEW_PAYMENT: Action[Any] = Action(
-    "new", "n", "New", "Create a payment", _new, needs_record=False, palette="New payment"
-)
+NEW_PAYMENT: Action[Any] = new_record_action("New", "Create a payment", "New payment")
 
 
 class PaymentsView(ResourceListView["Row"]):
@@ -167,9 +160,9 @@ class PaymentsView(ResourceListView["Row"]):
 
     # -- a new payment ------------------------------------------------------------------------
 
-    def new_payment(self) -> None:
+    def new_record(self) -> None:
         """Open the new-payment form; the payment created opens on its detail."""
-        if self.starting(self.new_payment):
+        if self.starting(self.new_record):
             return
         from tui.areas.payments.forms import NewPaymentScreen
 
@@ -179,9 +172,6 @@ class PaymentsView(ResourceListView["Row"]):
         if payment is None:
             return
         self.notify(f"{payment.payment_id}: {payment.status}", title="Payment created")
-        if self.page_offset == 0 and not self.filter:
-            # Back from the payment, the cursor is on the new row at the top.
-            self.table.select_next = payment.payment_id
-            self.load()
-        # Straight to its story: the status, the next action it offers, its events arriving.
-        self.open_record(payment.payment_id)
+        # Back from the payment, the cursor is on the new row at the top (when the page shows
+        # it). Straight to its story: the status, the next action it offers, its events arriving.
+        self.show_created(payment.payment_id, reload=self.page_offset == 0 and not self.filter)

@@ -11,7 +11,7 @@ numbers are shown masked whatever the service sent.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -41,13 +41,14 @@ from tui.views.detail import (
     empty,
     explained_code,
     grid,
+    metadata_grid,
     read_related,
     table,
 )
 from tui.views.filters import (
     Grammar,
 )
-from tui.views.listing import ResourceListView
+from tui.views.listing import ResourceListView, new_record_action
 from tui.views.steps import CURRENT, DONE, STOPPED, TODO, Step, flow_steps
 from tui.widgets.format import (
     brand_label,
@@ -150,13 +151,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
 )
 
 
-def _new(host: ActionHost, _id: str | None, _record: Any) -> None:
-    cast(PayoutsView, host).new_payout()
-
-
-NEW_PAYOUT: Action[Any] = Action(
-    "new", "n", "New payout", "Pay money out", _new, needs_record=False, palette="New payout"
-)
+NEW_PAYOUT: Action[Any] = new_record_action("New payout", "Pay money out", "New payout")
 
 
 class PayoutsView(ResourceListView[Any]):
@@ -202,9 +197,9 @@ class PayoutsView(ResourceListView[Any]):
     def detail(self, record_id: str) -> Any:
         return PayoutDetailScreen(record_id)
 
-    def new_payout(self) -> None:
+    def new_record(self) -> None:
         """The new-payout form; the payout made opens on its detail."""
-        if self.starting(self.new_payout):
+        if self.starting(self.new_record):
             return
 
         self.app.push_screen(NewPayoutForm(), self._created)
@@ -217,11 +212,8 @@ class PayoutsView(ResourceListView[Any]):
             title="Payout created",
             markup=False,
         )
-        if self.page_offset == 0 and not self.filter:
-            # Back from the payout, the cursor is on its row at the top.
-            self.table.select_next = payout.payout_id
-            self.load()
-        self.open_record(payout.payout_id)
+        # Back from the payout, the cursor is on its row at the top (when the page shows it).
+        self.show_created(payout.payout_id, reload=self.page_offset == 0 and not self.filter)
 
 
 # -- the detail ------------------------------------------------------------------------------------
@@ -546,13 +538,5 @@ class PayoutDetailScreen(DetailScreen[Any]):
         return rows
 
     def _metadata(self, p: Any) -> RenderableType:
-        if not p.metadata:
-            hint = " e adds some." if str(p.status) in UPDATABLE else ""
-            return empty(f"No metadata.{hint}")
-        import json
-
-        rows = grid()
-        for key, value in p.metadata.items():
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            rows.add_row(safe(key), safe(text, multiline=True))
-        return rows
+        hint = " e adds some." if str(p.status) in UPDATABLE else ""
+        return metadata_grid(p.metadata, f"No metadata.{hint}")

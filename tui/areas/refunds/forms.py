@@ -21,13 +21,11 @@ from tui.views.forms import (
     validation_messages,
 )
 from tui.views.ids import id_problem
+from tui.views.lookup import look_up_id
 from tui.views.payment import refund_allowed
 from tui.widgets.format import format_amount, parse_amount
 from tui.widgets.inputs import SafeInput
 from tui.widgets.text import safe_markup
-
-# A payment id typed this long is looked up (its currency and what is left to refund).
-LOOKUP_DELAY = 0.3
 
 
 def refundable(payment: Any) -> int:
@@ -98,21 +96,13 @@ class NewRefundForm(FormScreen):
 
     @work(exclusive=True, group="refund-payment", exit_on_error=False, description="Payment")
     async def _look_up(self, payment_id: str) -> None:
-        import asyncio
-
-        await asyncio.sleep(LOOKUP_DELAY)  # a pause in the typing, not every key
-        if not payment_id or id_problem(payment_id, "payment"):
-            return  # said under the field on sending
-        try:
-            payment = await self.client.payments.retrieve(payment_id)
-        except Exception as exc:
-            from tui.api.errors import NotFoundError
-            from tui.widgets.errors import describe_error
-
-            if isinstance(exc, NotFoundError):
-                self._hint("payment_id", "No payment has this id on this profile.")
-            else:
-                self._hint("payment_id", ": ".join(describe_error(exc)))
+        payment = await look_up_id(
+            payment_id,
+            "payment",
+            self.client.payments.retrieve,
+            lambda text: self._hint("payment_id", text),
+        )
+        if payment is None:
             return
         self.payment = payment
         left = refundable(payment)

@@ -8,7 +8,7 @@ only its settlement sends a webhook, which redraws its row and reloads its detai
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -22,13 +22,14 @@ from tui.views.detail import (
     empty,
     explained_code,
     grid,
+    metadata_grid,
     read_related,
     table,
 )
 from tui.views.filters import (
     Grammar,
 )
-from tui.views.listing import ResourceListView
+from tui.views.listing import ResourceListView, listed_total, new_record_action
 from tui.views.payment import goto_payment, payment_summary
 from tui.widgets.format import format_amount, format_time, status_text, theme_colour
 from tui.widgets.text import safe
@@ -69,13 +70,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
 )
 
 
-def _new(host: ActionHost, _id: str | None, _record: Any) -> None:
-    cast(RefundsView, host).new_refund()
-
-
-NEW_REFUND: Action[Any] = Action(
-    "new", "n", "New refund", "Refund a payment", _new, needs_record=False, palette="New refund"
-)
+NEW_REFUND: Action[Any] = new_record_action("New refund", "Refund a payment", "New refund")
 
 
 class RefundsView(ResourceListView[Any]):
@@ -107,7 +102,7 @@ class RefundsView(ResourceListView[Any]):
 
         request = RefundListRequest(limit=limit, offset=offset, **filters)
         page = await self.runtime.api.refunds.list(request)
-        total = page.total_count if page.total_count is not None else offset + len(page.data)
+        total = listed_total(page.total_count, offset, len(page.data))
         return list(page.data), total
 
     async def fetch_one(self, record_id: str) -> Any:
@@ -116,9 +111,9 @@ class RefundsView(ResourceListView[Any]):
     def detail(self, record_id: str) -> Any:
         return RefundDetailScreen(record_id)
 
-    def new_refund(self) -> None:
+    def new_record(self) -> None:
         """Ask for a payment, an amount and a reason; the refund made opens on its detail."""
-        if self.starting(self.new_refund):
+        if self.starting(self.new_record):
             return
 
         # Filtered on one payment: that is most likely the one to refund.
@@ -135,9 +130,7 @@ class RefundsView(ResourceListView[Any]):
         )
         # Back from the refund, the cursor is on its row (no webhook announces a new refund
         # until it settles: the page is read again).
-        self.table.select_next = refund.refund_id
-        self.load()
-        self.open_record(refund.refund_id)
+        self.show_created(refund.refund_id)
 
 
 # -- the detail ------------------------------------------------------------------------------------
@@ -257,12 +250,4 @@ class RefundDetailScreen(DetailScreen[Any]):
         return Group(rows, *(empty(n) for n in notes))
 
     def _metadata(self, r: Any) -> RenderableType:
-        if not r.metadata:
-            return empty("No metadata. e adds some.")
-        import json
-
-        rows = grid()
-        for key, value in r.metadata.items():
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            rows.add_row(safe(key), safe(text, multiline=True))
-        return rows
+        return metadata_grid(r.metadata, "No metadata. e adds some.")

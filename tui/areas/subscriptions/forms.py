@@ -19,6 +19,7 @@ from tui.views.card_form import CardFormScreen, card_data, card_fields
 from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import ConfirmScreen, Field, FormErrors, FormScreen
 from tui.views.ids import id_problem
+from tui.views.lookup import look_up_id
 from tui.widgets.format import brand_label, format_time
 from tui.widgets.inputs import SafeInput
 from tui.widgets.text import safe, safe_markup, visible
@@ -28,8 +29,7 @@ if TYPE_CHECKING:
 
 # What a date field takes (tui.views.when reads it).
 EXAMPLES = "In UTC: 2024-06-01, 2024-06-01T14:30, or a span from now such as 3d."
-# A typed customer id is looked up after this pause in the typing.
-LOOKUP_DELAY = 0.3
+# The customers the picker offers (the newest).
 CUSTOMERS_OFFERED = 50
 # The local sandbox's card that pays the first term and declines every later charge.
 RENEWAL_FAILS_CARD = "4000 0000 0000 0341"
@@ -211,17 +211,13 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
 
     @work(exclusive=True, group="subscription-customer", exit_on_error=False)
     async def _look_up(self, customer_id: str) -> None:
-        import asyncio
-
-        from tui.api.errors import NotFoundError
-
-        await asyncio.sleep(LOOKUP_DELAY)
-        if not customer_id or id_problem(customer_id, "customer"):
-            return  # said under the field on sending
-        try:
-            customer = await self.client.customers.retrieve(customer_id)
-        except NotFoundError:
-            self._hint("customer_id", "No customer has this id on this profile.")
+        customer = await look_up_id(
+            customer_id,
+            "customer",
+            self.client.customers.retrieve,
+            lambda text: self._hint("customer_id", text),
+        )
+        if customer is None:
             return
         self.customer = customer
         words = [safe_markup(w) for w in (customer.name, customer.email) if w]

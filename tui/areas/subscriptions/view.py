@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -44,7 +44,7 @@ from tui.views.actions import Action, with_known
 from tui.views.columns import CellContext
 from tui.views.detail import DetailScreen, Related, empty, explained_code, grid, read_related
 from tui.views.filters import Grammar
-from tui.views.listing import ResourceListView
+from tui.views.listing import ResourceListView, listed_total, new_record_action
 from tui.widgets.format import (
     brand_label,
     format_amount,
@@ -235,18 +235,8 @@ CLOCK: Action[Any] = Action(
 )
 
 
-def _new(host: ActionHost, _id: str | None, _record: Any) -> None:
-    cast(SubscriptionsView, host).new_subscription()
-
-
-NEW_SUBSCRIPTION: Action[Any] = Action(
-    "new",
-    "n",
-    "New",
-    "Subscribe a customer to a plan",
-    _new,
-    needs_record=False,
-    palette="New subscription",
+NEW_SUBSCRIPTION: Action[Any] = new_record_action(
+    "New", "Subscribe a customer to a plan", "New subscription"
 )
 
 
@@ -305,7 +295,7 @@ class SubscriptionsView(ResourceListView[Any]):
             {**filters, "limit": min(limit, 100), "offset": offset}
         )
         found = await api.sandbox.subscriptions(request)
-        total = found.total_count if found.total_count is not None else offset + len(found.data)
+        total = listed_total(found.total_count, offset, len(found.data))
         return list(found.data), total
 
     async def fetch_one(self, record_id: str) -> Any:
@@ -356,9 +346,9 @@ class SubscriptionsView(ResourceListView[Any]):
             "Press [b]n[/b] to subscribe a customer, or type [b]:sub sub_…[/b] to open any id."
         )
 
-    def new_subscription(self) -> None:
+    def new_record(self) -> None:
         """Ask for a customer, a price and a card; the subscription made opens on its detail."""
-        if self.starting(self.new_subscription):
+        if self.starting(self.new_record):
             return
         customer_id = self.filter.server.get("customer_id")
         plan_id = self.filter.server.get("plan_id")
@@ -378,9 +368,7 @@ class SubscriptionsView(ResourceListView[Any]):
             return
         self.notify(f"{sub.id}: {sub.status}", title="Subscription created", markup=False)
         # Back from the subscription, the cursor is on its row.
-        self.table.select_next = sub.id
-        self.load()
-        self.open_record(sub.id)
+        self.show_created(sub.id)
 
 
 # -- the detail ----------------------------------------------------------------------------------

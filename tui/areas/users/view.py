@@ -38,7 +38,7 @@ from tui.areas.users.spec import (
 from tui.views.actions import Action, with_known
 from tui.views.detail import DetailScreen, Missing, Related, empty, grid, read_related
 from tui.views.filters import Grammar
-from tui.views.listing import ResourceListView
+from tui.views.listing import ResourceListView, new_record_action
 from tui.widgets.text import safe
 
 if TYPE_CHECKING:
@@ -153,18 +153,8 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
 )
 
 
-def _invite(host: ActionHost, _id: str | None, _record: Any) -> None:
-    cast(UsersView, host).invite()
-
-
-INVITE: Action[Any] = Action(
-    "invite",
-    "n",
-    "Invite",
-    "Invite one or more users with a role",
-    _invite,
-    needs_record=False,
-    palette="Invite users",
+INVITE: Action[Any] = new_record_action(
+    "Invite", "Invite one or more users with a role", "Invite users", name="invite"
 )
 
 
@@ -240,9 +230,9 @@ class UsersView(ResourceListView[Any]):
             return
         super().on_change(change)
 
-    def invite(self) -> None:
+    def new_record(self) -> None:
         """Open the invitation form; those invited show on the list."""
-        if self.starting(self.invite):
+        if self.starting(self.new_record):
             return
 
         self.app.push_screen(InviteForm(), self._invited)
