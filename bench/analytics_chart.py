@@ -32,7 +32,7 @@ TARGET_S = 0.5
 async def measure(data_dir: Path, config_dir: Path, runs: int) -> tuple[list[float], list[float]]:
     """(answer -> both charts drawn, request -> answer) in seconds, per run, in the app."""
     from tui.app import make_app
-    from tui.screens.analytics import AnalyticsView
+    from tui.areas.analytics.view import AnalyticsView
 
     app = make_app(config_dir=config_dir, data_dir=data_dir, seed=0, rate_limit=0)
     drawn: list[float] = []
@@ -72,7 +72,7 @@ async def measure(data_dir: Path, config_dir: Path, runs: int) -> tuple[list[flo
 def offline(data_dir: Path, runs: int) -> list[float]:
     """Shaping the answer and drawing both charts, without the app (seconds per run)."""
     from tui.api.client import ApiClient
-    from tui.screens import analytics_data as data
+    from tui.areas.analytics import data
     from tui.widgets.charts import Bar, BarFigure, Layer, TimeFigure, draw_bars, draw_time
 
     async def answers() -> tuple[object, ...]:

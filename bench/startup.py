@@ -8,7 +8,7 @@ first row <= 1.1x the reference screen's (`REFERENCE_APP`, below) and <= 1.6x th
 first paint; the live first page with its actions usable <= 2.5x the bare app's first paint;
 Ctrl+Q to the shell's prompt <= 1.0x the bare app's quit; a first run is live within 2 s plus
 its seeding. Exits 1 when one is missed. The first row is the page cached by the last run
-(tui/screens/payments_cache.py), shown while the client starts; the live page replaces it.
+(tui/payments_cache.py), shown while the client starts; the live page replaces it.
 Actions are usable once the client is up: the status bar stops saying "starting" (a key pressed
 before then runs then). The listener comes up after the client; that time is printed too. The
 reference screen is a plain Textual app made of Textual's own widgets for the same screen

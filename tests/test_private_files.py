@@ -120,7 +120,7 @@ def test_the_background_sandbox_directory_state_and_log_are_private(tmp_path: Pa
 
 
 def test_the_requests_export_is_private(tmp_path: Path) -> None:
-    from tui.screens.requests import export_entries
+    from tui.areas.requests.view import export_entries
 
     entry = SimpleNamespace(
         id=1,

@@ -38,7 +38,8 @@ GC_PAUSE_LIMIT = 3.0
 
 if TYPE_CHECKING:
     from tui.runtime import Runtime, RuntimeOptions
-    from tui.screens.main import MainScreen
+    from tui.shell.main import MainScreen
+    from tui.views.access import AppHost
     from tui.views.live import Change
 
 
@@ -128,7 +129,7 @@ class PayscopeApp(App[int]):
     ) -> None:
         """A toast. Its text is shown literally (`markup=False` unless asked): toasts carry ids,
         statuses and messages from the service, which are data, never markup or escapes."""
-        from tui.views.text import visible
+        from tui.widgets.text import visible
 
         super().notify(
             visible(message, multiline=True),
@@ -199,7 +200,7 @@ class PayscopeApp(App[int]):
         return dict(cached)
 
     def get_default_screen(self) -> Screen[Any]:
-        from tui.screens.main import MainScreen
+        from tui.shell.main import MainScreen
 
         return MainScreen()
 
@@ -218,7 +219,7 @@ class PayscopeApp(App[int]):
     @work(exclusive=True, group="runtime", exit_on_error=False, description="Starting")
     async def start_runtime(self) -> None:
         """Start the sandbox (local profiles), the listener and the client; then load data."""
-        from tui.screens.main import MainScreen
+        from tui.shell.main import MainScreen
 
         screen = self.get_screen_main()
         try:
@@ -258,7 +259,7 @@ class PayscopeApp(App[int]):
             self.changes.publish(change)
 
     def get_screen_main(self) -> MainScreen | None:
-        from tui.screens.main import MainScreen
+        from tui.shell.main import MainScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, MainScreen):
@@ -290,13 +291,13 @@ class PayscopeApp(App[int]):
         self.notify(message, title=f"{title} ({what})" if what else title, severity="error")
 
     def action_help(self) -> None:
-        from tui.screens.help import KeyHelpScreen
+        from tui.shell.help import KeyHelpScreen
 
         if not isinstance(self.screen, KeyHelpScreen):
             self.push_screen(KeyHelpScreen(self.screen))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        from tui.screens.main import MainScreen
+        from tui.shell.main import MainScreen
         from tui.views.areas import AREAS
         from tui.views.detail import DetailScreen
 
@@ -336,7 +337,7 @@ class PayscopeApp(App[int]):
 
     def action_sandbox_clock(self) -> None:
         """The local sandbox's clock, over whatever is on screen."""
-        from tui.screens.clock import ClockScreen
+        from tui.views.clock import ClockScreen
 
         if self.runtime.options.is_local and not isinstance(self.screen, ClockScreen):
             self.push_screen(ClockScreen())
@@ -344,7 +345,7 @@ class PayscopeApp(App[int]):
     def trigger(self, key: str) -> None:
         """Fire the Trigger scenario of `key` from the :sandbox area (it opens what it made)."""
         from tui.api.scenarios import SCENARIOS
-        from tui.screens.sandbox import SandboxView
+        from tui.areas.sandbox.view import SandboxView
 
         main = self.get_screen_main()
         scenario = next((s for s in SCENARIOS if s.key == key), None)
@@ -458,3 +459,10 @@ def exit_now(code: int) -> NoReturn:
 def _is_connection_error(error: BaseException) -> bool:
     """No answer or a timeout: the kind of failure the service-down banner covers."""
     return any(cls.__name__ == "ApiConnectionError" for cls in type(error).__mro__)
+
+
+if TYPE_CHECKING:
+
+    def _is_a_host(app: PayscopeApp) -> AppHost:
+        """The app is what the layers below it see of it (`tui.views.access`): mypy checks."""
+        return app

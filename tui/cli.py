@@ -286,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         # On a first run the background sandbox starts now, before any heavier import
         # (tui/launch.py). On the others the first frame shows the page cached by the last run
-        # (tui/screens/payments_cache.py) while the client starts.
+        # (tui/payments_cache.py) while the client starts.
         if os.environ.get(ENV_SANDBOX_MODE, "") != "in-process":
             from tui.launch import spawn_at_launch
 

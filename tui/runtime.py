@@ -346,16 +346,7 @@ class Runtime:
             # Seeding writes through its own SQLite connection, so a thread keeps the UI live.
             await asyncio.to_thread(sandbox.seed, total, seeded)
         await _maybe_await(sandbox.set_webhook(hook, secret))
-        self.credentials = credentials
-        self.merchant_id = credentials.merchant_id
-        self.business_profile_id = credentials.profile_id
-        self.client = api.ApiClient(
-            self.base_url,
-            credentials.api_key,
-            profile_id=credentials.profile_id,
-            merchant_id=credentials.merchant_id,
-            **self.options.client_options(),
-        )
+        self._connect_local(api, credentials)
         report("", 1.0)
 
     async def _attach_daemon(self, report: Progress) -> None:

@@ -15,7 +15,12 @@ from typing import NamedTuple
 from textual.theme import Theme
 
 DEFAULT_THEME = "payscope-dark"
-BUILTIN_THEME_DIR = Path(__file__).parent / "themes"
+# Installed, the theme files are package data beside this module (setup.py copies them there);
+# in a checkout or an editable install they are read from `themes/` at the repository's root.
+_PACKAGED_THEMES = Path(__file__).parent / "themes"
+BUILTIN_THEME_DIR = (
+    _PACKAGED_THEMES if _PACKAGED_THEMES.is_dir() else Path(__file__).parent.parent / "themes"
+)
 
 _BASE_COLOURS = (
     "primary",
@@ -113,22 +118,6 @@ _STATUS_TO_VARIABLE: dict[str, str] = {
     "ineligible": "status-failed",
     "reversed": "status-failed",
 }
-
-PAYMENT_STATUSES = (
-    "requires_payment_method",
-    "requires_confirmation",
-    "requires_action",
-    "requires_customer_action",
-    "requires_merchant_action",
-    "requires_capture",
-    "processing",
-    "succeeded",
-    "failed",
-    "cancelled",
-    "partially_captured",
-    "partially_captured_and_capturable",
-    "expired",
-)
 
 
 def status_variable(status: str) -> str:

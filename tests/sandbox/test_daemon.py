@@ -360,5 +360,5 @@ def test_the_launch_module_loads_nothing_heavy() -> None:
     # loads delays the sandbox's start, and so the live page, by as much.
     from tests.fresh import modules_loaded
 
-    heavy = ("asyncio", "textual", "tui.runtime", "tui.prefetch", "tui.sandbox.daemon", "sqlite3")
+    heavy = ("asyncio", "textual", "tui.runtime", "tui.sandbox.daemon", "sqlite3")
     assert modules_loaded("import tui.launch", (*heavy, "pydantic")) == []

@@ -102,7 +102,7 @@ async def create_payment(
 
 async def open_detail(pilot: Any, payment_id: str) -> Any:
     """Open a payment's detail screen the way `:pay <id>` does, and wait for it to load."""
-    from tui.screens.payment_detail import PaymentDetailScreen
+    from tui.areas.payments.detail import PaymentDetailScreen
 
     app = pilot.app
     await run_command(pilot, f"pay {payment_id}")

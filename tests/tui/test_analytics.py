@@ -21,9 +21,9 @@ from textual.widgets import Input, Select
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets, frozen_clock
 from tests.tui.pilot import LOOKS, create_payment, field_error, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.screens import analytics_data as data
-from tui.screens.analytics import AnalyticsView
-from tui.screens.analytics_forms import CustomRangeForm, FilterForm
+from tui.areas.analytics import data
+from tui.areas.analytics.forms import CustomRangeForm, FilterForm
+from tui.areas.analytics.view import AnalyticsView
 from tui.widgets.charts import BarFigure, TimeFigure
 
 Dirs = tuple[Path, Path]
@@ -626,10 +626,10 @@ def test_the_figures_module_and_the_area_cost_nothing_at_start_up() -> None:
 
     code = (
         "import sys\n"
-        "import tui.screens.analytics_data\n"
+        "import tui.areas.analytics.data\n"
         "assert not any(m.startswith('textual') for m in sys.modules), 'textual'\n"
-        "import tui.app, tui.screens.main\n"
-        "assert 'tui.screens.analytics' not in sys.modules\n"
+        "import tui.app, tui.shell.main\n"
+        "assert 'tui.areas.analytics.view' not in sys.modules\n"
         "assert not any(m.startswith(('plotext', 'textual_plotext')) for m in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -22,8 +22,8 @@ from tests.tui.pilot import (
 )
 from tests.tui.snapshot_app import build
 from tui.api.codes import ALL_UNIFIED_CODES, explain
-from tui.screens.codes import CodeDetailScreen, CodeRow, CodesView, code_grammar
-from tui.screens.payment_detail import PaymentDetailScreen
+from tui.areas.codes.view import CodeDetailScreen, CodeRow, CodesView, code_grammar
+from tui.areas.payments.detail import PaymentDetailScreen
 from tui.views.actions import find
 
 Dirs = tuple[Path, Path]

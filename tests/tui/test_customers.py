@@ -20,8 +20,8 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
-from tui.screens.customer_forms import EditCustomerForm, NewCustomerForm
-from tui.screens.customers import CustomerDetailScreen, CustomersView
+from tui.areas.customers.forms import EditCustomerForm, NewCustomerForm
+from tui.areas.customers.view import CustomerDetailScreen, CustomersView
 from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]
@@ -152,7 +152,7 @@ async def test_a_filter_mistake_is_said_under_the_box_and_the_rows_stay(dirs: Di
     ],
 )
 def test_filter_mistakes_say_what_to_type(query: str, message: str) -> None:
-    from tui.screens.customers import customer_grammar
+    from tui.areas.customers.view import customer_grammar
 
     with pytest.raises(ValueError, match=re.escape(message)):
         customer_grammar().parse(query)
@@ -390,7 +390,7 @@ async def test_a_new_payment_of_the_customer_appears_by_its_webhook(dirs: Dirs) 
 
 
 async def test_enter_opens_the_selected_payment_and_esc_comes_back(dirs: Dirs) -> None:
-    from tui.screens.payment_detail import PaymentDetailScreen
+    from tui.areas.payments.detail import PaymentDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -410,7 +410,7 @@ async def test_enter_opens_the_selected_payment_and_esc_comes_back(dirs: Dirs) -
 
 
 async def test_all_payments_shows_payments_filtered_to_the_customer(dirs: Dirs) -> None:
-    from tui.screens.payments import PaymentsView
+    from tui.areas.payments.view import PaymentsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -439,7 +439,7 @@ async def test_the_payments_section_follows_the_theme(dirs: Dirs) -> None:
 
 async def test_a_list_repaints_in_the_new_themes_colours(dirs: Dirs) -> None:
     """The framework fix this area needed: rows took the old theme's colours on a switch."""
-    from tui.screens.payments import PaymentsView
+    from tui.areas.payments.view import PaymentsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -553,7 +553,7 @@ async def test_a_failed_row_refresh_is_one_toast_and_the_row_stays(
     ],
 )
 def test_columns_give_way_in_a_narrow_table(width: int, shown: list[str]) -> None:
-    from tui.screens.customers import COLUMNS
+    from tui.areas.customers.view import COLUMNS
     from tui.views.columns import PADDING, fit
 
     layout = dict(fit(COLUMNS, width))
@@ -566,7 +566,7 @@ def test_columns_give_way_in_a_narrow_table(width: int, shown: list[str]) -> Non
 async def test_refunds_and_disputes_are_the_payments_own_or_counted() -> None:
     from types import SimpleNamespace
 
-    from tui.screens.customers import counts
+    from tui.areas.customers.view import counts
 
     asked: list[str] = []
 
@@ -593,7 +593,7 @@ async def test_refunds_and_disputes_are_the_payments_own_or_counted() -> None:
 def test_phone_address_and_metadata_as_people_read_them() -> None:
     from types import SimpleNamespace
 
-    from tui.screens.customers import address_text, metadata_text, phone_of
+    from tui.areas.customers.view import address_text, metadata_text, phone_of
 
     def person(phone: str | None, code: str | None) -> Any:
         return SimpleNamespace(phone=phone, phone_country_code=code)

@@ -47,8 +47,8 @@ async def _post(client: httpx.AsyncClient, url: str, body: bytes, signature: str
 
 async def _deliveries(pilot: Any) -> None:
     """Open Events, then deliver: a failed payment (twice), a success, and a forged one."""
-    from tui.screens.events import EventsView
-    from tui.screens.payments import PaymentsView
+    from tui.areas.events.view import EventsView
+    from tui.areas.payments.view import PaymentsView
 
     await ready(pilot)
     # Real payments of the seeded sandbox: the Payments table refreshes the rows a webhook
@@ -77,7 +77,7 @@ async def _deliveries(pilot: Any) -> None:
 
 async def _detail(pilot: Any) -> None:
     """The duplicated event's detail: verification, headers, raw body and pretty JSON."""
-    from tui.screens.events import EventDetailScreen, EventsView
+    from tui.areas.events.view import EventDetailScreen, EventsView
 
     await _deliveries(pilot)
     view = pilot.app.screen.query_one(EventsView)

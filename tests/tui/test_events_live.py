@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Static
 
 from tests.tui.pilot import run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.screens.events import EventsView
+from tui.areas.events.view import EventsView
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from tests.tui.pilot import create_payment, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.screens.find import FindScreen
-from tui.screens.payment_detail import PaymentDetailScreen
+from tui.areas.payments.detail import PaymentDetailScreen
+from tui.shell.find import FindScreen
 
 Dirs = tuple[Path, Path]
 
@@ -73,7 +73,7 @@ async def test_pay_with_part_of_an_id_opens_the_one_match(dirs: Dirs) -> None:
 
 
 async def test_evt_with_part_of_an_event_id_finds_it_in_the_journal(dirs: Dirs) -> None:
-    from tui.screens.events import EventDetailScreen
+    from tui.areas.events.view import EventDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -10,10 +10,10 @@ from textual.widgets import DataTable
 from tests.tui.conftest import SEEDED_PAYMENTS
 from tests.tui.pilot import run_command, type_text
 from tests.tui.snapshot_app import build, ready
-from tui.screens.events import EventsView
-from tui.screens.payment_detail import PaymentDetailScreen
-from tui.screens.payment_forms import CaptureForm, NewPaymentScreen, RefundForm
-from tui.screens.payments import PaymentsView
+from tui.areas.events.view import EventsView
+from tui.areas.payments.detail import PaymentDetailScreen
+from tui.areas.payments.forms import CaptureForm, NewPaymentScreen, RefundForm
+from tui.areas.payments.view import PaymentsView
 
 Dirs = tuple[Path, Path]
 
@@ -186,7 +186,7 @@ async def test_request_log_path_column_takes_the_room_left(dirs: Dirs) -> None:
     """No horizontal scrolling at 80 columns; the rows survive a resize."""
     from textual.widgets.data_table import ColumnKey
 
-    from tui.screens.requests import RequestsView
+    from tui.areas.requests.view import RequestsView
 
     app = build(*dirs)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -227,7 +227,7 @@ async def test_an_empty_result_keeps_the_keys_of_the_area(dirs: Dirs) -> None:
 
 
 async def test_the_rail_makes_room_in_a_narrow_terminal_unless_asked_back(dirs: Dirs) -> None:
-    from tui.screens.main import NavRail
+    from tui.shell.main import NavRail
 
     app = build(*dirs)
     async with app.run_test(size=(60, 20)) as pilot:

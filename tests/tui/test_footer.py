@@ -95,7 +95,7 @@ def test_every_screen_yields_the_key_footer() -> None:
             if isinstance(node, ast.ImportFrom) and node.module and "textual" in node.module:
                 found += [f"{path.name}: {a.name}" for a in node.names if a.name == "Footer"]
     assert found == []
-    assert "KeyFooter" in (root / "screens" / "main.py").read_text(encoding="utf-8")
+    assert "KeyFooter" in (root / "shell" / "main.py").read_text(encoding="utf-8")
 
 
 class Offers(App[None]):

@@ -21,7 +21,8 @@ CAPTURE = {"capture": "manual", "cancel": "manual", "refund": "automatic"}
 
 def _form(action: str) -> Drive:
     async def drive(pilot: Any) -> None:
-        from tui.screens.payments import ROW_ACTIONS, PaymentsView
+        from tui.areas.payments.spec import ROW_ACTIONS
+        from tui.areas.payments.view import PaymentsView
         from tui.views.actions import find
         from tui.views.forms import FormScreen
 

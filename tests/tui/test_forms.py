@@ -12,8 +12,8 @@ from textual.widgets import DataTable, Input, Select, Static
 
 from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
 from tests.tui.snapshot_app import build, ready
-from tui.screens.payment_detail import PaymentDetailScreen
-from tui.screens.payment_forms import (
+from tui.areas.payments.detail import PaymentDetailScreen
+from tui.areas.payments.forms import (
     CancelForm,
     CaptureForm,
     ConfirmForm,
@@ -22,7 +22,7 @@ from tui.screens.payment_forms import (
     ThreeDSForm,
     UpdateForm,
 )
-from tui.screens.payments import PaymentsView
+from tui.areas.payments.view import PaymentsView
 from tui.views.forms import ConfirmScreen
 from tui.widgets.card_picker import TestCardPicker
 
@@ -312,7 +312,7 @@ async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
 def test_detail_offers_only_the_actions_a_status_allows(status: str, offered: set[str]) -> None:
     from types import SimpleNamespace
 
-    from tui.screens.payments import ROW_ACTIONS
+    from tui.areas.payments.spec import ROW_ACTIONS
 
     payment = SimpleNamespace(status=status)
     assert {a.name for a in ROW_ACTIONS if a.allows(payment, local=True)} == offered

@@ -73,7 +73,7 @@ async def test_a_burst_of_webhooks_becomes_one_read(dirs: Dirs) -> None:
 
 
 async def test_the_refund_button_says_the_amount_as_it_is_typed(dirs: Dirs) -> None:
-    from tui.screens.payment_forms import RefundForm
+    from tui.areas.payments.forms import RefundForm
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -99,7 +99,7 @@ async def test_an_error_on_a_field_out_of_view_is_scrolled_to_and_announced(
 ) -> None:
     from textual.containers import VerticalScroll
 
-    from tui.screens.payment_forms import NewPaymentScreen
+    from tui.areas.payments.forms import NewPaymentScreen
 
     app = build(*dirs)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -129,7 +129,7 @@ async def test_hiding_the_rail_gives_events_its_columns_back(dirs: Dirs) -> None
         await ready(pilot)
         await create_payment(app.runtime.client)
         await run_command(pilot, "events")
-        from tui.screens.events import EventsView
+        from tui.areas.events.view import EventsView
 
         view = app.screen.query_one(EventsView)
         await until(lambda: bool(view.rows))
@@ -147,7 +147,7 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
     import httpx
 
     from tui.api.models.payments import PaymentUpdateRequest
-    from tui.screens.events import EventsView
+    from tui.areas.events.view import EventsView
     from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
     hostile = "[b]x[/b]\x1b[5m:warning:"
@@ -189,7 +189,7 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
 
 async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dirs) -> None:
     from tui import config
-    from tui.screens.events import EventDetailScreen, EventsView, ReplayForm
+    from tui.areas.events.view import EventDetailScreen, EventsView, ReplayForm
     from tui.webhooks.listener import Listener
 
     target = Listener(dirs[1] / "target", secrets=None)

@@ -31,9 +31,10 @@ from tests.tui.pilot import (
 )
 from tests.tui.snapshot_app import build
 from tui.app import PayscopeApp, make_app
-from tui.screens.link_forms import NewLinkForm
-from tui.screens.links import LinkDetailScreen, LinksView, expiry_cell, short_span
-from tui.screens.payment_detail import PaymentDetailScreen
+from tui.areas.links.forms import NewLinkForm
+from tui.areas.links.spec import expiry_cell, short_span
+from tui.areas.links.view import LinkDetailScreen, LinksView
+from tui.areas.payments.detail import PaymentDetailScreen
 from tui.widgets.qr import DARK, LIGHT, QRScreen
 
 Dirs = tuple[Path, Path]
@@ -615,7 +616,7 @@ async def test_the_detail_opens_its_payment(dirs: Dirs, key: str) -> None:
 
 
 async def test_find_by_a_whole_link_id_opens_the_link(dirs: Dirs) -> None:
-    from tui.screens.find import FindScreen
+    from tui.shell.find import FindScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -23,9 +23,9 @@ from textual.widgets import Input, Static
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _save_profile
 from tui.app import make_app
+from tui.areas.links.forms import NewLinkForm
+from tui.areas.links.view import LinkDetailScreen, LinksView
 from tui.asgi_server import EmbeddedServer
-from tui.screens.link_forms import NewLinkForm
-from tui.screens.links import LinkDetailScreen, LinksView
 
 Dirs = tuple[Path, Path]
 # What the real service's RetrievePaymentLinkResponse holds (no payment, no look).

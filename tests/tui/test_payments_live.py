@@ -8,7 +8,7 @@ import pytest
 
 from tests.tui.pilot import create_payment, until
 from tests.tui.snapshot_app import build, ready
-from tui.screens.payments import PaymentsView
+from tui.areas.payments.view import PaymentsView
 from tui.views.table import ResourceTable
 
 

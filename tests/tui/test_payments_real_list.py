@@ -74,7 +74,7 @@ async def service(dirs: Dirs) -> AsyncIterator[ScriptedApp]:
 
 @pytest.fixture(autouse=True)
 def _pages_of_four(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tui.screens.payments import PaymentsView
+    from tui.areas.payments.view import PaymentsView
 
     monkeypatch.setattr(PaymentsView, "page_size", 4)
 
@@ -116,7 +116,7 @@ async def _filter(pilot: Any, view: Any, stub: ScriptedApp, text: str) -> None:
 async def test_payments_page_by_cursor_and_filter_on_the_real_list(
     dirs: Dirs, service: ScriptedApp
 ) -> None:
-    from tui.screens.payments import PaymentsView
+    from tui.areas.payments.view import PaymentsView
 
     app = _app(dirs)
     async with app.run_test(size=(160, 40)) as pilot:

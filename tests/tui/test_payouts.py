@@ -28,8 +28,8 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tui.screens.payout_forms import NewPayoutForm, PayoutUpdateForm, account_said
-from tui.screens.payouts import (
+from tui.areas.payouts.forms import NewPayoutForm, PayoutUpdateForm, account_said
+from tui.areas.payouts.view import (
     PayoutDetailScreen,
     PayoutsView,
     list_request,
@@ -794,7 +794,7 @@ async def test_row_actions_follow_the_selected_payouts_state(dirs: Dirs) -> None
 
 
 async def test_g_opens_the_payouts_customer(dirs: Dirs) -> None:
-    from tui.screens.customers import CustomerDetailScreen
+    from tui.areas.customers.view import CustomerDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -265,12 +265,12 @@ def _colours(view: Any, served: list[dict[str, Any]], id_key: str, status_key: s
 
 
 async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) -> None:
-    from tui.screens.customers import CustomerDetailScreen, CustomersView
-    from tui.screens.disputes import DisputeDetailScreen, DisputesView
-    from tui.screens.payment_detail import PaymentDetailScreen
-    from tui.screens.payments import PaymentsView
-    from tui.screens.payouts import PayoutDetailScreen, PayoutsView
-    from tui.screens.refunds import RefundDetailScreen, RefundsView
+    from tui.areas.customers.view import CustomerDetailScreen, CustomersView
+    from tui.areas.disputes.view import DisputeDetailScreen, DisputesView
+    from tui.areas.payments.detail import PaymentDetailScreen
+    from tui.areas.payments.view import PaymentsView
+    from tui.areas.payouts.view import PayoutDetailScreen, PayoutsView
+    from tui.areas.refunds.view import RefundDetailScreen, RefundsView
 
     app = _app(dirs)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -398,8 +398,8 @@ def threaded_service(dirs: Dirs) -> Iterator[ThreadedStub]:
 
 
 async def _payment_detail(pilot: Any) -> None:
-    from tui.screens.payment_detail import PaymentDetailScreen
-    from tui.screens.payments import PaymentsView
+    from tui.areas.payments.detail import PaymentDetailScreen
+    from tui.areas.payments.view import PaymentsView
 
     app = pilot.app
     await app.runtime.ready.wait()
@@ -411,7 +411,7 @@ async def _payment_detail(pilot: Any) -> None:
 
 
 async def _payouts(pilot: Any) -> None:
-    from tui.screens.payouts import PayoutsView
+    from tui.areas.payouts.view import PayoutsView
 
     app = pilot.app
     await app.runtime.ready.wait()

@@ -25,9 +25,9 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
-from tui.screens.payment_detail import PaymentDetailScreen
-from tui.screens.refund_forms import NewRefundForm, RefundUpdateForm
-from tui.screens.refunds import RefundDetailScreen, RefundsView
+from tui.areas.payments.detail import PaymentDetailScreen
+from tui.areas.refunds.forms import NewRefundForm, RefundUpdateForm
+from tui.areas.refunds.view import RefundDetailScreen, RefundsView
 from tui.views.forms import parse_metadata
 
 Dirs = tuple[Path, Path]
@@ -197,7 +197,7 @@ async def test_new_refund_from_the_list_end_to_end(dirs: Dirs) -> None:
 
 async def test_a_refund_made_on_the_payment_shows_on_the_list_at_once(dirs: Dirs) -> None:
     from tests.tui.pilot import open_detail
-    from tui.screens.payment_forms import RefundForm
+    from tui.areas.payments.forms import RefundForm
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -352,7 +352,7 @@ async def test_a_new_refund_appears_on_top_when_its_webhook_arrives(dirs: Dirs) 
 
 
 async def test_g_on_a_refund_event_opens_the_refund(dirs: Dirs) -> None:
-    from tui.screens.events import EventsView
+    from tui.areas.events.view import EventsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import until
-from tui.screens.health import MAX_RETRY, next_delay, watch_health
+from tui.shell.health import MAX_RETRY, next_delay, watch_health
 
 
 def _closed_port() -> int:
@@ -55,7 +55,7 @@ async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path
     from tui.app import make_app
     from tui.sandbox.config import SandboxConfig
     from tui.sandbox.server import Sandbox
-    from tui.screens.main import Banner, MainScreen
+    from tui.shell.main import Banner, MainScreen
 
     config_dir, data = dirs
     port = _closed_port()
@@ -95,10 +95,10 @@ async def test_remote_events_say_how_webhooks_get_here_and_history_says_what_is_
 ) -> None:
     from tui import config, secrets
     from tui.app import make_app
+    from tui.areas.events.history import ServiceEventsScreen
+    from tui.areas.events.view import EventsView
     from tui.sandbox.config import SandboxConfig
     from tui.sandbox.server import Sandbox
-    from tui.screens.events import EventsView
-    from tui.screens.service_events import ServiceEventsScreen
 
     config_dir, data = dirs
     sandbox = Sandbox(SandboxConfig(data_dir=data / "sandbox", time_source=frozen_clock))

@@ -2,7 +2,7 @@
 
 Both run the real app on a `remote` profile. What would move from run to run is pinned:
 - the API client's backoff jitter (`retry_rng`), so retries against a dead port take no time;
-- the health loop's clock (`tui.screens.health.wait_or_wake`), so the banner's "checking again
+- the health loop's clock (`tui.shell.health.wait_or_wake`), so the banner's "checking again
   in 1 s" is the first check's and never turns into the second's while the picture is taken;
 - the remote sandbox's clock (`frozen_clock`) and its new ids (`ids.secrets`, seeded);
 - the down service's address (port 1, refused on loopback), and the listener's port on screen
@@ -97,7 +97,7 @@ async def _without_toasts(pilot: Any) -> None:
 
 async def _banner_shown(pilot: Any) -> None:
     """Wait until the first health check failed and the banner says so, and the views gave up."""
-    from tui.screens.main import Banner, MainScreen
+    from tui.shell.main import Banner, MainScreen
 
     app = pilot.app
     await app.runtime.ready.wait()
@@ -121,7 +121,7 @@ def test_service_down_banner(
     snap_compare: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.screens.health as health
+    import tui.shell.health as health
 
     monkeypatch.setattr(health, "wait_or_wake", _frozen_wait)
     _assert_refused(DOWN_URL)
@@ -230,7 +230,7 @@ async def _history(pilot: Any) -> None:
     from textual.widgets import DataTable
 
     from tests.tui.pilot import create_payment
-    from tui.screens.service_events import ServiceEventsScreen
+    from tui.areas.events.history import ServiceEventsScreen
 
     app = pilot.app
     runtime = app.runtime

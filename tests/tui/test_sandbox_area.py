@@ -15,8 +15,8 @@ from textual.widgets import Input, Select, Static
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets
 from tests.tui.pilot import LOOKS, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
-from tui.screens.clock import ClockScreen
-from tui.screens.sandbox import SandboxView
+from tui.areas.sandbox.view import SandboxView
+from tui.views.clock import ClockScreen
 
 Dirs = tuple[Path, Path]
 DAY = 86400.0
@@ -95,7 +95,7 @@ async def test_a_curl_copied_from_requests_runs_as_is_with_the_exports(dirs: Dir
 
 
 async def test_trigger_one_key_makes_a_payment_and_opens_it(dirs: Dirs) -> None:
-    from tui.screens.payment_detail import PaymentDetailScreen
+    from tui.areas.payments.detail import PaymentDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -111,7 +111,7 @@ async def test_trigger_one_key_makes_a_payment_and_opens_it(dirs: Dirs) -> None:
 
 
 async def test_trigger_from_the_list_with_enter_opens_a_dispute(dirs: Dirs) -> None:
-    from tui.screens.disputes import DisputeDetailScreen
+    from tui.areas.disputes.view import DisputeDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -226,7 +226,7 @@ def test_clock_form(theme: str, dirs: Dirs, snap_compare: Any) -> None:
 
 
 async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs) -> None:
-    from tui.screens.payment_detail import PaymentDetailScreen
+    from tui.areas.payments.detail import PaymentDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -47,7 +47,7 @@ async def test_service_history_lists_attempts_and_retries(
     remote: Any, dirs: tuple[Path, Path]
 ) -> None:
     from tui.app import make_app
-    from tui.screens.service_events import ServiceEventsScreen
+    from tui.areas.events.history import ServiceEventsScreen
 
     app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], stable_display=True)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -92,7 +92,7 @@ async def test_a_retry_the_endpoint_has_not_answered_yet_is_said_as_such(
     import socket
 
     from tui.app import make_app
-    from tui.screens.service_events import ServiceEventsScreen
+    from tui.areas.events.history import ServiceEventsScreen
 
     silent = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
     silent_url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"

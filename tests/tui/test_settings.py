@@ -11,8 +11,8 @@ from textual.widgets import DataTable, Input
 from tests.tui.pilot import field_error, run_command, submit, until
 from tests.tui.snapshot_app import build, ready
 from tui import config, secrets
+from tui.areas.settings.view import NARROW_WIDTH, ProfileForm, SettingsView, url_width
 from tui.paths import CONFIG_FILE
-from tui.screens.settings import NARROW_WIDTH, ProfileForm, SettingsView, url_width
 
 Dirs = tuple[Path, Path]
 WEBHOOK = "whsec_edit_test_0123456789abcdef"

@@ -10,7 +10,7 @@ from tests.tui.pilot import field_error, submit
 from tests.tui.snapshot_app import build
 from tests.tui.test_settings import _open_edit, _staging
 from tui import config
-from tui.screens.settings import ProfileForm
+from tui.areas.settings.view import ProfileForm
 
 Dirs = tuple[Path, Path]
 

@@ -26,14 +26,14 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tui.screens.subscription_forms import (
+from tui.areas.subscriptions.forms import (
     CancelForm,
     NewSubscriptionForm,
     PauseForm,
     ResumeForm,
     UpdatePlanForm,
 )
-from tui.screens.subscriptions import SubscriptionDetailScreen, SubscriptionsView
+from tui.areas.subscriptions.view import SubscriptionDetailScreen, SubscriptionsView
 from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]
@@ -564,7 +564,7 @@ async def test_a_renewal_appears_live_after_advancing_the_clock(dirs: Dirs) -> N
 
 
 async def test_the_clock_control_renews_to_the_next_renewal(dirs: Dirs) -> None:
-    from tui.screens.clock import ClockScreen
+    from tui.views.clock import ClockScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

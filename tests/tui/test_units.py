@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from tui.screens.events import parse_event_filter
-from tui.screens.payments import payment_grammar
-from tui.theming import PAYMENT_STATUSES, ThemeFileError, load_themes, parse_theme, status_variable
-from tui.widgets.command_prompt import complete, parse_command
+from tui.api.vocabulary import PAYMENT_STATUSES
+from tui.areas.events.view import parse_event_filter
+from tui.areas.payments.spec import payment_grammar
+from tui.shell.command_prompt import complete, parse_command
+from tui.theming import ThemeFileError, load_themes, parse_theme, status_variable
 from tui.widgets.errors import describe_error
 from tui.widgets.format import format_amount, parse_amount
 
@@ -175,7 +176,7 @@ def test_a_missing_profile_setting_points_to_settings_not_to_the_client() -> Non
 
 def test_payments_cache_keeps_only_what_the_table_shows(tmp_path: Path) -> None:
     from tui.api.models.payments import Payment
-    from tui.screens.payments_cache import cache_path, load_page, save_page
+    from tui.payments_cache import cache_path, load_page, save_page
 
     payment = Payment.model_validate(
         {
@@ -205,7 +206,7 @@ def test_payments_cache_keeps_only_what_the_table_shows(tmp_path: Path) -> None:
 
 
 def test_a_damaged_payments_cache_is_ignored(tmp_path: Path) -> None:
-    from tui.screens.payments_cache import load_page
+    from tui.payments_cache import load_page
 
     path = tmp_path / "payments-local.json"
     assert load_page(path) == []
@@ -272,7 +273,7 @@ def test_card_networks_are_named_as_people_write_them(brand: str | None, label: 
 )
 def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
     # ... and a short one is taken from it first, so the amount stays in view.
-    from tui.screens.payments import COLUMNS
+    from tui.areas.payments.spec import COLUMNS
     from tui.views.columns import fit
 
     assert dict(fit(COLUMNS, width))["status"] == status
@@ -282,7 +283,7 @@ def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
 def test_a_narrow_events_table_takes_its_room_from_the_event_type(
     width: int, event_type: int
 ) -> None:
-    from tui.screens.events import COLUMNS
+    from tui.areas.events.view import COLUMNS
     from tui.views.columns import fit
 
     widths = dict(fit(COLUMNS, width))
@@ -320,7 +321,7 @@ def test_plain_metadata_still_prefills_as_lines() -> None:
 
 
 def test_a_customers_payments_say_when_the_service_gives_no_total() -> None:
-    from tui.screens.customers import CustomerDetailScreen, Payments
+    from tui.areas.customers.view import CustomerDetailScreen, Payments
 
     screen = CustomerDetailScreen("cus_1")
     rows: list = [object()] * 20

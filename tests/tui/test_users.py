@@ -28,13 +28,13 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tui.screens.user_forms import (
+from tui.areas.users.forms import (
     AcceptInvitationForm,
     ChangeRoleForm,
     InviteForm,
     parse_invitees,
 )
-from tui.screens.users import UserDetailScreen, UsersView
+from tui.areas.users.view import UserDetailScreen, UsersView
 from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]

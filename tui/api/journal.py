@@ -25,6 +25,8 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui.api.cards import luhn_ok
+
 log = logging.getLogger(__name__)
 
 REDACTED = "[REDACTED]"
@@ -83,18 +85,6 @@ def mask_key(key: str) -> str:
     return f"{prefix}...{tail}"
 
 
-def _luhn_ok(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = ord(ch) - 48
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
-
-
 def _mask_card(value: str) -> str:
     digits = "".join(ch for ch in value if ch.isdigit())
     if len(digits) < 8:
@@ -126,7 +116,7 @@ class Redactor:
                 value = value.replace(secret, REDACTED)
         if _DIGIT_RUN.search(value):
             value = _DIGIT_RUN.sub(
-                lambda m: _mask_card(m.group(0)) if _luhn_ok(m.group(0)) else m.group(0), value
+                lambda m: _mask_card(m.group(0)) if luhn_ok(m.group(0)) else m.group(0), value
             )
         return value
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tui.api.cards import luhn_ok as passes_luhn
+
 SUCCEEDED = "succeeded"
 DECLINED = "declined"
 CHALLENGE = "three_ds_challenge"
@@ -187,18 +189,8 @@ UNIFIED: dict[str, tuple[str, str, str, str]] = {
 
 
 def luhn_ok(number: str) -> bool:
-    """True when `number` (digits only) passes the Luhn check."""
-    if not (number.isascii() and number.isdigit()) or len(number) < 12:
-        return False
-    total = 0
-    for i, ch in enumerate(reversed(number)):
-        d = int(ch)
-        if i % 2 == 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return total % 10 == 0
+    """True when `number` (12 digits or more, digits only) passes the Luhn check."""
+    return len(number) >= 12 and passes_luhn(number)
 
 
 def with_check_digit(body: str) -> str:

@@ -1,21 +1,69 @@
 """`AppAccess`: the typed way a widget or screen reaches the app and its runtime.
 
-Textual types `self.app` as a plain `App`; payscope's widgets need `PayscopeApp` (its signals,
-`goto`, `runtime`). Mixed in before the Textual base, it changes nothing at run time: it only
-tells the type checker which app this is, in one place (posting's `cast("Posting", self.app)`).
+Textual types `self.app` as a plain `App`; payscope's screens need more of it (its signals,
+`goto`, `runtime`). The layers below the app (shell, areas, views) never import `tui.app`: they
+see it through `AppHost`, a Protocol of what they use, and `tui.app` checks that `PayscopeApp`
+is one. Mixed in before the Textual base, `AppAccess` changes nothing at run time: it only tells
+the type checker which app this is, in one place (posting's `cast("Posting", self.app)`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
-    from tui.app import PayscopeApp
+    from textual.app import App
+    from textual.dom import DOMNode
+    from textual.signal import Signal
+    from textual.worker import Worker
+
     from tui.runtime import Runtime
+    from tui.views.area import AreaView
+    from tui.views.live import Change
+
+
+class ShownArea(Protocol):
+    """The main screen as areas see it: the area view on show."""
+
+    def current_view(self) -> AreaView: ...
+
+
+class AppHost(Protocol):
+    """What the shell, the areas and the views use of payscope's app beyond Textual's `App`."""
+
+    changes: Signal[Change]  # a record changed (webhooks, or payscope's own announcements)
+    deliveries: Signal[Any]  # every webhook delivery, refused ones included
+    requests: Signal[Any]  # every request the shared client journals
+
+    @property
+    def runtime(self) -> Runtime: ...
+
+    def goto(self, area: str, record_id: str | None = None) -> None: ...
+
+    def get_screen_main(self) -> ShownArea | None: ...
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None: ...
+
+    def first_frame_out(self) -> None: ...
+
+    def start_runtime(self) -> Worker[None]: ...  # a @work method: it returns its worker
+
+    def action_help(self) -> None: ...
+
+
+if TYPE_CHECKING:
+
+    class HostApp(App[int], AppHost):
+        """Textual's `App` as payscope runs it: a type only (the app is `tui.app.PayscopeApp`)."""
+
+
+def host_of(node: DOMNode) -> HostApp:
+    """The app `node` runs in, typed as payscope's (every payscope node runs in one)."""
+    return cast("HostApp", node.app)
 
 
 class AppAccess:
-    """`app` typed as `PayscopeApp`, and `runtime` (the sandbox, listener and client).
+    """`app` typed as payscope's app (`HostApp`), and `runtime` (sandbox, listener, client).
 
     The classes that mix it in say `# type: ignore[misc]`: Textual types `app` as `App[object]`,
     and `App` is invariant in its return type, so the checker calls the narrower type
@@ -25,7 +73,7 @@ class AppAccess:
     if TYPE_CHECKING:
 
         @property
-        def app(self) -> PayscopeApp: ...
+        def app(self) -> HostApp: ...
 
     @property
     def runtime(self) -> Runtime:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Generic, NamedTuple, Protocol, TypeVar
 from textual.binding import Binding
 
 if TYPE_CHECKING:
-    from tui.app import PayscopeApp
+    from tui.views.access import HostApp
 
 T = TypeVar("T")
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # a type only: no Protocol class to build before the first pa
         """Where an action runs from (a list view or a detail screen)."""
 
         @property
-        def app(self) -> PayscopeApp: ...
+        def app(self) -> HostApp: ...
 
         def acted(self, result: Any) -> None:
             """The action finished (`result` is what its form returned; None if closed)."""

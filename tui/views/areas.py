@@ -7,9 +7,11 @@ import path and imported when first shown, so an area costs nothing until it is 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from tui.views.area import AreaView
 
 
@@ -22,6 +24,7 @@ class Area(NamedTuple):
     id_prefix: str | None
     description: str
     view: str  # "module:Class" of its AreaView
+    detail: str | None = None  # "module:Class" of its records' DetailScreen (built with an id)
 
     def build(self) -> AreaView:
         """A new view of this area (its module imported on first use)."""
@@ -30,6 +33,14 @@ class Area(NamedTuple):
         view: AreaView = cls(id=self.key)
         return view
 
+    def detail_screen(self, record_id: str) -> Screen[Any]:
+        """The detail of one of this area's records, to push over another area's screen (a
+        customer's payment: Esc comes back to the customer). Its module imported on first use."""
+        assert self.detail is not None, f"{self.key} has no detail screen"
+        module, _, name = self.detail.partition(":")
+        screen: Screen[Any] = getattr(importlib.import_module(module), name)(record_id)
+        return screen
+
 
 AREAS: tuple[Area, ...] = (
     Area(
@@ -37,88 +48,93 @@ AREAS: tuple[Area, ...] = (
         "Payments",
         "pay_",
         "Payments: create, confirm, capture, refund",
-        "tui.screens.payments:PaymentsView",
+        "tui.areas.payments.view:PaymentsView",
+        "tui.areas.payments.detail:PaymentDetailScreen",
     ),
     Area(
         "customers",
         "Customers",
         "cus_",
         "Customers and their payments",
-        "tui.screens.customers:CustomersView",
+        "tui.areas.customers.view:CustomersView",
     ),
     Area(
-        "refunds", "Refunds", "ref_", "Refunds and their status", "tui.screens.refunds:RefundsView"
+        "refunds",
+        "Refunds",
+        "ref_",
+        "Refunds and their status",
+        "tui.areas.refunds.view:RefundsView",
     ),
     Area(
         "disputes",
         "Disputes",
         "dp_",
         "Disputes, evidence and outcomes",
-        "tui.screens.disputes:DisputesView",
+        "tui.areas.disputes.view:DisputesView",
     ),
     Area(
         "subscriptions",
         "Subscriptions",
         "sub_",
         "Subscriptions, plans and invoices",
-        "tui.screens.subscriptions:SubscriptionsView",
+        "tui.areas.subscriptions.view:SubscriptionsView",
     ),
     Area(
         "payouts",
         "Payouts",
         "payout_",
         "Payouts and their methods",
-        "tui.screens.payouts:PayoutsView",
+        "tui.areas.payouts.view:PayoutsView",
     ),
     Area(
         "links",
         "Links",
         "plink_",
         "Payment links: make, share (QR), follow until paid",
-        "tui.screens.links:LinksView",
+        "tui.areas.links.view:LinksView",
     ),
     Area(
         "analytics",
         "Analytics",
         None,
         "Payment, refund and dispute metrics",
-        "tui.screens.analytics:AnalyticsView",
+        "tui.areas.analytics.view:AnalyticsView",
     ),
-    Area("users", "Users", None, "Team users and roles", "tui.screens.users:UsersView"),
+    Area("users", "Users", None, "Team users and roles", "tui.areas.users.view:UsersView"),
     Area(
         "codes",
         "Codes",
         None,
         "Decline codes: meaning, retry advice, test cards",
-        "tui.screens.codes:CodesView",
+        "tui.areas.codes.view:CodesView",
     ),
     Area(
         "events",
         "Events",
         "evt_",
         "Webhooks as they arrive, verified",
-        "tui.screens.events:EventsView",
+        "tui.areas.events.view:EventsView",
     ),
     Area(
         "requests",
         "Requests",
         None,
         "Every API call, copyable as curl",
-        "tui.screens.requests:RequestsView",
+        "tui.areas.requests.view:RequestsView",
     ),
     Area(
         "sandbox",
         "Sandbox",
         None,
         "The local sandbox: keys, clock, Trigger",
-        "tui.screens.sandbox:SandboxView",
+        "tui.areas.sandbox.view:SandboxView",
     ),
     Area(
         "settings",
         "Settings",
         None,
         "Profiles, keys, listener, theme",
-        "tui.screens.settings:SettingsView",
+        "tui.areas.settings.view:SettingsView",
     ),
 )
 

@@ -9,7 +9,8 @@ reload, and a burst of them becomes one read.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Sequence
+import json
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -30,8 +31,8 @@ from tui.views.actions import Action
 from tui.views.actions import find as find_action
 from tui.views.area import TitleBar
 from tui.views.live import Change, watch_changes
-from tui.views.text import safe
 from tui.widgets.footer import KeyFooter
+from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     pass
@@ -66,6 +67,18 @@ def table(*columns: str) -> Table:
 def empty(text: str) -> Text:
     """What a section says when it has nothing to show."""
     return Text(text, style="dim")
+
+
+def metadata_grid(metadata: Mapping[str, Any] | None, none: str) -> RenderableType:
+    """A record's metadata section: a row per key (a value that is not text, as JSON), or
+    `none` (what to say when it has none)."""
+    if not metadata:
+        return empty(none)
+    rows = grid()
+    for key, value in metadata.items():
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        rows.add_row(safe(key), safe(text, multiline=True))
+    return rows
 
 
 def explained_code(code: str, message: str | None = None, acquirer: str | None = None) -> Table:

@@ -22,9 +22,9 @@ from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from tui.views.access import AppAccess
-from tui.views.text import visible
 from tui.widgets.errors import describe_error
 from tui.widgets.inputs import Picker
+from tui.widgets.text import visible
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient

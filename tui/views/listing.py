@@ -28,6 +28,7 @@ from tui.views.filters import Filter
 from tui.views.table import ResourceTable
 
 if TYPE_CHECKING:
+    from tui.views.actions import ActionHost
     from tui.views.filters import Grammar
     from tui.views.live import Change
 
@@ -488,6 +489,25 @@ class ResourceListView(AreaView, Generic[T]):
         if any(a.show and a.needs_record for a in self.actions):
             self.refresh_bindings()
 
+    def new_record(self) -> None:
+        """`n`: the area's form for a new record (see `new_record_action`). An area whose list
+        makes records overrides it; what the form made goes to `show_created`."""
+
+    def show_created(
+        self, record_id: str, *, reload: bool = True, first_page: bool = False
+    ) -> None:
+        """A record this view's form made: the page is read again with its row under the
+        cursor (no webhook announces every new record), then its detail opens.
+        `first_page`: the first page with no filter is read instead, so that the row shows;
+        `reload=False`: the page stays as it is (the new row would not show on it)."""
+        if reload:
+            self.table.select_next = record_id
+            if first_page:
+                self.load(Filter(), 0)
+            else:
+                self.load()
+        self.open_record(record_id)
+
     def open_record(self, record_id: str) -> None:
         """Open a record's detail screen (`:ref <id>` lands here too)."""
         if self.starting(lambda: self.open_record(record_id)):
@@ -583,3 +603,21 @@ class ResourceListView(AreaView, Generic[T]):
                 f"Its {self.title.lower()[:-1]} detail",
                 lambda: self.open_record(record_id),
             )
+
+
+def new_record_action(
+    title: str, help: str, palette: str, *, name: str = "new", key: str = "n"
+) -> Action[Any]:
+    """The list's action that makes a record (`n`): it runs the view's `new_record()`."""
+
+    def run(host: ActionHost, _record_id: str | None, _record: Any) -> None:
+        assert isinstance(host, ResourceListView), "a new record is made from its list"
+        host.new_record()
+
+    return Action(name, key, title, help, run, needs_record=False, palette=palette)
+
+
+def listed_total(total_count: int | None, offset: int, shown: int) -> int:
+    """A list answer's total, or when it gives none, what this page reaches (all that is known:
+    the header says `1-20 of 20`)."""
+    return total_count if total_count is not None else offset + shown

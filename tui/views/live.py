@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from tui.views.access import host_of
+
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
@@ -83,26 +85,14 @@ def announce(app: Any, object_id: str, event_type: str, status: str | None = Non
 
 def watch_changes(node: DOMNode, callback: Callable[[Change], Any]) -> None:
     """Call `callback` on `node` for every change, for as long as `node` is mounted."""
-    from tui.app import PayscopeApp
-
-    app = node.app
-    assert isinstance(app, PayscopeApp)
-    app.changes.subscribe(node, callback)
+    host_of(node).changes.subscribe(node, callback)
 
 
 def watch_deliveries(node: DOMNode, callback: Callable[[Any], Any]) -> None:
     """Call `callback` for every delivery, refused ones included (the Events area)."""
-    from tui.app import PayscopeApp
-
-    app = node.app
-    assert isinstance(app, PayscopeApp)
-    app.deliveries.subscribe(node, callback)
+    host_of(node).deliveries.subscribe(node, callback)
 
 
 def watch_requests(node: DOMNode, callback: Callable[[Any], Any]) -> None:
     """Call `callback` for every request the shared client journals (the Requests area)."""
-    from tui.app import PayscopeApp
-
-    app = node.app
-    assert isinstance(app, PayscopeApp)
-    app.requests.subscribe(node, callback)
+    host_of(node).requests.subscribe(node, callback)

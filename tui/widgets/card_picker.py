@@ -16,9 +16,9 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
-from tui.views.text import safe
 from tui.widgets.errors import describe_error
 from tui.widgets.format import brand_label, status_colour
+from tui.widgets.text import safe
 
 
 @dataclass(frozen=True)

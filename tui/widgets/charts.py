@@ -24,7 +24,7 @@ from rich.text import Text
 from textual.color import Color
 from textual.widget import Widget
 
-from tui.views.text import visible
+from tui.widgets.text import visible
 
 RGB = tuple[int, int, int]
 

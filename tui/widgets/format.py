@@ -93,7 +93,7 @@ def status_text(status: str | None, variables: Mapping[str, str]) -> Text:
         style = f"{extra} {style}"
     # A long status ("partially_captured_and_capturable") ends in "…" rather than being cut.
     # A status is the service's text: shown literally, control characters made visible.
-    from tui.views.text import visible
+    from tui.widgets.text import visible
 
     return Text(visible(status), style=style, no_wrap=True, overflow="ellipsis")
 

@@ -17,6 +17,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from tui.api.models._base import RequestModel, ResponseModel, field_error
 from tui.api.models._iso import COUNTRY_CODES, CURRENCY_CODES, NON_PAYMENT_CURRENCY_CODES
+from tui.api.vocabulary import BAD_ID_CHARACTER, ID_MAX, ID_RE
 
 __all__ = [
     "MAX_AMOUNT",
@@ -171,9 +172,6 @@ def _country(value: Any, info: ValidationInfo) -> str:
 CountryCode = Annotated[str, Field(pattern=r"^[A-Z]{2}$"), BeforeValidator(_country)]
 """An ISO 3166-1 alpha-2 country code; input in any case, stored upper-case."""
 
-_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_BAD_ID_CHAR = re.compile(r"[^A-Za-z0-9_-]")
-
 
 def _id(value: Any, info: ValidationInfo) -> str:
     field = _name(info, "id")
@@ -183,14 +181,14 @@ def _id(value: Any, info: ValidationInfo) -> str:
             "{field} must be a string of letters, digits, '_' and '-' (got {value})",
             {"field": field, "value": repr(value)},
         )
-    if _ID_RE.fullmatch(value):
+    if ID_RE.fullmatch(value):
         return value
     if not value:
         problem = "it is empty"
-    elif len(value) > 64:
+    elif len(value) > ID_MAX:
         problem = f"it is {len(value)} characters long"
     else:
-        bad = _BAD_ID_CHAR.search(value)
+        bad = BAD_ID_CHARACTER.search(value)
         problem = f"it contains {bad.group()!r}" if bad else "it is not allowed"
     raise PydanticCustomError(
         "id_format",
@@ -199,7 +197,7 @@ def _id(value: Any, info: ValidationInfo) -> str:
     )
 
 
-PaymentIdStr = Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,64}$"), BeforeValidator(_id)]
+PaymentIdStr = Annotated[str, Field(pattern=f"^{ID_RE.pattern}$"), BeforeValidator(_id)]
 """A merchant-supplied id: 1 to 64 letters, digits, '_' or '-'."""
 
 IdStr = PaymentIdStr

@@ -7,7 +7,9 @@ to the long form.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Annotated, Any, Final
 
 from pydantic import BeforeValidator, model_validator
@@ -42,11 +44,12 @@ __all__ = [
 class DisputeStatus(StrEnum):
     """Dispute statuses in the reference service's spelling."""
 
+    # In the order a dispute lives them (filters and messages list them so).
     OPENED = "dispute_opened"
-    EXPIRED = "dispute_expired"
-    ACCEPTED = "dispute_accepted"
-    CANCELLED = "dispute_cancelled"
     CHALLENGED = "dispute_challenged"
+    ACCEPTED = "dispute_accepted"
+    EXPIRED = "dispute_expired"
+    CANCELLED = "dispute_cancelled"
     WON = "dispute_won"
     LOST = "dispute_lost"
 
@@ -59,6 +62,26 @@ class DisputeStage(StrEnum):
     PRE_ARBITRATION = "pre_arbitration"
     ARBITRATION = "arbitration"
     DISPUTE_REVERSAL = "dispute_reversal"
+
+
+# The reasons the card network opens a dispute with, each with its network reason code, and the
+# stages a dispute can open at (the sandbox's network control takes these; the UI offers them).
+NETWORK_REASONS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "fraudulent": "10.4",
+        "product_not_received": "13.1",
+        "product_unacceptable": "13.3",
+        "duplicate": "12.6.1",
+        "subscription_canceled": "13.2",
+        "credit_not_processed": "13.6",
+        "general": "13.7",
+    }
+)
+OPENING_STAGES: Final[tuple[str, ...]] = (
+    DisputeStage.PRE_DISPUTE.value,
+    DisputeStage.DISPUTE.value,
+    DisputeStage.PRE_ARBITRATION.value,
+)
 
 
 def canonical_dispute_status(value: str) -> str:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, ClassVar, Final
 from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
+from tui.api.cards import luhn_ok
 from tui.api.models._base import RequestModel, ResponseModel, field_error, raise_field_errors
 from tui.api.models.common import (
     Address,
@@ -38,6 +39,7 @@ from tui.api.models.common import (
 from tui.api.models.disputes import Dispute
 from tui.api.models.mandates import CustomerAcceptance, FutureUsageField, MandateData
 from tui.api.models.refunds import Refund
+from tui.api.vocabulary import PaymentStatus
 
 __all__ = [
     "SESSION_EXPIRY_MAX",
@@ -75,25 +77,6 @@ __all__ = [
     "UnifiedDetails",
     "luhn_ok",
 ]
-
-
-class PaymentStatus(StrEnum):
-    """Every payment status of the reference service (a superset of the spec's list)."""
-
-    REQUIRES_PAYMENT_METHOD = "requires_payment_method"
-    REQUIRES_CONFIRMATION = "requires_confirmation"
-    REQUIRES_ACTION = "requires_action"
-    REQUIRES_CUSTOMER_ACTION = "requires_customer_action"
-    REQUIRES_MERCHANT_ACTION = "requires_merchant_action"
-    REQUIRES_CAPTURE = "requires_capture"
-    PROCESSING = "processing"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-    PARTIALLY_CAPTURED = "partially_captured"
-    PARTIALLY_CAPTURED_AND_CAPTURABLE = "partially_captured_and_capturable"
-    PARTIALLY_AUTHORIZED_AND_REQUIRES_CAPTURE = "partially_authorized_and_requires_capture"
-    EXPIRED = "expired"
 
 
 TERMINAL_PAYMENT_STATUSES: Final[frozenset[PaymentStatus]] = frozenset(
@@ -135,17 +118,6 @@ AuthenticationTypeField = Annotated[
 PaymentStatusField = Annotated[
     PaymentStatus, BeforeValidator(choice(PaymentStatus, "payment status"))
 ]
-
-
-def luhn_ok(number: str) -> bool:
-    """True when a string of digits passes the Luhn checksum that card numbers carry."""
-    total = 0
-    for index, char in enumerate(reversed(number)):
-        digit = int(char)
-        if index % 2:
-            digit = digit * 2 - 9 if digit > 4 else digit * 2
-        total += digit
-    return total % 10 == 0
 
 
 def _card_number(value: Any) -> Any:

@@ -93,6 +93,24 @@ __all__ = [
 ]
 
 
+# The fields of a payout method that hold an account or card number or a token: the service
+# returns them masked (the sandbox stores them so), and payscope shows them masked whatever a
+# service sends.
+ACCOUNT_NUMBER_FIELDS: Final = frozenset(
+    {
+        "card_number",
+        "bank_account_number",
+        "account_number",
+        "iban",
+        "dpan",
+        "application_primary_account_number",
+        "psp_token",
+        "pix_key",
+        "emv",
+    }
+)
+
+
 class PayoutStatus(StrEnum):
     """Payout statuses of the spec."""
 

@@ -40,8 +40,8 @@ PREDEFINED_ROLES: Final[tuple[str, ...]] = (
 class UserStatus(StrEnum):
     """`invitation_sent` until the invitation is accepted, then `active`."""
 
-    INVITATION_SENT = "invitation_sent"
     ACTIVE = "active"
+    INVITATION_SENT = "invitation_sent"
 
 
 class UserRole(ResponseModel):

@@ -28,6 +28,8 @@ from starlette.responses import Response
 
 from tui.api.models.disputes import (
     EVIDENCE_CATEGORIES,
+    NETWORK_REASONS,
+    OPENING_STAGES,
     DisputeEvidenceSubmit,
     DisputeListRequest,
 )
@@ -83,16 +85,6 @@ EDGES: Final[dict[str, tuple[str, ...]]] = {
 }
 
 # The network's reason -> its reason code (Visa-style), shown as connector_reason_code.
-REASONS: Final[dict[str, str]] = {
-    "fraudulent": "10.4",
-    "product_not_received": "13.1",
-    "product_unacceptable": "13.3",
-    "duplicate": "12.6.1",
-    "subscription_canceled": "13.2",
-    "credit_not_processed": "13.6",
-    "general": "13.7",
-}
-OPENING_STAGES: Final = ("pre_dispute", "dispute", "pre_arbitration")
 # dispute_status -> the sandbox connector's own word for it (a pre-dispute is only a warning).
 CONNECTOR_STATUS: Final[dict[str, str]] = {
     OPENED: "needs_response",
@@ -292,7 +284,7 @@ def _record(
         "dispute_stage": stage,
         "reason": reason,
         "connector_reason": reason,
-        "connector_reason_code": REASONS.get(reason, "13.7"),
+        "connector_reason_code": NETWORK_REASONS.get(reason, "13.7"),
         "connector_status": connector_status(status, stage),
         "connector_dispute_id": "sbx_" + dispute_id.removeprefix("dp_"),
         "is_already_refunded": False,
@@ -420,7 +412,11 @@ async def retrieve_dispute(request: Request, dispute_id: str) -> Response:
             "properties": {
                 "payment_id": {"type": "string"},
                 "amount": {"type": "integer", "description": "default: the amount received"},
-                "reason": {"type": "string", "enum": list(REASONS), "default": "fraudulent"},
+                "reason": {
+                    "type": "string",
+                    "enum": list(NETWORK_REASONS),
+                    "default": "fraudulent",
+                },
                 "stage": {"type": "string", "enum": list(OPENING_STAGES), "default": "dispute"},
             },
             "required": ["payment_id"],
@@ -438,8 +434,8 @@ async def network_opens(request: Request) -> Response:
     if not isinstance(payment_id, str):
         raise invalid("payment_id", payment_id, "a payment id string")
     reason = body.get("reason", "fraudulent")
-    if reason not in REASONS:
-        raise invalid("reason", reason, ", ".join(REASONS))
+    if reason not in NETWORK_REASONS:
+        raise invalid("reason", reason, ", ".join(NETWORK_REASONS))
     stage = body.get("stage", "dispute")
     if stage not in OPENING_STAGES:
         raise invalid("stage", stage, ", ".join(OPENING_STAGES))
@@ -585,7 +581,7 @@ def seed_disputes(ctx: SeedContext) -> None:
         opened = min(ctx.now - 3600, p.created + rng.uniform(6 * 3600, 20 * 86400))
         if status in OPEN_STATUSES:
             opened = max(opened, ctx.now - CHALLENGE_WINDOW + 2 * 86400)  # not due at start
-        reason = rng.choice(list(REASONS))
+        reason = rng.choice(list(NETWORK_REASONS))
         dispute_id = ids.new_id("dp", rng)
         amount = p.amount_received if rng.random() < 0.8 else max(1, p.amount_received // 2)
         data = _record(

@@ -29,6 +29,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from tui.api.models.payouts import (
+    ACCOUNT_NUMBER_FIELDS,
     PayoutCreateRequest,
     PayoutListRequest,
     PayoutUpdateRequest,
@@ -107,19 +108,7 @@ DEFAULT_ENTITY_TYPE: Final = "Individual"
 MAX_SESSION_EXPIRY: Final = 365 * 24 * 3600
 
 # Fields holding an account number, card number or token: stored and shown masked.
-MASKED: Final = frozenset(
-    {
-        "card_number",
-        "bank_account_number",
-        "account_number",
-        "iban",
-        "dpan",
-        "application_primary_account_number",
-        "psp_token",
-        "pix_key",
-        "emv",
-    }
-)
+MASKED: Final = ACCOUNT_NUMBER_FIELDS
 # Fields whose value decides a test account's outcome.
 _IDENTIFIERS: Final = (*sorted(MASKED), "paypal_id", "telephone_number", "email")
 

@@ -1,0 +1,30 @@
+"""One build step pyproject.toml cannot say: the theme files (`themes/`, at the repository's root)
+go into the package as `tui/themes/`, so an installed payscope finds them beside `tui/theming.py`.
+
+A checkout (and an editable install, a plain path entry) reads them from `themes/` itself
+(`tui.theming.BUILTIN_THEME_DIR`). Everything else is configured in pyproject.toml.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+THEMES = Path(__file__).resolve().parent / "themes"
+
+
+class BuildWithThemes(build_py):
+    """`build_py`, then the theme files copied into the built package's `themes/`."""
+
+    def run(self) -> None:
+        super().run()
+        target = Path(self.build_lib) / "tui" / "themes"
+        target.mkdir(parents=True, exist_ok=True)
+        for theme in sorted(THEMES.glob("*.toml")):
+            shutil.copyfile(theme, target / theme.name)
+
+
+setup(cmdclass={"build_py": BuildWithThemes})

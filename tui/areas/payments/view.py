@@ -1,0 +1,147 @@
+"""Payments: a server-paged table (100 a page), filters, live status from webhooks, actions.
+
+The actions are declared once in `spec` (`ROW_ACTIONS`) for the list and the detail alike.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+
+from tui.areas.payments.spec import COLUMNS, ROW_ACTIONS, payment_grammar
+from tui.payments_cache import PAGE_SIZE
+from tui.views.actions import Action
+from tui.views.listing import ResourceListView, new_record_action
+from tui.widgets.format import rich_colour
+
+if TYPE_CHECKING:
+    from tui.api.models.payments import Payment
+    from tui.payments_cache import CachedPayment
+    from tui.views.filters import Grammar
+
+    # A row: a live payment, or the start-up cache's copy of what the table showed.
+    Row = Payment | CachedPayment
+
+
+NEW_PAYMENT: Action[Any] = new_record_action("New", "Create a payment", "New payment")
+
+
+class PaymentsView(ResourceListView["Row"]):
+    """The Payments area."""
+
+    title = "Payments"
+    noun = "payments"
+    scope = "payments"
+    id_prefix = "pay_"
+    columns = COLUMNS
+    page_size = PAGE_SIZE
+    empty_hint = "Press [b]n[/b] to create one."
+    # In the list, the row actions stay out of the footer (the detail shows them): their keys
+    # work, and ? and the palette list them.
+    actions = (NEW_PAYMENT, *(a.hidden() for a in ROW_ACTIONS))
+
+    def __init__(self, *, id: str) -> None:
+        super().__init__(id=id)
+        self.cached = False
+
+    def key_of(self, record: Row) -> str:
+        return record.payment_id
+
+    def filter_grammar(self) -> Grammar:
+        client = self.runtime.client  # None while connecting: the help reads the same
+        return payment_grammar(real=client is not None and client.contract == "real")
+
+    async def fetch_page(
+        self, filters: dict[str, Any], offset: int, limit: int
+    ) -> tuple[list[Row], int | None]:
+        from tui.api.models.payments import PaymentListRequest
+
+        request = PaymentListRequest(limit=limit, offset=offset, **filters)
+        page = await self.runtime.api.payments.list(request)
+        # The real service's `{size, data}` carries no total (its list pages by cursor): None,
+        # and the header says what was read and that more may follow.
+        return list(page.data), page.total_count
+
+    async def fetch_one(self, record_id: str) -> Row:
+        payment: Payment = await self.runtime.api.payments.retrieve(record_id)
+        return payment
+
+    def detail(self, record_id: str) -> Any:
+        from tui.areas.payments.detail import PaymentDetailScreen
+
+        return PaymentDetailScreen(record_id)
+
+    # -- the start-up cache of the first page ---------------------------------------------------
+
+    def on_mount(self) -> None:
+        # The base's on_mount runs after this one by itself (Textual calls each class's).
+        if self.runtime.ready.is_set():
+            return
+        self._show_cache()
+
+    def _cache_path(self) -> Any:
+        from tui.payments_cache import cache_path
+
+        return cache_path(self.runtime.options.data_dir, self.runtime.profile_name)
+
+    def _show_cache(self) -> None:
+        """Warm start: paint the page seen last time at once; the live page replaces it."""
+        from tui.payments_cache import load_page
+
+        cached = load_page(self._cache_path())
+        if not cached:
+            return
+        self.cached = True
+        # The rows a screen can show first, the rest once that frame is out: the table measures
+        # every row it holds before drawing.
+        visible = max(self.app.size.height, 1)
+        self.table.show(cached[:visible])
+        self.update_header()
+        if len(cached) > visible:
+            self.call_after_refresh(self._show_rest, cached)
+
+    def _show_rest(self, rows: list[CachedPayment]) -> None:
+        if self.cached:  # the client's page may have arrived already
+            self.table.show(rows)
+            self.update_header()
+
+    def page_loaded(self, records: list[Row]) -> None:
+        self.cached = False
+        self.set_class(False, "-cached")
+        if self.page_offset == 0 and not self.filter:
+            from tui.payments_cache import save_page
+
+            save_page(self._cache_path(), records)
+
+    def loading_text(self) -> str:
+        return f"{len(self.rows):,} shown last time" if self.cached else "loading…"
+
+    def header_extra(self, header: Text) -> None:
+        if self.cached:
+            # Said loudly: these rows are from the last run until the service answers.
+            warning = rich_colour(self.app.theme_variables.get("warning", "yellow"))
+            header.append("  cached · refreshing…", style=f"bold {warning}")
+        self.set_class(self.cached, "-cached")
+
+    def record_for_action(self, record: Row | None) -> Row | None:
+        # A cached row is only what the table shows: the form fetches the payment.
+        return None if self.cached else record
+
+    # -- a new payment ------------------------------------------------------------------------
+
+    def new_record(self) -> None:
+        """Open the new-payment form; the payment created opens on its detail."""
+        if self.starting(self.new_record):
+            return
+        from tui.areas.payments.forms import NewPaymentScreen
+
+        self.app.push_screen(NewPaymentScreen(), self._created)
+
+    def _created(self, payment: Payment | None) -> None:
+        if payment is None:
+            return
+        self.notify(f"{payment.payment_id}: {payment.status}", title="Payment created")
+        # Back from the payment, the cursor is on the new row at the top (when the page shows
+        # it). Straight to its story: the status, the next action it offers, its events arriving.
+        self.show_created(payment.payment_id, reload=self.page_offset == 0 and not self.filter)

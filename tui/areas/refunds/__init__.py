@@ -1,0 +1,1 @@
+"""The Refunds area."""

@@ -1,0 +1,340 @@
+"""Request log: every call of the shared client, redacted; copy as curl; export to a file."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Static
+
+from tui.private_files import open_private
+from tui.views.actions import Action
+from tui.views.columns import CellContext, Column
+from tui.views.filters import Filter, Grammar, Term
+from tui.views.listing import ResourceListView
+from tui.views.live import watch_requests
+from tui.widgets.format import theme_colour
+from tui.widgets.text import safe
+
+if TYPE_CHECKING:
+    from tui.views.actions import ActionHost
+
+
+def _status_style(status: int | None, variables: Mapping[str, str]) -> str:
+    if status is None or status >= 500:
+        return theme_colour(variables, "status-failed")
+    if status >= 400:
+        return theme_colour(variables, "status-requires-action")
+    return theme_colour(variables, "status-succeeded")
+
+
+def export_entries(entries: Iterable[Any], directory: Path) -> Path:
+    """Write the (already redacted) entries as JSON lines plus their curl commands; the path."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = directory / f"requests-{stamp}.jsonl"
+    # 0600 in a 0700 directory: redacted, but still the account's traffic.
+    with open_private(path) as out:
+        for e in entries:
+            out.write(
+                json.dumps(
+                    {
+                        "id": e.id,
+                        "method": e.method,
+                        "url": e.url,
+                        "status": e.status,
+                        "latency_ms": round(e.latency_ms, 1),
+                        "started_at": e.started_at,
+                        "request_headers": dict(e.request_headers),
+                        "request_body": e.request_body,
+                        "response_headers": dict(e.response_headers),
+                        "response_body": e.response_body,
+                        "error": e.error,
+                        "curl": e.to_curl(),
+                    }
+                )
+                + "\n"
+            )
+    return path
+
+
+def _clock(entry: Any, context: CellContext) -> Text:
+    if context.stable:  # snapshots: no wall clock
+        return Text("··:··:··")
+    return Text(datetime.fromtimestamp(entry.started_at, UTC).strftime("%H:%M:%S"))
+
+
+def _status(entry: Any, context: CellContext) -> Text:
+    shown = str(entry.status) if entry.status is not None else "—"
+    return Text(shown, style=_status_style(entry.status, context.variables))
+
+
+def _latency(entry: Any, context: CellContext) -> Text:
+    return Text("·· ms" if context.stable else f"{entry.latency_ms:.0f} ms", justify="right")
+
+
+# The path last and flexible: on a narrow terminal it is the one cut short (the panel below
+# shows it whole), never the status or the latency.
+COLUMNS: tuple[Column[Any], ...] = (
+    Column("time", "Time", 8, _clock),
+    Column("method", "Method", 6, lambda e, c: safe(e.method)),
+    Column("status", "Status", 6, _status),
+    Column("latency", "Latency", 9, _latency),
+    Column("path", "Path", 40, lambda e, c: safe(e.path), flex=(12, 60)),
+)
+
+
+def _status_words(value: str, result: Filter) -> None:
+    """`status:404`, `status:4xx`, `status:error` (no answer or 5xx)."""
+    wanted = value.lower()
+    if wanted in ("error", "errors", "failed"):
+        result.local.append(lambda e: e.status is None or e.status >= 400)
+    elif re.fullmatch(r"[1-5]xx", wanted):
+        low = int(wanted[0]) * 100
+        result.local.append(lambda e: e.status is not None and low <= e.status < low + 100)
+    elif wanted.isdigit() and len(wanted) == 3:
+        result.local.append(lambda e: e.status == int(wanted))
+    else:
+        raise ValueError(f"`status:{value}`: use a code (404), a class (4xx) or `error`.")
+
+
+def _method(value: str, result: Filter) -> None:
+    methods = {m.strip().upper() for m in value.split(",")}
+    unknown = methods - {"GET", "POST", "PUT", "PATCH", "DELETE"}
+    if unknown:
+        raise ValueError(f"`{', '.join(sorted(unknown))}` is not an HTTP method (GET, POST...).")
+    result.local.append(lambda e: e.method.upper() in methods)
+
+
+def _path(value: str, result: Filter) -> None:
+    fragment = value.lower()
+    result.local.append(lambda e: fragment in e.path.lower())
+
+
+REQUEST_GRAMMAR = Grammar(
+    [
+        Term(("status", "s"), "status:4xx", _status_words),
+        Term(("method", "m"), "method:POST", _method),
+        Term(("path", "p"), "path:/refunds", _path),
+    ],
+    bare=_path,
+    bare_example="pay_… (any part of the path)",
+)
+
+
+def _copy_curl(host: ActionHost, entry_id: str | None, entry: Any) -> None:
+    if entry is None:
+        host.app.notify("No request selected.", severity="warning")
+        return
+    curl = entry.to_curl()
+    host.app.copy_to_clipboard(curl)
+    host.app.push_screen(CurlScreen(curl))
+
+
+def _export(host: ActionHost, _id: str | None, _entry: Any) -> None:
+    view = host
+    assert isinstance(view, RequestsView)
+    view.export()
+
+
+REQUEST_ACTIONS: tuple[Action[Any], ...] = (
+    Action(
+        "curl",
+        "y",
+        "Copy curl",
+        "Copy as curl (OSC 52)",
+        _copy_curl,
+        palette="Copy this request as curl",
+    ),
+    Action(
+        "export",
+        "s",
+        "Export",
+        "Export the log to a JSON lines file",
+        _export,
+        needs_record=False,
+        palette="Export the request log",
+    ),
+)
+
+
+class RequestsView(ResourceListView[Any]):
+    """The request journal as a table, newest on top, with the selected request below it."""
+
+    DEFAULT_CSS = """
+    RequestsView > ResourceTable { height: 1fr; }
+    RequestsView > #requests-detail {
+        height: 1fr; border: round $foreground 25%; padding: 0 1;
+        border-title-color: $accent; border-title-style: bold;
+    }
+    """
+
+    title = "Requests"
+    noun = "requests"
+    scope = "requests"
+    columns = COLUMNS
+    actions = REQUEST_ACTIONS
+    page_size = 1000  # the journal keeps the last 1,000 calls: one page
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        with VerticalScroll(id="requests-detail") as detail:
+            detail.border_title = "Request"
+            yield Static("Select a request to see it here.", id="requests-body")
+
+    def on_mount(self) -> None:
+        # The base's on_mount runs after this one by itself (Textual calls each class's).
+        watch_requests(self, self.on_entry)
+
+    def key_of(self, record: Any) -> str:
+        return str(record.id)
+
+    def order(self, record: Any) -> Any:
+        return record.id
+
+    def filter_grammar(self) -> Grammar:
+        return REQUEST_GRAMMAR
+
+    def empty_text(self) -> str:
+        if self.filter:
+            return super().empty_text()
+        return "No requests yet: every call payscope makes to the service appears here."
+
+    async def fetch_page(
+        self, filters: dict[str, Any], offset: int, limit: int
+    ) -> tuple[list[Any], int]:
+        client = self.runtime.client
+        entries = list(reversed(client.journal.entries())) if client is not None else []
+        return entries[offset : offset + limit], len(entries)
+
+    async def fetch_one(self, record_id: str) -> Any:
+        return None
+
+    def on_change(self, change: Any) -> None:
+        """Requests arrive through `on_entry`, not as changes to re-read."""
+
+    def on_entry(self, entry: Any) -> None:
+        """Live: the client journaled a call."""
+        if not self.loaded or str(entry.id) in self.rows or not self.filter.matches(entry):
+            return
+        self.total += 1
+        self.table.insert(entry, self.order)
+        self.update_header()
+        if self.table.cursor_row == 0:
+            self._show()
+
+    @on(DataTable.RowHighlighted)
+    def _show(self) -> None:
+        entry = self.table.selected()
+        if entry is None:
+            return
+        stable = self.runtime.options.stable_display
+        self.query_one("#requests-body", Static).update(render_entry(entry, stable))
+
+    def page_loaded(self, records: list[Any]) -> None:
+        self._show()
+
+    def export(self) -> None:
+        """Write every journaled request (redacted) to a file; say where."""
+        entries = list(self.rows.values())
+        if not entries:
+            self.notify("No requests to export yet.", severity="warning")
+            return
+        path = export_entries(reversed(entries), self.runtime.options.data_dir / "exports")
+        self.notify(f"{len(entries)} requests written to {path}", title="Exported", markup=False)
+
+
+_MOVING_HEADERS = frozenset({"date", "host", "x-ratelimit-remaining", "x-ratelimit-reset"})
+
+
+def render_entry(entry: Any, stable: bool = False) -> Group:
+    """Request and response of one entry (redacted by the client's journal).
+
+    `stable` hides what changes between runs (port, latency, dates) for snapshots.
+    """
+    url = re.sub(r":\d+/", ":PORT/", entry.url) if stable else entry.url
+    head = Text.assemble(
+        safe(f"{entry.method} ", "bold"),
+        safe(url),
+        "  ",
+        (f"{entry.status if entry.status is not None else 'no answer'}", "bold"),
+        "  ·· ms" if stable else f"  {entry.latency_ms:.0f} ms",
+    )
+    parts: list[Any] = [head]
+    if entry.error:
+        parts.append(safe(entry.error, "bold red", multiline=True))
+    for title, headers, body in (
+        ("Request", entry.request_headers, entry.request_body),
+        ("Response", entry.response_headers, entry.response_body),
+    ):
+        parts.append(Text(f"\n{title}", style="bold underline"))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="dim", no_wrap=True)
+        grid.add_column()
+        for name, value in headers.items():
+            moving = stable and name.lower() in _MOVING_HEADERS
+            grid.add_row(safe(name), Text("··") if moving else safe(value))
+        parts.append(grid)
+        if body:
+            parts.append(safe(_pretty(body), multiline=True))
+    return Group(*parts)
+
+
+def _pretty(body: str) -> str:
+    try:
+        return json.dumps(json.loads(body), indent=2)
+    except ValueError:
+        return body
+
+
+class CurlScreen(ModalScreen[None]):
+    """The curl command on screen (for terminals without OSC 52 clipboard support)."""
+
+    DEFAULT_CSS = """
+    CurlScreen { align: center middle; }
+    CurlScreen > VerticalScroll {
+        width: 90%; height: auto; max-height: 80%; border: round $primary;
+        background: $surface; padding: 0 1;
+    }
+    CurlScreen #curl-hint { color: $text-muted; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,enter,q", "close", "Close", id="curl.close", tooltip="Close"),
+    ]
+
+    def __init__(self, curl: str) -> None:
+        super().__init__()
+        self.curl = curl
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as box:
+            box.border_title = "Copied as curl"
+            yield Static(safe(self.curl, multiline=True), id="curl-text")
+            runtime = getattr(self.app, "runtime", None)
+            where = (
+                " On this local sandbox, :sandbox then x copies the export lines that set it."
+                if runtime is not None and runtime.options.is_local
+                else ""
+            )
+            yield Static(
+                "Sent to the clipboard with OSC 52 (if your terminal allows it). The key is read "
+                f"from $PAYSCOPE_API_KEY; redacted fields read [REDACTED].{where}",
+                id="curl-hint",
+                markup=False,
+            )
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,1 +1,0 @@
-"""Textual screens, one module per area."""

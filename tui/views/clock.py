@@ -1,0 +1,203 @@
+"""The sandbox clock (local profile): how far to move it, what that will set off, then move it.
+
+Advancing the embedded sandbox's clock runs everything that falls due on the way, each at its
+own time: authorisations and links expire, refunds settle, disputes pass their deadline, payouts
+move on, subscriptions renew (or fail to) and webhook retries are sent. The form shows that list
+before anything happens; the submit button says exactly how far the clock will move.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.widgets import Input, Select, Static
+
+from tui.views.forms import Field, FormErrors, FormScreen
+from tui.views.when import SPAN_EXAMPLES, add_months, parse_moment, span_text
+from tui.widgets.format import format_time
+from tui.widgets.text import safe
+
+# How many of the things due the preview lists before "and N more".
+PREVIEW_LINES = 8
+PRESETS: tuple[tuple[str, str], ...] = (
+    ("1 hour", "hour"),
+    ("1 day", "day"),
+    ("1 week", "week"),
+    ("1 month", "month"),
+)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+class ClockScreen(FormScreen):
+    """Move the local sandbox's clock on: by a preset, to the next renewal, or to a typed time.
+
+    Dismissed with the sandbox's new time (a datetime), or None when closed without moving it.
+    """
+
+    DEFAULT_CSS = """
+    ClockScreen #clock-preview { padding: 0 0 0 1; height: auto; }
+    """
+
+    title_text = "Sandbox clock"
+    submit_label = "Advance"
+
+    def __init__(self, next_renewal: datetime | None = None, *, label: str = "") -> None:
+        super().__init__()
+        self.next_renewal = next_renewal
+        self.renewal_label = label or "the next renewal"
+        self.preview_text: str = ""
+
+    # -- the fields ---------------------------------------------------------------------------
+
+    def now(self) -> datetime:
+        return datetime.fromtimestamp(self.runtime.now(), UTC)
+
+    @property
+    def intro(self) -> str:  # type: ignore[override]
+        now = self.now()
+        ahead = self.runtime.now() - datetime.now(UTC).timestamp()
+        lead = f", {span_text(timedelta(seconds=ahead))} ahead of real time" if ahead >= 60 else ""
+        return (
+            f"Sandbox time: {_stamp(now)}{lead}.\n"
+            "Everything that falls due on the way runs at its own time, and its webhooks are sent."
+        )
+
+    def fields(self) -> list[Field]:
+        options = list(PRESETS)
+        default = "day"
+        if self.next_renewal is not None and self.next_renewal > self.now():
+            options.append((f"To {self.renewal_label} ({_stamp(self.next_renewal)})", "renewal"))
+            default = "renewal"
+        return [
+            Field(
+                "preset",
+                "Advance by",
+                Select(options, value=default, allow_blank=False, id="clock-preset"),
+            ),
+            Field(
+                "to",
+                "Or to a time",
+                Input(placeholder="2024-06-01T09:00, +3d", id="clock-to"),
+                hint=f"An ISO date or time (UTC), or a span from now: {SPAN_EXAMPLES}.",
+            ),
+            Field("preview", "What falls due", Static(id="clock-preview")),
+        ]
+
+    def on_mount(self) -> None:
+        # FormScreen's own on_mount puts the focus on the first field (the preset).
+        self._refresh_preview()
+
+    # -- where the clock would go ---------------------------------------------------------------
+
+    def target(self) -> datetime:
+        """The time the form's fields say (ValueError with a sentence when they say nothing)."""
+        now = self.now()
+        typed = self.value("to")
+        if typed:
+            moment = parse_moment(str(typed), now)
+            if moment <= now:
+                raise ValueError(f"the clock only moves forward: pick a time after {_stamp(now)}.")
+            return moment
+        preset = self.value("preset")
+        if preset == "renewal" and self.next_renewal is not None:
+            # One second past it, so what is due at that instant runs.
+            return max(self.next_renewal + timedelta(seconds=1), now + timedelta(seconds=1))
+        if preset == "month":
+            return add_months(now, 1)
+        step = {"hour": 3600, "day": 86400, "week": 7 * 86400}.get(str(preset), 86400)
+        return now + timedelta(seconds=step)
+
+    def submit_text(self) -> str | None:
+        moment = self.target()
+        return f"Advance {span_text(moment - self.now())} (to {_stamp(moment)[:-7]})"
+
+    @on(Input.Changed, "#clock-to")
+    @on(Select.Changed, "#clock-preset")
+    def _changed(self) -> None:
+        self._refresh_preview()
+
+    @work(exclusive=True, group="clock-preview", exit_on_error=False)
+    async def _refresh_preview(self) -> None:
+        box = self.query_one("#clock-preview", Static)
+        try:
+            moment = self.target()
+        except ValueError as exc:
+            self.show_preview(Text(str(exc), style="italic"))
+            return
+        if self.preview_text == "":
+            box.update(Text("Looking...", style="italic"))
+        seconds = (moment - self.now()).total_seconds()
+        try:
+            found = await self.runtime.api.sandbox.upcoming(seconds=seconds)
+        except Exception as exc:  # said in place; advancing still works
+            from tui.widgets.errors import describe_error
+
+            title, message = describe_error(exc)
+            self.show_preview(Text(f"{title}: {message}", style="italic"))
+            return
+        self.show_preview(preview_of(found))
+
+    def show_preview(self, text: Text) -> None:
+        self.preview_text = text.plain
+        self.query_one("#clock-preview", Static).update(text)
+
+    # -- moving it --------------------------------------------------------------------------------
+
+    def build(self) -> Any:
+        try:
+            return self.target()
+        except ValueError as exc:
+            field = "to" if self.value("to") else "preset"
+            raise FormErrors({field: str(exc)}) from None
+
+    async def send(self, request: Any) -> Any:
+        assert isinstance(request, datetime)
+        seconds = max(1.0, (request - self.now()).total_seconds())
+        answer = await self.runtime.api.sandbox.advance_clock(seconds)
+        self.runtime.forget_clock()
+        ran = answer.get("ran") if isinstance(answer, dict) else None
+        self.app.notify(outcome_text(request, ran), title="Sandbox clock")
+        return datetime.fromtimestamp(self.runtime.now(), UTC)
+
+
+def preview_of(found: dict[str, Any]) -> Text:
+    """The list of what falls due, soonest first, as the form shows it."""
+    items = [item for item in found.get("items") or [] if isinstance(item, dict)]
+    total = int(found.get("total") or len(items))
+    if not items:
+        return Text("Nothing is due in that time: only the clock moves.", style="italic")
+    out = Text()
+    out.append(f"{total} thing{'s' if total != 1 else ''} fall{'' if total != 1 else 's'} due:\n")
+    for item in items[:PREVIEW_LINES]:
+        out.append(f"{format_time(str(item.get('at') or ''))}  ", style="dim")
+        out.append_text(safe(str(item.get("text") or item.get("kind") or "")))
+        out.append("\n")
+    if total > PREVIEW_LINES:
+        out.append(f"and {total - PREVIEW_LINES} more", style="italic")
+    out.rstrip()
+    return out
+
+
+def outcome_text(moment: datetime, ran: Any) -> str:
+    """`Now 2024-05-02 12:00 UTC: 1 renewal, 2 webhook attempts.`"""
+    done = ""
+    if isinstance(ran, dict):
+        names = {
+            "webhook_attempts": "webhook attempts",
+            "subscriptions_due": "subscription renewals and changes",
+            "expired_payments": "payments expired",
+            "expired_payment_links": "links expired",
+            "settled_refunds": "refunds settled",
+            "payouts_due": "payout steps",
+            "scheduled_disputes": "disputes opened",
+            "expired_disputes": "disputes past deadline",
+        }
+        parts = [f"{count} {names.get(key, key)}" for key, count in ran.items() if count]
+        done = ": " + ", ".join(parts) if parts else ": nothing fell due"
+    return f"Sandbox time is now {_stamp(moment)[:-7]} UTC{done}."
