@@ -52,6 +52,7 @@ from tui.paths import ENV_CONFIG_DIR as ENV_CONFIG_DIR
 from tui.paths import ENV_DATA_DIR as ENV_DATA_DIR
 from tui.paths import config_dir as config_dir
 from tui.paths import config_path as config_path
+from tui.docs import page
 from tui.paths import data_dir as data_dir
 from tui.secrets import KEY_IN_TEXT, check_profile_name
 
@@ -334,7 +335,7 @@ def _describe(exc: ValidationError, path: Path, lines: list[str]) -> str:
         where = ".".join(str(p) for p in loc) or "the file"
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
-            message = "unknown setting (misspelt? see the README for the known ones)"
+            message = f"unknown setting (misspelt? the known ones are in {page('config', 'profilestoml')})"
         line = _line_of(lines, loc)
         prefix = f"{path}, line {line}" if line else str(path)
         problems.append(f"{prefix}: {where}: {message}")
@@ -375,7 +376,7 @@ def load_settings(path: Path | None = None) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
-            f"{path}: not valid TOML: {exc}. Fix that line (see the README for the format), "
+            f"{path}: not valid TOML: {exc}. Fix that line (the format: {page('config', 'profilestoml')}), "
             "or remove the file to start with no profiles."
         ) from None
     try:
