@@ -51,7 +51,9 @@ def test_every_picture_is_shown_on_a_page() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(screenshots.SHOTS))
-async def test_picture_matches_what_the_app_draws(name: str, template: Path, tmp_path: Path) -> None:
+async def test_picture_matches_what_the_app_draws(
+    name: str, template: Path, tmp_path: Path
+) -> None:
     drawn = await screenshots.draw(screenshots.SHOTS[name], template, tmp_path)
     stored = screenshots.normalise((IMAGES / f"{name}.svg").read_text(encoding="utf-8"))
     assert drawn == stored, (

@@ -56,7 +56,11 @@ def payscope_command() -> str:
 
 def test_the_quick_start_puts_payscope_on_the_path() -> None:
     """Every later command says `payscope ...`: the quick start must say how that works."""
-    quick = GETTING_STARTED.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    quick = (
+        GETTING_STARTED.read_text(encoding="utf-8")
+        .split("## Quick start", 1)[1]
+        .split("\n## ", 1)[0]
+    )
     assert "source .venv/bin/activate" in quick
     assert "make sandbox" in quick and "make listen" in quick
     run = subprocess.run(
@@ -391,7 +395,9 @@ def run_walkthrough(
             Call(origin[int(script_line) - 1], int(status), Path(body).read_text(encoding="utf-8"))
         )
     shutil.rmtree(log)  # the answers hold the keys the walkthrough creates
-    where = f"after the curl on docs/sandbox.md line {calls[-1].line}" if calls else "before any curl"
+    where = (
+        f"after the curl on docs/sandbox.md line {calls[-1].line}" if calls else "before any curl"
+    )
     assert done.returncode == 0, f"the walkthrough stopped {where}:\n{done.stderr[-2000:]}"
     return calls
 

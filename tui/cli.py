@@ -1,4 +1,4 @@
-"""The `payscope` command line (the contract is in docs/getting-started.md and the architecture card).
+"""The `payscope` command line (the contract: docs/getting-started.md, the architecture card).
 
 Only the standard library is imported at module level: each subcommand imports what it needs
 when it runs, so `payscope --help` and the TUI's start-up do not pay for the server stack.

@@ -45,6 +45,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tui.docs import page
+
 # Re-exported: `tui.config.config_dir()` etc. stay the public names.
 from tui.paths import APP_NAME as APP_NAME
 from tui.paths import CONFIG_FILE as CONFIG_FILE
@@ -52,7 +54,6 @@ from tui.paths import ENV_CONFIG_DIR as ENV_CONFIG_DIR
 from tui.paths import ENV_DATA_DIR as ENV_DATA_DIR
 from tui.paths import config_dir as config_dir
 from tui.paths import config_path as config_path
-from tui.docs import page
 from tui.paths import data_dir as data_dir
 from tui.secrets import KEY_IN_TEXT, check_profile_name
 
@@ -335,7 +336,8 @@ def _describe(exc: ValidationError, path: Path, lines: list[str]) -> str:
         where = ".".join(str(p) for p in loc) or "the file"
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
-            message = f"unknown setting (misspelt? the known ones are in {page('config', 'profilestoml')})"
+            known = page("config", "profilestoml")
+            message = f"unknown setting (misspelt? the known ones are in {known})"
         line = _line_of(lines, loc)
         prefix = f"{path}, line {line}" if line else str(path)
         problems.append(f"{prefix}: {where}: {message}")
@@ -376,8 +378,8 @@ def load_settings(path: Path | None = None) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
-            f"{path}: not valid TOML: {exc}. Fix that line (the format: {page('config', 'profilestoml')}), "
-            "or remove the file to start with no profiles."
+            f"{path}: not valid TOML: {exc}. Fix that line (the format: "
+            f"{page('config', 'profilestoml')}), or remove the file to start with no profiles."
         ) from None
     try:
         return Settings.model_validate(_from_toml(data))
