@@ -38,7 +38,7 @@ PATH = "/payments/list"
 TIMEOUT = 2.0  # seconds: past that the client's own first read is as quick
 
 
-# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class Exchange(NamedTuple):
     """The request and its answer, for the request journal (not yet redacted: the client's
     redactor does that when it records it)."""
