@@ -114,6 +114,8 @@ async def payment_story(pilot: Any) -> None:
     """A paid payment, refunded in part: attempts, the refund, and its events as they came."""
     await started(pilot)
     await trigger(pilot, "1")
+    journal = pilot.app.runtime.listener.journal
+    await until(lambda: journal.count() >= 1)  # payment_succeeded, shown under Events
     await pilot.press("f")  # refund
     await settle(pilot)
     form = pilot.app.screen
@@ -121,7 +123,6 @@ async def payment_story(pilot: Any) -> None:
     await pilot.press("ctrl+s")
     await until(lambda: pilot.app.screen is not form)
     await settle(pilot)
-    await asyncio.sleep(0.5)  # the refund's webhook reaches the listener
     await settle(pilot)
 
 
@@ -137,6 +138,20 @@ async def events(pilot: Any) -> None:
     await command(pilot, "events")
     view = pilot.app.get_screen_main().current_view()
     await until(lambda: len(view.rows) >= 3)
+    await settle(pilot)
+
+
+async def disputes(pilot: Any) -> None:
+    """A dispute opened by Trigger (as the card network would), then the Disputes list."""
+    await started(pilot)
+    await trigger(pilot, "7")
+    journal = pilot.app.runtime.listener.journal
+    await until(lambda: journal.count() >= 2)  # payment_succeeded, dispute_opened
+    await pilot.press("escape")
+    await settle(pilot)
+    await command(pilot, "disputes")
+    view = pilot.app.get_screen_main().current_view()
+    await until(lambda: len(view.rows) >= 1)
     await settle(pilot)
 
 
@@ -198,7 +213,7 @@ SHOTS: dict[str, Shot] = {
     "events": Shot(events),
     "customers": Shot(in_area("customers")),
     "refunds": Shot(in_area("refunds")),
-    "disputes": Shot(in_area("disputes")),
+    "disputes": Shot(disputes),
     "subscriptions": Shot(in_area("subscriptions")),
     "payouts": Shot(in_area("payouts")),
     "links": Shot(in_area("links")),
