@@ -63,7 +63,8 @@ CONTRACT_CHOICES = ("auto", "spec", "real")
 
 _SECRET_IN_CONFIG = (
     "keys never belong in the config file: store the key in the OS keyring with "
-    "`payscope keys set --profile {profile}` (it reads the key from a hidden prompt or stdin)"
+    "`payscope keys set --profile {profile}` (it reads the key from a hidden prompt or stdin; "
+    "docs/configuration.md#keys)"
 )
 
 
