@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 # The snapshot tests' seeded sandbox and clock: one definition for both.
-from tests.tui.conftest import SeededSecrets, _build_template, frozen_clock  # noqa: E402
+from tests.tui.conftest import SeededSecrets, build_template, frozen_clock  # noqa: E402
 
 Drive = Callable[[Any], Awaitable[None]]
 
@@ -126,33 +126,24 @@ async def payment_story(pilot: Any) -> None:
     await settle(pilot)
 
 
-async def events(pilot: Any) -> None:
-    """Webhooks arriving: three payments made by Trigger, each event verified on arrival."""
-    await started(pilot)
-    journal = pilot.app.runtime.listener.journal
-    for made, key in enumerate(("1", "3", "5"), start=1):
-        await trigger(pilot, key)
-        await until(lambda made=made: journal.count() >= made)  # one arrival at a time
-        await pilot.press("escape")
+def triggered(area_name: str, *steps: tuple[str, int]) -> Drive:
+    """Trigger scenarios one after the other (each `(key, webhooks received by then)`, so they
+    arrive in the same order every run), then the list of `area_name`."""
+
+    async def drive(pilot: Any) -> None:
+        await started(pilot)
+        journal = pilot.app.runtime.listener.journal
+        for key, received in steps:
+            await trigger(pilot, key)
+            await until(lambda received=received: journal.count() >= received)
+            await pilot.press("escape")
+            await settle(pilot)
+        await command(pilot, area_name)
+        view = pilot.app.get_screen_main().current_view()
+        await until(lambda: len(view.rows) >= 1)
         await settle(pilot)
-    await command(pilot, "events")
-    view = pilot.app.get_screen_main().current_view()
-    await until(lambda: len(view.rows) >= 3)
-    await settle(pilot)
 
-
-async def disputes(pilot: Any) -> None:
-    """A dispute opened by Trigger (as the card network would), then the Disputes list."""
-    await started(pilot)
-    await trigger(pilot, "7")
-    journal = pilot.app.runtime.listener.journal
-    await until(lambda: journal.count() >= 2)  # payment_succeeded, dispute_opened
-    await pilot.press("escape")
-    await settle(pilot)
-    await command(pilot, "disputes")
-    view = pilot.app.get_screen_main().current_view()
-    await until(lambda: len(view.rows) >= 1)
-    await settle(pilot)
+    return drive
 
 
 def in_area(name: str) -> Drive:
@@ -162,16 +153,15 @@ def in_area(name: str) -> Drive:
     return drive
 
 
-async def command_mode(pilot: Any) -> None:
-    await started(pilot)
-    await pilot.press("colon", "r", "e")
-    await settle(pilot)
+def pressing(*keys: str) -> Drive:
+    """Payments on screen, then `keys` pressed."""
 
+    async def drive(pilot: Any) -> None:
+        await started(pilot)
+        await pilot.press(*keys)
+        await settle(pilot)
 
-async def key_help(pilot: Any) -> None:
-    await started(pilot)
-    await pilot.press("question_mark")
-    await settle(pilot)
+    return drive
 
 
 async def filtered(pilot: Any) -> None:
@@ -185,12 +175,6 @@ async def filtered(pilot: Any) -> None:
 async def find(pilot: Any) -> None:
     await started(pilot)
     await command(pilot, "find 4242")
-
-
-async def new_payment(pilot: Any) -> None:
-    await started(pilot)
-    await pilot.press("n")
-    await settle(pilot)
 
 
 async def palette(pilot: Any) -> None:
@@ -210,10 +194,12 @@ async def clock(pilot: Any) -> None:
 SHOTS: dict[str, Shot] = {
     "payments": Shot(payments),
     "payment-story": Shot(payment_story),
-    "events": Shot(events),
+    # Webhooks arriving: three payments made by Trigger, each event verified on arrival.
+    "events": Shot(triggered("events", ("1", 1), ("3", 2), ("5", 3))),
     "customers": Shot(in_area("customers")),
     "refunds": Shot(in_area("refunds")),
-    "disputes": Shot(disputes),
+    # A dispute opened by Trigger, as the card network would (payment_succeeded, dispute_opened).
+    "disputes": Shot(triggered("disputes", ("7", 2))),
     "subscriptions": Shot(in_area("subscriptions")),
     "payouts": Shot(in_area("payouts")),
     "links": Shot(in_area("links")),
@@ -223,11 +209,11 @@ SHOTS: dict[str, Shot] = {
     "requests": Shot(in_area("requests")),
     "sandbox": Shot(in_area("sandbox")),
     "settings": Shot(in_area("settings")),
-    "command-mode": Shot(command_mode),
-    "key-help": Shot(key_help),
+    "command-mode": Shot(pressing("colon", "r", "e")),
+    "key-help": Shot(pressing("question_mark")),
     "filter": Shot(filtered),
     "find": Shot(find),
-    "new-payment": Shot(new_payment),
+    "new-payment": Shot(pressing("n")),
     "palette": Shot(palette),
     "clock": Shot(clock),
     "payments-light": Shot(payments, theme="payscope-light"),
@@ -248,15 +234,7 @@ def normalise(svg: str) -> str:
 
 def make_template(directory: Path) -> Path:
     """The seeded sandbox every picture starts from (the snapshot tests' own)."""
-    import tui.sandbox.ids as ids
-
-    saved = ids.secrets
-    ids.secrets = SeededSecrets(2024)  # type: ignore[assignment]
-    try:
-        asyncio.run(_build_template(directory))
-    finally:
-        ids.secrets = saved
-    return directory
+    return build_template(directory)
 
 
 async def draw(shot: Shot, template: Path, work: Path) -> str:
