@@ -35,6 +35,7 @@ SCRIPTS = {
     "faults": "exactly-once creation through lost answers and faults",
     "listener_forward": "durable forwarding from the listener",
     "delivery": "the sandbox's webhook delivery under load and to a silent endpoint",
+    "big_answer": "the client against a remote service that answers big",
 }
 
 NOTES = {
