@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 + 1 )))
 PYTEST_ARGS ?= -n $(WORKERS)
 
-.PHONY: run sandbox listen test lint format bench clean lock upgrade-check
+.PHONY: run sandbox listen test lint format bench docs screenshots clean lock upgrade-check
 
 # Every dependency, the dev tools' too, installs at the version requirements.lock names (with its
 # hashes); payscope itself then goes in editable, adding nothing.
@@ -39,6 +39,18 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+# The docs site (mkdocs-material) into site/; --strict: a broken link or a page left out of the
+# navigation fails (so it fails `make lint` and `make test` too).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+	@echo "make: the docs are in site/ (open site/index.html)"
+
+# The docs' pictures, drawn by the app on the snapshot tests' seeded sandbox (tests/test_docs_pictures.py
+# fails when one no longer matches): run after changing a screen a picture shows, then look at it.
+screenshots: $(STAMP)
+	$(PY) docs/screenshots.py $(ARGS)
 
 # The tests' files go to memory (/dev/shm) when it has 2 GB free: the sandboxes and journals
 # of the tests commit with fsync, which on this machine's disk cost the suite 3% of its time
@@ -102,13 +114,15 @@ format: $(STAMP)
 	$(VENV)/bin/ruff check --fix .
 
 # Every benchmark runs even when an earlier one misses its target; the exit status says if any did.
+# Each writes its figures to bench/results/<name>.json; docs/performance.md is then written from them.
 BENCHES := bench/client_overhead.py bench/sandbox.py bench/listener.py bench/startup.py \
            bench/events_memory.py bench/events_latency.py bench/hardening.py \
            bench/analytics_chart.py bench/faults.py bench/listener_forward.py \
-           bench/delivery.py
+           bench/delivery.py bench/big_answer.py
 bench: $(STAMP)
 	@failed=""; for b in $(BENCHES); do echo "== $$b"; $(PY) $$b || failed="$$failed $$b"; done; \
+	$(PY) bench/report.py; \
 	if [ -n "$$failed" ]; then echo "targets missed in:$$failed"; exit 1; fi
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info site

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from results import Figure, record  # bench/ is on the path when run as a script
 
 from tui.api import ApiClient
 from tui.api.local_transport import LocalTransport
@@ -130,6 +131,15 @@ async def run(total: int, batch: int) -> float:
     ratio = statistics.median(pair_ratios)
     print(f"    ratio: {ratio:.3f} median of {len(pair_ratios)} batch pairs, {overall:.3f} overall")
     print(f"           (ApiClient time / bare httpx time, same transport; target <= {TARGET})")
+    record(
+        "client_overhead",
+        [
+            Figure("ApiClient / bare httpx (median of batch pairs)", ratio, "x", "<=", TARGET),
+            Figure("ApiClient / bare httpx (overall)", overall, "x"),
+            *(Figure(f"{label}", done / times[name], "req/s") for name, label in labels.items()),
+        ],
+        what=f"{done:,} small requests through ApiClient and bare httpx, same transport",
+    )
     return ratio
 
 

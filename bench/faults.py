@@ -34,6 +34,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from results import Figure, record  # bench/ is on the path when run as a script
+
 from tui.api import ApiClient
 from tui.api.errors import ApiError, ClientError
 from tui.api.models.payments import PaymentCreateRequest
@@ -190,6 +192,25 @@ async def main(args: argparse.Namespace) -> int:
         f"raised {unsafe['lost']}{raised(unsafe)} of which {unsafe['raised_but_created']} had "
         f"created their payment all the same, duplicated {unsafe['duplicated']} "
         f"in {unsafe['elapsed']:.1f} s"
+    )
+    record(
+        "faults",
+        [
+            Figure("payments created (with payment_id)", keyed["created"], "", "==", n),
+            Figure("payments lost", keyed["lost"], "", "==", 0),
+            Figure("payments duplicated", keyed["duplicated"], "", "==", 0),
+            Figure("orders stored", keyed["stored_orders"], "", "==", n),
+            Figure("lost answers recovered (HE_01, then read)", keyed["recovered"], ""),
+            Figure("connections dropped", keyed["dropped"], ""),
+            Figure("time", keyed["elapsed"], "s"),
+            Figure(
+                "contrast: duplicated without payment_id, repeated as if safe",
+                naive["duplicated"],
+                "",
+            ),
+        ],
+        what=f"{n} payments through ApiClient with payment_id on a sandbox at fault rate "
+        f"{args.fault_rate} (seed {args.seed}), {args.concurrency} at a time",
     )
     return 0 if ok else 1
 

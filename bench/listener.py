@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from results import Figure, record  # bench/ is on the path when run as a script
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -206,6 +208,20 @@ async def _bench(events: int, senders: int, rounds: int) -> int:
         failures.append("the listener answered non-200")
     for failure in failures:
         print(f"MISSED: {failure}")
+    record(
+        "listener",
+        [
+            Figure("listener", best["listener"]["eps"], "events/s", ">=", TARGET_EPS),
+            Figure("bare ASGI 200", best["bare"]["eps"], "events/s"),
+            Figure("listener / bare", ratio, "x", ">=", TARGET_RATIO),
+            Figure("listener p50", best["listener"]["p50_ms"], "ms"),
+            Figure("listener p99", best["listener"]["p99_ms"], "ms"),
+            Figure("journal - acknowledged as new", journal_count - acked_total, "", "==", 0),
+            Figure("listener answers not 200", best["listener"]["errors"], "", "==", 0),
+        ],
+        what=f"{events:,} signed events a round, {senders} keep-alive senders, against a bare "
+        "ASGI app that answers 200",
+    )
     return 1 if failures else 0
 
 

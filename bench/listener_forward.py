@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import listener as listener_bench  # noqa: E402 - bench/listener.py, beside this file
+from results import Figure, record  # noqa: E402
 
 SECRET = listener_bench.SECRET
 
@@ -175,7 +176,7 @@ async def _until_reached(target: Target, count: int, timeout: float) -> float | 
 # -- 1: throughput -----------------------------------------------------------------------------
 
 
-async def _throughput(events: int, senders: int, target: Target) -> tuple[str, bool]:
+async def _throughput(events: int, senders: int, target: Target) -> tuple[str, bool, list[Figure]]:
     from tui.webhooks.listener import Listener
 
     results = {}
@@ -206,13 +207,21 @@ async def _throughput(events: int, senders: int, target: Target) -> tuple[str, b
             )
             ok = ok and done is not None
         lines.append(line)
-    return "\n".join(lines), ok
+    plain, forwarding = results["no forwarding"][0], results["forwarding"][0]
+    done = results["forwarding"][1]
+    figures = [
+        Figure("acks while forwarding every event", forwarding["eps"], "events/s"),
+        Figure("acks without forwarding", plain["eps"], "events/s"),
+        Figure("all forwarded, after the last ack", done if done is not None else -1, "s"),
+        Figure("throughput run: events lost", 0 if ok else 1, "", "==", 0),
+    ]
+    return "\n".join(lines), ok, figures
 
 
 # -- 2: target down, then up -------------------------------------------------------------------
 
 
-async def _down_then_up(target: Target, down_for: float) -> tuple[str, bool]:
+async def _down_then_up(target: Target, down_for: float) -> tuple[str, bool, list[Figure]]:
     from tui.webhooks.listener import Listener
 
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
@@ -240,7 +249,11 @@ async def _down_then_up(target: Target, down_for: float) -> tuple[str, bool]:
         f"forwarded {delivered}/50, the last {after} after it came back "
         f"({attempts} attempts recorded, default schedule 1 s, 5 s, 30 s, ...)"
     )
-    return text, delivered == len(ids)
+    figures = [
+        Figure("target down then up: forwarded of 50", delivered, "", "==", len(ids)),
+        Figure("the last forwarded, after the target came back", took if took else -1, "s"),
+    ]
+    return text, delivered == len(ids), figures
 
 
 # -- 3: kill -9 with a slow target -------------------------------------------------------------
@@ -265,7 +278,7 @@ def _listen(data: str, target: Target) -> tuple[subprocess.Popen[str], str, str]
     return proc, found.group(1), header
 
 
-def _kill_9(target: Target) -> tuple[str, bool]:
+def _kill_9(target: Target) -> tuple[str, bool, list[Figure]]:
     target.start()
     target.call("/delay", {"seconds": 2.0})
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as data:
@@ -302,7 +315,18 @@ def _kill_9(target: Target) -> tuple[str, bool]:
         + f", {reached['received']} requests in all (at least once)\n"
         f"    listener on stop: {summary}"
     )
-    return text, reached["distinct"] == len(ids) and stored == len(ids)
+    figures = [
+        Figure("kill -9: forwards owed on record at the kill", owed, ""),
+        Figure(
+            "kill -9: events at the target after the restart, of 100",
+            reached["distinct"],
+            "",
+            "==",
+            len(ids),
+        ),
+        Figure("kill -9: events journaled, of 100 acked", stored, "", "==", len(ids)),
+    ]
+    return text, reached["distinct"] == len(ids) and stored == len(ids), figures
 
 
 def main() -> int:
@@ -318,19 +342,29 @@ def main() -> int:
     target = Target()
     target.start()
     try:
-        text1, ok1 = asyncio.run(_throughput(args.events, args.senders, target))
+        text1, ok1, figures = asyncio.run(_throughput(args.events, args.senders, target))
     finally:
         target.stop()
     print(f"1. throughput, {args.events} events, {args.senders} senders:\n{text1}")
+    what = f"durable forwarding: {args.events:,} events with and without --forward-to"
     if args.only_throughput:
+        record("listener_forward", figures, what=what + " (throughput only)")
         return 0 if ok1 else 1
-    text2, ok2 = asyncio.run(_down_then_up(target, down_for=2.0))
+    text2, ok2, more = asyncio.run(_down_then_up(target, down_for=2.0))
+    figures += more
     print(f"2. target down, then up: {text2}")
-    text3, ok3 = _kill_9(target)
+    text3, ok3, more = _kill_9(target)
+    figures += more
     print(f"3. kill -9 with a slow target (2 s a request), restart: {text3}")
     failures = [name for name, ok in (("1", ok1), ("2", ok2), ("3", ok3)) if not ok]
     for name in failures:
         print(f"MISSED: measurement {name} lost a forward or an event")
+    record(
+        "listener_forward",
+        figures,
+        what=what + "; 50 events while the target is down, then up; `payscope listen` "
+        "killed with 100 forwards owed to a slow target, then restarted",
+    )
     return 1 if failures else 0
 
 

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from results import Figure, record  # bench/ is on the path when run as a script
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -302,6 +304,22 @@ def main() -> int:
             f"p99 {p99:6.2f} ms  (target p99 < 25)"
         )
         ok &= p99 < 25.0
+    record(
+        "sandbox",
+        [
+            Figure("create+confirm / GET /health, req/s", ratio, "x", ">=", 0.5),
+            Figure("POST /payments create+confirm", pay_rps, "req/s"),
+            Figure("GET /health", health_rps, "req/s"),
+            Figure("server CPU per create+confirm", pay_cpu, "µs"),
+            Figure("server CPU per GET /health", health_cpu, "µs"),
+            Figure("errors under load", health_err + pay_err, "", "==", 0),
+            Figure("seeding", rate, "payments/s", ">=", 5000),
+            Figure(f"POST /payments/list with {args.payments:,} stored, p50", p50, "ms"),
+            Figure(f"POST /payments/list with {args.payments:,} stored, p99", p99, "ms", "<", 25),
+        ],
+        what="the local sandbox over HTTP: create+confirm with 16 clients against GET /health, "
+        "seeding, and listing a large store (analytics: sandbox_analytics)",
+    )
 
     # 4. analytics over a large store (issue: 90 days, G_ONE_DAY, by currency and status)
     if args.analytics_payments:

@@ -317,8 +317,9 @@ def test_helpers_do_not_mutate_their_input() -> None:
     assert settings.default_profile == "staging"
 
 
-def test_the_readme_example_is_a_valid_file() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+def test_the_docs_example_is_a_valid_file() -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "configuration.md"
+    readme = page.read_text(encoding="utf-8")
     section = readme.split("<!-- section:config -->")[1].split("<!-- /section:config -->")[0]
     example = section.split("```toml\n")[1].split("```")[0]
     settings = config.load_settings(_write(example))

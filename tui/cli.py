@@ -1,4 +1,4 @@
-"""The `payscope` command line (the contract is in the README and the architecture card).
+"""The `payscope` command line (the contract: docs/getting-started.md, the architecture card).
 
 Only the standard library is imported at module level: each subcommand imports what it needs
 when it runs, so `payscope --help` and the TUI's start-up do not pay for the server stack.
@@ -11,6 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from tui import __version__
+from tui.docs import see
 
 DESCRIPTION = """\
 payscope: explore a payment processor's sandbox from the terminal.
@@ -32,6 +33,9 @@ commands:
   payscope sandbox --help   the local service alone (for curl or your own backend)
   payscope listen --help    the webhook listener alone
   payscope keys --help      keys in the OS keyring
+
+docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
+site into site/)
 """
 
 
@@ -111,6 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sandbox = sub.add_parser(
         "sandbox",
+        epilog=see("sandbox"),
         help="run the local sandbox of the service alone",
         description="Run the local, stateful sandbox of the payment service. It prints the base "
         "URL, ids, keys and webhook secret you need; Ctrl+C stops it cleanly.",
@@ -180,6 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     listen = sub.add_parser(
         "listen",
+        epilog=see("listener"),
         help="run the webhook listener alone",
         description="Take POST /webhooks on 127.0.0.1, verify X-Webhook-Signature-512, dedupe on "
         "event_id, journal every event before answering, and print one line per event.",
@@ -228,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     keys = sub.add_parser(
         "keys",
+        epilog=see("config", "keys"),
         help="manage keys in the OS keyring",
         description="Store, show (masked) or delete a profile's keys in the OS keyring. Keys are "
         "read from a hidden prompt or standard input, never from the command line.",

@@ -45,6 +45,8 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tui.docs import page
+
 # Re-exported: `tui.config.config_dir()` etc. stay the public names.
 from tui.paths import APP_NAME as APP_NAME
 from tui.paths import CONFIG_FILE as CONFIG_FILE
@@ -61,7 +63,8 @@ CONTRACT_CHOICES = ("auto", "spec", "real")
 
 _SECRET_IN_CONFIG = (
     "keys never belong in the config file: store the key in the OS keyring with "
-    "`payscope keys set --profile {profile}` (it reads the key from a hidden prompt or stdin)"
+    "`payscope keys set --profile {profile}` (it reads the key from a hidden prompt or stdin; "
+    "docs/configuration.md#keys)"
 )
 
 
@@ -334,7 +337,8 @@ def _describe(exc: ValidationError, path: Path, lines: list[str]) -> str:
         where = ".".join(str(p) for p in loc) or "the file"
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden":
-            message = "unknown setting (misspelt? see the README for the known ones)"
+            known = page("config", "profilestoml")
+            message = f"unknown setting (misspelt? the known ones are in {known})"
         line = _line_of(lines, loc)
         prefix = f"{path}, line {line}" if line else str(path)
         problems.append(f"{prefix}: {where}: {message}")
@@ -375,8 +379,8 @@ def load_settings(path: Path | None = None) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
-            f"{path}: not valid TOML: {exc}. Fix that line (see the README for the format), "
-            "or remove the file to start with no profiles."
+            f"{path}: not valid TOML: {exc}. Fix that line (the format: "
+            f"{page('config', 'profilestoml')}), or remove the file to start with no profiles."
         ) from None
     try:
         return Settings.model_validate(_from_toml(data))

@@ -39,7 +39,8 @@ def _refuse_argv_key(args: argparse.Namespace) -> int:
         "  type it at a hidden prompt:   " + command + "\n"
         "  or pipe it in:                " + command + " < key.txt\n"
         "                                pass show payscope/key | " + command + "\n"
-        "If that was a real key, remove it from your shell history (and consider rotating it).",
+        "If that was a real key, remove it from your shell history (and consider rotating it).\n"
+        "docs/configuration.md#keys explains where keys live.",
         file=sys.stderr,
     )
     return 2

@@ -20,7 +20,7 @@ DEFAULT_SEED = 300
 PORT_FILE = "last-port"
 
 
-# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class Peek(NamedTuple):
     keymap: dict[str, str]
     default_profile: str | None = None

@@ -22,7 +22,7 @@ MAX_ROWS = 100
 PAGE_SIZE = 100
 
 
-# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class CachedPayment(NamedTuple):
     """One table row as it was last seen (attribute names match `Payment`'s)."""
 

@@ -55,7 +55,8 @@ To fix it, either:
       sudo apt-get install gnome-keyring dbus-x11
       dbus-run-session -- $SHELL        # a D-Bus session for this shell
       read -rs PW && printf %s "$PW" | gnome-keyring-daemon --unlock --components=secrets
-    then run the payscope command again from that shell."""
+    then run the payscope command again from that shell.
+  (docs/configuration.md#a-headless-linux-box explains both.)"""
 
 
 class SecretsError(Exception):

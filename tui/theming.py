@@ -129,7 +129,7 @@ class ThemeFileError(ValueError):
     """A theme file that cannot be used, with a message naming the file and the problem."""
 
 
-# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class ThemeLoad(NamedTuple):
     """What loading the theme directories produced: usable themes and problems to tell the user."""
 

@@ -74,12 +74,11 @@ async def _build_template(directory: Path) -> None:
     journal.close()
 
 
-@pytest.fixture(scope="session")
-def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A data dir with a seeded sandbox, built once; tests get copies."""
+def build_template(directory: Path) -> Path:
+    """A data dir with the seeded sandbox at `directory` (also the docs' pictures' start:
+    docs/screenshots.py)."""
     import tui.sandbox.ids as ids
 
-    directory = tmp_path_factory.mktemp("template")
     saved = ids.secrets
     ids.secrets = SeededSecrets(2024)  # type: ignore[assignment]
     try:
@@ -87,6 +86,12 @@ def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     finally:
         ids.secrets = saved
     return directory
+
+
+@pytest.fixture(scope="session")
+def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data dir with a seeded sandbox, built once; tests get copies."""
+    return build_template(tmp_path_factory.mktemp("template"))
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # a type only: no Protocol class to build before the first pa
             """The action finished (`result` is what its form returned; None if closed)."""
 
 
-# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class Action(NamedTuple, Generic[T]):
     """One thing a user can do to a record (or, with `needs_record=False`, in an area).
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tui.views.area import AreaView
 
 
-# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class Area(NamedTuple):
     """One area of the navigation rail and of command mode (`:payments`)."""
 

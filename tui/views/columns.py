@@ -29,7 +29,7 @@ class CellContext:
     now: float | None = None
 
 
-# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class Column(NamedTuple, Generic[T]):
     """One column: its key, heading, width and renderer.
 

@@ -37,7 +37,7 @@ class Filter:
         return all(check(record) for check in self.local)
 
 
-# A NamedTuple: made at import, before the first frame (why: tui/views/README.md).
+# A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class Term(NamedTuple):
     """`key:value`: `apply(value, filter)` adds to the filter or raises ValueError (said for a
     person)."""

@@ -183,7 +183,9 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], st
             "no signing secret given and the OS keyring cannot keep one.\n"
             f"  pass it for this run:   payscope listen --secret-file PATH   (or set "
             f"{SECRET_ENV}, or --secret S, which `ps` shows)\n"
-            f"  keyring problem: {exc}"
+            f"  keyring problem: {exc}\n"
+            f"  (docs/webhooks.md explains the secret; docs/configuration.md#a-headless-linux-box "
+            "the keyring)"
         ) from exc
     print(
         f"payscope listen: generated a new signing secret and stored it in the OS keyring "

@@ -835,7 +835,7 @@ def _write_jobs(
                 body = body[:REJECTED_BODY_PREFIX]
             if b"client_secret" in body:
                 # Kept only to diagnose the refusal: never forwarded or replayed, so it need
-                # not stay byte-exact (an accepted event's body does: see the README).
+                # not stay byte-exact (an accepted event's body does: see docs/webhooks.md).
                 body = _CLIENT_SECRET.sub(rb'\1"[REDACTED]"', body)
             rejected += len(headers) + len(body)
         params += (

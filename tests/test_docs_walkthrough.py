@@ -1,6 +1,6 @@
-"""The README's curl walkthrough of the local sandbox, run as written.
+"""The docs' curl walkthrough of the local sandbox (docs/sandbox.md), run as written.
 
-The bash blocks of "Walkthrough with curl" are read from README.md at test time and run, in
+The bash blocks of "Walkthrough with curl" are read from docs/sandbox.md at test time and run, in
 order, in one `bash` with `set -euo pipefail`, against a real `payscope sandbox` and a real
 `payscope listen` started with the README's own setup flags (on free ports, in tmp_path). Every
 `# -> ...` comment there is checked against what came back (HTTP status and error code, the
@@ -29,7 +29,8 @@ import pytest
 from tui.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+README = ROOT / "docs" / "sandbox.md"  # the page of the walkthrough
+GETTING_STARTED = ROOT / "docs" / "getting-started.md"
 pytestmark = pytest.mark.slow
 
 # Fixed so the run is the same every time; the publishable key has no flag and is read from
@@ -55,7 +56,11 @@ def payscope_command() -> str:
 
 def test_the_quick_start_puts_payscope_on_the_path() -> None:
     """Every later command says `payscope ...`: the quick start must say how that works."""
-    quick = README.read_text(encoding="utf-8").split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    quick = (
+        GETTING_STARTED.read_text(encoding="utf-8")
+        .split("## Quick start", 1)[1]
+        .split("\n## ", 1)[0]
+    )
     assert "source .venv/bin/activate" in quick
     assert "make sandbox" in quick and "make listen" in quick
     run = subprocess.run(
@@ -72,14 +77,12 @@ def test_the_quick_start_puts_payscope_on_the_path() -> None:
 
 
 def sandbox_section(text: str) -> tuple[int, str]:
-    """The sandbox section and the README line number its text starts on."""
-    start = text.index("<!-- section:sandbox -->")
-    end = text.index("<!-- /section:sandbox -->")
-    return text.count("\n", 0, start) + 1, text[start:end]
+    """The sandbox page and the line number its text starts on (the whole page)."""
+    return 1, text
 
 
 def sh_blocks(text: str, first_line: int) -> list[tuple[int, str]]:
-    """Each fenced ```sh block of `text`, with the README line number of its first line."""
+    """Each fenced ```sh block of `text`, with the docs/sandbox.md line number of its first line."""
     blocks = []
     for match in re.finditer(r"^```sh\n(.*?)^```", text, re.S | re.M):
         line = first_line + text.count("\n", 0, match.start(1))
@@ -88,10 +91,10 @@ def sh_blocks(text: str, first_line: int) -> list[tuple[int, str]]:
 
 
 def walkthrough_blocks(text: str) -> list[tuple[int, str]]:
-    """The sh blocks between "### Walkthrough with curl" and "### Test cards"."""
+    """The sh blocks between "## Walkthrough with curl" and "## Test cards"."""
     line, section = sandbox_section(text)
-    start = section.index("### Walkthrough with curl")
-    end = section.index("### Test cards")
+    start = section.index("## Walkthrough with curl")
+    end = section.index("## Test cards")
     offset = line + section.count("\n", 0, start)
     return sh_blocks(section[start:end], offset)
 
@@ -102,7 +105,7 @@ def setup_commands(text: str) -> dict[str, Any]:
     line, section = sandbox_section(text)
     parser = build_parser()
     found: dict[str, Any] = {}
-    for _, block in sh_blocks(section[: section.index("### Walkthrough with curl")], line):
+    for _, block in sh_blocks(section[: section.index("## Walkthrough with curl")], line):
         for command in block.splitlines():
             words = shlex.split(command, comments=True)
             if words[:1] == ["payscope"] and words[1:2] in (["listen"], ["sandbox"]):
@@ -117,7 +120,7 @@ def setup_commands(text: str) -> dict[str, Any]:
 def readme_card_table(text: str) -> list[dict[str, Any]]:
     """The README's test-card table as the JSON rows `/_sandbox/test-cards` should return."""
     _, section = sandbox_section(text)
-    table = section[section.index("### Test cards") :]
+    table = section[section.index("## Test cards") :]
     rows = []
     for line in table.splitlines():
         cells = [c.strip().strip("`") for c in line.strip().strip("|").split("|")]
@@ -144,7 +147,7 @@ WORD = re.compile(r"[a-z][a-z0-9_]*")
 
 @dataclass
 class Claim:
-    """What one README line says comes back."""
+    """What one docs/sandbox.md line says comes back."""
 
     line: int
     http_status: int | None = None
@@ -173,7 +176,7 @@ def parse_claim(line_no: int, line: str) -> Claim | None:
         elif WORD.fullmatch(part):
             claim.fields.append(("status", part))
         else:
-            raise AssertionError(f"README line {line_no}: cannot read the claim {part!r}")
+            raise AssertionError(f"docs/sandbox.md line {line_no}: cannot read the claim {part!r}")
     return claim
 
 
@@ -207,7 +210,7 @@ def test_claims_are_read_as_the_readme_explains() -> None:
 # Running it ------------------------------------------------------------------------------------
 
 # Each curl the README runs goes through this function: it answers exactly what curl would
-# print (so `| jq` and `$(...)` work unchanged) and notes the README line, status and body.
+# print (so `| jq` and `$(...)` work unchanged) and notes the docs/sandbox.md line, status and body.
 CURL_SHIM = r"""
 set -euo pipefail
 curl() {
@@ -223,7 +226,7 @@ curl() {
 
 @dataclass
 class Call:
-    """One curl of the walkthrough: its README line, HTTP status and body."""
+    """One curl of the walkthrough: its docs/sandbox.md line, HTTP status and body."""
 
     line: int
     status: int
@@ -234,7 +237,7 @@ class Call:
 
 
 def build_script(blocks: list[tuple[int, str]], values: dict[str, str]) -> tuple[str, list[int]]:
-    """The bash script, and for each of its lines (1-based) the README line it came from (0
+    """The bash script, and for each of its lines (1-based) the docs/sandbox.md line it came from (0
     for the shim). The README's `export` line of placeholders becomes a bare `export` of the
     same names: their values come from the environment, so no key is written to a file."""
     lines = CURL_SHIM.lstrip("\n").splitlines()
@@ -392,12 +395,14 @@ def run_walkthrough(
             Call(origin[int(script_line) - 1], int(status), Path(body).read_text(encoding="utf-8"))
         )
     shutil.rmtree(log)  # the answers hold the keys the walkthrough creates
-    where = f"after the curl on README line {calls[-1].line}" if calls else "before any curl"
+    where = (
+        f"after the curl on docs/sandbox.md line {calls[-1].line}" if calls else "before any curl"
+    )
     assert done.returncode == 0, f"the walkthrough stopped {where}:\n{done.stderr[-2000:]}"
     return calls
 
 
-Wanted = tuple[int, str, set[str]]  # README line, event type, the ids of its object
+Wanted = tuple[int, str, set[str]]  # docs/sandbox.md line, event type, the ids of its object
 
 
 def check_claim(claim: Claim, call: Call) -> tuple[list[str], list[Wanted]]:
