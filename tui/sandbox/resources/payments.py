@@ -30,6 +30,7 @@ table with `payment_id` and `data` (JSON) columns when one exists.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -901,13 +902,19 @@ def _secret_only(request: Request) -> None:
         raise forbidden("A publishable key may only retrieve or confirm its own payment.")
 
 
-def _check_client_secret(request: Request, row: Row, presented: str | None) -> None:
-    if principal_of(request).kind != PUBLISHABLE:
+def check_client_secret(
+    request: Request, row: Row, presented: str | None, *, always: bool = False
+) -> None:
+    """403 unless `presented` is the payment's client_secret: with the publishable key, or
+    `always` (a secret-key call that chose to name the payment by its secret)."""
+    if principal_of(request).kind != PUBLISHABLE and not always:
         return
-    if not presented or presented != row.data.get("client_secret"):
+    if not presented or not hmac.compare_digest(
+        presented.encode(), str(row.data.get("client_secret") or "").encode()
+    ):
         raise forbidden(
             "A publishable key (pk_snd_) must present this payment's client_secret "
-            "(the one returned when the payment was created) to retrieve or confirm it."
+            "(the one returned when the payment was created) to use it from the browser."
         )
 
 
@@ -1107,6 +1114,55 @@ async def list_payments_post(request: Request) -> Response:
     return _list(state_of(request), body)
 
 
+@router.post(
+    "/payments/session_tokens",
+    summary="Session tokens for the browser SDK's wallets (publishable key and client_secret)",
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "required": ["payment_id"],
+            "properties": {
+                "payment_id": {"type": "string"},
+                "client_secret": {"type": "string"},
+                "wallets": {"type": "array", "items": {"type": "string"}},
+            },
+        }
+    ),
+)
+async def session_tokens(request: Request) -> Response:
+    """`{payment_id, client_secret, session_token: [...]}`: one entry per wallet asked for that
+    the sandbox takes (its wallets need no provider session, so each says to confirm)."""
+    body = await read_object(request, '{"payment_id": "pay_...", "wallets": []}')
+    payment_id = body.get("payment_id")
+    if not isinstance(payment_id, str) or not payment_id:
+        raise missing("payment_id", "The payment whose SDK session this is.")
+    wallets = body.get("wallets") or []
+    if not isinstance(wallets, list) or not all(isinstance(w, str) for w in wallets):
+        raise invalid("wallets", wallets, "a list of wallet types, e.g. ['google_pay']")
+    secret = body.get("client_secret")
+    row = load(state_of(request).db.conn, payment_id)
+    check_client_secret(request, row, secret if isinstance(secret, str) else None)
+    known = {t.type for t in methods.FAMILIES["wallet"]} | {"klarna"}
+    unknown = [w for w in wallets if w not in known]
+    if unknown:
+        raise invalid(
+            "wallets",
+            ", ".join(unknown),
+            f"wallet types the sandbox takes: {', '.join(sorted(known))}",
+        )
+    tokens = [
+        {"wallet_name": w, "connector": "sandbox", "sdk_next_action": {"next_action": "confirm"}}
+        for w in wallets
+    ]
+    return respond(
+        {
+            "payment_id": payment_id,
+            "client_secret": row.data["client_secret"],
+            "session_token": tokens,
+        }
+    )
+
+
 @router.get("/payments/list", summary="List payments (filters in the query string)")
 async def list_payments_get(request: Request) -> Response:
     """GET /payments/list?limit=&offset=&status=&currency=&customer_id=&created_gte=..."""
@@ -1178,7 +1234,7 @@ async def retrieve_payment(request: Request, payment_id: str) -> Response:
     state = state_of(request)
     conn = state.db.conn
     row = load(conn, payment_id)
-    _check_client_secret(request, row, request.query_params.get("client_secret"))
+    check_client_secret(request, row, request.query_params.get("client_secret"))
     data = row.data
     data["attempts"] = [
         json.loads(r[0])
@@ -1262,7 +1318,7 @@ async def confirm_payment(request: Request, payment_id: str) -> Response:
     state = state_of(request)
     await _latency(state)
     with changing(state, payment_id, "confirm", None) as (conn, row, now):
-        _check_client_secret(request, row, body.client_secret)
+        check_client_secret(request, row, body.client_secret)
         if row.status not in CONFIRMABLE:
             raise bad_state("confirm", "payment", row.status, CONFIRMABLE)
         _apply_method(state, row, body)
