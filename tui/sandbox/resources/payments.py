@@ -43,6 +43,7 @@ from fastapi import APIRouter, Request
 from pydantic import ValidationError
 from starlette.responses import Response
 
+from tui.api.models._iso import format_minor_units
 from tui.api.models.payments import (
     CardData,
     PaymentCancelRequest,
@@ -1114,6 +1115,60 @@ async def list_payments_post(request: Request) -> Response:
     return _list(state_of(request), body)
 
 
+SESSION_WALLETS = ("google_pay", "apple_pay", "paypal", "klarna")
+
+
+def _session_token(wallet: str, payment: dict[str, Any]) -> dict[str, Any]:
+    """A wallet's SDK session for this payment (the real `SessionToken` shapes, trimmed)."""
+    amount = format_minor_units(int(payment["amount"]), str(payment["currency"])).split()[0]
+    common = {
+        "wallet_name": wallet,
+        "connector": "sandbox",
+        "delayed_session_token": False,
+        "sdk_next_action": {"next_action": "confirm"},
+    }
+    if wallet == "google_pay":
+        return {
+            **common,
+            "merchant_info": {"merchant_name": "payscope sandbox"},
+            "shipping_address_required": False,
+            "email_required": False,
+            "allowed_payment_methods": [
+                {
+                    "type": "CARD",
+                    "parameters": {
+                        "allowed_auth_methods": ["PAN_ONLY", "CRYPTOGRAM_3DS"],
+                        "allowed_card_networks": ["VISA", "MASTERCARD", "AMEX", "DISCOVER"],
+                    },
+                    "tokenization_specification": {
+                        "type": "PAYMENT_GATEWAY",
+                        "parameters": {"gateway": "payscope", "gateway_merchant_id": "sandbox"},
+                    },
+                }
+            ],
+            "transaction_info": {
+                "country_code": "US",
+                "currency_code": payment["currency"],
+                "total_price_status": "Final",
+                "total_price": amount,
+            },
+        }
+    if wallet == "apple_pay":
+        return {
+            **common,
+            "session_token_data": {"epoch_timestamp": 0, "merchant_identifier": "sandbox"},
+            "payment_request_data": {
+                "country_code": "US",
+                "currency_code": payment["currency"],
+                "total": {"label": "payscope sandbox", "type": "final", "amount": amount},
+                "merchant_capabilities": ["supports3DS"],
+                "supported_networks": ["visa", "masterCard", "amex", "discover"],
+                "merchant_identifier": "sandbox",
+            },
+        }
+    return {**common, "session_token": f"sandbox-{wallet}-session"}
+
+
 @router.post(
     "/payments/session_tokens",
     summary="Session tokens for the browser SDK's wallets (publishable key and client_secret)",
@@ -1142,18 +1197,16 @@ async def session_tokens(request: Request) -> Response:
     secret = body.get("client_secret")
     row = load(state_of(request).db.conn, payment_id)
     check_client_secret(request, row, secret if isinstance(secret, str) else None)
-    known = {t.type for t in methods.FAMILIES["wallet"]} | {"klarna"}
-    unknown = [w for w in wallets if w not in known]
+    unknown = [w for w in wallets if w not in SESSION_WALLETS]
     if unknown:
         raise invalid(
             "wallets",
             ", ".join(unknown),
-            f"wallet types the sandbox takes: {', '.join(sorted(known))}",
+            f"wallets with an SDK session: {', '.join(SESSION_WALLETS)}",
         )
-    tokens = [
-        {"wallet_name": w, "connector": "sandbox", "sdk_next_action": {"next_action": "confirm"}}
-        for w in wallets
-    ]
+    # No wallets named: every wallet the merchant takes (all of the sandbox's), as the real
+    # service answers with the merchant's configured ones.
+    tokens = [_session_token(w, row.data) for w in (wallets or SESSION_WALLETS)]
     return respond(
         {
             "payment_id": payment_id,
