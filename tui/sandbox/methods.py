@@ -18,6 +18,8 @@ service takes one. The flows, as the real service gives them:
   contains `+expire`, then it `expired` when the instructions lapse;
 - `voucher`: the same with `display_voucher_information` (pay at a shop);
 - `debit`: `processing`, then `succeeded` or `failed` on the clock by the account's test value;
+  a debit that sets up a mandate (`setup_future_usage: off_session`) first waits for the
+  customer to verify the account and accept the mandate (`requires_customer_action`, a page);
 - `wait`: `requires_customer_action` with `wait_screen_information` (UPI collect: the customer
   approves in their app), then `succeeded` or `failed` on the clock by the VPA's test value.
 
@@ -43,8 +45,6 @@ VOUCHER: Final = "voucher"
 DEBIT: Final = "debit"
 WAIT: Final = "wait"
 
-# Flows whose page the customer may finish (authorize, fail, abandon).
-PAGE_FLOWS: Final = (REDIRECT, QR, TRANSFER, VOUCHER, WAIT)
 # Flows that settle on the sandbox clock, with no capture to make later.
 ASYNC_FLOWS: Final = (TRANSFER, VOUCHER, DEBIT, WAIT)
 

@@ -596,11 +596,15 @@ def _confirm_method(
         status = _authorise(conn, state, row, now)
         _add_attempt(conn, row, status, now_iso, {}, first)
         return
-    if flow == methods.DEBIT:
+    if flow == methods.DEBIT and not (
+        row.data.get("setup_future_usage") == "off_session" and not rule.get("mandate")
+    ):
         row.status = "processing"
         row.expires_at = now + methods.SETTLE_AFTER[flow]
         _add_attempt(conn, row, "pending", now_iso, {}, first)
         return
+    # A debit that sets up a mandate first has the customer verify the account and accept
+    # the mandate on the bank's page (as the real service's debits do), then it processes.
     row.status = "requires_customer_action"
     row.data["next_action"] = _next_action(request, row, rule, now)
     if flow in methods.SETTLE_AFTER:
@@ -668,14 +672,17 @@ def finish_method(
     flow = rule.get("flow")
     now_iso = iso(now)
     row.expires_at = None
-    if result == "authorize" and rule.get("settle") == methods.FAILED:
+    if result == "authorize" and rule.get("settle") == methods.FAILED and flow != methods.DEBIT:
         result = "fail"  # the VPA's test value: the customer declines in their app
     if result == "authorize":
-        if rule.get("delayed"):
+        if rule.get("delayed") or flow == methods.DEBIT:
             row.status = "processing"
             row.data["next_action"] = None
-            row.expires_at = now + methods.DELAYED_REDIRECT_SECONDS
-            rule["settle"] = methods.SUCCEEDED
+            if flow == methods.DEBIT:  # the account is verified: now the debit runs
+                row.expires_at = now + methods.SETTLE_AFTER[flow]
+            else:
+                row.expires_at = now + methods.DELAYED_REDIRECT_SECONDS
+                rule["settle"] = methods.SUCCEEDED
             _update_last_attempt(conn, row, "pending", now_iso, {})
             return
         status = _authorise(conn, state, row, now)
