@@ -38,7 +38,7 @@ from tui.sandbox.errors import INVALID, SandboxError, invalid, missing, not_foun
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Resource
-from tui.sandbox.responses import json_body, read_body, read_object, respond
+from tui.sandbox.responses import json_body, read_body, read_object, respond, schema_body
 from tui.sandbox.routing import DirectRoute
 from tui.sandbox.state import SandboxState, principal_of, state_of
 
@@ -521,7 +521,17 @@ async def merchant_payment_methods(request: Request) -> Response:
     )
 
 
-@router.post("/ephemeral_keys", summary="An ephemeral key for a customer (the browser SDK's)")
+@router.post(
+    "/ephemeral_keys",
+    summary="An ephemeral key for a customer (the browser SDK's)",
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "required": ["customer_id"],
+            "properties": {"customer_id": {"type": "string"}},
+        }
+    ),
+)
 async def create_ephemeral_key(request: Request) -> Response:
     """`{customer_id}` -> a key the SDK uses for that customer's saved methods, valid an hour."""
     body = await read_object(request, '{"customer_id": "cus_..."}')
