@@ -1484,6 +1484,16 @@ async def reject_payment(request: Request, payment_id: str) -> Response:
 
 
 THREE_DS_RESULTS = ("authorize", "fail", "abandon")
+# The body of the secret-key controls that play the customer's part.
+_RESULT_BODY = schema_body(
+    {
+        "type": "object",
+        "properties": {
+            "result": {"type": "string", "enum": list(THREE_DS_RESULTS), "default": "authorize"}
+        },
+    },
+    required=False,
+)
 
 
 def three_ds_url(base: str, row: Row) -> str:
@@ -1531,19 +1541,7 @@ def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row
     "/_sandbox/payments/{payment_id}/3ds",
     summary="Complete a 3-D Secure challenge (authorize, fail or abandon)",
     tags=["sandbox controls"],
-    openapi_extra=schema_body(
-        {
-            "type": "object",
-            "properties": {
-                "result": {
-                    "type": "string",
-                    "enum": ["authorize", "fail", "abandon"],
-                    "default": "authorize",
-                }
-            },
-        },
-        required=False,
-    ),
+    openapi_extra=_RESULT_BODY,
 )
 async def complete_three_ds(request: Request, payment_id: str) -> Response:
     """Body `{result: authorize | fail | abandon}` (default authorize). Needs the secret key;
@@ -1559,19 +1557,7 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
     "/_sandbox/payments/{payment_id}/redirect",
     summary="Finish a non-card method's customer step (authorize, fail or abandon)",
     tags=["sandbox controls"],
-    openapi_extra=schema_body(
-        {
-            "type": "object",
-            "properties": {
-                "result": {
-                    "type": "string",
-                    "enum": ["authorize", "fail", "abandon"],
-                    "default": "authorize",
-                }
-            },
-        },
-        required=False,
-    ),
+    openapi_extra=_RESULT_BODY,
 )
 async def complete_redirect(request: Request, payment_id: str) -> Response:
     """Body `{result}` (default authorize): what the customer does on the method's page (the
