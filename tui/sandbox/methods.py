@@ -539,6 +539,13 @@ def test_field_value(chosen: Chosen) -> Any:
 # -- reading a request ----------------------------------------------------------------------------
 
 
+def _refuse(field: str, what: str, allowed: str) -> SandboxError:
+    """400 IR_04 saying what was wrong with `field` in words (never the value itself)."""
+    return SandboxError(
+        400, INVALID, "IR_04", f"Invalid value for {field}: {what}. Allowed: {allowed}."
+    )
+
+
 def _variants(family: str) -> str:
     return ", ".join(sorted({t.variant or "" for t in FAMILIES[family]}))
 
@@ -557,16 +564,16 @@ def choose(
             "(see GET /_sandbox/test-methods).",
         )
     if len(found) > 1:
-        raise invalid(
+        raise _refuse(
             "payment_method_data",
-            " and ".join(found),
+            f"it holds {' and '.join(found)}",
             "the data of one family per payment",
         )
     family = found[0]
     if family not in FAMILIES:
-        raise invalid(
+        raise _refuse(
             f"payment_method_data.{family}",
-            "(an unknown family)",
+            "an unknown family",
             f"one of the families {', '.join(ALL_FAMILIES)}",
         )
     if payment_method is not None and payment_method != family:
@@ -595,7 +602,7 @@ def choose(
             return Chosen(method, data, {})
         method = types[0]
         if not isinstance(data, dict):
-            raise invalid(where, "(not an object)", f"an object, e.g. {method.example}")
+            raise _refuse(where, "not an object", f"an object, e.g. {method.example}")
         inner = data
     else:
         if isinstance(data, str):
@@ -603,20 +610,18 @@ def choose(
         elif isinstance(data, dict) and len(data) == 1:
             variant, value = next(iter(data.items()))
             if value is not None and not isinstance(value, dict):
-                raise invalid(f"{where}.{variant}", "(not an object)", "an object")
+                raise _refuse(f"{where}.{variant}", "not an object", "an object")
             inner = value or {}
         else:
-            raise invalid(
+            raise _refuse(
                 where,
-                "(an object with "
-                + (f"{len(data)} keys" if isinstance(data, dict) else "no keys")
-                + ")",
+                f"an object with {len(data)} keys" if isinstance(data, dict) else "not an object",
                 f"an object with exactly one of: {_variants(family)}",
             )
         chosen_type = BY_VARIANT.get((family, variant))
         if chosen_type is None:
-            raise invalid(
-                f"{where}.{variant}", "(an unknown variant)", f"one of: {_variants(family)}"
+            raise _refuse(
+                f"{where}.{variant}", "an unknown variant", f"one of: {_variants(family)}"
             )
         method = chosen_type
         where = f"{where}.{variant}"

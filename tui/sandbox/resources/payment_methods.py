@@ -230,6 +230,15 @@ def by_token(
             "method has this token. Take it from GET /customers/{customer_id}/payment_methods.",
         )
     data: dict[str, Any] = json.loads(found[0])
+    if not found[1]:
+        raise SandboxError(
+            400,
+            INVALID,
+            "IR_04",
+            f"The saved method {data['payment_method_id']} ({data['payment_method']}) holds "
+            "nothing the sandbox can charge: pay with a saved card or wallet, or send "
+            "payment_method_data.",
+        )
     if customer_id is None or data.get("customer_id") != customer_id:
         raise SandboxError(
             400,
@@ -292,6 +301,16 @@ async def create_payment_method(request: Request) -> Response:
         for k, v in {"wallet": body.wallet, "bank_transfer": body.bank_transfer}.items()
         if v is not None
     }
+    if body.wallet is not None:
+        # A wallet in the payment's shape ({"google_pay": {...}}): charged by its test value.
+        from tui.sandbox import methods
+        from tui.sandbox.resources.payments import this_month
+
+        chosen = methods.choose(
+            body.payment_method, body.payment_method_type, {"wallet": body.wallet}
+        )
+        rule = methods.rule_for(chosen, "", this_month(state))
+        details = methods.shown(chosen)
     with state.db.transaction() as conn:
         if body.customer_id is not None:
             _customer_must_exist(conn, body.customer_id)
@@ -333,8 +352,12 @@ async def update_payment_method(request: Request, payment_method_id: str) -> Res
         if body.card is not None:
             card = data.get("card")
             if not card:
-                raise invalid(
-                    "card", "(card details)", f"nothing: {payment_method_id} is not a saved card"
+                raise SandboxError(
+                    400,
+                    INVALID,
+                    "IR_04",
+                    f"card was sent, but {payment_method_id} is not a saved card: only a "
+                    "card's expiry, holder and nickname can be updated.",
                 )
             sent = body.card.model_dump(exclude_none=True)
             for field, key in (

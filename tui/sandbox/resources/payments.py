@@ -803,10 +803,12 @@ def _apply_saved(conn: sqlite3.Connection, state: SandboxState, row: Row, body: 
         if value is not None
     ]
     if len(sent) > 1:
-        raise invalid(
-            sent[1],
-            "(sent with " + sent[0] + ")",
-            "one way to pay per request: payment_method_data, payment_token or mandate_id",
+        raise SandboxError(
+            400,
+            "invalid_request",
+            "IR_04",
+            f"{sent[1]} was sent with {sent[0]}: send one way to pay per request "
+            "(payment_method_data, payment_token or mandate_id).",
         )
     if row.data.get("setup_future_usage") == "off_session" and row.data.get("mandate_data"):
         if not (row.data["mandate_data"] or {}).get("customer_acceptance"):
