@@ -650,8 +650,14 @@ def _masked(value: Any, key: str = "") -> Any:
         return {k: _masked(v, k) for k, v in value.items()}
     if isinstance(value, list):
         return [_masked(v, key) for v in value]
-    if key and isinstance(value, str) and (is_sensitive(key) or key in _ALSO_MASKED):
-        return "*" * max(0, len(value) - 4) + value[-4:]
+    if (
+        key
+        and isinstance(value, str | int)
+        and not isinstance(value, bool)
+        and (is_sensitive(key) or key in _ALSO_MASKED)
+    ):
+        text = str(value)
+        return "*" * max(0, len(text) - 4) + text[-4:]
     return value
 
 
