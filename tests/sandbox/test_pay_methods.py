@@ -406,7 +406,11 @@ async def test_a_debit_mandate_charges_again_off_session(live: httpx.AsyncClient
         customer_acceptance={"acceptance_type": "offline"},
         mandate_data={"mandate_type": {"multi_use": {"amount": 9000, "currency": "USD"}}},
     )
-    assert setup["status"] == "processing" and setup["mandate_id"] is None
+    # setting up the mandate: the customer verifies the account first, then it processes
+    assert setup["status"] == "requires_action" and setup["mandate_id"] is None
+    assert setup["next_action"]["type"] == "redirect_to_url"
+    verified = await live.post(f"/_sandbox/payments/{setup['payment_id']}/redirect", json={})
+    assert verified.json()["status"] == "processing"
     await advance(live, methods.SETTLE_AFTER[methods.DEBIT] + 1)
     settled = await status_of(live, setup["payment_id"])
     mandate_id = settled["mandate_id"]
@@ -424,8 +428,15 @@ async def test_a_debit_mandate_charges_again_off_session(live: httpx.AsyncClient
             "off_session": True,
         },
     )
-    assert again.json()["status"] == "processing"
+    assert again.json()["status"] == "processing"  # off session: no verification again
     assert again.json()["payment_method"] == "bank_debit"
+    await advance(live, methods.SETTLE_AFTER[methods.DEBIT] + 1)
+    assert (await status_of(live, again.json()["payment_id"]))["status"] == "succeeded"
+    assert await events_of(live, setup) == [
+        "action_required",
+        "payment_processing",
+        "payment_succeeded",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -450,3 +450,45 @@ async def test_mandates_send_their_events(live: httpx.AsyncClient) -> None:
         "mandate_revoked",
     ]
     assert await events_of(live, merchant, setup["payment_id"]) == ["payment_succeeded"]
+
+
+async def test_a_saved_wallet_pays_by_token_and_cannot_take_card_updates(
+    live: httpx.AsyncClient,
+) -> None:
+    cus = await customer(live)
+    wallet = {"google_pay": {"tokenization_data": {"token": "sandbox_decline"}}}
+    saved = await live.post(
+        "/payment_methods",
+        json={"payment_method": "wallet", "customer_id": cus, "wallet": wallet},
+    )
+    assert saved.status_code == 200, saved.text
+    method = saved.json()
+    assert method["payment_method_data"]["wallet"]["google_pay"]["tokenization_data"][
+        "token"
+    ].endswith("line")  # masked to its last four characters
+    [entry] = await saved_methods(live, cus)
+    assert entry["requires_cvv"] is False
+    declined = (
+        await live.post(
+            "/payments",
+            json={
+                "amount": 700,
+                "currency": "USD",
+                "confirm": True,
+                "customer_id": cus,
+                "payment_token": entry["payment_token"],
+            },
+        )
+    ).json()
+    assert (declined["status"], declined["unified_code"]) == ("failed", "UE_1007")
+    assert declined["payment_method"] == "wallet"
+    refused = await live.post(
+        f"/payment_methods/{method['payment_method_id']}/update",
+        json={"card": {"nick_name": "x"}},
+    )
+    assert refused.status_code == 400 and "is not a saved card" in envelope(refused)["message"]
+    unknown = await live.post(
+        "/payment_methods",
+        json={"payment_method": "wallet", "customer_id": cus, "wallet": {"cheque_pay": {}}},
+    )
+    assert unknown.status_code == 400 and "google_pay" in envelope(unknown)["message"]

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from tui.api.resources.disputes import DisputesResource
     from tui.api.resources.events import EventsResource
     from tui.api.resources.payment_links import PaymentLinksResource
+    from tui.api.resources.payment_methods import MandatesResource, PaymentMethodsResource
     from tui.api.resources.payments import PaymentsResource
     from tui.api.resources.payouts import PayoutsResource
     from tui.api.resources.profiles import ProfilesResource
@@ -228,6 +229,20 @@ class ApiClient:
         from tui.api.resources.customers import CustomersResource
 
         return CustomersResource(self)
+
+    @cached_property
+    def payment_methods(self) -> PaymentMethodsResource:
+        """Saved payment methods (tui/api/resources/payment_methods.py)."""
+        from tui.api.resources.payment_methods import PaymentMethodsResource
+
+        return PaymentMethodsResource(self)
+
+    @cached_property
+    def mandates(self) -> MandatesResource:
+        """Mandates (tui/api/resources/payment_methods.py)."""
+        from tui.api.resources.payment_methods import MandatesResource
+
+        return MandatesResource(self)
 
     @cached_property
     def refunds(self) -> RefundsResource:

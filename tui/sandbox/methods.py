@@ -18,6 +18,8 @@ service takes one. The flows, as the real service gives them:
   contains `+expire`, then it `expired` when the instructions lapse;
 - `voucher`: the same with `display_voucher_information` (pay at a shop);
 - `debit`: `processing`, then `succeeded` or `failed` on the clock by the account's test value;
+  a debit that sets up a mandate (`setup_future_usage: off_session`) first waits for the
+  customer to verify the account and accept the mandate (`requires_customer_action`, a page);
 - `wait`: `requires_customer_action` with `wait_screen_information` (UPI collect: the customer
   approves in their app), then `succeeded` or `failed` on the clock by the VPA's test value.
 
@@ -43,8 +45,6 @@ VOUCHER: Final = "voucher"
 DEBIT: Final = "debit"
 WAIT: Final = "wait"
 
-# Flows whose page the customer may finish (authorize, fail, abandon).
-PAGE_FLOWS: Final = (REDIRECT, QR, TRANSFER, VOUCHER, WAIT)
 # Flows that settle on the sandbox clock, with no capture to make later.
 ASYNC_FLOWS: Final = (TRANSFER, VOUCHER, DEBIT, WAIT)
 
@@ -539,6 +539,13 @@ def test_field_value(chosen: Chosen) -> Any:
 # -- reading a request ----------------------------------------------------------------------------
 
 
+def _refuse(field: str, what: str, allowed: str) -> SandboxError:
+    """400 IR_04 saying what was wrong with `field` in words (never the value itself)."""
+    return SandboxError(
+        400, INVALID, "IR_04", f"Invalid value for {field}: {what}. Allowed: {allowed}."
+    )
+
+
 def _variants(family: str) -> str:
     return ", ".join(sorted({t.variant or "" for t in FAMILIES[family]}))
 
@@ -557,16 +564,16 @@ def choose(
             "(see GET /_sandbox/test-methods).",
         )
     if len(found) > 1:
-        raise invalid(
+        raise _refuse(
             "payment_method_data",
-            " and ".join(found),
+            f"it holds {' and '.join(found)}",
             "the data of one family per payment",
         )
     family = found[0]
     if family not in FAMILIES:
-        raise invalid(
+        raise _refuse(
             f"payment_method_data.{family}",
-            "(an unknown family)",
+            "an unknown family",
             f"one of the families {', '.join(ALL_FAMILIES)}",
         )
     if payment_method is not None and payment_method != family:
@@ -595,7 +602,7 @@ def choose(
             return Chosen(method, data, {})
         method = types[0]
         if not isinstance(data, dict):
-            raise invalid(where, "(not an object)", f"an object, e.g. {method.example}")
+            raise _refuse(where, "not an object", f"an object, e.g. {method.example}")
         inner = data
     else:
         if isinstance(data, str):
@@ -603,20 +610,18 @@ def choose(
         elif isinstance(data, dict) and len(data) == 1:
             variant, value = next(iter(data.items()))
             if value is not None and not isinstance(value, dict):
-                raise invalid(f"{where}.{variant}", "(not an object)", "an object")
+                raise _refuse(f"{where}.{variant}", "not an object", "an object")
             inner = value or {}
         else:
-            raise invalid(
+            raise _refuse(
                 where,
-                "(an object with "
-                + (f"{len(data)} keys" if isinstance(data, dict) else "no keys")
-                + ")",
+                f"an object with {len(data)} keys" if isinstance(data, dict) else "not an object",
                 f"an object with exactly one of: {_variants(family)}",
             )
         chosen_type = BY_VARIANT.get((family, variant))
         if chosen_type is None:
-            raise invalid(
-                f"{where}.{variant}", "(an unknown variant)", f"one of: {_variants(family)}"
+            raise _refuse(
+                f"{where}.{variant}", "an unknown variant", f"one of: {_variants(family)}"
             )
         method = chosen_type
         where = f"{where}.{variant}"
@@ -645,8 +650,14 @@ def _masked(value: Any, key: str = "") -> Any:
         return {k: _masked(v, k) for k, v in value.items()}
     if isinstance(value, list):
         return [_masked(v, key) for v in value]
-    if key and isinstance(value, str) and (is_sensitive(key) or key in _ALSO_MASKED):
-        return "*" * max(0, len(value) - 4) + value[-4:]
+    if (
+        key
+        and isinstance(value, str | int)
+        and not isinstance(value, bool)
+        and (is_sensitive(key) or key in _ALSO_MASKED)
+    ):
+        text = str(value)
+        return "*" * max(0, len(text) - 4) + text[-4:]
     return value
 
 

@@ -48,7 +48,11 @@ Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
-_PUBLISHABLE_ROUTES = re.compile(r"^/payments/(?!list$)[^/]+(/confirm)?$")
+_PUBLISHABLE_ROUTES = re.compile(r"^/payments/(?!list$|session_tokens$)[^/]+(/confirm)?$")
+# The browser SDK's other calls, each checking the payment's client_secret itself.
+_PUBLISHABLE_SDK = frozenset(
+    {("GET", "/account/payment_methods"), ("POST", "/payments/session_tokens")}
+)
 # Stored keys cached by value at most (a cache of real keys only; cleared when keys change).
 _KEY_CACHE_SIZE = 1024
 # The largest request body a route takes: the first matching path prefix decides.
@@ -222,9 +226,13 @@ class SandboxMiddleware:
                     f"Rate limit exceeded: {limit} requests per minute for this key. "
                     f"Wait until X-RateLimit-Reset ({reset}) and retry.",
                 )
-            if principal.kind == keys.PUBLISHABLE and not (
-                _PUBLISHABLE_ROUTES.match(path)
-                and (scope["method"] == "GET") != path.endswith("/confirm")
+            if (
+                principal.kind == keys.PUBLISHABLE
+                and not (
+                    _PUBLISHABLE_ROUTES.match(path)
+                    and (scope["method"] == "GET") != path.endswith("/confirm")
+                )
+                and (scope["method"], path) not in _PUBLISHABLE_SDK
             ):
                 raise forbidden(
                     "A publishable key (pk_snd_) may only retrieve or confirm the payment whose "

@@ -263,7 +263,21 @@ def _billing_errors(request: Any) -> list[InitErrorDetails]:
     return []
 
 
-class _PaymentFields(RequestModel):
+class _SavedMethodFields(RequestModel):
+    """Saved methods and mandates (the real service's fields), on create, update and confirm:
+    keep the method for later (with a customer), the customer's acceptance of a mandate, pay
+    with a saved method's token (from GET /customers/{id}/payment_methods) or an existing
+    mandate, and say the customer is not present (off_session)."""
+
+    setup_future_usage: FutureUsageField | None = None
+    customer_acceptance: CustomerAcceptance | None = None
+    mandate_data: MandateData | None = None
+    mandate_id: str | None = Field(default=None, min_length=1, max_length=255)
+    off_session: bool | None = None
+    payment_token: str | None = Field(default=None, min_length=1, repr=False)
+
+
+class _PaymentFields(_SavedMethodFields):
     """Fields that create and update share."""
 
     wrong_names: ClassVar = _ORDER_DETAILS_WRONG_NAMES
@@ -289,15 +303,6 @@ class _PaymentFields(RequestModel):
     statement_descriptor_suffix: str | None = None
     # The issuer may approve less than asked: partially_authorized_and_requires_capture.
     enable_partial_authorization: bool | None = None
-    # Saved methods and mandates (the real service's fields): keep the method for later
-    # (with a customer), the customer's acceptance of a mandate, pay with a saved method's
-    # token or an existing mandate, and say the customer is not present (off_session).
-    setup_future_usage: FutureUsageField | None = None
-    customer_acceptance: CustomerAcceptance | None = None
-    mandate_data: MandateData | None = None
-    mandate_id: str | None = Field(default=None, min_length=1, max_length=255)
-    off_session: bool | None = None
-    payment_token: str | None = Field(default=None, min_length=1, repr=False)
 
 
 # The real service's bounds for session_expiry (seconds): a minute to about three months.
@@ -351,7 +356,7 @@ class PaymentUpdateRequest(_PaymentFields):
         return self
 
 
-class PaymentConfirmRequest(RequestModel):
+class PaymentConfirmRequest(_SavedMethodFields):
     """POST /payments/{payment_id}/confirm. `client_secret` is for the publishable-key flow."""
 
     payment_method: str | None = None
@@ -361,14 +366,7 @@ class PaymentConfirmRequest(RequestModel):
     return_url: str | None = None
     browser_info: BrowserInfo | None = None
     client_secret: str | None = Field(default=None, repr=False)
-    setup_future_usage: FutureUsageField | None = None
-    customer_acceptance: CustomerAcceptance | None = None
-    mandate_data: MandateData | None = None
-    mandate_id: str | None = Field(default=None, min_length=1, max_length=255)
-    off_session: bool | None = None
-    # A saved method's token (from GET /customers/{id}/payment_methods) and, for a card,
-    # the security code the customer typed again.
-    payment_token: str | None = Field(default=None, min_length=1, repr=False)
+    # With a saved card's payment_token: the security code the customer typed again.
     card_cvc: CardCvc | None = Field(default=None, repr=False)
 
     @model_validator(mode="after")

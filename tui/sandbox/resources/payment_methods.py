@@ -34,12 +34,13 @@ from starlette.responses import Response
 from tui.api.models.payment_methods import PaymentMethodCreateRequest, PaymentMethodUpdateRequest
 from tui.sandbox import ids
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import INVALID, SandboxError, invalid, not_found
+from tui.sandbox.errors import INVALID, SandboxError, invalid, missing, not_found
+from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Resource
-from tui.sandbox.responses import json_body, read_body, respond
+from tui.sandbox.responses import json_body, read_body, read_object, respond, schema_body
 from tui.sandbox.routing import DirectRoute
-from tui.sandbox.state import SandboxState, state_of
+from tui.sandbox.state import SandboxState, principal_of, state_of
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS payment_methods (
@@ -229,6 +230,15 @@ def by_token(
             "method has this token. Take it from GET /customers/{customer_id}/payment_methods.",
         )
     data: dict[str, Any] = json.loads(found[0])
+    if not found[1]:
+        raise SandboxError(
+            400,
+            INVALID,
+            "IR_04",
+            f"The saved method {data['payment_method_id']} ({data['payment_method']}) holds "
+            "nothing the sandbox can charge: pay with a saved card or wallet, or send "
+            "payment_method_data.",
+        )
     if customer_id is None or data.get("customer_id") != customer_id:
         raise SandboxError(
             400,
@@ -291,6 +301,16 @@ async def create_payment_method(request: Request) -> Response:
         for k, v in {"wallet": body.wallet, "bank_transfer": body.bank_transfer}.items()
         if v is not None
     }
+    if body.wallet is not None:
+        # A wallet in the payment's shape ({"google_pay": {...}}): charged by its test value.
+        from tui.sandbox import methods
+        from tui.sandbox.resources.payments import this_month
+
+        chosen = methods.choose(
+            body.payment_method, body.payment_method_type, {"wallet": body.wallet}
+        )
+        rule = methods.rule_for(chosen, "", this_month(state))
+        details = methods.shown(chosen)
     with state.db.transaction() as conn:
         if body.customer_id is not None:
             _customer_must_exist(conn, body.customer_id)
@@ -332,8 +352,12 @@ async def update_payment_method(request: Request, payment_method_id: str) -> Res
         if body.card is not None:
             card = data.get("card")
             if not card:
-                raise invalid(
-                    "card", "(card details)", f"nothing: {payment_method_id} is not a saved card"
+                raise SandboxError(
+                    400,
+                    INVALID,
+                    "IR_04",
+                    f"card was sent, but {payment_method_id} is not a saved card: only a "
+                    "card's expiry, holder and nickname can be updated.",
                 )
             sent = body.card.model_dump(exclude_none=True)
             for field, key in (
@@ -422,6 +446,132 @@ async def set_default_payment_method(
             "customer_id": customer_id,
             "payment_method": data["payment_method"],
             "payment_method_type": data.get("payment_method_type"),
+        }
+    )
+
+
+@router.get(
+    "/account/payment_methods",
+    summary="The payment methods a payment may use (the browser SDK's list)",
+)
+async def merchant_payment_methods(request: Request) -> Response:
+    """Every family and type the sandbox takes; with `?client_secret=` (required with the
+    publishable key) it is the list for that payment, in its currency."""
+    from tui.sandbox import methods
+    from tui.sandbox.resources.payments import check_client_secret, load
+
+    state = state_of(request)
+    secret = request.query_params.get("client_secret")
+    currency = None
+    redirect_url = None
+    customer_id = None
+    if secret is not None or principal_of(request).kind == PUBLISHABLE:
+        payment_id = (secret or "").split("_secret_", 1)[0]
+        if not payment_id:
+            raise missing(
+                "client_secret", "The payment's client_secret, as POST /payments gave it."
+            )
+        row = load(state.db.conn, payment_id)
+        check_client_secret(request, row, secret, always=True)
+        currency = row.data.get("currency")
+        redirect_url = row.data.get("return_url")
+        customer_id = row.data.get("customer_id")
+    grouped: dict[str, list[dict[str, Any]]] = {"card": []}
+    for net in ("credit", "debit"):
+        grouped["card"].append(
+            {
+                "payment_method_type": net,
+                "payment_experience": None,
+                "card_networks": [
+                    {
+                        "card_network": n,
+                        "surcharge_details": None,
+                        "eligible_connectors": ["sandbox"],
+                    }
+                    for n in ("Visa", "Mastercard", "AmericanExpress", "Discover")
+                ],
+                "bank_names": None,
+                "bank_debits": None,
+                "bank_transfers": None,
+                "required_fields": None,
+                "surcharge_details": None,
+                "pm_auth_connector": None,
+            }
+        )
+    for method in methods.TYPES:
+        types = grouped.setdefault(method.family, [])
+        if any(t["payment_method_type"] == method.type for t in types):
+            continue
+        types.append(
+            {
+                "payment_method_type": method.type,
+                "payment_experience": [
+                    {
+                        "payment_experience_type": "redirect_to_url",
+                        "eligible_connectors": ["sandbox"],
+                    }
+                ]
+                if method.flow in (methods.REDIRECT, methods.QR)
+                else None,
+                "card_networks": None,
+                "bank_names": None,
+                "bank_debits": None,
+                "bank_transfers": None,
+                "required_fields": None,
+                "surcharge_details": None,
+                "pm_auth_connector": None,
+            }
+        )
+    return respond(
+        {
+            "redirect_url": redirect_url,
+            "currency": currency,
+            "payment_methods": [
+                {"payment_method": family, "payment_method_types": types}
+                for family, types in grouped.items()
+            ],
+            "mandate_payment": None,
+            "merchant_name": state.credentials.merchant_id,
+            "show_surcharge_breakup_screen": False,
+            "payment_type": "normal" if secret else None,
+            "request_external_three_ds_authentication": False,
+            "collect_shipping_details_from_wallets": False,
+            "collect_billing_details_from_wallets": False,
+            "is_tax_calculation_enabled": False,
+            "sdk_next_action": {"next_action": "confirm"},
+            "is_guest_customer": customer_id is None,
+        }
+    )
+
+
+@router.post(
+    "/ephemeral_keys",
+    summary="An ephemeral key for a customer (the browser SDK's)",
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "required": ["customer_id"],
+            "properties": {"customer_id": {"type": "string"}},
+        }
+    ),
+)
+async def create_ephemeral_key(request: Request) -> Response:
+    """`{customer_id}` -> a key the SDK uses for that customer's saved methods, valid an hour."""
+    body = await read_object(request, '{"customer_id": "cus_..."}')
+    customer_id = body.get("customer_id")
+    if not isinstance(customer_id, str) or not customer_id:
+        raise missing("customer_id", "The customer this key is for.")
+    state = state_of(request)
+    _customer_must_exist(state.db.conn, customer_id)
+    now = int(state.clock.now())
+    return respond(
+        {
+            "id": ids.new_id("eki"),
+            "merchant_id": state.credentials.merchant_id,
+            "customer_id": customer_id,
+            "created_at": now,
+            "expires": now + 3600,
+            "secret": ids.new_id("epk"),
         }
     )
 

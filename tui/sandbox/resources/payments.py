@@ -30,6 +30,7 @@ table with `payment_id` and `data` (JSON) columns when one exists.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -42,6 +43,7 @@ from fastapi import APIRouter, Request
 from pydantic import ValidationError
 from starlette.responses import Response
 
+from tui.api.models._iso import format_minor_units
 from tui.api.models.payments import (
     CardData,
     PaymentCancelRequest,
@@ -594,11 +596,15 @@ def _confirm_method(
         status = _authorise(conn, state, row, now)
         _add_attempt(conn, row, status, now_iso, {}, first)
         return
-    if flow == methods.DEBIT:
+    if flow == methods.DEBIT and not (
+        row.data.get("setup_future_usage") == "off_session" and not rule.get("mandate")
+    ):
         row.status = "processing"
         row.expires_at = now + methods.SETTLE_AFTER[flow]
         _add_attempt(conn, row, "pending", now_iso, {}, first)
         return
+    # A debit that sets up a mandate first has the customer verify the account and accept
+    # the mandate on the bank's page (as the real service's debits do), then it processes.
     row.status = "requires_customer_action"
     row.data["next_action"] = _next_action(request, row, rule, now)
     if flow in methods.SETTLE_AFTER:
@@ -666,14 +672,17 @@ def finish_method(
     flow = rule.get("flow")
     now_iso = iso(now)
     row.expires_at = None
-    if result == "authorize" and rule.get("settle") == methods.FAILED:
+    if result == "authorize" and rule.get("settle") == methods.FAILED and flow != methods.DEBIT:
         result = "fail"  # the VPA's test value: the customer declines in their app
     if result == "authorize":
-        if rule.get("delayed"):
+        if rule.get("delayed") or flow == methods.DEBIT:
             row.status = "processing"
             row.data["next_action"] = None
-            row.expires_at = now + methods.DELAYED_REDIRECT_SECONDS
-            rule["settle"] = methods.SUCCEEDED
+            if flow == methods.DEBIT:  # the account is verified: now the debit runs
+                row.expires_at = now + methods.SETTLE_AFTER[flow]
+            else:
+                row.expires_at = now + methods.DELAYED_REDIRECT_SECONDS
+                rule["settle"] = methods.SUCCEEDED
             _update_last_attempt(conn, row, "pending", now_iso, {})
             return
         status = _authorise(conn, state, row, now)
@@ -794,10 +803,12 @@ def _apply_saved(conn: sqlite3.Connection, state: SandboxState, row: Row, body: 
         if value is not None
     ]
     if len(sent) > 1:
-        raise invalid(
-            sent[1],
-            "(sent with " + sent[0] + ")",
-            "one way to pay per request: payment_method_data, payment_token or mandate_id",
+        raise SandboxError(
+            400,
+            "invalid_request",
+            "IR_04",
+            f"{sent[1]} was sent with {sent[0]}: send one way to pay per request "
+            "(payment_method_data, payment_token or mandate_id).",
         )
     if row.data.get("setup_future_usage") == "off_session" and row.data.get("mandate_data"):
         if not (row.data["mandate_data"] or {}).get("customer_acceptance"):
@@ -901,13 +912,19 @@ def _secret_only(request: Request) -> None:
         raise forbidden("A publishable key may only retrieve or confirm its own payment.")
 
 
-def _check_client_secret(request: Request, row: Row, presented: str | None) -> None:
-    if principal_of(request).kind != PUBLISHABLE:
+def check_client_secret(
+    request: Request, row: Row, presented: str | None, *, always: bool = False
+) -> None:
+    """403 unless `presented` is the payment's client_secret: with the publishable key, or
+    `always` (a secret-key call that chose to name the payment by its secret)."""
+    if principal_of(request).kind != PUBLISHABLE and not always:
         return
-    if not presented or presented != row.data.get("client_secret"):
+    if not presented or not hmac.compare_digest(
+        presented.encode(), str(row.data.get("client_secret") or "").encode()
+    ):
         raise forbidden(
             "A publishable key (pk_snd_) must present this payment's client_secret "
-            "(the one returned when the payment was created) to retrieve or confirm it."
+            "(the one returned when the payment was created) to use it from the browser."
         )
 
 
@@ -1107,6 +1124,107 @@ async def list_payments_post(request: Request) -> Response:
     return _list(state_of(request), body)
 
 
+SESSION_WALLETS = ("google_pay", "apple_pay", "paypal", "klarna")
+
+
+def _session_token(wallet: str, payment: dict[str, Any]) -> dict[str, Any]:
+    """A wallet's SDK session for this payment (the real `SessionToken` shapes, trimmed)."""
+    amount = format_minor_units(int(payment["amount"]), str(payment["currency"])).split()[0]
+    common = {
+        "wallet_name": wallet,
+        "connector": "sandbox",
+        "delayed_session_token": False,
+        "sdk_next_action": {"next_action": "confirm"},
+    }
+    if wallet == "google_pay":
+        return {
+            **common,
+            "merchant_info": {"merchant_name": "payscope sandbox"},
+            "shipping_address_required": False,
+            "email_required": False,
+            "allowed_payment_methods": [
+                {
+                    "type": "CARD",
+                    "parameters": {
+                        "allowed_auth_methods": ["PAN_ONLY", "CRYPTOGRAM_3DS"],
+                        "allowed_card_networks": ["VISA", "MASTERCARD", "AMEX", "DISCOVER"],
+                    },
+                    "tokenization_specification": {
+                        "type": "PAYMENT_GATEWAY",
+                        "parameters": {"gateway": "payscope", "gateway_merchant_id": "sandbox"},
+                    },
+                }
+            ],
+            "transaction_info": {
+                "country_code": "US",
+                "currency_code": payment["currency"],
+                "total_price_status": "Final",
+                "total_price": amount,
+            },
+        }
+    if wallet == "apple_pay":
+        return {
+            **common,
+            "session_token_data": {"epoch_timestamp": 0, "merchant_identifier": "sandbox"},
+            "payment_request_data": {
+                "country_code": "US",
+                "currency_code": payment["currency"],
+                "total": {"label": "payscope sandbox", "type": "final", "amount": amount},
+                "merchant_capabilities": ["supports3DS"],
+                "supported_networks": ["visa", "masterCard", "amex", "discover"],
+                "merchant_identifier": "sandbox",
+            },
+        }
+    return {**common, "session_token": f"sandbox-{wallet}-session"}
+
+
+@router.post(
+    "/payments/session_tokens",
+    summary="Session tokens for the browser SDK's wallets (publishable key and client_secret)",
+    openapi_extra=schema_body(
+        {
+            "type": "object",
+            "required": ["payment_id"],
+            "properties": {
+                "payment_id": {"type": "string"},
+                "client_secret": {"type": "string"},
+                "wallets": {"type": "array", "items": {"type": "string"}},
+            },
+        }
+    ),
+)
+async def session_tokens(request: Request) -> Response:
+    """`{payment_id, client_secret, session_token: [...]}`: one entry per wallet asked for that
+    the sandbox takes (its wallets need no provider session, so each says to confirm)."""
+    body = await read_object(request, '{"payment_id": "pay_...", "wallets": []}')
+    payment_id = body.get("payment_id")
+    if not isinstance(payment_id, str) or not payment_id:
+        raise missing("payment_id", "The payment whose SDK session this is.")
+    wallets = body.get("wallets") or []
+    if not isinstance(wallets, list) or not all(isinstance(w, str) for w in wallets):
+        raise invalid("wallets", wallets, "a list of wallet types, e.g. ['google_pay']")
+    secret = body.get("client_secret")
+    row = load(state_of(request).db.conn, payment_id)
+    check_client_secret(request, row, secret if isinstance(secret, str) else None)
+    unknown = [w for w in wallets if w not in SESSION_WALLETS]
+    if unknown:
+        raise invalid(
+            "wallets",
+            ", ".join(unknown),
+            f"wallets with an SDK session: {', '.join(SESSION_WALLETS)}",
+        )
+    # No wallets named: every wallet the merchant takes (all of the sandbox's), as the real
+    # service answers with the merchant's configured ones.
+    tokens = [_session_token(w, row.data) for w in (wallets or SESSION_WALLETS)]
+    return respond(
+        {
+            "payment_id": payment_id,
+            "client_secret": row.data["client_secret"],
+            "session_token": tokens,
+        }
+    )
+
+
 @router.get("/payments/list", summary="List payments (filters in the query string)")
 async def list_payments_get(request: Request) -> Response:
     """GET /payments/list?limit=&offset=&status=&currency=&customer_id=&created_gte=..."""
@@ -1178,7 +1296,7 @@ async def retrieve_payment(request: Request, payment_id: str) -> Response:
     state = state_of(request)
     conn = state.db.conn
     row = load(conn, payment_id)
-    _check_client_secret(request, row, request.query_params.get("client_secret"))
+    check_client_secret(request, row, request.query_params.get("client_secret"))
     data = row.data
     data["attempts"] = [
         json.loads(r[0])
@@ -1262,7 +1380,7 @@ async def confirm_payment(request: Request, payment_id: str) -> Response:
     state = state_of(request)
     await _latency(state)
     with changing(state, payment_id, "confirm", None) as (conn, row, now):
-        _check_client_secret(request, row, body.client_secret)
+        check_client_secret(request, row, body.client_secret)
         if row.status not in CONFIRMABLE:
             raise bad_state("confirm", "payment", row.status, CONFIRMABLE)
         _apply_method(state, row, body)
@@ -1368,6 +1486,16 @@ async def reject_payment(request: Request, payment_id: str) -> Response:
 
 
 THREE_DS_RESULTS = ("authorize", "fail", "abandon")
+# The body of the secret-key controls that play the customer's part.
+_RESULT_BODY = schema_body(
+    {
+        "type": "object",
+        "properties": {
+            "result": {"type": "string", "enum": list(THREE_DS_RESULTS), "default": "authorize"}
+        },
+    },
+    required=False,
+)
 
 
 def three_ds_url(base: str, row: Row) -> str:
@@ -1415,19 +1543,7 @@ def complete_challenge(state: SandboxState, payment_id: str, result: str) -> Row
     "/_sandbox/payments/{payment_id}/3ds",
     summary="Complete a 3-D Secure challenge (authorize, fail or abandon)",
     tags=["sandbox controls"],
-    openapi_extra=schema_body(
-        {
-            "type": "object",
-            "properties": {
-                "result": {
-                    "type": "string",
-                    "enum": ["authorize", "fail", "abandon"],
-                    "default": "authorize",
-                }
-            },
-        },
-        required=False,
-    ),
+    openapi_extra=_RESULT_BODY,
 )
 async def complete_three_ds(request: Request, payment_id: str) -> Response:
     """Body `{result: authorize | fail | abandon}` (default authorize). Needs the secret key;
@@ -1443,19 +1559,7 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
     "/_sandbox/payments/{payment_id}/redirect",
     summary="Finish a non-card method's customer step (authorize, fail or abandon)",
     tags=["sandbox controls"],
-    openapi_extra=schema_body(
-        {
-            "type": "object",
-            "properties": {
-                "result": {
-                    "type": "string",
-                    "enum": ["authorize", "fail", "abandon"],
-                    "default": "authorize",
-                }
-            },
-        },
-        required=False,
-    ),
+    openapi_extra=_RESULT_BODY,
 )
 async def complete_redirect(request: Request, payment_id: str) -> Response:
     """Body `{result}` (default authorize): what the customer does on the method's page (the

@@ -118,6 +118,8 @@ def _method_text(data: dict[str, Any], rule: dict[str, Any]) -> str:
         return f"Pay this {name} voucher at a shop or in your bank app."
     if flow == "wait":
         return f"Approve the collect request for {name} in your payment app."
+    if flow == "debit":
+        return f"Verify your bank account and accept the {name} debit mandate."
     if flow == "qr":
         return f"Scan the QR code and approve the payment in {name}."
     return f"{name} asks you to approve this payment."

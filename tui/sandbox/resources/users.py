@@ -367,6 +367,11 @@ async def accept_invitation(request: Request) -> Response:
 
 
 @router.post(
+    "/user/v2/signin",
+    summary="Sign in (the real service's older path, to be deprecated): as /user/signin",
+    openapi_extra=json_body(SignInRequest),
+)
+@router.post(
     "/user/signin",
     summary="Sign in with password (and TOTP when set)",
     openapi_extra=json_body(SignInRequest),
