@@ -32,8 +32,10 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
+from tui.areas.disputes.actions import DISPUTE_ACTIONS
+from tui.areas.disputes.detail import DisputeDetailScreen
 from tui.areas.disputes.forms import EvidenceForm
-from tui.areas.disputes.view import DISPUTE_ACTIONS, DisputeDetailScreen, DisputesView
+from tui.areas.disputes.view import DisputesView
 from tui.areas.payments.detail import PaymentDetailScreen
 from tui.areas.payments.forms import OpenDisputeForm
 from tui.views.forms import ConfirmScreen

@@ -5,7 +5,7 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
@@ -13,9 +13,6 @@ from tui.views.columns import Column
 from tui.views.filters import Filter, Grammar, Term, time_terms
 from tui.widgets.format import format_time
 from tui.widgets.text import safe
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100
 ID_PREFIX = "cus_"

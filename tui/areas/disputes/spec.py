@@ -6,7 +6,7 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
@@ -25,9 +25,6 @@ from tui.views.filters import (
 )
 from tui.widgets.format import amount_text, format_time, status_text, theme_colour
 from tui.widgets.text import safe, visible
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100  # the most GET /disputes/list returns at once
 # Every dispute status and stage, as the models know them.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
@@ -26,9 +26,6 @@ from tui.views.filters import (
 from tui.views.ids import id_problem
 from tui.widgets.format import amount_text, format_time, theme_colour
 from tui.widgets.text import safe, visible
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 13

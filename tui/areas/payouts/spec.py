@@ -6,7 +6,7 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui.api.models.payouts import ACCOUNT_NUMBER_FIELDS, PayoutStatus, PayoutType
 from tui.views.actions import statuses
@@ -29,9 +29,6 @@ from tui.widgets.format import (
 )
 from tui.widgets.inputs import last_digits
 from tui.widgets.text import safe
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100
 # The real service lists at most 20 payouts a page (PayoutListFilterConstraints.limit).

@@ -5,7 +5,7 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui.api.models.refunds import RefundStatus
 from tui.views.columns import Column
@@ -21,9 +21,6 @@ from tui.views.filters import (
 from tui.views.ids import check_id, id_term
 from tui.widgets.format import amount_text, format_time, status_text
 from tui.widgets.text import safe
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
