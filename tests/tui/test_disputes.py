@@ -361,7 +361,7 @@ async def test_filters_short_status_stage_payment_id_fragment_amount_and_mistake
 
 
 async def test_open_a_dispute_from_a_payment_detail_and_it_appears_live(dirs: Dirs) -> None:
-    from tui.areas.payments.spec import ROW_ACTIONS
+    from tui.areas.payments.actions import ROW_ACTIONS
     from tui.views.actions import find
 
     app = build(*dirs)
