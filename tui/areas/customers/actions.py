@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tui.api.models.customers import Customer
 from tui.areas.customers.forms import EditCustomerForm, delete_confirmation
 from tui.views.actions import Action
 from tui.views.listing import new_record_action
@@ -78,7 +79,7 @@ def _delete(host: ActionHost, customer: Any) -> None:
 
 
 NEW_CUSTOMER: Action[Any] = new_record_action("New", "Create a customer", "New customer")
-ROW_ACTIONS: tuple[Action[Any], ...] = (
+ROW_ACTIONS: tuple[Action[Customer], ...] = (
     Action(
         "edit",
         "e",

@@ -15,6 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tui.api.models.customers import Customer
 from tui.areas.customers.actions import ROW_ACTIONS, Deleted
 from tui.areas.customers.spec import (
     CHARGED,
@@ -136,7 +137,7 @@ class PaymentsSection(Vertical):
         self.table.set_class(not payments.rows, "-none")
 
 
-class CustomerDetailScreen(DetailScreen[Any]):
+class CustomerDetailScreen(DetailScreen["Customer"]):
     """One customer: its fields and its payments (with their refunds and disputes)."""
 
     noun = "Customer"
@@ -189,7 +190,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
 
     # -- reading -------------------------------------------------------------------------------
 
-    async def fetch(self) -> Any:
+    async def fetch(self) -> Customer:
         client = self.runtime.api
         customer, payments = await asyncio.gather(
             client.customers.retrieve(self.customer_id), self._payments()
@@ -237,7 +238,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
             lambda: disputes.list(DisputeListRequest(payment_id=payment_id, limit=1))
         )
 
-    def watched_ids(self, customer: Any) -> set[str]:
+    def watched_ids(self, customer: Customer) -> set[str]:
         # A new payment names the customer; a refund or a dispute names its payment.
         ids = {customer.customer_id}
         for row in self.payments.rows:
@@ -248,7 +249,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
 
     # -- rendering -----------------------------------------------------------------------------
 
-    def title_text(self, c: Any) -> Text:
+    def title_text(self, c: Customer) -> Text:
         title = Text.assemble(("Customer ", "bold"), safe(c.customer_id, "bold"))
         if c.name:
             title.append("  ")
@@ -258,7 +259,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
             title.append_text(safe(c.email, "dim"))
         return title
 
-    def render_record(self, c: Any) -> None:
+    def render_record(self, c: Customer) -> None:
         fields = grid()
         fields.add_row("Name", safe(c.name))
         fields.add_row("Email", safe(c.email))

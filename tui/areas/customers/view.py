@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.api.models.customers import Customer
 from tui.areas.customers.actions import NEW_CUSTOMER, ROW_ACTIONS
 from tui.areas.customers.detail import CustomerDetailScreen
 from tui.areas.customers.forms import NewCustomerForm
@@ -27,7 +28,7 @@ from tui.views.filters import Grammar
 from tui.views.listing import ResourceListView, listed_total
 
 
-class CustomersView(ResourceListView[Any]):
+class CustomersView(ResourceListView["Customer"]):
     """The Customers area."""
 
     title = "Customers"
@@ -39,10 +40,10 @@ class CustomersView(ResourceListView[Any]):
     empty_hint = "Press [b]n[/b] to create one."
     actions = (NEW_CUSTOMER, *(a.hidden() for a in ROW_ACTIONS))
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: Customer) -> str:
         return str(record.customer_id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: Customer) -> Any:
         return record.created_time or ""  # `created` here, `created_at` on the real service
 
     def filter_grammar(self) -> Grammar:
@@ -50,7 +51,7 @@ class CustomersView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[Customer], int]:
         from tui.api.errors import NotFoundError
         from tui.api.models.customers import CustomerListRequest
 
@@ -66,7 +67,7 @@ class CustomersView(ResourceListView[Any]):
         total = listed_total(page.total_count, offset, len(page.data))
         return list(page.data), total
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> Customer:
         return await self.runtime.api.customers.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from tui.api.models.disputes import Dispute
 from tui.areas.disputes import forms as dispute_forms
 from tui.areas.disputes.spec import (
     CHALLENGED,
@@ -57,7 +58,7 @@ def _form(name: str, *args: Any) -> Make:
 _ANSWERABLE = statuses(OPENED)
 _UNDECIDED = statuses(OPENED, CHALLENGED)
 
-DISPUTE_ACTIONS: tuple[Action[Any], ...] = with_known(
+DISPUTE_ACTIONS: tuple[Action[Dispute], ...] = with_known(
     (
         goto_payment("Open the disputed payment", "Open the disputed payment"),
         Action(

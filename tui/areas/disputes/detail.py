@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from rich.console import RenderableType
 from rich.text import Text
 
+from tui.api.models.disputes import Dispute
 from tui.areas.disputes.actions import DISPUTE_ACTIONS
 from tui.areas.disputes.spec import (
     CATEGORY_TITLES,
@@ -31,7 +32,7 @@ from tui.widgets.text import safe
 # -- the detail ------------------------------------------------------------------------------------
 
 
-class DisputeDetailScreen(DetailScreen[Any]):
+class DisputeDetailScreen(DetailScreen["Dispute"]):
     """One dispute: what it is, when the answer is due, its payment, the evidence sent."""
 
     noun = "Dispute"
@@ -54,7 +55,7 @@ class DisputeDetailScreen(DetailScreen[Any]):
         """The dispute as last read (None until the first read)."""
         return self.record
 
-    async def fetch(self) -> Any:
+    async def fetch(self) -> Dispute:
         dispute = normal(await self.runtime.api.disputes.retrieve(self.record_id))
         self.payment, self.evidence = await asyncio.gather(
             self._read_payment(dispute.payment_id), self._read_evidence()
@@ -75,10 +76,10 @@ class DisputeDetailScreen(DetailScreen[Any]):
         except NotFoundError:
             return None  # nothing submitted yet (a service may say so with a 404)
 
-    def watched_ids(self, d: Any) -> set[str]:
+    def watched_ids(self, d: Dispute) -> set[str]:
         return {d.dispute_id, *([d.payment_id] if d.payment_id else [])}
 
-    def title_text(self, d: Any) -> Text:
+    def title_text(self, d: Dispute) -> Text:
         variables = self.app.theme_variables
         title = Text.assemble(
             ("Dispute ", "bold"),
@@ -95,7 +96,7 @@ class DisputeDetailScreen(DetailScreen[Any]):
             title.append(f"  {note}", style=urgent_style(level, variables) or "dim")
         return title
 
-    def render_record(self, d: Any) -> None:
+    def render_record(self, d: Dispute) -> None:
         variables = self.app.theme_variables
         summary = grid()
         summary.add_row(
@@ -121,11 +122,11 @@ class DisputeDetailScreen(DetailScreen[Any]):
         self.section("payment").update(self._payment(d))
         self.section("evidence").update(self._evidence(d))
 
-    def _payment(self, d: Any) -> RenderableType:
+    def _payment(self, d: Dispute) -> RenderableType:
         variables = self.app.theme_variables
         return payment_summary(d.payment_id, self.payment, variables)
 
-    def _evidence(self, d: Any) -> RenderableType:
+    def _evidence(self, d: Dispute) -> RenderableType:
         submitted = self.evidence
         if submitted is None or not submitted.evidence:
             hint = ""

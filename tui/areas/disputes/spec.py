@@ -10,7 +10,12 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.api.models.disputes import DisputeStage, DisputeStatus
+from tui.api.models.disputes import (
+    Dispute,
+    DisputeStage,
+    DisputeStatus,
+    canonical_dispute_status,
+)
 from tui.views.columns import CellContext, Column
 from tui.views.filters import (
     Filter,
@@ -78,11 +83,9 @@ def category_title(category: str) -> str:
 # -- status and deadline -------------------------------------------------------------------------
 
 
-def normal(dispute: Any) -> Any:
+def normal(dispute: Dispute) -> Dispute:
     """The dispute with `status` in the service's long spelling (`won` -> `dispute_won`),
     taken from `dispute_status` when the record has only that: the actions decide by it."""
-    from tui.api.models.disputes import canonical_dispute_status
-
     raw = dispute.status or dispute.dispute_status
     if not raw:
         return dispute
@@ -199,7 +202,7 @@ def _now(context: CellContext) -> float:
 
 # Ids are shown whole (prefix + 20 characters). Dispute, status and deadline always stay; then
 # come the amount (80 columns), the payment, the stage, the reason and when it was opened.
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[Dispute], ...] = (
     Column("dispute_id", "Dispute", 23, lambda d, c: safe(d.dispute_id)),
     Column("status", "Status", 10, lambda d, c: status_cell(d.status, c.variables), flex=(10, 16)),
     Column("deadline", "Deadline", 10, lambda d, c: deadline_cell(d, _now(c), c.variables)),

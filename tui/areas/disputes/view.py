@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.api.models.disputes import Dispute
 from tui.areas.disputes.actions import DISPUTE_ACTIONS
 from tui.areas.disputes.detail import DisputeDetailScreen
 from tui.areas.disputes.spec import (
@@ -22,7 +23,7 @@ from tui.views.filters import Grammar
 from tui.views.listing import ResourceListView, listed_total
 
 
-class DisputesView(ResourceListView[Any]):
+class DisputesView(ResourceListView["Dispute"]):
     """The Disputes area."""
 
     title = "Disputes"
@@ -40,10 +41,10 @@ class DisputesView(ResourceListView[Any]):
         # "in 2d 4h" moves on with the service's clock (advanced on a local sandbox, too).
         self.set_interval(60, self._repaint)
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: Dispute) -> str:
         return str(record.dispute_id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: Dispute) -> Any:
         return record.created or record.created_at or ""
 
     def filter_grammar(self) -> Grammar:
@@ -51,7 +52,7 @@ class DisputesView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[Dispute], int]:
         from tui.api.models.disputes import DisputeListRequest
 
         request = DisputeListRequest(limit=limit, offset=offset, **filters)
@@ -60,7 +61,7 @@ class DisputesView(ResourceListView[Any]):
         total = listed_total(page.total_count, offset, len(page.data))
         return [normal(d) for d in page.data], total
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> Dispute:
         return normal(await self.runtime.api.disputes.retrieve(record_id))
 
     def detail(self, record_id: str) -> Any:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from tui.api.models.links import PaymentLink
 from tui.areas.links.spec import PORT
 from tui.views.actions import Action
 from tui.views.listing import new_record_action
@@ -52,7 +53,7 @@ def _show_qr(host: ActionHost, _id: str | None, link: Any) -> None:
     host.app.push_screen(QRScreen(url, caption))
 
 
-ROW_ACTIONS: tuple[Action[Any], ...] = (
+ROW_ACTIONS: tuple[Action[PaymentLink], ...] = (
     Action(
         "open",
         "o",

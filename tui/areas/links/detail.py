@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from tui.api.models.links import PaymentLink
 from tui.areas.links.actions import ROW_ACTIONS, shown_url
 from tui.areas.links.spec import (
     EXPIRY_CHECK,
@@ -32,7 +33,7 @@ SECTION_CHROME = 8
 _LOCAL_HOSTS = ("127.", "localhost", "[::1]", "0.0.0.0")
 
 
-class LinkDetailScreen(DetailScreen[Any]):
+class LinkDetailScreen(DetailScreen["PaymentLink"]):
     """One payment link: what it asks for, until when, its QR code, its look and its payment."""
 
     DEFAULT_CSS = """
@@ -62,7 +63,7 @@ class LinkDetailScreen(DetailScreen[Any]):
         self.show_section("qr", False)
         self.set_interval(EXPIRY_CHECK, self._check_clock)
 
-    async def fetch(self) -> Any:
+    async def fetch(self) -> PaymentLink:
         link = await self.runtime.api.payment_links.retrieve(self.record_id)
         if link.payment_id:
             # The link shows even when its payment cannot be read; the section says why.
@@ -71,10 +72,10 @@ class LinkDetailScreen(DetailScreen[Any]):
             self.payment = Related(problem="The service's link record does not name its payment.")
         return link
 
-    def watched_ids(self, link: Any) -> set[str]:
+    def watched_ids(self, link: PaymentLink) -> set[str]:
         return {link.payment_link_id, *([link.payment_id] if link.payment_id else [])}
 
-    def title_text(self, link: Any) -> Text:
+    def title_text(self, link: PaymentLink) -> Text:
         variables = self.app.theme_variables
         return Text.assemble(
             ("Payment link ", "bold"),
@@ -105,12 +106,12 @@ class LinkDetailScreen(DetailScreen[Any]):
         if waiting(link):
             self._render_link(link)
 
-    def render_record(self, link: Any) -> None:
+    def render_record(self, link: PaymentLink) -> None:
         self._render_link(link)
         self.section("look").update(self._look(link))
         self.section("payment").update(self._payment(link))
 
-    def _render_link(self, link: Any) -> None:
+    def _render_link(self, link: PaymentLink) -> None:
         """The summary, with the QR code beside it where the screen is wide enough, else in a
         section of its own under it; where the whole code cannot be in sight at once, the
         section says so (q shows it alone) rather than draw a code no phone could scan."""
@@ -159,7 +160,7 @@ class LinkDetailScreen(DetailScreen[Any]):
             style="italic",
         )
 
-    def _summary(self, link: Any) -> Table:
+    def _summary(self, link: PaymentLink) -> Table:
         variables = self.app.theme_variables
         now = self.runtime.now()
         state = link_state(link)
@@ -179,7 +180,7 @@ class LinkDetailScreen(DetailScreen[Any]):
             rows.add_row("Customer", safe(link.customer_id))
         return rows
 
-    def _meaning(self, link: Any) -> Text:
+    def _meaning(self, link: PaymentLink) -> Text:
         state = link_state(link)
         if state == "paid":
             status = link.payment_status
@@ -190,7 +191,7 @@ class LinkDetailScreen(DetailScreen[Any]):
             return Text("  the page no longer takes a payment", style="dim")
         return Text("")
 
-    def _look(self, link: Any) -> RenderableType:
+    def _look(self, link: PaymentLink) -> RenderableType:
         config = link.payment_link_config or {}
         if not isinstance(config, dict) or not any(config.values()):
             return empty("The service's default look: no seller name or layout was given.")
@@ -213,5 +214,5 @@ class LinkDetailScreen(DetailScreen[Any]):
             rows.add_row(safe(key), safe(text, multiline=True))
         return rows
 
-    def _payment(self, link: Any) -> RenderableType:
+    def _payment(self, link: PaymentLink) -> RenderableType:
         return payment_summary(link.payment_id, self.payment, self.app.theme_variables)

@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.api.models.links import LINK_STATES
+from tui.api.models.links import LINK_STATES, PaymentLink
 from tui.views.columns import CellContext, Column
 from tui.views.filters import (
     Filter,
@@ -144,7 +144,7 @@ def _now(context: CellContext) -> float:
 
 # Ids are shown whole (plink_ + 20 characters). Link, status, amount and expiry stay at 80
 # columns; then come the description and when the link was made.
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[PaymentLink], ...] = (
     Column("payment_link_id", "Link", 26, lambda r, c: safe(r.payment_link_id)),
     Column("status", "Status", 7, lambda r, c: state_text(link_state(r), c.variables), flex=(7, 9)),
     Column(

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from tui.api.models.links import PaymentLink
 from tui.areas.links.actions import NEW_LINK, ROW_ACTIONS
 from tui.areas.links.detail import LinkDetailScreen
 from tui.areas.links.forms import NewLinkForm
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     from tui.views.live import Change
 
 
-class LinksView(ResourceListView[Any]):
+class LinksView(ResourceListView["PaymentLink"]):
     """The Links area."""
 
     title = "Payment links"
@@ -63,10 +64,10 @@ class LinksView(ResourceListView[Any]):
         self._minute = -1
         self._clock: Any = None  # the timer that looks at the service's clock
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: PaymentLink) -> str:
         return str(record.payment_link_id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: PaymentLink) -> Any:
         return getattr(record, "created_at", None) or ""
 
     def filter_grammar(self) -> Grammar:
@@ -74,7 +75,7 @@ class LinksView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[PaymentLink], int]:
         from tui.api.models.links import PaymentLinkListRequest
 
         request = PaymentLinkListRequest(limit=limit, offset=offset, **filters)
@@ -83,7 +84,7 @@ class LinksView(ResourceListView[Any]):
         total = listed_total(page.total_count, offset, len(page.data))
         return list(page.data), total
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> PaymentLink:
         return await self.runtime.api.payment_links.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from tui.api.models.payouts import Payout
 from tui.areas.payouts import forms as payout_forms
 from tui.areas.payouts.spec import (
     OPEN,
@@ -45,7 +46,7 @@ def _customer_jump(host: ActionHost, _payout_id: str | None, payout: Any) -> Non
         host.app.goto("customers", customer)
 
 
-ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
+ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
     (
         Action(
             "update",

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from tui.api.models.payouts import Payout
 from tui.areas.payouts.actions import ROW_ACTIONS
 from tui.areas.payouts.spec import (
     FIELD_LABELS,
@@ -165,7 +166,7 @@ def _why(p: Any) -> str:
     }.get(status, "")
 
 
-class PayoutDetailScreen(DetailScreen[Any]):
+class PayoutDetailScreen(DetailScreen["Payout"]):
     """One payout: its flow as steps, amounts and state, method (masked), customer, billing,
     the failure explained, attempts and metadata."""
 
@@ -193,7 +194,7 @@ class PayoutDetailScreen(DetailScreen[Any]):
         # Textual calls DetailScreen.on_mount (the first read) after this one by itself.
         self.show_section("failure", False)
 
-    async def fetch(self) -> Any:
+    async def fetch(self) -> Payout:
         payout = await self.runtime.api.payouts.retrieve(self.record_id)
         # A payout may name its customer by id alone: the customer is read for who it is (the
         # payout shows even when that read fails; the section says why).
@@ -205,11 +206,11 @@ class PayoutDetailScreen(DetailScreen[Any]):
             self.customer = Related()
         return payout
 
-    def watched_ids(self, p: Any) -> set[str]:
+    def watched_ids(self, p: Payout) -> set[str]:
         customer = customer_of(p)
         return {p.payout_id, *([customer] if customer else [])}
 
-    def title_text(self, p: Any) -> Text:
+    def title_text(self, p: Payout) -> Text:
         variables = self.app.theme_variables
         return Text.assemble(
             ("Payout ", "bold"),
@@ -220,7 +221,7 @@ class PayoutDetailScreen(DetailScreen[Any]):
             ("  " + method_text(p), "dim"),
         )
 
-    def render_record(self, p: Any) -> None:
+    def render_record(self, p: Payout) -> None:
         variables = self.app.theme_variables
         if str(p.status) != self.seen:
             self.before, self.seen = self.seen, str(p.status)
@@ -236,7 +237,7 @@ class PayoutDetailScreen(DetailScreen[Any]):
         self.section("attempts").update(self._attempts(p, variables))
         self.section("metadata").update(self._metadata(p))
 
-    def _flow(self, p: Any) -> RenderableType:
+    def _flow(self, p: Payout) -> RenderableType:
         variables = self.app.theme_variables
         local = self.runtime.options.is_local
         steps = flow_steps(flow(p, variables, local, self.before), variables)
@@ -279,7 +280,7 @@ class PayoutDetailScreen(DetailScreen[Any]):
             )
         return rows
 
-    def _method(self, p: Any) -> RenderableType:
+    def _method(self, p: Payout) -> RenderableType:
         method, kind, details = method_of(p.payout_method_data)
         if not method:
             hint = "  e adds one (Update)" if str(p.status) in UPDATABLE else ""
@@ -303,7 +304,7 @@ class PayoutDetailScreen(DetailScreen[Any]):
             rows.add_row("Saved as", safe(p.payout_method_id))
         return rows
 
-    def _customer(self, p: Any) -> RenderableType:
+    def _customer(self, p: Payout) -> RenderableType:
         rows = grid()
         customer = p.customer
         customer_id = customer_of(p)
@@ -360,6 +361,6 @@ class PayoutDetailScreen(DetailScreen[Any]):
             )
         return rows
 
-    def _metadata(self, p: Any) -> RenderableType:
+    def _metadata(self, p: Payout) -> RenderableType:
         hint = " e adds some." if str(p.status) in UPDATABLE else ""
         return metadata_grid(p.metadata, f"No metadata.{hint}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.api.models.payouts import Payout
 from tui.areas.payouts.actions import NEW_PAYOUT, ROW_ACTIONS
 from tui.areas.payouts.detail import PayoutDetailScreen
 from tui.areas.payouts.forms import NewPayoutForm
@@ -27,7 +28,7 @@ from tui.views.listing import ResourceListView
 from tui.widgets.format import format_amount
 
 
-class PayoutsView(ResourceListView[Any]):
+class PayoutsView(ResourceListView["Payout"]):
     """The Payouts area."""
 
     title = "Payouts"
@@ -46,7 +47,7 @@ class PayoutsView(ResourceListView[Any]):
             # Per view, not per class (page_size is the base's class-level default).
             setattr(self, "page_size", REMOTE_PAGE_SIZE)  # noqa: B010
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: Payout) -> str:
         return str(record.payout_id)
 
     def filter_grammar(self) -> Grammar:
@@ -54,7 +55,7 @@ class PayoutsView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[Payout], int]:
         page = await self.runtime.api.payouts.list(list_request(filters, offset, limit))
         # The real service answers {size, data, total_count?}: without a total, count what came
         # (one more page is offered while pages come back full).
@@ -64,7 +65,7 @@ class PayoutsView(ResourceListView[Any]):
             total = offset + len(page.data) + (1 if len(page.data) >= limit else 0)
         return list(page.data), total
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> Payout:
         return await self.runtime.api.payouts.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:

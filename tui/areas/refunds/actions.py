@@ -13,6 +13,7 @@ from tui.views.listing import new_record_action
 from tui.views.payment import goto_payment
 
 if TYPE_CHECKING:
+    from tui.api.models.refunds import Refund
     from tui.views.actions import ActionHost
 
 
@@ -32,7 +33,7 @@ def _update(host: ActionHost, _refund_id: str | None, refund: Any) -> None:
 
 
 # The service changes a refund's reason and metadata in every status.
-ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
+ROW_ACTIONS: tuple[Action[Refund], ...] = with_known(
     (
         goto_payment("Open the payment it refunds", "Open the refunded payment"),
         Action(

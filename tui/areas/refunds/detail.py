@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from tui.api.models.refunds import Refund
 from tui.areas.refunds.actions import ROW_ACTIONS
 from tui.views.detail import (
     DetailScreen,
@@ -23,12 +24,15 @@ from tui.views.payment import payment_summary
 from tui.widgets.format import format_amount, format_time, status_text, theme_colour
 from tui.widgets.text import safe
 
+if TYPE_CHECKING:
+    from tui.api.models.refunds import Refund
+
 # -- the detail ------------------------------------------------------------------------------------
 
 HISTORY_SHOWN = 20
 
 
-class RefundDetailScreen(DetailScreen[Any]):
+class RefundDetailScreen(DetailScreen["Refund"]):
     """One refund: what, why, its failure explained, its payment, its status history."""
 
     noun = "Refund"
@@ -51,17 +55,17 @@ class RefundDetailScreen(DetailScreen[Any]):
         # Textual calls DetailScreen.on_mount (the first read) after this one by itself.
         self.show_section("failure", False)
 
-    async def fetch(self) -> Any:
+    async def fetch(self) -> Refund:
         refund = await self.runtime.api.refunds.retrieve(self.record_id)
         # The refund shows even when its payment cannot be read; the section says why.
         read = self.runtime.api.payments.retrieve(refund.payment_id)
         self.payment = await read_related(read)
         return refund
 
-    def watched_ids(self, r: Any) -> set[str]:
+    def watched_ids(self, r: Refund) -> set[str]:
         return {r.refund_id, r.payment_id}
 
-    def title_text(self, r: Any) -> Text:
+    def title_text(self, r: Refund) -> Text:
         variables = self.app.theme_variables
         return Text.assemble(
             ("Refund ", "bold"),
@@ -71,7 +75,7 @@ class RefundDetailScreen(DetailScreen[Any]):
             ("  " + format_amount(r.amount, r.currency), theme_colour(variables, "amount")),
         )
 
-    def render_record(self, r: Any) -> None:
+    def render_record(self, r: Refund) -> None:
         self.section("summary").update(self._summary(r))
         code = r.unified_code or r.error_code
         self.show_section("failure", bool(code))
@@ -82,7 +86,7 @@ class RefundDetailScreen(DetailScreen[Any]):
         self.section("history").update(self._history(r))
         self.section("metadata").update(self._metadata(r))
 
-    def _summary(self, r: Any) -> RenderableType:
+    def _summary(self, r: Refund) -> RenderableType:
         summary = grid()
         summary.add_row("Status", status_text(r.status, self.app.theme_variables))
         summary.add_row("Amount", format_amount(r.amount, r.currency))
@@ -97,11 +101,11 @@ class RefundDetailScreen(DetailScreen[Any]):
             )
         return summary
 
-    def _payment(self, r: Any) -> RenderableType:
+    def _payment(self, r: Refund) -> RenderableType:
         variables = self.app.theme_variables
         return payment_summary(r.payment_id, self.payment, variables)
 
-    def _history(self, r: Any) -> RenderableType:
+    def _history(self, r: Refund) -> RenderableType:
         rows = table("When (UTC)", "What", "Status", "Event")
         variables = self.app.theme_variables
         settled_later = bool(r.modified_time) and r.modified_time != r.created_time
@@ -139,5 +143,5 @@ class RefundDetailScreen(DetailScreen[Any]):
             notes.append("No webhook received for this refund by this listener.")
         return Group(rows, *(empty(n) for n in notes))
 
-    def _metadata(self, r: Any) -> RenderableType:
+    def _metadata(self, r: Refund) -> RenderableType:
         return metadata_grid(r.metadata, "No metadata. e adds some.")

@@ -5,9 +5,7 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
-from typing import Any
-
-from tui.api.models.refunds import RefundStatus
+from tui.api.models.refunds import Refund, RefundStatus
 from tui.views.columns import Column
 from tui.views.filters import (
     Filter,
@@ -30,7 +28,7 @@ REFUND_STATUSES: tuple[str, ...] = tuple(status.value for status in RefundStatus
 # Ids are shown whole (prefix + 20 characters); the status column takes spare width first.
 # Narrower, the created time and then the payment give way: refund, status and amount stay.
 # The reason needs a wide terminal (the detail shows it whole).
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[Refund], ...] = (
     Column("refund_id", "Refund", 24, lambda r, c: safe(r.refund_id)),
     Column("status", "Status", 9, lambda r, c: status_text(r.status, c.variables), flex=(9, 12)),
     Column(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.api.models.refunds import Refund
 from tui.areas.refunds.actions import NEW_REFUND, ROW_ACTIONS
 from tui.areas.refunds.detail import RefundDetailScreen
 from tui.areas.refunds.forms import NewRefundForm
@@ -18,7 +19,7 @@ from tui.views.listing import ResourceListView, listed_total
 from tui.widgets.format import format_amount
 
 
-class RefundsView(ResourceListView[Any]):
+class RefundsView(ResourceListView["Refund"]):
     """The Refunds area."""
 
     title = "Refunds"
@@ -31,10 +32,10 @@ class RefundsView(ResourceListView[Any]):
     # The row actions stay out of the list's footer (the detail shows them); their keys work.
     actions = (NEW_REFUND, *(a.hidden() for a in ROW_ACTIONS))
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: Refund) -> str:
         return str(record.refund_id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: Refund) -> Any:
         return record.created_time or ""  # `created` here, `created_at` on the real service
 
     def filter_grammar(self) -> Grammar:
@@ -42,7 +43,7 @@ class RefundsView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[Refund], int]:
         from tui.api.models.refunds import RefundListRequest
 
         request = RefundListRequest(limit=limit, offset=offset, **filters)
@@ -50,7 +51,7 @@ class RefundsView(ResourceListView[Any]):
         total = listed_total(page.total_count, offset, len(page.data))
         return list(page.data), total
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> Refund:
         return await self.runtime.api.refunds.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from tui.api.models.subscriptions import Subscription
 from tui.areas.subscriptions import forms as subscription_forms
 from tui.areas.subscriptions.spec import (
     CANCELLABLE,
@@ -77,7 +78,7 @@ def _payment_id(sub: Any) -> str | None:
     return sub.payment.payment_id if getattr(sub, "payment", None) else None
 
 
-ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
+ROW_ACTIONS: tuple[Action[Subscription], ...] = with_known(
     (
         Action(
             "update",

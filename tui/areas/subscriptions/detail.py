@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from tui.api.models.subscriptions import Subscription
 from tui.areas.subscriptions.actions import CLOCK, ROW_ACTIONS, _payment_id
 from tui.areas.subscriptions.spec import (
     CLOCK_MOVED,
@@ -55,7 +56,7 @@ def _when(value: Any) -> Text:
     return safe(format_time(value) if value else None, empty="-")
 
 
-class SubscriptionDetailScreen(DetailScreen[Any]):
+class SubscriptionDetailScreen(DetailScreen["Subscription"]):
     """One subscription: its plan and period, what it charged last and why that failed, its
     invoices, its customer."""
 
@@ -92,7 +93,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
         if self.record is not None and abs(self.runtime.now() - self._read_at) > CLOCK_MOVED:
             self.load(now=True)
 
-    async def fetch(self) -> Any:
+    async def fetch(self) -> Subscription:
         api = self.runtime.api
         self._read_at = self.runtime.now()
         sub = await api.subscriptions.retrieve(self.record_id)
@@ -110,7 +111,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
         self.payment, self.customer = payment, customer
         return sub
 
-    async def _read_renewals(self, sub: Any) -> None:
+    async def _read_renewals(self, sub: Subscription) -> None:
         from tui.areas.subscriptions.remote import Renewal, renewals
 
         self.renewals_problem = ""
@@ -142,7 +143,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
             for i in found.data
         ]
 
-    def watched_ids(self, sub: Any) -> set[str]:
+    def watched_ids(self, sub: Subscription) -> set[str]:
         ids = {sub.id}
         if payment_id := _payment_id(sub):
             ids.add(payment_id)
@@ -158,7 +159,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
 
         return JSON(record.model_dump_json(exclude_none=True, exclude=set(self.raw_exclude)))
 
-    def title_text(self, sub: Any) -> Text:
+    def title_text(self, sub: Subscription) -> Text:
         variables = self.app.theme_variables
         title = Text.assemble(
             ("Subscription ", "bold"),
@@ -174,7 +175,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
 
     # -- sections -------------------------------------------------------------------------------
 
-    def render_record(self, sub: Any) -> None:
+    def render_record(self, sub: Subscription) -> None:
         self.section("summary").update(self._summary(sub))
         decline = self._decline(sub)
         self.show_section("decline", decline is not None)
@@ -185,7 +186,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
         self.section("renewals").update(self._renewals(sub))
         self.section("customer").update(self._customer(sub))
 
-    def _status_note(self, sub: Any) -> str:
+    def _status_note(self, sub: Subscription) -> str:
         local = self.runtime.options.is_local
         notes = {
             "unpaid": "billing stopped: the last charge failed. u resumes (charging again).",
@@ -198,7 +199,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
         }
         return notes.get(str(sub.status), "")
 
-    def _summary(self, sub: Any) -> RenderableType:
+    def _summary(self, sub: Subscription) -> RenderableType:
         variables = self.app.theme_variables
         now = self.runtime.now()
         rows = grid()
@@ -263,7 +264,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
             rows.add_row("Cancelled", _when(sub.cancelled_at))
         return rows
 
-    def _period(self, sub: Any) -> tuple[str, Text]:
+    def _period(self, sub: Subscription) -> tuple[str, Text]:
         """(label, text): from the last paid invoice to the next charge; with no next charge,
         the last term that was paid."""
         paid = next((r for r in self.renewals if r.status == "invoice_paid"), None)
@@ -278,7 +279,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
             return "Last paid term", Text(f"from {format_time(start)}")
         return "Current period", Text("none", style="dim")
 
-    def _method(self, sub: Any) -> Text:
+    def _method(self, sub: Subscription) -> Text:
         payment = self.payment.record
         card = None
         if payment is not None and payment.payment_method_data is not None:
@@ -292,7 +293,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
             return Text.assemble(safe(pm), ("  a saved card; its number shows once charged", "dim"))
         return Text("-", style="dim")
 
-    def _decline(self, sub: Any) -> RenderableType | None:
+    def _decline(self, sub: Subscription) -> RenderableType | None:
         """The latest charge's failure, explained (None when it did not fail)."""
         brief = sub.payment
         payment = self.payment.record
@@ -313,7 +314,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
         }.get(str(sub.status), "The latest charge was declined.")
         return Group(Text(what), explained_code(code, message, acquirer or None))
 
-    def _payment(self, sub: Any) -> RenderableType:
+    def _payment(self, sub: Subscription) -> RenderableType:
         brief = sub.payment
         if brief is None:
             return empty(
@@ -337,7 +338,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
             rows.add_row("", safe(self.payment.problem, "dim", multiline=True))
         return rows
 
-    def _invoice(self, sub: Any) -> RenderableType:
+    def _invoice(self, sub: Subscription) -> RenderableType:
         invoice = sub.invoice
         if invoice is None:
             note = "none yet: a trial is invoiced when it ends" if sub.status == "trial" else "none"
@@ -353,7 +354,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
             rows.add_row("Payment", safe(invoice.paid_by))
         return rows
 
-    def _renewals(self, sub: Any) -> RenderableType:
+    def _renewals(self, sub: Subscription) -> RenderableType:
         local = self.runtime.options.is_local
         notes: list[Text] = []
         if self.renewals_problem:
@@ -399,7 +400,7 @@ class SubscriptionDetailScreen(DetailScreen[Any]):
             notes.append(empty(f"The newest {HISTORY_SHOWN} invoices."))
         return Group(rows, *notes)
 
-    def _customer(self, sub: Any) -> RenderableType:
+    def _customer(self, sub: Subscription) -> RenderableType:
         rows = grid()
         rows.add_row(
             "Customer",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from tui.api.models.subscriptions import Subscription
 from tui.areas.subscriptions.actions import CLOCK, NEW_SUBSCRIPTION, ROW_ACTIONS
 from tui.areas.subscriptions.detail import SubscriptionDetailScreen
 from tui.areas.subscriptions.forms import NewSubscriptionForm
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from tui.views.live import Change
 
 
-class SubscriptionsView(ResourceListView[Any]):
+class SubscriptionsView(ResourceListView["Subscription"]):
     """The Subscriptions area."""
 
     title = "Subscriptions"
@@ -58,10 +59,10 @@ class SubscriptionsView(ResourceListView[Any]):
         self._reload_timer: Any = None
         self._loaded_at = 0.0
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: Subscription) -> str:
         return str(record.id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: Subscription) -> Any:
         return record.created_at or ""
 
     def cell_context(self) -> CellContext:
@@ -77,7 +78,7 @@ class SubscriptionsView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[Subscription], int]:
         api = self.runtime.api
         if self.catalogue is None or self.catalogue.problem:
             self.catalogue = await catalogue(api)
@@ -94,7 +95,7 @@ class SubscriptionsView(ResourceListView[Any]):
         total = listed_total(found.total_count, offset, len(found.data))
         return list(found.data), total
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> Subscription:
         return await self.runtime.api.subscriptions.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:
