@@ -16,7 +16,7 @@ from tui.api.models.disputes import (
     DisputeStatus,
     canonical_dispute_status,
 )
-from tui.views.columns import CellContext, Column
+from tui.views.columns import Column
 from tui.views.filters import (
     Filter,
     Grammar,
@@ -192,20 +192,12 @@ def deadline_long(dispute: Any, now: float, variables: Any) -> Text:
 # -- the list --------------------------------------------------------------------------------------
 
 
-def _now(context: CellContext) -> float:
-    if context.now is not None:
-        return context.now
-    import time
-
-    return time.time()
-
-
 # Ids are shown whole (prefix + 20 characters). Dispute, status and deadline always stay; then
 # come the amount (80 columns), the payment, the stage, the reason and when it was opened.
 COLUMNS: tuple[Column[Dispute], ...] = (
     Column("dispute_id", "Dispute", 23, lambda d, c: safe(d.dispute_id)),
     Column("status", "Status", 10, lambda d, c: status_cell(d.status, c.variables), flex=(10, 16)),
-    Column("deadline", "Deadline", 10, lambda d, c: deadline_cell(d, _now(c), c.variables)),
+    Column("deadline", "Deadline", 10, lambda d, c: deadline_cell(d, c.service_now(), c.variables)),
     Column(
         "amount",
         "Amount",

@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 
 from tui.api.models.links import LINK_STATES, PaymentLink
-from tui.views.columns import CellContext, Column
+from tui.views.columns import Column
 from tui.views.filters import (
     Filter,
     Grammar,
@@ -134,14 +134,6 @@ def expiry_long(link: Any, now: float, variables: Mapping[str, str]) -> Text:
     return Text.assemble(moment, (f"  passed {long_span(now - due)} ago", "dim"))
 
 
-def _now(context: CellContext) -> float:
-    if context.now is not None:
-        return context.now
-    import time
-
-    return time.time()
-
-
 # Ids are shown whole (plink_ + 20 characters). Link, status, amount and expiry stay at 80
 # columns; then come the description and when the link was made.
 COLUMNS: tuple[Column[PaymentLink], ...] = (
@@ -153,7 +145,7 @@ COLUMNS: tuple[Column[PaymentLink], ...] = (
         AMOUNT_WIDTH,
         lambda r, c: amount_text(r.amount, r.currency, c.variables, width=AMOUNT_WIDTH),
     ),
-    Column("expiry", "Expires", 9, lambda r, c: expiry_cell(r, _now(c), c.variables)),
+    Column("expiry", "Expires", 9, lambda r, c: expiry_cell(r, c.service_now(), c.variables)),
     Column(
         "description",
         "Description",
