@@ -240,3 +240,35 @@ print(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in heavy))
         assert out.stdout.strip() == "[]"
     finally:
         daemon.stop(directory)
+
+
+async def test_a_damaged_webhook_journal_is_moved_aside_and_payments_still_work(
+    tmp_path: Path,
+) -> None:
+    """A journal of random bytes took the whole TUI offline: now it is moved aside, a fresh
+    one is started, the user is told where the old one is, and the rest works."""
+    import os
+
+    from tui.api.models.payments import PaymentListRequest
+
+    data = tmp_path / "data"
+    journal_dir = listener_dir_for(data, None)
+    journal_dir.mkdir(parents=True)
+    junk = os.urandom(49152)
+    (journal_dir / "journal.sqlite3").write_bytes(junk)
+    runtime = Runtime(_options(None, data))
+    await runtime.start()
+    try:
+        moved = runtime.listener.journal.moved_aside
+        assert moved is not None and moved.read_bytes() == junk
+        (notice,) = runtime.notices
+        assert "webhook journal was damaged" in notice and str(moved) in notice
+        assert "--data" not in notice
+        listed = await runtime.api.payments.list(PaymentListRequest(limit=5))
+        assert listed.total_count == 0  # the sandbox answers (seed=0)
+        await _post_signed(
+            runtime.listener_url, "evt_after", runtime.sandbox.credentials.webhook_secret
+        )
+        assert _journaled(runtime) == {"evt_after"}
+    finally:
+        await runtime.stop()

@@ -28,6 +28,17 @@ from tui.launch import (
 from tui.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 HOST = "127.0.0.1"
+# How long a start waits for the background sandbox to serve: this long, plus as much per
+# payment of a first run's seeding (about 1 ms each here: ten times that is room for a slow
+# machine). Fixed once known, never reset, so a stalled daemon is reported, not waited on.
+START_LIMIT = 30.0
+# What to do when the background sandbox does not answer: what works, not "start one" (a
+# `payscope sandbox` started by hand would serve another port the TUI never calls).
+DAEMON_ADVICE = (
+    "the TUI notices a stopped local sandbox within 2 s and starts it again on the same port "
+    "and data (Ctrl+R tries at once); `payscope sandbox status` in a shell shows it."
+)
+SEED_LIMIT_EACH = 0.01
 # What attaching to the background sandbox imports, loaded off the main thread, in two parts.
 # First the client, with its transport for the local sandbox (`tui.api.local_transport`; not
 # httpx's, whose httpcore, h11 and anyio took a fifth of this): actions are usable once the
@@ -61,6 +72,10 @@ def listener_dir_for(data_dir: Path, profile: str | None) -> Path:
     # Profile names are checked (letters, digits, '-', '_'); made file-safe here all the same.
     safe = re.sub(r"[^A-Za-z0-9_-]", "_", profile) or "_"
     return data_dir / "listeners" / safe
+
+
+class StartupError(RuntimeError):
+    """Something payscope needs could not start; the message says what to do about it."""
 
 
 class NotStarted(RuntimeError):
@@ -259,6 +274,12 @@ class Runtime:
             await self._start_local(report)
         else:
             await self._start_remote(report)
+        moved = self.listener.journal.moved_aside if self.listener is not None else None
+        if moved is not None:
+            self.notices.append(
+                f"The webhook journal was damaged, so a fresh one was started; the old one is "
+                f"kept at {moved}."
+            )
         self.client_ready.set()
         self.ready.set()
 
@@ -299,6 +320,8 @@ class Runtime:
         # Building the sandbox's app opens its database and builds every route: a thread keeps
         # the loop (and the cached page on screen) responsive meanwhile.
         self.sandbox = sandbox = await asyncio.to_thread(server.Sandbox, config)
+        if sandbox.state.started_afresh:
+            self.notices.append(sandbox.state.started_afresh)
         credentials = sandbox.credentials
         secret = credentials.webhook_secret
         # No freshness window: the sandbox's clock moves (/_sandbox/clock/advance), so its events
@@ -370,9 +393,14 @@ class Runtime:
         state = await self._wait_ready(directory, report, spawned)
         credentials = await asyncio.to_thread(daemon.read_credentials, directory)
         if credentials is None:
-            raise RuntimeError(f"The local sandbox in {directory} has no keys in its database.")
+            raise StartupError(
+                f"The local sandbox in {directory} has no keys in its database. "
+                "`payscope sandbox stop` ends it; the next start makes the keys again."
+            )
         if state.note:
             self.notices.append(f"{state.note} curl commands copied before name the old port.")
+        if state.afresh:
+            self.notices.append(state.afresh)
         self.daemon_dir = directory
         self.base_url = state.url
         self._remember_port(state.url)
@@ -391,6 +419,78 @@ class Runtime:
         # then sent here.
         self._hook = hook
         self._hooking = asyncio.create_task(self._point_webhooks(hook))
+
+    def _connect_local(self, api: Any, credentials: Any) -> None:
+        """The local sandbox's keys and ids (embedded or kept in the background): this run's
+        client is built on them. `api` is `tui.api.client`, imported by the caller."""
+        self.credentials = credentials
+        self.merchant_id = credentials.merchant_id
+        self.business_profile_id = credentials.profile_id
+        self.client = api.ApiClient(
+            self.base_url,
+            credentials.api_key,
+            profile_id=credentials.profile_id,
+            merchant_id=credentials.merchant_id,
+            unreachable_advice=DAEMON_ADVICE if self.daemon_dir is not None else None,
+            **self.options.client_options(),
+        )
+
+    def sandbox_gone(self) -> str:
+        """Why the background sandbox this run uses no longer serves it ("" while it does, or
+        when this run has none). Cheap: its state file, its lock and /proc; no request."""
+        if self.daemon_dir is None:
+            return ""
+        from tui.sandbox import daemon
+
+        state, problem = daemon.check(self.daemon_dir)
+        if state is None:
+            return "it is not running" + (f" ({problem})" if problem else "")
+        if state.phase == "ready" and state.url != self.base_url:
+            return f"it serves on {state.url} now"
+        return ""
+
+    async def revive(self, report: Progress) -> str:
+        """Bring the background sandbox back: start it again on its port and its data (or
+        attach to the one serving them now), point the client at it and take its webhooks
+        back. Returns its URL; raises `StartupError` saying why when it cannot."""
+        from tui.sandbox import daemon
+
+        directory = self.daemon_dir
+        if directory is None:
+            raise StartupError("This run has no background sandbox to start again.")
+        state = daemon.read_state(directory)
+        spawned = None
+        if state is None:
+            port = int(self.base_url.rsplit(":", 1)[-1]) if self.base_url else 0
+            report(f"Starting the local sandbox again on port {port}…", None)
+            spawned = await asyncio.to_thread(
+                daemon.spawn, directory, port=port, seed=self.options.seed
+            )
+        state = await self._wait_ready(directory, report, spawned)
+        credentials = await asyncio.to_thread(daemon.read_credentials, directory)
+        if credentials is None:
+            raise StartupError(f"The local sandbox in {directory} has no keys in its database.")
+        for note in (state.note, state.afresh):
+            if note:
+                self.notices.append(note)
+        old = self.client
+        if state.url != self.base_url or credentials != self.credentials:
+            # Another port (its own was taken) or other keys (its database was replaced): a
+            # new client. Requests go on the new one's log from here.
+            from tui.api import client as api
+
+            self.base_url = state.url
+            self._remember_port(state.url)
+            self._connect_local(api, credentials)
+            if old is not None:
+                with contextlib.suppress(Exception):
+                    await old.aclose()
+        if self.listener is not None:
+            self.listener.secrets = [credentials.webhook_secret]
+        if self._hook:
+            await self._point_webhooks(self._hook)
+        report("", 1.0)
+        return str(state.url)
 
     def _import_rest(self) -> asyncio.Task[list[Any]]:
         """Import the listener's modules and the first calls' in a thread, started now."""
@@ -426,29 +526,44 @@ class Runtime:
 
     async def _wait_ready(self, directory: Path, report: Progress, spawned: int | None) -> Any:
         """The daemon's state once it serves, reporting its seeding; a readable error when it
-        stopped instead."""
-        from tui.sandbox import daemon
+        stopped instead, or when it does not serve by a deadline that never resets."""
+        from tui.sandbox import daemon, files
 
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30.0
+        began = loop.time()
+        deadline = began + START_LIMIT
         while True:
             state = daemon.read_state(directory)
             if state is not None and state.phase == "ready":
                 return state
             if state is not None and state.phase == "seeding":
-                deadline = loop.time() + 30.0  # seeding takes as long as it takes
+                # Set once, from the size of the seeding: a daemon that stalls, or a state
+                # file that says "seeding" for ever, is not waited on for ever.
+                deadline = max(deadline, began + START_LIMIT + state.total * SEED_LIMIT_EACH)
                 total = max(state.total, 1)
                 report(
                     f"First run: seeding demo data, {state.done} of {state.total} payments",
                     state.done / total,
                 )
-            elif state is None and spawned is not None and not daemon.alive(spawned):
-                # It stopped before serving: its log says why.
-                tail = daemon.log_tail(directory) or "(its log is empty)"
-                raise RuntimeError(f"The local sandbox did not start:\n{tail}")
+            elif (
+                state is None
+                and spawned is not None
+                and not daemon.alive(spawned)
+                and not files.lock_held(directory)
+            ):
+                # It stopped before serving, and no other daemon took the data dir (one that
+                # did is waited for: this one left it to that one). Its log says why.
+                raise StartupError(
+                    f"The local sandbox did not start: {daemon.why_stopped(directory)}"
+                )
             if loop.time() > deadline:
                 log = directory / "daemon.log"
-                raise RuntimeError(f"The local sandbox did not answer within 30 s (see {log}).")
+                waited = round(loop.time() - began)
+                raise StartupError(
+                    f"The local sandbox did not get ready within {waited} s. Its log is {log}; "
+                    "`payscope sandbox status` shows what it is doing, and "
+                    "`payscope sandbox stop` ends it (payscope starts a fresh one next time)."
+                )
             await asyncio.sleep(0.02)
 
     def spawn_early(self) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -363,10 +364,38 @@ def test_a_journal_path_taken_by_a_directory_or_another_file_is_named(tmp_path: 
     (tmp_path / "dir" / "journal.sqlite3").mkdir(parents=True)
     with pytest.raises(ListenerError, match="is a directory"):
         Listener(tmp_path / "dir", [SECRET]).open()
-    (tmp_path / "junk").mkdir()
-    (tmp_path / "junk" / "journal.sqlite3").write_bytes(b"not sqlite at all " * 100)
-    with pytest.raises(ListenerError, match="is not an SQLite database"):
-        Listener(tmp_path / "junk", [SECRET]).open()
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"not sqlite at all " * 100, os.urandom(49152), b"SQLite format 3\x00" + os.urandom(8000)],
+    ids=["text", "random", "torn-header"],
+)
+async def test_a_damaged_journal_is_moved_aside_and_a_fresh_one_started(
+    tmp_path: Path, damage: bytes, client: httpx.AsyncClient
+) -> None:
+    (tmp_path / "journal.sqlite3").write_bytes(damage)
+    (tmp_path / "journal.sqlite3-wal").write_bytes(b"old wal")
+    listener = Listener(tmp_path, [SECRET])
+    await listener.start("127.0.0.1", 0)
+    try:
+        moved = listener.journal.moved_aside
+        assert moved is not None and moved.parent == tmp_path
+        assert moved.name.startswith("journal.sqlite3.damaged-")
+        assert moved.read_bytes() == damage  # kept whole, never deleted
+        assert (tmp_path / f"{moved.name}-wal").read_bytes() == b"old wal"
+        assert listener.url is not None
+        stored = await post_signed(client, listener.url, event_body("evt_after_damage"))
+        assert stored.status_code == 200
+        assert listener.journal.count() == 1
+    finally:
+        await listener.stop()
+    again = Listener(tmp_path, [SECRET])
+    again.open()  # the fresh journal is sound: nothing moved the next time
+    try:
+        assert again.journal.moved_aside is None and again.journal.count() == 1
+    finally:
+        again.journal.close()
 
 
 # -- forwarding --------------------------------------------------------------------------------

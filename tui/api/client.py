@@ -22,6 +22,7 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
+import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tui import __version__
@@ -56,6 +57,16 @@ __all__ = ["USER_AGENT", "ApiClient", "JournalEntry", "RateLimit", "Replay"]
 USER_AGENT = f"payscope/{__version__} (+python-httpx/{httpx.__version__})"
 M = TypeVar("M", bound=BaseModel)
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# The largest answer read (decoded bytes): a bigger one is refused unread, naming its route and
+# size. The real service's list pages hold at most 100 records, far below it.
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+# Answers over this are parsed in a thread, and lists of more records than `_MANY` validated in
+# one: the UI's loop keeps answering keys meanwhile.
+OFF_LOOP_BYTES = 1024 * 1024
+_MANY = 1000
+_SLICE = 500
+# How an answer's body was framed on the wire: no longer true of the body once read whole.
+_BODY_FRAMING = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 @dataclass(frozen=True)
@@ -118,6 +129,8 @@ class ApiClient:
     `contract` is the contract the service speaks, by which error codes are explained (see
     `tui.api.codes`): "spec" (the local sandbox), "real" (the real service), or "auto": read
     from the errors the service returns, the real service's meanings until one shows the spec's.
+    `unreachable_advice` replaces what an `ApiConnectionError` says to do (e.g. what brings
+    back a local sandbox that stopped).
     """
 
     def __init__(
@@ -138,6 +151,7 @@ class ApiClient:
         rng: Callable[[], float] = random.random,
         journal_size: int = 1000,
         contract: str = "spec",
+        unreachable_advice: str | None = None,
     ) -> None:
         if contract not in ("spec", "real", "auto"):
             raise errors.ConfigurationError(
@@ -165,6 +179,8 @@ class ApiClient:
         self.detected_contract: str | None = None
         self._probed = False
         self.retry_policy = RetryPolicy(max_attempts=max_attempts, max_retry_time=max_retry_time)
+        self.max_response_bytes = MAX_RESPONSE_BYTES
+        self.unreachable_advice = unreachable_advice
         self._clock = clock
         self._sleep = sleep
         self._wall_clock = wall_clock
@@ -382,7 +398,7 @@ class ApiClient:
             resolve_duplicate=resolve_duplicate,
             duplicate_statuses=duplicate_statuses,
         )
-        validated: M = self._validate(result, data, method, path)
+        validated: M = await self.validated(result, data, method, path)
         return validated
 
     async def call_list(
@@ -400,7 +416,7 @@ class ApiClient:
         data = await self.request(
             method, path, body=body, params=params, headers=headers, replay=replay
         )
-        validated: list[M] = self._validate(list[item], data, method, path)  # type: ignore[valid-type]
+        validated: list[M] = await self.validated(list[item], data, method, path)  # type: ignore[valid-type]
         return validated
 
     async def call_json(
@@ -417,7 +433,7 @@ class ApiClient:
         data = await self.request(
             method, path, body=body, params=params, headers=headers, replay=replay
         )
-        result: dict[str, Any] = self._validate(dict[str, Any], data, method, path)
+        result: dict[str, Any] = await self.validated(dict[str, Any], data, method, path)
         return result
 
     async def call_or_none(
@@ -428,8 +444,34 @@ class ApiClient:
         data = await self.request(method, path, body=body)
         if data is None or data == {}:
             return None
-        validated: M = self._validate(result, data, method, path)
+        validated: M = await self.validated(result, data, method, path)
         return validated
+
+    async def validated(self, target: Any, data: Any, method: str, path: str) -> Any:
+        """`data` validated as `target` (see `_validate`); a long list is validated in a thread,
+        so that thousands of records do not hold the UI's loop."""
+        if _many_records(data):
+            return await asyncio.to_thread(self._validate_in_slices, target, data, method, path)
+        return self._validate(target, data, method, path)
+
+    def _validate_in_slices(self, target: Any, data: Any, method: str, path: str) -> Any:
+        """`_validate`, a slice of a long list at a time (in a thread): pydantic holds the GIL
+        through one validation, and the UI's loop gets it back between slices. Anything but
+        a list of models, or a model with one, is validated whole."""
+        items, rebuild = _long_list_of(target, data)
+        if items is None:
+            return self._validate(target, data, method, path)
+        kind, values = items
+        many: Any = list[kind]  # type: ignore[valid-type]
+        try:
+            done = [
+                record
+                for start in range(0, len(values), _SLICE)
+                for record in self._validate(many, values[start : start + _SLICE], method, path)
+            ]
+        except errors.ResponseFormatError:
+            return self._validate(target, data, method, path)  # said with the whole's places
+        return rebuild(done)
 
     def _validate(self, target: Any, data: Any, method: str, path: str) -> Any:
         adapter = self._adapters.get(target)
@@ -474,11 +516,20 @@ class ApiClient:
         )
         if isinstance(response, _Resolved):
             return response.data
+        if len(response.content) > OFF_LOOP_BYTES:
+            # Parsing megabytes holds the loop for a tenth of a second or more: keys would wait.
+            return await asyncio.to_thread(self._decode, response, method, path)
         return self._decode(response, method, path)
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> Any:
         if not response.content.strip():
             return None
+        try:
+            # orjson: about twice as fast, and the GIL is held throughout a parse. What it
+            # refuses (NaN, integers past 64 bits) goes to the standard parser.
+            return orjson.loads(response.content)
+        except ValueError:
+            pass
         try:
             return response.json()
         except ValueError:
@@ -577,7 +628,9 @@ class ApiClient:
             started_at=started_at,
         )
         try:
-            response = await self._http.send(request)
+            streamed = await self._http.send(request, stream=True)
+            raw_headers = streamed.headers.multi_items()  # as they came; one decode (.get scans)
+            response = await self._read_capped(request, streamed)
         except httpx.TransportError as exc:
             self.journal.record(
                 entry(
@@ -586,8 +639,12 @@ class ApiClient:
                 )
             )
             raise
+        except errors.ResponseTooLargeError as exc:
+            self.journal.record(
+                entry(latency_ms=(self._clock() - t0) * 1000.0, error=str(exc).split("\n")[0])
+            )
+            raise
         latency_ms = (self._clock() - t0) * 1000.0
-        raw_headers = response.headers.multi_items()  # one decode; Headers.get is a scan
         self._update_rate_limit(dict(raw_headers))
         response_headers = redact.headers(raw_headers)
         self.journal.record(
@@ -601,6 +658,40 @@ class ApiClient:
             )
         )
         return response
+
+    async def _read_capped(
+        self, request: httpx.Request, response: httpx.Response
+    ) -> httpx.Response:
+        """The streamed `response` read whole, unless it is over `max_response_bytes`: then it
+        is closed unread (by its Content-Length) or as soon as it passes the limit."""
+        limit = self.max_response_bytes
+        path = request.url.path
+        try:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > limit:
+                raise errors.ResponseTooLargeError(request.method, path, int(declared), limit, True)
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    raise errors.ResponseTooLargeError(request.method, path, size, limit, False)
+                chunks.append(chunk)
+        finally:
+            await response.aclose()
+        # The same answer, whole and decoded (its encoding headers no longer apply).
+        headers = [
+            (name, value)
+            for name, value in response.headers.multi_items()
+            if name.lower() not in _BODY_FRAMING
+        ]  # the request log keeps them as they came (`_attempt`)
+        return httpx.Response(
+            response.status_code,
+            headers=headers,
+            content=b"".join(chunks),
+            request=request,
+            extensions=response.extensions,
+        )
 
     def record_exchange(self, exchange: Any) -> None:
         """Journal a request made for this client outside it (`tui.prefetch`'s start-up read of
@@ -641,7 +732,10 @@ class ApiClient:
         )
         reason = self._redactor.text(_describe_transport_error(exc))
         url = self._redactor.text(str(request.url))
-        return cls(request.method, url, reason, attempts=attempts)
+        error = cls(request.method, url, reason, attempts=attempts)
+        if self.unreachable_advice is not None and cls is errors.ApiConnectionError:
+            error.advice = self.unreachable_advice
+        return error
 
     @property
     def contract(self) -> str:
@@ -739,6 +833,48 @@ class ApiClient:
             error = cls(status, type_, code, message, method=method, path=path)
         error.contract = contract
         return error
+
+
+def _many_records(data: Any) -> bool:
+    """True for an answer of more than `_MANY` records (a list, or a page's list)."""
+    if isinstance(data, list):
+        return len(data) > _MANY
+    if isinstance(data, dict):
+        return any(isinstance(v, list) and len(v) > _MANY for v in data.values())
+    return False
+
+
+def _long_list_of(
+    target: Any, data: Any
+) -> tuple[tuple[Any, list[Any]] | None, Callable[[list[Any]], Any]]:
+    """For `data` holding a long list of records of one model: (that model, the list) and how
+    to make the validated whole from the validated records; (None, ...) otherwise."""
+    from typing import get_args, get_origin
+
+    def whole(records: list[Any]) -> Any:
+        return records
+
+    if isinstance(data, list) and get_origin(target) is list:
+        (kind,) = get_args(target) or (None,)
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            return (kind, data), whole
+        return None, whole
+    if not (isinstance(data, dict) and isinstance(target, type) and issubclass(target, BaseModel)):
+        return None, whole
+    for name, info in target.model_fields.items():
+        key = info.alias or name
+        values = data.get(key)
+        if not (isinstance(values, list) and len(values) > _MANY):
+            continue
+        args = get_args(info.annotation) if get_origin(info.annotation) is list else ()
+        if len(args) == 1 and isinstance(args[0], type) and issubclass(args[0], BaseModel):
+            head = {**data, key: []}
+
+            def rebuild(records: list[Any], head: Any = head, name: str = name) -> Any:
+                return target.model_validate(head).model_copy(update={name: records})
+
+            return (args[0], values), rebuild
+    return None, whole
 
 
 @dataclass(frozen=True)

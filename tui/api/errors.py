@@ -182,11 +182,16 @@ class ApiConnectionError(ClientError):
     def _tried(self) -> str:
         return f" after {self.attempts} attempts" if self.attempts > 1 else ""
 
+    # What to do, said after the reason; the client may give its own (`unreachable_advice`).
+    advice = (
+        "check the base URL of this profile and that the service (or `payscope sandbox`) is "
+        "running and reachable."
+    )
+
     def __str__(self) -> str:
         return (
             f"{self.method} {self.url} got no answer{self._tried()}: {self.reason}\n"
-            "What to do: check the base URL of this profile and that the service (or "
-            "`payscope sandbox`) is running and reachable."
+            f"What to do: {self.advice}"
         )
 
 
@@ -199,6 +204,31 @@ class ApiTimeoutError(ApiConnectionError):
             "What to do: try again; for a create, capture or refund, retrieve the object first, "
             "because the service may have processed the request."
         )
+
+
+class ResponseTooLargeError(ClientError):
+    """An answer larger than payscope reads (`ApiClient.max_response_bytes`): refused unread."""
+
+    def __init__(self, method: str, path: str, size: int, limit: int, declared: bool) -> None:
+        self.method = method
+        self.path = path
+        self.size = size
+        self.limit = limit
+        self.declared = declared
+        super().__init__(method, path, size, limit, declared)
+
+    def __str__(self) -> str:
+        size = _megabytes(self.size)
+        said = f"is {size}" if self.declared else f"passed {size} and was still going"
+        return (
+            f"The answer to {self.method} {self.path} {said}, over the {_megabytes(self.limit)} "
+            "payscope reads, so it was not read.\nWhat to do: ask for less at a time (a smaller "
+            "page, a narrower filter or time range)."
+        )
+
+
+def _megabytes(n: int) -> str:
+    return f"{n / 1_000_000:.1f} MB"
 
 
 class ResponseFormatError(ClientError):

@@ -170,9 +170,15 @@ class Redactor:
         return None if value is None else REDACTED
 
     def body(self, raw: bytes | str | None, content_type: str = "") -> str | None:
-        """A request or response body as redacted text (JSON re-serialised compactly)."""
+        """A request or response body as redacted text (JSON re-serialised compactly).
+
+        Only what is kept is read: a body over `MAX_STORED_BODY` is cut to that prefix before
+        anything else, and the prefix (no longer whole JSON) is redacted as text, with the
+        values of secret fields masked by name as well."""
         if raw is None:
             return None
+        if len(raw) > MAX_STORED_BODY:
+            return self._prefix(raw)
         text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
         if not text:
             return ""
@@ -188,6 +194,35 @@ class Redactor:
                 text = json.dumps(self.json_value(decoded), ensure_ascii=False)
                 return _cap(text)
         return _cap(self.text(text))
+
+    def _prefix(self, raw: bytes | str) -> str:
+        left = len(raw) - MAX_STORED_BODY
+        head = raw[:MAX_STORED_BODY]
+        text = head.decode("utf-8", errors="replace") if isinstance(head, bytes) else head
+        # A secret cut in two at the end must not show its first half: drop a last partial
+        # token (letters, digits, _ and -) rather than show it.
+        end = len(text)
+        while end and (text[end - 1].isalnum() or text[end - 1] in "_-"):
+            end -= 1
+        text = text[:end]
+        text = _SECRET_FIELD_VALUE.sub(self._field_match, text)
+        unit = "bytes" if isinstance(raw, bytes) else "characters"
+        return f"{self.text(text)}... [{left} more {unit} not kept]"
+
+    def _field_match(self, match: re.Match[str]) -> str:
+        name, value = match.group(1), match.group(2)
+        if name.lower() in _CARD_NUMBER_FIELDS:
+            return f'"{name}":"{_mask_card(value.strip(chr(34)))}"'
+        return f'"{name}":"{REDACTED}"'
+
+
+# In a cut JSON prefix: `"field": value` for the fields whose values are masked by name.
+_SECRET_FIELD_VALUE = re.compile(
+    r'"([A-Za-z0-9_]{0,64}?(?:'
+    + "|".join(map(re.escape, sorted(_CARD_NUMBER_FIELDS | _CVC_FIELDS | _SECRET_FIELDS)))
+    + r'|_secret|_password))"\s*:\s*("(?:[^"\\]|\\.)*"?|-?[0-9.]+)',
+    re.IGNORECASE,
+)
 
 
 def _cap(text: str) -> str:

@@ -113,10 +113,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # Imported once the arguments are known to be good: a mistake is said at once (0.05 s,
     # not the 0.6 s of importing the server and its routes).
+    from tui.sandbox.db import DatabaseUnusable
     from tui.sandbox.server import Sandbox
 
     try:
         sandbox = Sandbox(config)
+    except DatabaseUnusable as exc:
+        print(f"payscope sandbox: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(
             f"payscope sandbox: cannot open the state in {config.data_dir}: {exc}. "
@@ -141,12 +145,16 @@ def _manage(action: str, directory: Path) -> int:
     """`payscope sandbox status` and `payscope sandbox stop`: the background sandbox."""
     from tui.sandbox import daemon
 
-    state = daemon.read_state(directory)
+    state, problem = daemon.check(directory)
+    if problem:
+        # Reported, never acted on: its pid may belong to any process by now.
+        after = "; nothing was signalled" if action == "stop" else ""
+        print(f"payscope sandbox: ignoring {problem}{after}.", file=sys.stderr)
     if action == "stop":
-        if not daemon.stop(directory):
+        if state is None or not daemon.stop(directory):
             print(f"No background sandbox is running for {directory}.")
             return 0
-        print(f"Stopped the background sandbox (pid {state.pid if state else '?'}).")
+        print(f"Stopped the background sandbox (pid {state.pid}).")
         return 0
     if state is None:
         print(
@@ -196,6 +204,8 @@ async def _serve(sandbox: Sandbox, host: str, port: int) -> int:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
     print(banner(sandbox), flush=True)  # after the handlers: it says Ctrl+C stops it
+    if sandbox.state.started_afresh:
+        print(f"note: {sandbox.state.started_afresh}", file=sys.stderr, flush=True)
     try:
         await stop.wait()
     finally:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import random
 import string
-from dataclasses import dataclass
 
 from tui.sandbox import ids
 from tui.sandbox.config import SandboxConfig
 from tui.sandbox.db import Database
+from tui.sandbox.identity import Credentials as Credentials  # where it is defined
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS business_profiles (
@@ -26,26 +26,6 @@ CREATE TABLE IF NOT EXISTS business_profiles (
     modified_at TEXT NOT NULL
 );
 """
-
-
-@dataclass(frozen=True)
-class Credentials:
-    """What a client needs to talk to this sandbox (`base_url` is set once it listens)."""
-
-    base_url: str | None
-    merchant_id: str
-    profile_id: str
-    api_key: str
-    publishable_key: str
-    webhook_secret: str
-
-    def __repr__(self) -> str:
-        # Never print keys by accident (logs, tracebacks, test output).
-        return (
-            f"Credentials(base_url={self.base_url!r}, merchant_id={self.merchant_id!r}, "
-            f"profile_id={self.profile_id!r}, api_key='***', publishable_key='***', "
-            "webhook_secret='***')"
-        )
 
 
 def hash_key() -> str:

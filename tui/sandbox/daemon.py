@@ -6,10 +6,14 @@ there at once next time, on the same port with the same keys, so a copied curl k
 and quitting the TUI does not wait for it to stop.
 
 - `python -m tui.sandbox.daemon --data DIR [--port N] [--seed N]` serves the sandbox in `DIR`
-  (what `spawn` runs, detached). It writes `DIR/daemon.json` (pid, URL, phase, seeding
-  progress, a note when the wanted port was taken; never a key) and removes it when it stops
-  (SIGTERM or SIGINT).
-- `read_state(DIR)` is what a client reads: None unless a live daemon owns the file.
+  (what `spawn` runs, detached). It takes `DIR/daemon.lock` first and holds it for its whole
+  life: one daemon per data dir, and a second one started meanwhile leaves at once, so its
+  starter attaches to the first. It writes `DIR/daemon.json` (pid, start time, URL, phase,
+  seeding progress, a note when the wanted port was taken; never a key) and removes it when it
+  stops (SIGTERM or SIGINT).
+- `read_state(DIR)` is what a client reads: None unless the daemon that holds the lock proves
+  the file is its own (`tui.sandbox.files.check_state`); `check(DIR)` also says why a file was
+  not trusted.
 - `read_credentials(DIR)` reads the sandbox's identity and keys from its own database (where
   the sandbox has always kept them), without starting anything.
 - `stop(DIR)` ends it; `payscope sandbox status|stop` are the commands around these.
@@ -30,8 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from tui.private_files import open_private, private_dir
+from tui.sandbox import files
 from tui.sandbox.files import STATE_FILE as STATE_FILE  # re-exported: the daemon's file
 from tui.sandbox.files import alive as alive
+from tui.sandbox.identity import Credentials
 
 LOG_FILE = "daemon.log"
 HOST = "127.0.0.1"
@@ -47,34 +53,29 @@ class DaemonState:
     done: int = 0
     total: int = 0
     note: str = ""  # e.g. the wanted port was taken
+    started: str = ""  # the process's start time (`files.start_time`): proves the pid is it
+    afresh: str = ""  # why it started with new keys though a database was there
 
     @property
     def port(self) -> int:
         return int(self.url.rsplit(":", 1)[-1]) if self.url else 0
 
 
-@dataclass(frozen=True)
-class StoredCredentials:
-    """The sandbox's identity, as stored in its database."""
-
-    merchant_id: str
-    profile_id: str
-    api_key: str
-    publishable_key: str
-    webhook_secret: str
-
-    def __repr__(self) -> str:
-        return f"StoredCredentials(merchant_id={self.merchant_id!r}, keys='***')"
-
-
 def read_state(directory: Path) -> DaemonState | None:
-    """The daemon serving `directory`, or None (no file, a broken one, or its process is gone)."""
-    try:
-        data = json.loads((directory / STATE_FILE).read_text(encoding="utf-8"))
-        state = DaemonState(**{k: data[k] for k in DaemonState.__dataclass_fields__ if k in data})
-    except (OSError, ValueError, TypeError, KeyError):
-        return None
-    return state if alive(state.pid) else None
+    """The daemon proven to serve `directory`, or None (no file, a broken or lying one, or its
+    process is gone)."""
+    return check(directory)[0]
+
+
+def check(directory: Path) -> tuple[DaemonState | None, str]:
+    """The daemon proven to serve `directory`, and why a state file there was not trusted
+    ("" when it was, or when there is none)."""
+    fields, problem = files.check_state(directory)
+    if fields is None:
+        return None, problem
+    return DaemonState(
+        **{k: fields[k] for k in DaemonState.__dataclass_fields__ if k in fields}
+    ), ""
 
 
 def _write_state(directory: Path, state: DaemonState) -> None:
@@ -85,7 +86,7 @@ def _write_state(directory: Path, state: DaemonState) -> None:
     os.replace(temporary, path)
 
 
-def read_credentials(directory: Path) -> StoredCredentials | None:
+def read_credentials(directory: Path) -> Credentials | None:
     """The keys and ids in the sandbox's database in `directory` (None before its first run)."""
     import sqlite3
 
@@ -109,7 +110,8 @@ def read_credentials(directory: Path) -> StoredCredentials | None:
     finally:
         conn.close()
     try:
-        return StoredCredentials(
+        return Credentials(
+            None,
             str(meta["merchant_id"]),
             str(meta["profile_id"]),
             str(meta["api_key"]),
@@ -197,22 +199,77 @@ def log_tail(directory: Path, lines: int = 8) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
 
 
+FAILED = "payscope sandbox daemon failed: "
+
+
+def why_stopped(directory: Path) -> str:
+    """Why the daemon of `directory` stopped before serving: its own last word on it in its
+    log (the log is kept across runs: older runs' lines are not this one's), else its tail."""
+    tail = log_tail(directory, 50)
+    for line in reversed(tail.splitlines()):
+        if line.startswith(FAILED):
+            return line.removeprefix(FAILED)
+    return "\n".join(tail.splitlines()[-8:]) or "(its log is empty)"
+
+
 def stop(directory: Path, timeout: float = 10.0) -> bool:
-    """Ask the daemon of `directory` to stop and wait for it; False if none was running."""
+    """Ask the daemon of `directory` to stop and wait for it; False if none was proven to run.
+
+    A process is signalled only once it is proven to be this directory's daemon (it holds the
+    lock, runs the daemon's command line for this directory, and started when its state file
+    says), and proven again before SIGKILL: a pid from a file is never trusted on its own."""
     state = read_state(directory)
     if state is None:
         return False
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(state.pid, signal.SIGTERM)
+    if not _signal(state, directory, signal.SIGTERM):
+        return False
     deadline = time.monotonic() + timeout
-    while alive(state.pid) and time.monotonic() < deadline:
+    while _same_process(state) and time.monotonic() < deadline:
         time.sleep(0.02)
-    if alive(state.pid):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(state.pid, signal.SIGKILL)
-    with contextlib.suppress(FileNotFoundError):
-        (directory / STATE_FILE).unlink()
+    if _same_process(state):
+        _signal(state, directory, signal.SIGKILL)
+        while _same_process(state) and time.monotonic() < deadline + 2.0:
+            time.sleep(0.02)
+    # Its own stop removes the file; after a SIGKILL it is ours to remove, while it still
+    # names the process just stopped (the data dir may hold a new daemon's by now).
+    with contextlib.suppress(OSError, ValueError):
+        current = json.loads((directory / STATE_FILE).read_text(encoding="utf-8"))
+        if isinstance(current, dict) and (current.get("pid"), current.get("started")) == (
+            state.pid,
+            state.started,
+        ):
+            (directory / STATE_FILE).unlink()
     return True
+
+
+def _same_process(state: DaemonState) -> bool:
+    """True while the process `state` names is alive and is still the one that wrote it."""
+    return alive(state.pid) and files.start_time(state.pid) == state.started
+
+
+def _signal(state: DaemonState, directory: Path, sig: int) -> bool:
+    """Send `sig` to the daemon `state` names, proving first that it is still that process.
+
+    Where the system has pidfds, the process is pinned by one before the proof, so a pid
+    reused between the proof and the signal cannot receive it."""
+    pidfd = -1
+    if hasattr(os, "pidfd_open"):
+        try:
+            pidfd = os.pidfd_open(state.pid)
+        except OSError:
+            return False  # gone already
+    try:
+        if files.identity_problem(state.pid, directory, state.started):
+            return False
+        with contextlib.suppress(ProcessLookupError):
+            if pidfd >= 0:
+                signal.pidfd_send_signal(pidfd, sig)
+            else:
+                os.kill(state.pid, sig)
+        return True
+    finally:
+        if pidfd >= 0:
+            os.close(pidfd)
 
 
 # -- the daemon itself ----------------------------------------------------------------------
@@ -235,6 +292,10 @@ async def start_on(sandbox: Any, port: int, origin: str = "") -> tuple[str, str]
     )
 
 
+class AlreadyServed(Exception):
+    """Another daemon holds the lock of this data dir (it serves; this one leaves)."""
+
+
 async def serve(directory: Path, port: int, seed: int) -> int:
     """Run the sandbox of `directory` until SIGTERM or SIGINT."""
     import asyncio
@@ -243,6 +304,12 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     from tui.sandbox.server import Sandbox
 
     pid = os.getpid()
+    # The lock decides who serves, before anything is written: two starts at once (two TUIs,
+    # a TUI and `payscope sandbox`) leave one daemon, and the other's starter attaches to it.
+    lock = files.take_lock(directory)
+    if lock is None:
+        raise AlreadyServed(directory)
+    started = files.start_time(pid) or ""
     # The handlers come before any state is written: a SIGTERM sent as soon as the state file
     # says "ready" (`payscope sandbox stop`, a test) stops it cleanly, never by the default
     # action, which would leave the state file and skip the sandbox's own stop.
@@ -250,8 +317,17 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, done.set)
-    _write_state(directory, DaemonState(pid, "", "starting"))
+
+    afresh = ""
+
+    def state(phase: str, url: str = "", done: int = 0, total: int = 0, note: str = "") -> None:
+        _write_state(directory, DaemonState(pid, url, phase, done, total, note, started, afresh))
+
+    state("starting")
     sandbox = await asyncio.to_thread(Sandbox, SandboxConfig(data_dir=directory))
+    afresh = sandbox.state.started_afresh
+    if afresh:
+        print(afresh, flush=True)
     url, note = await start_on(sandbox, port)
     from tui import gc_pause
 
@@ -263,22 +339,33 @@ async def serve(directory: Path, port: int, seed: int) -> int:
             now = time.monotonic()
             if now - last[0] >= 0.1 or done >= total:
                 last[0] = now
-                state = DaemonState(pid, url, "seeding", done, total, note)
-                loop.call_soon_threadsafe(_write_state, directory, state)
+                loop.call_soon_threadsafe(state, "seeding", url, done, total, note)
 
-        _write_state(directory, DaemonState(pid, url, "seeding", 0, seed, note))
+        state("seeding", url, 0, seed, note)
         began = time.monotonic()
         await asyncio.to_thread(sandbox.seed, seed, progress)
         print(f"seeded {seed} payments in {time.monotonic() - began:.2f}s", flush=True)
-    _write_state(directory, DaemonState(pid, url, "ready", seed, seed, note))
+    state("ready", url, seed, seed, note)
     print(f"payscope sandbox daemon {pid} serving {url}", flush=True)
 
+    def still_mine() -> bool:
+        try:
+            data = json.loads((directory / STATE_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return (
+            isinstance(data, dict)
+            and data.get("pid") == pid
+            and files.still_locked_here(lock, directory)
+        )
+
     async def watch() -> None:
-        # Gone with its directory (or replaced by another daemon): stop instead of lingering.
+        # Gone with its directory (its state file or its lock file removed or replaced):
+        # stop instead of lingering where nobody can find it.
         while not done.is_set():
             await asyncio.sleep(2.0)
-            state = read_state(directory)
-            if state is None or state.pid != pid:
+            if not still_mine():
+                print(f"payscope sandbox daemon {pid}: its state or lock file went", flush=True)
                 done.set()
 
     watchdog = asyncio.create_task(watch())
@@ -287,11 +374,11 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     finally:
         watchdog.cancel()
         await sandbox.stop()
-        state = read_state(directory)
-        if state is not None and state.pid == pid:
+        if still_mine():
             with contextlib.suppress(FileNotFoundError):
                 (directory / STATE_FILE).unlink()
         print(f"payscope sandbox daemon {pid} stopped", flush=True)
+        os.close(lock)  # the lock goes last: no other daemon serves before this one is done
     return 0
 
 
@@ -310,10 +397,20 @@ def main(argv: list[str] | None = None) -> int:
     private_dir(args.data)
     try:
         return asyncio.run(serve(args.data, args.port, args.seed))
+    except AlreadyServed:
+        # Not a failure: whoever started this one attaches to the daemon that serves.
+        print(
+            f"payscope sandbox daemon {os.getpid()}: another daemon holds "
+            f"{args.data / files.LOCK_FILE} and serves this data; this one leaves",
+            flush=True,
+        )
+        return 0
     except Exception as exc:
-        print(f"payscope sandbox daemon failed: {exc}", file=sys.stderr, flush=True)
-        with contextlib.suppress(FileNotFoundError):
-            (args.data / STATE_FILE).unlink()
+        print(f"{FAILED}{exc}", file=sys.stderr, flush=True)
+        with contextlib.suppress(OSError, ValueError):  # its own file only, never another's
+            data = json.loads((args.data / STATE_FILE).read_text(encoding="utf-8"))
+            if isinstance(data, dict) and data.get("pid") == os.getpid():
+                (args.data / STATE_FILE).unlink()
         return 1
 
 

@@ -51,11 +51,39 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+class DatabaseUnusable(RuntimeError):
+    """The sandbox's database file cannot be used; the message names it and what to do."""
+
+
+def unusable(path: Path, exc: sqlite3.Error) -> DatabaseUnusable:
+    """The error to report for `exc`, raised while opening the database at `path`."""
+    text = str(exc)
+    if any(sign in text for sign in ("not a database", "malformed", "encrypted", "corrupt")):
+        import shlex
+
+        aside = shlex.quote(f"{path}.damaged")
+        return DatabaseUnusable(
+            f"The sandbox's database {path} is damaged ({text}). Move it aside "
+            f"(mv {shlex.quote(str(path))} {aside}) and payscope starts a fresh sandbox, with "
+            "new keys and a new merchant id; or put back a copy you kept."
+        )
+    return DatabaseUnusable(
+        f"The sandbox's database {path} cannot be opened ({text}). Check that no other program "
+        "holds it and that its directory is writable."
+    )
+
+
 class Database:
     """The sandbox's SQLite file: schema, `meta` key-value pairs and transactions."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # A file that is there but empty (0 bytes) opens as a new database: the sandbox then
+        # starts afresh, with new keys, and says so (`SandboxState.started_afresh`).
+        try:
+            self.was_empty = path.stat().st_size == 0
+        except OSError:
+            self.was_empty = False
         self.conn = connect(path)
         self.conn.executescript(CORE_SCHEMA)
         self._batch: asyncio.Future[None] | None = None

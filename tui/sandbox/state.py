@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from tui.sandbox import credentials, keys, outbox
 from tui.sandbox.clock import Clock
 from tui.sandbox.config import SandboxConfig
 from tui.sandbox.credentials import Credentials
-from tui.sandbox.db import Database
+from tui.sandbox.db import Database, unusable
 from tui.sandbox.files import DB_FILE
 from tui.sandbox.limits import Faults, RateLimiter
 from tui.sandbox.resource import Job, Resource
@@ -43,15 +44,29 @@ class SandboxState:
             resources = RESOURCES
         self.config = config
         self.resources = tuple(resources)
-        self.db = Database(Path(config.data_dir) / DB_FILE)
-        for ddl in (credentials.SCHEMA, keys.SCHEMA):
-            self.db.apply_schema(ddl)
-        outbox.apply_schema(self.db)
-        for resource in self.resources:
-            self.db.apply_schema(resource.schema)
-        offset = float(self.db.get_meta("clock_offset") or 0.0)
-        self.clock = Clock(offset, config.time_source)
-        self.credentials: Credentials = credentials.bootstrap(self.db, config, self.clock.now_iso())
+        path = Path(config.data_dir) / DB_FILE
+        try:
+            self.db = Database(path)
+            for ddl in (credentials.SCHEMA, keys.SCHEMA):
+                self.db.apply_schema(ddl)
+            outbox.apply_schema(self.db)
+            for resource in self.resources:
+                self.db.apply_schema(resource.schema)
+            offset = float(self.db.get_meta("clock_offset") or 0.0)
+            self.clock = Clock(offset, config.time_source)
+            self.credentials: Credentials = credentials.bootstrap(
+                self.db, config, self.clock.now_iso()
+            )
+        except sqlite3.DatabaseError as exc:
+            raise unusable(path, exc) from exc
+        # Why this sandbox started with new keys though a database was there ("": it did not).
+        self.started_afresh = (
+            f"The sandbox's database {path} was empty (0 bytes), so the sandbox started afresh: "
+            f"new keys and merchant id {self.credentials.merchant_id}. curl commands copied "
+            "before no longer work."
+            if self.db.was_empty
+            else ""
+        )
         self.limiter = RateLimiter(config.effective_rate_limit)
         self.faults = Faults(config.fault_rate, config.fault_seed)
         self.outbox = outbox.Outbox(self)

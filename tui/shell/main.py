@@ -48,6 +48,11 @@ class NavRail(OptionList):
         )
 
 
+# How often the background sandbox is checked (a state file, a lock, /proc): a dead one is
+# noticed within two of these.
+SANDBOX_CHECK_INTERVAL = 1.0
+
+
 class Banner(Static):
     """A one-line problem banner (remote service down, start-up failed) with a retry key."""
 
@@ -256,6 +261,77 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             self.run_worker(
                 self._watch_health(), group="health", exit_on_error=False, description="Health"
             )
+        elif runtime.daemon_dir is not None:
+            self.run_worker(
+                self._watch_sandbox(),
+                group="health",
+                exclusive=True,  # a retried start has one watcher, not two
+                exit_on_error=False,
+                description="Local sandbox",
+            )
+
+    async def _watch_sandbox(self) -> None:
+        """The background sandbox this run uses: checked every second (its state file, its
+        lock; no request). Gone (killed, stopped, its data moved), it is said on the banner at
+        once and started again on its port and data; Ctrl+R tries again at once after a
+        failure."""
+        import asyncio
+
+        from tui.waiting import wait_or_wake
+
+        runtime = self.app.runtime
+        self._health_wake = wake = asyncio.Event()
+        while True:
+            await wait_or_wake(wake, SANDBOX_CHECK_INTERVAL)
+            wake.clear()
+            why = runtime.sandbox_gone()
+            if not why:
+                continue
+            self._sandbox_down(why)
+            try:
+                url = await runtime.revive(self.show_progress)
+            except Exception as exc:  # said on the banner; Ctrl+R tries again
+                from tui.widgets.errors import describe_error
+
+                title, message = describe_error(exc)
+                self._sandbox_failed(title, message)
+                await wake.wait()
+                continue
+            self._sandbox_back(url)
+
+    def _sandbox_down(self, why: str) -> None:
+        self.service_is_down = True  # the views' connection errors are the banner's to say
+        self.app.clear_notifications()
+        banner = self.query_one(Banner)
+        banner.update(
+            f"[b]The local sandbox stopped[/b] ({safe_markup(why)}). payscope is starting it "
+            "again on the same port, with the same data and keys.\n"
+            "[dim]`payscope sandbox status` in a shell shows it.[/dim]"
+        )
+        banner.add_class("-shown")
+        self.query_one(StatusBar).state = "offline"
+
+    def _sandbox_failed(self, title: str, message: str) -> None:
+        self.query_one(StartupProgress).remove_class("-shown")
+        banner = self.query_one(Banner)
+        banner.update(
+            f"[b]The local sandbox could not be started again: {safe_markup(title)}.[/b] "
+            f"{safe_markup(message, multiline=True)}\n[dim]Ctrl+R tries again.[/dim]"
+        )
+        banner.add_class("-shown")
+
+    def _sandbox_back(self, url: str) -> None:
+        runtime = self.app.runtime
+        self.service_is_down = False
+        self.query_one(Banner).remove_class("-shown")
+        self.query_one(StartupProgress).remove_class("-shown")
+        status = self.query_one(StatusBar)
+        status.state = ""
+        self.notify(f"The local sandbox is back on {url}.", title="Sandbox")
+        for notice in runtime.notices:
+            self.notify(notice, title="Sandbox", severity="warning", timeout=12)
+        runtime.notices.clear()
+        self._reload_views()
 
     async def _watch_health(self) -> None:
         import asyncio

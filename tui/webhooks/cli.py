@@ -275,6 +275,12 @@ async def _serve(
     shown = ", ".join(mask(s) for s in listener.secrets)
     print(f"payscope listener on {url}", file=head)
     print(f"  journal  {listener.journal.path}", file=head)
+    if listener.journal.moved_aside is not None:
+        print(
+            f"note: the journal was damaged, so a fresh one was started; the old one is kept "
+            f"at {listener.journal.moved_aside}",
+            file=err,
+        )
     print(f"  secret   {shown} ({source})", file=head)
     owed = listener.journal.forward_counts()["pending"]
     if args.forward_to:

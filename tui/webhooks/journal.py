@@ -339,6 +339,8 @@ class Journal:
         self._next_delivery_id = 1
         # Jobs submitted during the current turn of each event loop, not yet handed over.
         self._pending: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+        # Where `open` moved a damaged journal it found in the way (None: it found none).
+        self.moved_aside: Path | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -381,9 +383,26 @@ class Journal:
         return self._thread is not None
 
     def open(self) -> None:
-        """Create the schema if needed and start the writer thread (idempotent)."""
+        """Create the schema if needed and start the writer thread (idempotent).
+
+        A journal file that is not an SQLite database (damaged, truncated, overwritten) is
+        moved aside, never deleted, to `journal.sqlite3.damaged-<UTC time>` with its companion
+        files, and a fresh journal started: `moved_aside` says where it went."""
         if self._thread is not None:
             return
+        try:
+            conn = self._prepared()
+        except JournalError as exc:
+            if not isinstance(exc.__cause__, sqlite3.DatabaseError) or not _damaged(exc.__cause__):
+                raise
+            self.moved_aside = self._move_aside(exc.__cause__)
+            conn = self._prepared()
+        self._thread = threading.Thread(
+            target=self._writer, args=(conn,), name="payscope-journal", daemon=True
+        )
+        self._thread.start()
+
+    def _prepared(self) -> sqlite3.Connection:
         conn = self._connect()
         try:
             _prepare(conn)
@@ -393,10 +412,34 @@ class Journal:
             raise JournalError(
                 f"cannot prepare the listener journal at {self.path}: {exc}"
             ) from exc
-        self._thread = threading.Thread(
-            target=self._writer, args=(conn,), name="payscope-journal", daemon=True
+        return conn
+
+    def _move_aside(self, why: sqlite3.DatabaseError) -> Path:
+        """Move the damaged journal (and its -wal, -shm) aside; where it went."""
+        import datetime as dt
+        import os
+
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        target = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{self.path.name}.damaged-{stamp}-{n}")
+        try:
+            os.replace(self.path, target)
+            for suffix in ("-wal", "-shm"):
+                companion = self.path.with_name(self.path.name + suffix)
+                if companion.exists():
+                    os.replace(companion, target.with_name(target.name + suffix))
+        except OSError as exc:
+            raise JournalError(
+                f"the listener journal at {self.path} is damaged ({why}) and could not be "
+                f"moved aside ({exc.strerror or exc}); move it away by hand"
+            ) from exc
+        log.warning(
+            "moved the damaged listener journal %s aside to %s (%s)", self.path, target, why
         )
-        self._thread.start()
+        return target
 
     def close(self) -> None:
         """Commit what is queued, stop the writer, close the connections."""
@@ -663,6 +706,14 @@ def _delivery_record(row: tuple[Any, ...]) -> DeliveryRecord:
         duplicate=bool(row[7]),
         status=row[8],
         body_length=row[9],
+    )
+
+
+def _damaged(exc: sqlite3.DatabaseError) -> bool:
+    """True when SQLite says the file is no (sound) database: not a lock, not a full disk."""
+    text = str(exc)
+    return any(
+        sign in text for sign in ("not a database", "malformed", "file is encrypted", "corrupt")
     )
 
 

@@ -27,6 +27,11 @@ _TITLES = {
     "PermissionError": "Permission denied",
     "TimeoutError": "Timed out",
     "NotStarted": "Not ready yet",
+    # Start-up failures whose messages carry their own advice (never the generic "try again").
+    "StartupError": "Could not start",
+    "ListenerError": "Webhook listener problem",
+    "DatabaseUnusable": "Sandbox database unusable",
+    "OptionsError": "Settings problem",
 }
 
 # Settings a profile may lack that some calls need, by the error saying so.

@@ -209,7 +209,7 @@ class PaymentsResource(Resource):
             and {"size", "data"} <= data[0].keys()
         ):
             data = data[0]  # the real document declares the answer an array of `{size, data}`
-        page: PaymentListResponse = self._client._validate(
+        page: PaymentListResponse = await self._client.validated(
             PaymentListResponse, data, "GET", "/payments/list"
         )
         return page

@@ -1,0 +1,158 @@
+"""A background sandbox that dies under a running TUI (issue 30, section 3): the TUI notices
+within 2 s, says so on its banner, starts it again on the same port and data, takes the
+webhooks back, and every view works again. Real processes: a real daemon, killed for real."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.tui.pilot import until
+from tui.app import make_app
+from tui.sandbox import daemon
+from tui.screens.main import Banner
+
+
+def _banner(app: object) -> str:
+    banner = app.screen.query_one(Banner)  # type: ignore[attr-defined]
+    return str(banner.render()) if banner.has_class("-shown") else ""
+
+
+def _kill_hard(directory: Path) -> int:
+    state = daemon.read_state(directory)
+    assert state is not None
+    os.kill(state.pid, signal.SIGKILL)
+    return state.pid
+
+
+def _stop_by_command(directory: Path) -> int:
+    state = daemon.read_state(directory)
+    assert state is not None
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "sandbox", "stop"],
+        env={**os.environ, "PAYSCOPE_DATA_DIR": str(directory.parent)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0 and "Stopped the background sandbox" in done.stdout
+    return state.pid
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("end", [_kill_hard, _stop_by_command], ids=["kill-9", "sandbox-stop"])
+async def test_a_dead_sandbox_is_noticed_said_and_brought_back(tmp_path: Path, end) -> None:  # type: ignore[no-untyped-def]
+    from tui.api.models.payments import PaymentCreateRequest
+
+    config, data = tmp_path / "config", tmp_path / "data"
+    config.mkdir()
+    directory = data / "sandbox"
+    try:
+        app = make_app(config_dir=config, data_dir=data, seed=3, daemon=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            runtime = app.runtime
+            await runtime.ready.wait()
+            await until(lambda: runtime._hooking is not None and runtime._hooking.done(), 10)
+            url, key = runtime.base_url, runtime.credentials.api_key
+            before = end(directory)
+
+            began = time.monotonic()
+            await until(lambda: "The local sandbox stopped" in _banner(app), 5)
+            assert time.monotonic() - began < 2.5  # noticed within 2 s (and a poll's slack)
+            assert "starting it again on the same port" in _banner(app)
+
+            await until(lambda: not _banner(app), 30)  # back, the banner gone
+            state = daemon.read_state(directory)
+            assert state is not None and state.pid != before
+            assert runtime.base_url == url == state.url  # the same port: copied curls work
+            assert runtime.credentials.api_key == key  # the same data and keys
+
+            # Its webhooks come to this run's listener again, and actions work.
+            count = runtime.journal.count()
+            body = {
+                "amount": 1500,
+                "currency": "USD",
+                "confirm": True,
+                "payment_method": "card",
+                "payment_method_type": "credit",
+                "payment_method_data": {
+                    "card": {
+                        "card_number": "4242424242424242",
+                        "card_exp_month": "12",
+                        "card_exp_year": "2031",
+                        "card_cvc": "123",
+                    }
+                },
+                "billing": {"address": {"line1": "1 Street", "city": "Town", "country": "US"}},
+            }
+            await runtime.api.payments.create(PaymentCreateRequest.model_validate(body))
+            await until(lambda: runtime.journal.count() > count, 10)
+            await pilot.pause()
+    finally:
+        daemon.stop(directory)
+
+
+async def test_a_sandbox_that_cannot_come_back_says_why_and_ctrl_r_tries_again(
+    tmp_path: Path,
+) -> None:
+    config, data = tmp_path / "config", tmp_path / "data"
+    config.mkdir()
+    directory = data / "sandbox"
+    try:
+        app = make_app(config_dir=config, data_dir=data, seed=3, daemon=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            runtime = app.runtime
+            await runtime.ready.wait()
+            kept = (directory / "sandbox.sqlite3").read_bytes()
+            _kill_hard(directory)
+            await until(lambda: "stopped" in _banner(app), 5)
+            # Its database damaged meanwhile: it cannot start again, and says why.
+            for name in ("sandbox.sqlite3-wal", "sandbox.sqlite3-shm"):
+                (directory / name).unlink(missing_ok=True)
+            (directory / "sandbox.sqlite3").write_bytes(os.urandom(40960))
+            await until(lambda: "could not be started again" in _banner(app), 30)
+            assert "is damaged" in _banner(app) and "Ctrl+R tries again" in _banner(app)
+            # Mended, Ctrl+R brings it back.
+            (directory / "sandbox.sqlite3").write_bytes(kept)
+            await pilot.press("ctrl+r")
+            await until(lambda: not _banner(app), 30)
+            assert daemon.read_state(directory) is not None
+    finally:
+        daemon.stop(directory)
+
+
+async def test_the_advice_on_a_refused_connection_names_what_works(tmp_path: Path) -> None:
+    from tui.api import errors
+    from tui.runtime import Runtime, RuntimeOptions
+
+    data = tmp_path / "data"
+    runtime = Runtime(
+        RuntimeOptions(
+            profile=None,
+            seed=0,
+            theme=None,
+            allow_production=False,
+            config_dir=tmp_path / "config",
+            data_dir=data,
+            user_theme_dir=None,
+            daemon=True,
+        )
+    )
+    try:
+        await runtime.start()
+        _kill_hard(data / "sandbox")
+        await until(lambda: runtime.sandbox_gone() != "", 5)
+        with pytest.raises(errors.ApiConnectionError) as refused:
+            await runtime.api.payments.retrieve("pay_gone")
+        said = str(refused.value)
+        assert "starts it again on the same port" in said and "Ctrl+R" in said
+        assert "`payscope sandbox`) is running" not in said  # not "start another one"
+    finally:
+        await runtime.stop()
+        daemon.stop(data / "sandbox")
