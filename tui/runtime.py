@@ -352,20 +352,6 @@ class Runtime:
         self._connect_local(api, credentials)
         report("", 1.0)
 
-    def _connect_local(self, api: Any, credentials: Any) -> None:
-        """The local sandbox's keys and ids (embedded or kept in the background): this run's
-        client is built on them. `api` is `tui.api.client`, imported by the caller."""
-        self.credentials = credentials
-        self.merchant_id = credentials.merchant_id
-        self.business_profile_id = credentials.profile_id
-        self.client = api.ApiClient(
-            self.base_url,
-            credentials.api_key,
-            profile_id=credentials.profile_id,
-            merchant_id=credentials.merchant_id,
-            **self.options.client_options(),
-        )
-
     async def _attach_daemon(self, report: Progress) -> None:
         """Use the local sandbox kept running between runs (start it when it is not), then
         point its webhooks at this run's listener."""

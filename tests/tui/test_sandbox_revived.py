@@ -16,7 +16,7 @@ import pytest
 from tests.tui.pilot import until
 from tui.app import make_app
 from tui.sandbox import daemon
-from tui.screens.main import Banner
+from tui.shell.main import Banner
 
 
 def _banner(app: object) -> str:
