@@ -20,8 +20,9 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
+from tui.areas.customers.detail import CustomerDetailScreen
 from tui.areas.customers.forms import EditCustomerForm, NewCustomerForm
-from tui.areas.customers.view import CustomerDetailScreen, CustomersView
+from tui.areas.customers.view import CustomersView
 from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]
@@ -152,7 +153,7 @@ async def test_a_filter_mistake_is_said_under_the_box_and_the_rows_stay(dirs: Di
     ],
 )
 def test_filter_mistakes_say_what_to_type(query: str, message: str) -> None:
-    from tui.areas.customers.view import customer_grammar
+    from tui.areas.customers.spec import customer_grammar
 
     with pytest.raises(ValueError, match=re.escape(message)):
         customer_grammar().parse(query)
@@ -553,7 +554,7 @@ async def test_a_failed_row_refresh_is_one_toast_and_the_row_stays(
     ],
 )
 def test_columns_give_way_in_a_narrow_table(width: int, shown: list[str]) -> None:
-    from tui.areas.customers.view import COLUMNS
+    from tui.areas.customers.spec import COLUMNS
     from tui.views.columns import PADDING, fit
 
     layout = dict(fit(COLUMNS, width))
@@ -566,7 +567,7 @@ def test_columns_give_way_in_a_narrow_table(width: int, shown: list[str]) -> Non
 async def test_refunds_and_disputes_are_the_payments_own_or_counted() -> None:
     from types import SimpleNamespace
 
-    from tui.areas.customers.view import counts
+    from tui.areas.customers.detail import counts
 
     asked: list[str] = []
 
@@ -593,7 +594,8 @@ async def test_refunds_and_disputes_are_the_payments_own_or_counted() -> None:
 def test_phone_address_and_metadata_as_people_read_them() -> None:
     from types import SimpleNamespace
 
-    from tui.areas.customers.view import address_text, metadata_text, phone_of
+    from tui.areas.customers.detail import address_text, metadata_text
+    from tui.areas.customers.spec import phone_of
 
     def person(phone: str | None, code: str | None) -> Any:
         return SimpleNamespace(phone=phone, phone_country_code=code)

@@ -32,8 +32,10 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
+from tui.areas.disputes.actions import DISPUTE_ACTIONS
+from tui.areas.disputes.detail import DisputeDetailScreen
 from tui.areas.disputes.forms import EvidenceForm
-from tui.areas.disputes.view import DISPUTE_ACTIONS, DisputeDetailScreen, DisputesView
+from tui.areas.disputes.view import DisputesView
 from tui.areas.payments.detail import PaymentDetailScreen
 from tui.areas.payments.forms import OpenDisputeForm
 from tui.views.forms import ConfirmScreen
@@ -359,7 +361,7 @@ async def test_filters_short_status_stage_payment_id_fragment_amount_and_mistake
 
 
 async def test_open_a_dispute_from_a_payment_detail_and_it_appears_live(dirs: Dirs) -> None:
-    from tui.areas.payments.spec import ROW_ACTIONS
+    from tui.areas.payments.actions import ROW_ACTIONS
     from tui.views.actions import find
 
     app = build(*dirs)

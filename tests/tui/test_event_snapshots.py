@@ -77,7 +77,8 @@ async def _deliveries(pilot: Any) -> None:
 
 async def _detail(pilot: Any) -> None:
     """The duplicated event's detail: verification, headers, raw body and pretty JSON."""
-    from tui.areas.events.view import EventDetailScreen, EventsView
+    from tui.areas.events.detail import EventDetailScreen
+    from tui.areas.events.view import EventsView
 
     await _deliveries(pilot)
     view = pilot.app.screen.query_one(EventsView)

@@ -73,7 +73,7 @@ async def test_pay_with_part_of_an_id_opens_the_one_match(dirs: Dirs) -> None:
 
 
 async def test_evt_with_part_of_an_event_id_finds_it_in_the_journal(dirs: Dirs) -> None:
-    from tui.areas.events.view import EventDetailScreen
+    from tui.areas.events.detail import EventDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -21,7 +21,7 @@ CAPTURE = {"capture": "manual", "cancel": "manual", "refund": "automatic"}
 
 def _form(action: str) -> Drive:
     async def drive(pilot: Any) -> None:
-        from tui.areas.payments.spec import ROW_ACTIONS
+        from tui.areas.payments.actions import ROW_ACTIONS
         from tui.areas.payments.view import PaymentsView
         from tui.views.actions import find
         from tui.views.forms import FormScreen

@@ -312,7 +312,7 @@ async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
 def test_detail_offers_only_the_actions_a_status_allows(status: str, offered: set[str]) -> None:
     from types import SimpleNamespace
 
-    from tui.areas.payments.spec import ROW_ACTIONS
+    from tui.areas.payments.actions import ROW_ACTIONS
 
     payment = SimpleNamespace(status=status)
     assert {a.name for a in ROW_ACTIONS if a.allows(payment, local=True)} == offered

@@ -189,7 +189,9 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
 
 async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dirs) -> None:
     from tui import config
-    from tui.areas.events.view import EventDetailScreen, EventsView, ReplayForm
+    from tui.areas.events.detail import EventDetailScreen
+    from tui.areas.events.forms import ReplayForm
+    from tui.areas.events.view import EventsView
     from tui.webhooks.listener import Listener
 
     target = Listener(dirs[1] / "target", secrets=None)

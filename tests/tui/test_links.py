@@ -31,9 +31,10 @@ from tests.tui.pilot import (
 )
 from tests.tui.snapshot_app import build
 from tui.app import PayscopeApp, make_app
+from tui.areas.links.detail import LinkDetailScreen
 from tui.areas.links.forms import NewLinkForm
 from tui.areas.links.spec import expiry_cell, short_span
-from tui.areas.links.view import LinkDetailScreen, LinksView
+from tui.areas.links.view import LinksView
 from tui.areas.payments.detail import PaymentDetailScreen
 from tui.widgets.qr import DARK, LIGHT, QRScreen
 

@@ -23,8 +23,9 @@ from textual.widgets import Input, Static
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _save_profile
 from tui.app import make_app
+from tui.areas.links.detail import LinkDetailScreen
 from tui.areas.links.forms import NewLinkForm
-from tui.areas.links.view import LinkDetailScreen, LinksView
+from tui.areas.links.view import LinksView
 from tui.asgi_server import EmbeddedServer
 
 Dirs = tuple[Path, Path]

@@ -28,14 +28,10 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
+from tui.areas.payouts.detail import PayoutDetailScreen
 from tui.areas.payouts.forms import NewPayoutForm, PayoutUpdateForm, account_said
-from tui.areas.payouts.view import (
-    PayoutDetailScreen,
-    PayoutsView,
-    list_request,
-    method_of,
-    method_text,
-)
+from tui.areas.payouts.spec import list_request, method_of, method_text
+from tui.areas.payouts.view import PayoutsView
 from tui.views.forms import ConfirmScreen
 from tui.views.model_fields import ACCOUNT_NUMBERS
 from tui.widgets.inputs import MaskedInput, last_digits, mask
@@ -794,7 +790,7 @@ async def test_row_actions_follow_the_selected_payouts_state(dirs: Dirs) -> None
 
 
 async def test_g_opens_the_payouts_customer(dirs: Dirs) -> None:
-    from tui.areas.customers.view import CustomerDetailScreen
+    from tui.areas.customers.detail import CustomerDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

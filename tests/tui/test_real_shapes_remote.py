@@ -265,12 +265,16 @@ def _colours(view: Any, served: list[dict[str, Any]], id_key: str, status_key: s
 
 
 async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) -> None:
-    from tui.areas.customers.view import CustomerDetailScreen, CustomersView
-    from tui.areas.disputes.view import DisputeDetailScreen, DisputesView
+    from tui.areas.customers.detail import CustomerDetailScreen
+    from tui.areas.customers.view import CustomersView
+    from tui.areas.disputes.detail import DisputeDetailScreen
+    from tui.areas.disputes.view import DisputesView
     from tui.areas.payments.detail import PaymentDetailScreen
     from tui.areas.payments.view import PaymentsView
-    from tui.areas.payouts.view import PayoutDetailScreen, PayoutsView
-    from tui.areas.refunds.view import RefundDetailScreen, RefundsView
+    from tui.areas.payouts.detail import PayoutDetailScreen
+    from tui.areas.payouts.view import PayoutsView
+    from tui.areas.refunds.detail import RefundDetailScreen
+    from tui.areas.refunds.view import RefundsView
 
     app = _app(dirs)
     async with app.run_test(size=(160, 50)) as pilot:

@@ -26,8 +26,9 @@ from tests.tui.pilot import (
 )
 from tests.tui.snapshot_app import build, ready
 from tui.areas.payments.detail import PaymentDetailScreen
+from tui.areas.refunds.detail import RefundDetailScreen
 from tui.areas.refunds.forms import NewRefundForm, RefundUpdateForm
-from tui.areas.refunds.view import RefundDetailScreen, RefundsView
+from tui.areas.refunds.view import RefundsView
 from tui.views.forms import parse_metadata
 
 Dirs = tuple[Path, Path]

@@ -111,7 +111,7 @@ async def test_trigger_one_key_makes_a_payment_and_opens_it(dirs: Dirs) -> None:
 
 
 async def test_trigger_from_the_list_with_enter_opens_a_dispute(dirs: Dirs) -> None:
-    from tui.areas.disputes.view import DisputeDetailScreen
+    from tui.areas.disputes.detail import DisputeDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -26,6 +26,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
+from tui.areas.subscriptions.detail import SubscriptionDetailScreen
 from tui.areas.subscriptions.forms import (
     CancelForm,
     NewSubscriptionForm,
@@ -33,7 +34,7 @@ from tui.areas.subscriptions.forms import (
     ResumeForm,
     UpdatePlanForm,
 )
-from tui.areas.subscriptions.view import SubscriptionDetailScreen, SubscriptionsView
+from tui.areas.subscriptions.view import SubscriptionsView
 from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]

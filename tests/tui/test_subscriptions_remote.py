@@ -24,8 +24,9 @@ from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _point_webhook, _save_profile, _settled
 from tui.app import make_app
+from tui.areas.subscriptions.detail import SubscriptionDetailScreen
 from tui.areas.subscriptions.forms import NewSubscriptionForm
-from tui.areas.subscriptions.view import SubscriptionDetailScreen, SubscriptionsView
+from tui.areas.subscriptions.view import SubscriptionsView
 from tui.asgi_server import EmbeddedServer
 
 Dirs = tuple[Path, Path]

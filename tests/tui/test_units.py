@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tui.api.vocabulary import PAYMENT_STATUSES
-from tui.areas.events.view import parse_event_filter
+from tui.areas.events.spec import parse_event_filter
 from tui.areas.payments.spec import payment_grammar
 from tui.shell.command_prompt import complete, parse_command
 from tui.theming import ThemeFileError, load_themes, parse_theme, status_variable
@@ -283,7 +283,7 @@ def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
 def test_a_narrow_events_table_takes_its_room_from_the_event_type(
     width: int, event_type: int
 ) -> None:
-    from tui.areas.events.view import COLUMNS
+    from tui.areas.events.spec import COLUMNS
     from tui.views.columns import fit
 
     widths = dict(fit(COLUMNS, width))
@@ -321,7 +321,7 @@ def test_plain_metadata_still_prefills_as_lines() -> None:
 
 
 def test_a_customers_payments_say_when_the_service_gives_no_total() -> None:
-    from tui.areas.customers.view import CustomerDetailScreen, Payments
+    from tui.areas.customers.detail import CustomerDetailScreen, Payments
 
     screen = CustomerDetailScreen("cus_1")
     rows: list = [object()] * 20

@@ -28,13 +28,14 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
+from tui.areas.users.detail import UserDetailScreen
 from tui.areas.users.forms import (
     AcceptInvitationForm,
     ChangeRoleForm,
     InviteForm,
     parse_invitees,
 )
-from tui.areas.users.view import UserDetailScreen, UsersView
+from tui.areas.users.view import UsersView
 from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]

@@ -6,6 +6,7 @@ sizes the flexible ones (what is spare or short goes to or comes from them, with
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Generic, NamedTuple, TypeVar
@@ -27,6 +28,10 @@ class CellContext:
     variables: Mapping[str, str]
     stable: bool = False
     now: float | None = None
+
+    def service_now(self) -> float:
+        """The service's time the table was given, else the wall clock's (a table without one)."""
+        return self.now if self.now is not None else time.time()
 
 
 # A NamedTuple: made at import, before the first frame (why: docs/architecture.md).

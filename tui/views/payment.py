@@ -13,7 +13,6 @@ from rich.text import Text
 
 from tui.api.vocabulary import PAYMENT_STATUSES
 from tui.views.actions import Action, status_of, statuses
-from tui.views.detail import grid
 from tui.widgets.format import format_amount, format_time, status_text
 from tui.widgets.text import safe
 
@@ -48,6 +47,10 @@ def payment_summary(
     payment_id: str | None, related: Related[Payment], variables: Mapping[str, str]
 ) -> RenderableType:
     """The payment a refund or a dispute belongs to, as its detail shows it (Enter opens it)."""
+    # Imported here: the Payments list (the first frame) takes REFUNDABLE from this module and
+    # needs none of the detail's pieces before a detail opens.
+    from tui.views.detail import grid
+
     rows = grid()
     rows.add_row(
         "Payment", Text.assemble(safe(payment_id, "bold"), ("   Enter or g opens it", "dim"))

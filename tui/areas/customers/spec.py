@@ -5,17 +5,15 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
+from tui.api.models.customers import Customer
 from tui.views.columns import Column
 from tui.views.filters import Filter, Grammar, Term, time_terms
 from tui.widgets.format import format_time
 from tui.widgets.text import safe
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100
 ID_PREFIX = "cus_"
@@ -50,7 +48,7 @@ def _cut(value: Any) -> Text:
 # At 120 columns everything shows; narrower, the id goes first (the detail and `/` find it),
 # then the phone. Spare cells go to the e-mail once a name has 18 (people quote their e-mail);
 # a cut cell ends in "…".
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[Customer], ...] = (
     Column("customer_id", "Customer", 24, lambda c, x: safe(c.customer_id), 100),
     Column("name", "Name", 16, lambda c, x: _cut(c.name), flex=(12, 18)),
     Column("email", "Email", 26, lambda c, x: _cut(c.email), flex=(18, 40)),

@@ -6,131 +6,29 @@ id or part of one, a date range) is matched here over the newest pages; a whole 
 directly. The service sends no webhooks about customers: what payscope changes itself is
 announced on the app's change signal (`tui.views.live.announce`), so the list row and an open
 detail follow an edit, and a deleted customer leaves the list.
+
+The actions are in `actions`, the customer detail in `detail`, the forms in `forms`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any
 
-from rich.console import RenderableType
-from rich.text import Text
-from textual import events, on
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
-
-from tui.areas.customers.forms import EditCustomerForm, NewCustomerForm, delete_confirmation
+from tui.api.models.customers import Customer
+from tui.areas.customers.actions import NEW_CUSTOMER, ROW_ACTIONS
+from tui.areas.customers.detail import CustomerDetailScreen
+from tui.areas.customers.forms import NewCustomerForm
 from tui.areas.customers.spec import (
-    CHARGED,
     COLUMNS,
-    COUNT_CONCURRENCY,
     ID_PREFIX,
     PAGE_SIZE,
-    PAYMENTS_SHOWN,
     customer_grammar,
-    phone_of,
 )
-from tui.views.actions import Action
-from tui.views.areas import AREA_BY_KEY
-from tui.views.columns import CellContext, Column
-from tui.views.detail import DetailScreen, empty, grid
 from tui.views.filters import Grammar
-from tui.views.listing import ResourceListView, listed_total, new_record_action
-from tui.views.table import ResourceTable
-from tui.widgets.format import amount_text, format_time, status_text
-from tui.widgets.text import safe
-
-if TYPE_CHECKING:
-    from tui.views.actions import ActionHost
+from tui.views.listing import ResourceListView, listed_total
 
 
-# -- actions (the list and the detail share them) --------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Deleted:
-    """What the delete confirmation returns: the customer that is gone."""
-
-    customer_id: str
-
-
-def _with_customer(
-    then: Callable[[ActionHost, Any], None],
-) -> Callable[[ActionHost, str | None, Any], None]:
-    """Run an action on the whole customer (read first when only its id is known)."""
-
-    def run(host: ActionHost, customer_id: str | None, customer: Any) -> None:
-        app = host.app
-
-        async def go() -> None:
-            current = customer
-            if current is None:
-                current = await app.runtime.api.customers.retrieve(str(customer_id))
-            then(host, current)
-
-        app.run_worker(go(), group="customer-action", exit_on_error=False, description="Customer")
-
-    return run
-
-
-def _edit(host: ActionHost, customer: Any) -> None:
-    from tui.views.live import announce
-
-    def done(result: Any) -> None:
-        if result is not None:
-            host.app.notify(f"{result.customer_id} saved.", title="Customer updated", markup=False)
-            # No webhook tells of it: the list row and the open detail read it again.
-            announce(host.app, result.customer_id, "customer_updated")
-        host.acted(result)
-
-    host.app.push_screen(EditCustomerForm(customer), done)
-
-
-def _delete(host: ActionHost, customer: Any) -> None:
-    from tui.views.live import announce
-
-    def done(result: Any) -> None:
-        if isinstance(result, Deleted):
-            who = customer.name or customer.email or result.customer_id
-            host.app.notify(
-                f"{who} ({result.customer_id}) deleted.", title="Customer deleted", markup=False
-            )
-            host.acted(result)
-            announce(host.app, result.customer_id, "customer_deleted", "deleted")
-
-    async def delete() -> Deleted:
-        await host.app.runtime.api.customers.delete(customer.customer_id)
-        return Deleted(customer.customer_id)
-
-    host.app.push_screen(delete_confirmation(customer, delete), done)
-
-
-NEW_CUSTOMER: Action[Any] = new_record_action("New", "Create a customer", "New customer")
-ROW_ACTIONS: tuple[Action[Any], ...] = (
-    Action(
-        "edit",
-        "e",
-        "Edit",
-        "Change name, e-mail, phone, description, address or metadata",
-        _with_customer(_edit),
-        palette="Edit this customer",
-    ),
-    Action(
-        "delete",
-        "D",
-        "Delete",
-        "Delete this customer (its payments keep their customer_id)",
-        _with_customer(_delete),
-        palette="Delete this customer",
-    ),
-)
-
-
-class CustomersView(ResourceListView[Any]):
+class CustomersView(ResourceListView["Customer"]):
     """The Customers area."""
 
     title = "Customers"
@@ -142,10 +40,10 @@ class CustomersView(ResourceListView[Any]):
     empty_hint = "Press [b]n[/b] to create one."
     actions = (NEW_CUSTOMER, *(a.hidden() for a in ROW_ACTIONS))
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: Customer) -> str:
         return str(record.customer_id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: Customer) -> Any:
         return record.created_time or ""  # `created` here, `created_at` on the real service
 
     def filter_grammar(self) -> Grammar:
@@ -153,7 +51,7 @@ class CustomersView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[Customer], int]:
         from tui.api.errors import NotFoundError
         from tui.api.models.customers import CustomerListRequest
 
@@ -169,7 +67,7 @@ class CustomersView(ResourceListView[Any]):
         total = listed_total(page.total_count, offset, len(page.data))
         return list(page.data), total
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> Customer:
         return await self.runtime.api.customers.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:
@@ -194,371 +92,3 @@ class CustomersView(ResourceListView[Any]):
         # Back from the detail, the new customer is on top of the first page (unfiltered, so
         # that it shows), under the cursor.
         self.show_created(customer.customer_id, first_page=True)
-
-
-# -- the detail ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CustomerPayment:
-    """One of a customer's payments, with how many refunds and disputes it has (None: unknown)."""
-
-    payment: Any
-    refunds: int | None
-    disputes: int | None
-
-    @property
-    def payment_id(self) -> str:
-        return str(self.payment.payment_id)
-
-
-@dataclass
-class Payments:
-    """A customer's newest payments as last read, or why they could not be."""
-
-    rows: list[CustomerPayment]
-    total: int = 0
-    error: str = ""
-    more: bool = False  # no total came, and the page was full: there may be more
-
-
-def _count(value: int | None) -> Text:
-    if value is None:
-        return Text("?", style="dim")
-    return Text(str(value), style="bold" if value else "dim")
-
-
-AMOUNT_WIDTH = 14
-PAYMENT_COLUMNS: tuple[Column[CustomerPayment], ...] = (
-    Column("payment_id", "Payment", 24, lambda r, c: safe(r.payment_id)),
-    Column(
-        "status",
-        "Status",
-        18,
-        lambda r, c: status_text(r.payment.status, c.variables),
-        flex=(10, 24),
-    ),
-    Column(
-        "amount",
-        "Amount",
-        AMOUNT_WIDTH,
-        lambda r, c: amount_text(
-            r.payment.amount, r.payment.currency, c.variables, width=AMOUNT_WIDTH
-        ),
-    ),
-    Column(
-        "created",
-        "Created",
-        12,
-        lambda r, c: safe(format_time(r.payment.created, short=True)),
-        92,
-    ),
-    Column("refunds", "Refunds", 7, lambda r, c: _count(r.refunds)),
-    Column("disputes", "Disputes", 8, lambda r, c: _count(r.disputes)),
-)
-
-
-class PaymentsSection(Vertical):
-    """The customer's payments: a table (Enter opens one) under a line that says what it holds."""
-
-    DEFAULT_CSS = """
-    PaymentsSection > ResourceTable { height: auto; max-height: 22; }
-    PaymentsSection > ResourceTable.-none { display: none; }
-    """
-
-    def __init__(self, context: Callable[[], CellContext]) -> None:
-        super().__init__(classes="section", id="section-payments")
-        self.border_title = "Payments"
-        self._cells = context
-
-    def compose(self) -> ComposeResult:
-        yield Static(empty("loading…"), id="payments-summary")
-        yield ResourceTable(
-            PAYMENT_COLUMNS, lambda r: r.payment_id, self._cells, id="payments-table"
-        )
-
-    @property
-    def table(self) -> ResourceTable[CustomerPayment]:
-        table: ResourceTable[CustomerPayment] = self.query_one(ResourceTable)
-        return table
-
-    def on_mount(self) -> None:
-        # The signal comes once the theme's variables are in place (a watch on `theme` would
-        # repaint with the old ones).
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._repaint())
-
-    def on_resize(self) -> None:
-        self.table.fit_to(self.size.width)
-
-    def _repaint(self) -> None:
-        # Statuses and amounts take the theme's colours.
-        for row in list(self.table.records.values()):
-            self.table.update(row)
-
-    def show(self, payments: Payments, summary: RenderableType) -> None:
-        self.query_one("#payments-summary", Static).update(summary)
-        self.table.show(payments.rows)
-        self.table.set_class(not payments.rows, "-none")
-
-
-class CustomerDetailScreen(DetailScreen[Any]):
-    """One customer: its fields and its payments (with their refunds and disputes)."""
-
-    noun = "Customer"
-    scope = "customer"
-    sections: ClassVar[tuple[tuple[str, str], ...]] = (("customer", "Customer"),)
-    actions = (
-        *ROW_ACTIONS,
-        Action(
-            "open-payment",
-            "p",
-            "Open payment",
-            "Open the selected payment (the newest if none is selected)",
-            lambda host, _id, _c: cast(CustomerDetailScreen, host).open_payment(),
-            palette="Open this customer's payment",
-        ).hidden(),  # Enter on the table says it in the footer; the button shows it too
-        Action(
-            "all-payments",
-            "P",
-            "All payments",
-            "Show every payment of this customer in Payments",
-            lambda host, _id, _c: cast(CustomerDetailScreen, host).all_payments(),
-            palette="All payments of this customer",
-        ),
-    )
-
-    def __init__(self, customer_id: str) -> None:
-        super().__init__(customer_id)
-        self.customer_id = customer_id
-        self.payments = Payments([])
-        self._focused_once = False
-
-    @property
-    def customer(self) -> Any:
-        """The customer as last read (None until the first read)."""
-        return self.record
-
-    @on(events.Mount)
-    async def _mount_payments(self) -> None:
-        # Before the base's on_mount (load, live, focus), which Textual calls after this.
-        await self.query_one("#detail-body").mount(
-            PaymentsSection(self._cell_context), before="#raw"
-        )
-
-    def _cell_context(self) -> CellContext:
-        return CellContext(self.app.theme_variables, self.runtime.options.stable_display)
-
-    @property
-    def section_payments(self) -> PaymentsSection:
-        return self.query_one(PaymentsSection)
-
-    # -- reading -------------------------------------------------------------------------------
-
-    async def fetch(self) -> Any:
-        client = self.runtime.api
-        customer, payments = await asyncio.gather(
-            client.customers.retrieve(self.customer_id), self._payments()
-        )
-        self.payments = payments
-        return customer
-
-    async def _payments(self) -> Payments:
-        from tui.api.errors import ClientError
-        from tui.api.models.payments import PaymentListRequest
-        from tui.widgets.errors import describe_error
-
-        client = self.runtime.api
-        try:
-            page = await client.payments.list(
-                PaymentListRequest(customer_id=self.customer_id, limit=PAYMENTS_SHOWN)
-            )
-        except ClientError as exc:
-            title, message = describe_error(exc)
-            return Payments([], error=f"{title}: {message}")
-        limit = asyncio.Semaphore(COUNT_CONCURRENCY)
-
-        async def one(payment: Any) -> CustomerPayment:
-            async with limit:
-                refunds, disputes = await counts(payment, self._count_refunds, self._count_disputes)
-            return CustomerPayment(payment, refunds, disputes)
-
-        rows = list(await asyncio.gather(*(one(p) for p in page.data)))
-        if page.total_count is not None:
-            return Payments(rows, page.total_count)
-        # The real service says no total: a full page may have more behind it.
-        return Payments(rows, len(rows), more=len(rows) >= PAYMENTS_SHOWN)
-
-    async def _count_refunds(self, payment_id: str) -> int | None:
-        from tui.api.models.refunds import RefundListRequest
-
-        refunds = self.runtime.api.refunds
-        return await _total(lambda: refunds.list(RefundListRequest(payment_id=payment_id, limit=1)))
-
-    async def _count_disputes(self, payment_id: str) -> int | None:
-        from tui.api.models.disputes import DisputeListRequest
-
-        disputes = self.runtime.api.disputes
-        return await _total(
-            lambda: disputes.list(DisputeListRequest(payment_id=payment_id, limit=1))
-        )
-
-    def watched_ids(self, customer: Any) -> set[str]:
-        # A new payment names the customer; a refund or a dispute names its payment.
-        ids = {customer.customer_id}
-        for row in self.payments.rows:
-            ids.add(row.payment_id)
-            for attr, key in (("refunds", "refund_id"), ("disputes", "dispute_id")):
-                ids.update(getattr(r, key) for r in getattr(row.payment, attr, None) or [])
-        return ids
-
-    # -- rendering -----------------------------------------------------------------------------
-
-    def title_text(self, c: Any) -> Text:
-        title = Text.assemble(("Customer ", "bold"), safe(c.customer_id, "bold"))
-        if c.name:
-            title.append("  ")
-            title.append_text(safe(c.name))
-        if c.email:
-            title.append("  ")
-            title.append_text(safe(c.email, "dim"))
-        return title
-
-    def render_record(self, c: Any) -> None:
-        fields = grid()
-        fields.add_row("Name", safe(c.name))
-        fields.add_row("Email", safe(c.email))
-        fields.add_row("Phone", safe(phone_of(c)))
-        fields.add_row("Description", safe(c.description, multiline=True))
-        fields.add_row("Address", address_text(c.address))
-        fields.add_row("Metadata", metadata_text(c.metadata))
-        # Times as the service sent them when they are not ISO 8601: literally, too.
-        fields.add_row("Created", safe(format_time(c.created_time)))
-        fields.add_row("Modified", safe(format_time(getattr(c, "modified_at", None))))
-        self.section("customer").update(fields)
-        self.section_payments.show(self.payments, self._summary())
-        if self.payments.rows and not self._focused_once:
-            # Up and down pick a payment, Enter opens it; the fields above stay in view.
-            self._focused_once = True
-            if self.focused is None or self.focused.id == "detail-body":
-                self.section_payments.table.focus(scroll_visible=False)
-
-    def _summary(self) -> Text:
-        p = self.payments
-        if p.error:
-            return Text.assemble(("Could not load the payments: ", "bold"), safe(p.error))
-        if not p.rows:
-            return Text.assemble(
-                ("No payments yet. ", "dim"),
-                ("Payments made with customer_id ", "dim"),
-                safe(self.customer_id, "dim"),
-                (" show here.", "dim"),
-            )
-        shown = len(p.rows)
-        if p.more:
-            count = f"The newest {shown} payments (the service gives no total; P lists them all)"
-        elif p.total <= shown:
-            count = f"{shown} payment{'s' * (shown != 1)}"
-        else:
-            count = f"The newest {shown} of {p.total:,} payments"
-        return Text.assemble(
-            (count, "bold"),
-            ("  ·  Enter or p opens one  ·  P lists them all in Payments", "dim"),
-        )
-
-    def show_missing(self) -> None:
-        super().show_missing()
-        self.section_payments.display = False
-
-    # -- acting --------------------------------------------------------------------------------
-
-    def acted(self, result: Any) -> None:
-        """A deleted customer closes its detail; an edit is announced, and reloads it."""
-        if isinstance(result, Deleted):
-            self.action_back()
-
-    def selected_payment(self) -> str | None:
-        """The payment under the cursor, else the newest."""
-        table = self.section_payments.table
-        return table.selected_id() or next(iter(table.records), None)
-
-    def open_payment(self, payment_id: str | None = None) -> None:
-        """Open a payment of this customer on top of this screen (Esc comes back here)."""
-        chosen = payment_id or self.selected_payment()
-        if chosen is None:
-            self.notify("This customer has no payments yet.", severity="information")
-            return
-        self.app.push_screen(AREA_BY_KEY["payments"].detail_screen(chosen))
-
-    @on(ResourceTable.Open, "#payments-table")
-    def _open(self, event: ResourceTable.Open) -> None:
-        event.stop()
-        self.open_payment(event.record_id)
-
-    def all_payments(self) -> None:
-        """Payments, filtered to this customer (every one, not only the newest shown here)."""
-        app = self.app
-        app.goto("payments")
-        main = app.get_screen_main()
-        view = main.current_view() if main is not None else None
-        if isinstance(view, ResourceListView):
-            view.show_filtered(f"customer:{self.customer_id}")
-
-
-Counter = Callable[[str], Awaitable["int | None"]]
-
-
-async def counts(
-    payment: Any, count_refunds: Counter, count_disputes: Counter
-) -> tuple[int | None, int | None]:
-    """How many refunds and disputes a payment has: its own lists when the list route gave
-    them, else counted (asked only of payments that took money: no other can have any)."""
-    from tui.views.actions import status_of
-
-    charged = (payment.amount_received or 0) > 0 or status_of(payment) in CHARGED
-    found: list[int | None] = []
-    for own, count in (
-        (getattr(payment, "refunds", None), count_refunds),
-        (getattr(payment, "disputes", None), count_disputes),
-    ):
-        if own is not None:
-            found.append(len(own))
-        else:
-            found.append(await count(payment.payment_id) if charged else 0)
-    return found[0], found[1]
-
-
-async def _total(read: Callable[[], Awaitable[Any]]) -> int | None:
-    """A list's total (None when it could not be read: shown as "?", the rest still shows)."""
-    from tui.api.errors import ClientError
-
-    try:
-        answer = await read()
-    except (ClientError, ValueError):  # ValueError: an id the request model refuses
-        return None
-    return answer.total_count if answer.total_count is not None else len(answer.data)
-
-
-def address_text(address: Any) -> Text:
-    """A postal address on the lines people write it on."""
-    if address is None:
-        return empty("none")
-    a = address if isinstance(address, dict) else address.model_dump()
-    name = " ".join(str(a[k]) for k in ("first_name", "last_name") if a.get(k))
-    place = " ".join(str(a[k]) for k in ("state", "zip") if a.get(k))
-    city = ", ".join(str(v) for v in (a.get("city"), place) if v)
-    lines = [name, a.get("line1"), a.get("line2"), a.get("line3"), city, a.get("country")]
-    shown = [str(line) for line in lines if line]
-    if not shown:
-        return empty("none")
-    return safe("\n".join(shown), multiline=True)
-
-
-def metadata_text(metadata: Any) -> Text:
-    """Metadata as `key: value` lines (a value that is not text, as JSON)."""
-    if not metadata:
-        return empty("none")
-    lines = []
-    for key, value in metadata.items():
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        lines.append(f"{key}: {shown}")
-    return safe("\n".join(lines), multiline=True)

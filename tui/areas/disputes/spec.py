@@ -6,12 +6,17 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
-from tui.api.models.disputes import DisputeStage, DisputeStatus
-from tui.views.columns import CellContext, Column
+from tui.api.models.disputes import (
+    Dispute,
+    DisputeStage,
+    DisputeStatus,
+    canonical_dispute_status,
+)
+from tui.views.columns import Column
 from tui.views.filters import (
     Filter,
     Grammar,
@@ -25,9 +30,6 @@ from tui.views.filters import (
 )
 from tui.widgets.format import amount_text, format_time, status_text, theme_colour
 from tui.widgets.text import safe, visible
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100  # the most GET /disputes/list returns at once
 # Every dispute status and stage, as the models know them.
@@ -81,11 +83,9 @@ def category_title(category: str) -> str:
 # -- status and deadline -------------------------------------------------------------------------
 
 
-def normal(dispute: Any) -> Any:
+def normal(dispute: Dispute) -> Dispute:
     """The dispute with `status` in the service's long spelling (`won` -> `dispute_won`),
     taken from `dispute_status` when the record has only that: the actions decide by it."""
-    from tui.api.models.disputes import canonical_dispute_status
-
     raw = dispute.status or dispute.dispute_status
     if not raw:
         return dispute
@@ -192,20 +192,12 @@ def deadline_long(dispute: Any, now: float, variables: Any) -> Text:
 # -- the list --------------------------------------------------------------------------------------
 
 
-def _now(context: CellContext) -> float:
-    if context.now is not None:
-        return context.now
-    import time
-
-    return time.time()
-
-
 # Ids are shown whole (prefix + 20 characters). Dispute, status and deadline always stay; then
 # come the amount (80 columns), the payment, the stage, the reason and when it was opened.
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[Dispute], ...] = (
     Column("dispute_id", "Dispute", 23, lambda d, c: safe(d.dispute_id)),
     Column("status", "Status", 10, lambda d, c: status_cell(d.status, c.variables), flex=(10, 16)),
-    Column("deadline", "Deadline", 10, lambda d, c: deadline_cell(d, _now(c), c.variables)),
+    Column("deadline", "Deadline", 10, lambda d, c: deadline_cell(d, c.service_now(), c.variables)),
     Column(
         "amount",
         "Amount",

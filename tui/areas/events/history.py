@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -25,9 +25,6 @@ from tui.views.table import ResourceTable
 from tui.widgets.footer import KeyFooter
 from tui.widgets.format import theme_colour
 from tui.widgets.text import safe, safe_markup
-
-if TYPE_CHECKING:
-    pass
 
 PAGE = 100
 # Seconds after a retry the service left under way before its attempts are read again: the

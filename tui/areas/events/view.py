@@ -3,216 +3,36 @@
 Built on the resource list: the journal stands in for a service (pages of 200 as the cursor
 nears the end), refused deliveries show in a panel of their own, and each accepted delivery
 lands on top at once, verified.
+
+The actions are in `actions`, the detail in `detail`, the replay form in `forms`.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from rich.console import Group, RenderableType
-from rich.json import JSON
-from rich.table import Table
+from rich.console import Group
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import DataTable, Static
 
-from tui.views.actions import Action
-from tui.views.columns import CellContext, Column
-from tui.views.detail import DetailScreen, Missing, empty, grid
-from tui.views.filters import Filter, Grammar, Term
-from tui.views.forms import Field, FormScreen
+from tui.areas.events.actions import EVENT_ACTIONS
+from tui.areas.events.detail import EventDetailScreen
+from tui.areas.events.spec import (
+    BATCH,
+    COLUMNS,
+    EVENT_GRAMMAR,
+    REJECTED_SHOWN,
+    clock,
+    remote_empty_text,
+)
+from tui.views.filters import Grammar
 from tui.views.listing import ResourceListView
 from tui.views.live import watch_deliveries
-from tui.widgets.format import status_text, theme_colour
+from tui.widgets.format import theme_colour
 from tui.widgets.text import safe
-
-if TYPE_CHECKING:
-    from tui.views.actions import ActionHost
-
-BATCH = 200
-REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed
-# Object ids the filter takes as bare words.
-OBJECT_PREFIXES = ("pay_", "ref_", "dp_", "payout_", "sub_", "inv_", "cus_", "plink_")
-
-
-def clock(timestamp: float, hidden: bool) -> Text:
-    """A receive time as HH:MM:SS (hidden in snapshots: it is the wall clock's)."""
-    if hidden:
-        return Text("··:··:··", style="dim")
-    return Text(datetime.fromtimestamp(timestamp, UTC).strftime("%H:%M:%S"))
-
-
-def _verified(record: Any, context: CellContext) -> Text:
-    return Text("✓", style=theme_colour(context.variables, "event-verified"))
-
-
-# The receive time goes first when narrow; then the object's status, which the event type
-# mostly implies (payment_succeeded -> succeeded) and the detail shows. Sig and Dup stay, and
-# the event type gives up cells (down to 12) so they stay in view.
-COLUMNS: tuple[Column[Any], ...] = (
-    Column("time", "Time", 8, lambda r, c: clock(r.first_seen, c.stable), 92),
-    Column("event_type", "Event", 22, lambda r, c: safe(r.event_type, empty="?"), flex=(12, 22)),
-    Column("object_id", "Object", 26, lambda r, c: safe(r.object_id)),
-    Column("status", "Status", 18, lambda r, c: status_text(r.object_status, c.variables), 76),
-    Column("verified", "Sig", 3, _verified),
-    Column("dups", "Dup", 3, lambda r, c: Text(str(r.duplicates) if r.duplicates else "")),
-)
-
-
-def _type(value: str, result: Filter) -> None:
-    result.server["event_type"] = value
-
-
-def _object(value: str, result: Filter) -> None:
-    result.server["object_id"] = value
-
-
-def _bare(word: str, result: Filter) -> None:
-    (_object if word.startswith(OBJECT_PREFIXES) else _type)(word, result)
-
-
-EVENT_GRAMMAR = Grammar(
-    [
-        Term(("type", "event", "t"), "type:payment_failed", _type),
-        Term(("object", "obj", "id"), "object:pay_…", _object),
-    ],
-    bare=_bare,
-    bare_example="pay_…",
-)
-
-
-def parse_event_filter(text: str) -> tuple[str | None, str | None]:
-    """`type:payment_failed pay_123` -> (event type, object id); ValueError says what is wrong."""
-    parsed = EVENT_GRAMMAR.parse(text)
-    return parsed.server.get("event_type"), parsed.server.get("object_id")
-
-
-def remote_empty_text(runtime: Any) -> str:
-    """The empty Events area on a remote profile: webhooks only come once the service is told
-    where to send them, which payscope cannot do for a service on another machine."""
-    from tui.widgets.text import safe_markup
-
-    url = safe_markup(runtime.listener_url or "this machine's listener")
-    return (
-        "[b]No webhooks yet[/b]\n\n"
-        f"This listener is at {url}.\n"
-        "The service sends webhooks to its business profile's webhook_url: point it here\n"
-        "(through a tunnel when the service runs elsewhere), and give the listener the\n"
-        "profile's signing key:  "
-        f"[b]payscope keys set --profile {safe_markup(runtime.profile_name)} --kind webhook[/b]"
-        "\n\n[b]h[/b] shows what the service says it sent, with manual retry."
-    )
-
-
-# -- actions ---------------------------------------------------------------------------------------
-
-
-def _goto(host: ActionHost, event_id: str | None, record: Any) -> None:
-    event = getattr(record, "event", record)  # a journal row, or an event's detail
-    object_id = getattr(event, "object_id", None)
-    if not object_id:
-        host.app.notify("This event names no object.", severity="warning")
-        return
-    from tui.views.areas import area_for_id
-
-    area = area_for_id(object_id)
-    if area is None:
-        host.app.notify(f"{object_id}: no area of payscope shows it.", severity="information")
-        return
-    host.app.goto(area.key, object_id)
-
-
-def _replay(host: ActionHost, event_id: str | None, record: Any) -> None:
-    if event_id is not None:
-        host.app.push_screen(ReplayForm(event_id), host.acted)
-
-
-EVENT_ACTIONS: tuple[Action[Any], ...] = (
-    Action("goto", "g", "Go to object", "Open the object it is about", _goto),
-    Action(
-        "replay",
-        "p",
-        "Replay",
-        "Re-POST it, signed, to a forward URL (asked once, remembered)",
-        _replay,
-        palette="Replay this event",
-    ),
-)
-
-
-class ReplayForm(FormScreen):
-    """Replay an event to a URL: the forward target, or one typed here (remembered)."""
-
-    title_text = "Replay event"
-    submit_label = "Replay"
-
-    def __init__(self, event_id: str) -> None:
-        super().__init__()
-        self.event_id = event_id
-        self.intro = (
-            f"Re-POST {event_id} exactly as it was signed to a URL of yours. The URL is "
-            "remembered for this profile."
-        )
-
-    def _known_url(self) -> str:
-        from tui import config
-
-        listener = self.runtime.listener
-        target = listener.forwarder.target_for(None) if listener is not None else None
-        try:
-            return target or config.get_forward_url(self.runtime.profile_name) or ""
-        except Exception:  # an unreadable config: the field starts empty, nothing lost
-            return ""
-
-    def fields(self) -> list[Field]:
-        return [
-            Field(
-                "url",
-                "Forward URL",
-                Input(
-                    self._known_url(),
-                    placeholder="http://127.0.0.1:3000/webhooks",
-                    id="field-url",
-                ),
-                "Your server's webhook endpoint (http:// or https://).",
-            )
-        ]
-
-    def submit_text(self) -> str | None:
-        url = self.value("url")
-        return f"Replay to {url}" if url else None
-
-    def build(self) -> Any:
-        from tui.views.forms import FormErrors
-        from tui.webhooks.forward import url_problem
-
-        url = self.value("url")
-        problem = "Type the URL to send it to." if not url else url_problem(url)
-        if problem:
-            raise FormErrors({"url": problem})
-        return url
-
-    async def send(self, url: Any) -> Any:
-        from tui import config
-        from tui.runtime import NotStarted
-
-        listener = self.runtime.listener
-        if listener is None:
-            raise NotStarted("The webhook listener is not running: nothing to replay from.")
-        record = await listener.replay(self.event_id, url)
-        try:
-            config.set_forward_url(self.runtime.profile_name, url)
-        except Exception as exc:  # the replay happened; only remembering the URL failed
-            self.app.notify(f"The URL was not remembered: {exc}", severity="warning")
-        outcome = f"HTTP {record.status}" if record.status else (record.error or "no answer")
-        latency = f" in {record.latency_ms:.0f} ms" if record.latency_ms is not None else ""
-        self.app.notify(f"{self.event_id} -> {record.url}: {outcome}{latency}", title="Replayed")
-        return record
 
 
 class EventsView(ResourceListView[Any]):
@@ -402,107 +222,3 @@ class EventsView(ResourceListView[Any]):
         from tui.areas.events.history import ServiceEventsScreen
 
         self.app.push_screen(ServiceEventsScreen())
-
-
-class EventDetailScreen(DetailScreen[Any]):
-    """One event: verification, headers, raw body, pretty JSON, forwards and replays."""
-
-    noun = "Event"
-    scope = "event"
-    actions = EVENT_ACTIONS
-    sections: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("verification", "Verification"),
-        ("headers", "Headers"),
-        ("raw-body", "Raw body (exactly as signed)"),
-        ("json", "JSON"),
-        ("forwards", "Forwards and replays"),
-    )
-
-    async def fetch(self) -> Any:
-        detail = self.runtime.journal.get(self.record_id)
-        if detail is None:
-            raise Missing(self.record_id)
-        return detail
-
-    def not_found_text(self) -> str:
-        return "No event has this id in this profile's listener journal; Esc goes back."
-
-    def watched_ids(self, record: Any) -> set[str]:
-        return set()  # a journaled event does not change; replays reload it (acted)
-
-    def acted(self, result: Any) -> None:
-        self.load(now=True)
-
-    def raw(self, record: Any) -> RenderableType:
-        return self._pretty(record)
-
-    def title_text(self, d: Any) -> Text:
-        variables = self.app.theme_variables
-        ok = d.verified
-        return Text.assemble(
-            ("Event ", "bold"),
-            safe(d.event.event_id, "bold"),
-            "  ",
-            safe(d.event.event_type, empty=""),
-            "  ",
-            (
-                "✓ signature verified" if ok else "✗ signature not verified",
-                theme_colour(variables, "event-verified" if ok else "event-rejected"),
-            ),
-        )
-
-    def render_record(self, d: Any) -> None:
-        self.section("verification").update(self._verification(d))
-        stable = self.runtime.options.stable_display
-        headers = grid()
-        for name, value in sorted(d.headers.items()):
-            if stable and name == "host":  # snapshots: the listener's port changes
-                value = re.sub(r":\d+$", ":PORT", value)
-            headers.add_row(safe(name), safe(value))
-        self.section("headers").update(headers)
-        raw = d.body.decode("utf-8", "replace")
-        self.section("raw-body").update(safe(raw, multiline=True))
-        self.section("json").update(self._pretty(d))
-        self.section("forwards").update(self._forwards(d))
-
-    def _pretty(self, d: Any) -> RenderableType:
-        try:
-            return JSON(json.dumps(json.loads(d.body)))
-        except ValueError:
-            return empty("The body is not JSON.")
-
-    def _forwards(self, d: Any) -> RenderableType:
-        if not d.forwards:
-            return empty("Not forwarded or replayed yet: p replays it to a URL of yours.")
-        rows = Table(box=None, header_style="bold", padding=(0, 2))
-        for col in ("Sent", "URL", "Status", "Latency"):
-            rows.add_column(col, no_wrap=col != "URL")
-        stable = self.runtime.options.stable_display
-        for f in d.forwards:
-            rows.add_row(
-                clock(f.sent_at, stable),
-                safe(f.url),
-                Text(str(f.status)) if f.status else safe(f.error, "bold", empty="no answer"),
-                f"{f.latency_ms:.0f} ms" if f.latency_ms is not None and not stable else "",
-            )
-        return rows
-
-    def _verification(self, d: Any) -> Text:
-        from tui.webhooks.signing import SIGNATURE_HEADER
-
-        variables = self.app.theme_variables
-        if d.verified:
-            verdict = Text("✓ verified", style=f"bold {theme_colour(variables, 'event-verified')}")
-            why: Text | str = (
-                f": {SIGNATURE_HEADER} is the HMAC of the raw body below under a known secret."
-            )
-        else:
-            verdict = Text(
-                "✗ not verified", style=f"bold {theme_colour(variables, 'event-rejected')}"
-            )
-            why = Text.assemble(": ", safe(d.delivery.reason or "the signature does not match"))
-        seen = d.event.duplicates
-        again = (
-            f"\nDelivered again {seen} time{'s' if seen != 1 else ''} (duplicates)." if seen else ""
-        )
-        return Text.assemble(verdict, why, f"\nAnswered HTTP {d.delivery.status}.", again)

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
-from tui.api.models.links import LINK_STATES
-from tui.views.columns import CellContext, Column
+from tui.api.models.links import LINK_STATES, PaymentLink
+from tui.views.columns import Column
 from tui.views.filters import (
     Filter,
     Grammar,
@@ -26,9 +26,6 @@ from tui.views.filters import (
 from tui.views.ids import id_problem
 from tui.widgets.format import amount_text, format_time, theme_colour
 from tui.widgets.text import safe, visible
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 13
@@ -137,17 +134,9 @@ def expiry_long(link: Any, now: float, variables: Mapping[str, str]) -> Text:
     return Text.assemble(moment, (f"  passed {long_span(now - due)} ago", "dim"))
 
 
-def _now(context: CellContext) -> float:
-    if context.now is not None:
-        return context.now
-    import time
-
-    return time.time()
-
-
 # Ids are shown whole (plink_ + 20 characters). Link, status, amount and expiry stay at 80
 # columns; then come the description and when the link was made.
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[PaymentLink], ...] = (
     Column("payment_link_id", "Link", 26, lambda r, c: safe(r.payment_link_id)),
     Column("status", "Status", 7, lambda r, c: state_text(link_state(r), c.variables), flex=(7, 9)),
     Column(
@@ -156,7 +145,7 @@ COLUMNS: tuple[Column[Any], ...] = (
         AMOUNT_WIDTH,
         lambda r, c: amount_text(r.amount, r.currency, c.variables, width=AMOUNT_WIDTH),
     ),
-    Column("expiry", "Expires", 9, lambda r, c: expiry_cell(r, _now(c), c.variables)),
+    Column("expiry", "Expires", 9, lambda r, c: expiry_cell(r, c.service_now(), c.variables)),
     Column(
         "description",
         "Description",

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.areas.payments.spec import ROW_ACTIONS
+from tui.areas.payments.actions import ROW_ACTIONS
 from tui.views.detail import DetailScreen, empty, explained_code, grid, table
 from tui.widgets.format import (
     brand_label,

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from tui.areas.payments.spec import COLUMNS, ROW_ACTIONS, payment_grammar
+from tui.areas.payments.actions import ROW_ACTIONS
+from tui.areas.payments.spec import COLUMNS, payment_grammar
 from tui.payments_cache import PAGE_SIZE
 from tui.views.actions import Action
 from tui.views.listing import ResourceListView, new_record_action

@@ -6,9 +6,9 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from tui.api.models.payouts import ACCOUNT_NUMBER_FIELDS, PayoutStatus, PayoutType
+from tui.api.models.payouts import ACCOUNT_NUMBER_FIELDS, Payout, PayoutStatus, PayoutType
 from tui.views.actions import statuses
 from tui.views.columns import Column
 from tui.views.filters import (
@@ -29,9 +29,6 @@ from tui.widgets.format import (
 )
 from tui.widgets.inputs import last_digits
 from tui.widgets.text import safe
-
-if TYPE_CHECKING:
-    pass
 
 PAGE_SIZE = 100
 # The real service lists at most 20 payouts a page (PayoutListFilterConstraints.limit).
@@ -223,7 +220,7 @@ def customer_of(payout: Any) -> str | None:
 # Ids are shown whole (payout_ + 20 characters); the status column takes spare width first
 # (the longest, requires_payout_method_data, ends in "…" below 130 columns). Narrower, the
 # method, then the created time, then the customer give way: payout, status and amount stay.
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[Payout], ...] = (
     Column("payout_id", "Payout", 27, lambda p, c: safe(p.payout_id)),
     Column("status", "Status", 14, lambda p, c: status_text(p.status, c.variables), flex=(14, 27)),
     Column(

@@ -5,9 +5,7 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from tui.api.models.refunds import RefundStatus
+from tui.api.models.refunds import Refund, RefundStatus
 from tui.views.columns import Column
 from tui.views.filters import (
     Filter,
@@ -22,9 +20,6 @@ from tui.views.ids import check_id, id_term
 from tui.widgets.format import amount_text, format_time, status_text
 from tui.widgets.text import safe
 
-if TYPE_CHECKING:
-    pass
-
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
 # Every refund status, as the models know them.
@@ -33,7 +28,7 @@ REFUND_STATUSES: tuple[str, ...] = tuple(status.value for status in RefundStatus
 # Ids are shown whole (prefix + 20 characters); the status column takes spare width first.
 # Narrower, the created time and then the payment give way: refund, status and amount stay.
 # The reason needs a wide terminal (the detail shows it whole).
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[Refund], ...] = (
     Column("refund_id", "Refund", 24, lambda r, c: safe(r.refund_id)),
     Column("status", "Status", 9, lambda r, c: status_text(r.status, c.variables), flex=(9, 12)),
     Column(

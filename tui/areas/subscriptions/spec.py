@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from tui.api.models.subscriptions import SubscriptionStatus
+from tui.api.models.subscriptions import Subscription, SubscriptionStatus
 from tui.views.actions import statuses
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term, status_term, time_terms
@@ -191,7 +191,7 @@ def _short_time(value: Any, now: float | None) -> str:
 
 # Ids show whole (prefix + 20 characters). Narrower, the customer and then the next charge give
 # way; the id, the status and the price stay. The creation time needs a wide terminal.
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[Subscription], ...] = (
     Column("id", "Subscription", 24, lambda s, c: safe(s.id)),
     Column("status", "Status", 9, lambda s, c: status_text(s.status, c.variables), flex=(9, 10)),
     Column(

@@ -3,9 +3,9 @@ current period, latest payment and invoice, renewal history, customer) and its a
 
 The service has no route that lists subscriptions. On the local sandbox the list is the
 sandbox's own `GET /_sandbox/subscriptions` (a stand-in for the real service's dashboard); on
-a remote profile it shows the subscriptions payscope has seen (`subscriptions_remote`) and says
-so. The actions are declared once here (`ROW_ACTIONS`) for the list and the detail; their forms
-are in `subscription_forms`. No webhook reports a pause, resume, cancel or plan change: the
+a remote profile it shows the subscriptions payscope has seen (`remote`) and says so. The
+actions are declared once in `actions` (`ROW_ACTIONS`) for this list and the detail (`detail`);
+their forms are in `forms`. No webhook reports a pause, resume, cancel or plan change: the
 forms announce what they changed (`tui.views.live.announce`). A renewal sends `invoice_paid`
 (its row and detail follow); a renewal that fails sends only its payment's `payment_failed`,
 whose metadata names the subscription, and that is followed too.
@@ -13,237 +13,34 @@ whose metadata names the subscription, and that is followed too.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.areas.subscriptions import forms as subscription_forms
+from tui.api.models.subscriptions import Subscription
+from tui.areas.subscriptions.actions import CLOCK, NEW_SUBSCRIPTION, ROW_ACTIONS
+from tui.areas.subscriptions.detail import SubscriptionDetailScreen
 from tui.areas.subscriptions.forms import NewSubscriptionForm
 from tui.areas.subscriptions.spec import (
-    CANCELLABLE,
     CLOCK_MOVED,
     COLUMNS,
-    HISTORY_SHOWN,
     PAGE_SIZE,
-    PAUSABLE,
     REMOTE_RELOAD_DELAY,
-    RESUMABLE,
-    SUBSCRIPTION_STATUSES,
-    UPDATABLE,
     Catalogue,
     SubscriptionCells,
     catalogue,
-    price_cell,
     subscription_grammar,
     with_subscription,
 )
-from tui.views.actions import Action, with_known
 from tui.views.columns import CellContext
-from tui.views.detail import DetailScreen, Related, empty, explained_code, grid, read_related
 from tui.views.filters import Grammar
-from tui.views.listing import ResourceListView, listed_total, new_record_action
-from tui.widgets.format import (
-    brand_label,
-    format_amount,
-    format_time,
-    status_text,
-    theme_colour,
-)
-from tui.widgets.text import safe, visible
+from tui.views.listing import ResourceListView, listed_total
 
 if TYPE_CHECKING:
-    from tui.areas.subscriptions.remote import Renewal
-    from tui.views.actions import ActionHost
     from tui.views.live import Change
 
 
-# -- actions (the list and the detail share them) ------------------------------------------------
-
-Make = Callable[[Any, Any], Any]
-
-
-def _with_subscription(make: Make) -> Callable[[ActionHost, str | None, Any], None]:
-    """Run an action whose screen `make(app, subscription)` builds (a coroutine: it may read
-    the catalogue); what its form returns is announced, as no webhook reports it."""
-
-    def run(host: ActionHost, sub_id: str | None, sub: Any) -> None:
-        app = host.app
-
-        async def go() -> None:
-            current = sub
-            if current is None:
-                current = await app.runtime.api.subscriptions.retrieve(str(sub_id))
-
-            def done(result: Any) -> None:
-                if result is not None:
-                    from tui.views.live import announce
-
-                    announce(app, result.id, "subscription_changed", result.status)
-                host.acted(result)
-
-            await app.push_screen(await make(app, current), done)
-
-        app.run_worker(go(), group="subscription-action", exit_on_error=False, description="Form")
-
-    return run
-
-
-def _form(name: str) -> Make:
-    async def make(app: Any, sub: Any) -> Any:
-
-        found = await catalogue(app.runtime.api)
-        return getattr(subscription_forms, name)(sub, found)
-
-    return make
-
-
-def _goto(area: str, id_of: Callable[[Any], str | None]) -> Callable[..., None]:
-    def run(host: ActionHost, _sub_id: str | None, sub: Any) -> None:
-        target = id_of(sub) if sub is not None else None
-        if target:
-            host.app.goto(area, target)
-
-    return run
-
-
-def _payment_id(sub: Any) -> str | None:
-    return sub.payment.payment_id if getattr(sub, "payment", None) else None
-
-
-ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
-    (
-        Action(
-            "update",
-            "e",
-            "Plan",
-            "Change plan: move to another plan or price",
-            _with_subscription(_form("UpdatePlanForm")),
-            UPDATABLE,
-            palette="Change this subscription's plan",
-        ),
-        Action(
-            "pause",
-            "p",
-            "Pause",
-            "Pause now, at the end of the term or on a date",
-            _with_subscription(_form("PauseForm")),
-            PAUSABLE,
-            palette="Pause this subscription",
-        ),
-        Action(
-            "resume",
-            "u",
-            "Resume",
-            "Resume now or on a date",
-            _with_subscription(_form("ResumeForm")),
-            RESUMABLE,
-            palette="Resume this subscription",
-        ),
-        Action(
-            "cancel",
-            "x",
-            "Cancel",
-            "Cancel now, at the end of the term or on a date",
-            _with_subscription(_form("CancelForm")),
-            CANCELLABLE,
-            palette="Cancel this subscription",
-        ),
-        Action(
-            "payment",
-            "g",
-            "Payment",
-            "Open its latest payment",
-            _goto("payments", _payment_id),
-            when=lambda sub: bool(_payment_id(sub)),
-            palette="Open the latest payment",
-        ),
-        Action(
-            "customer",
-            "c",
-            "Customer",
-            "Open its customer",
-            _goto("customers", lambda sub: sub.customer_id),
-            when=lambda sub: bool(getattr(sub, "customer_id", None)),
-            palette="Open the customer",
-        ),
-    ),
-    SUBSCRIPTION_STATUSES,
-)
-
-
-def _soonest_renewal(subs: Sequence[Any], now: float) -> Any:
-    """The soonest next charge after `now` among `subs` (a datetime), or None."""
-    from datetime import UTC, datetime
-
-    due = []
-    for sub in subs:
-        try:
-            moment = datetime.fromisoformat(str(sub.next_billing_at).replace("Z", "+00:00"))
-        except ValueError:
-            continue
-        moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-        if moment.timestamp() > now:
-            due.append(moment)
-    return min(due, default=None)
-
-
-def _clock(host: ActionHost, _sub_id: str | None, sub: Any) -> None:
-    """The sandbox clock: in a detail "to the next renewal" is this subscription's, in the list
-    the soonest of the page's. What the clock set off reloads the list and open details."""
-    from tui.views.clock import ClockScreen
-
-    app = host.app
-    now = app.runtime.now()
-    if sub is not None:
-        renewal = _soonest_renewal([sub], now)
-    else:
-        rows = getattr(host, "rows", {})
-        renewal = _soonest_renewal(list(rows.values()), now)
-
-    def done(moved: Any) -> None:
-        if moved is not None:
-            after_clock(app)
-
-    app.push_screen(ClockScreen(renewal), done)
-
-
-def after_clock(app: Any) -> None:
-    """The clock moved: scheduled pauses and cancellations took effect (no webhook says so):
-    the list's page and every open subscription detail are read again."""
-    main = app.get_screen_main()
-    if main is not None:
-        for view in main.query(SubscriptionsView):
-            if view.loaded:
-                view.load()
-    for screen in app.screen_stack:
-        if isinstance(screen, SubscriptionDetailScreen):
-            screen.load(now=True)
-
-
-CLOCK: Action[Any] = Action(
-    "clock",
-    "t",
-    "Clock",
-    "Move the sandbox clock on (1 hour, 1 day, 1 month, to the next renewal): renewals run",
-    _clock,
-    needs_record=False,
-    local_only=True,
-    palette="Advance the sandbox clock",
-)
-
-
-NEW_SUBSCRIPTION: Action[Any] = new_record_action(
-    "New", "Subscribe a customer to a plan", "New subscription"
-)
-
-
-# -- the list ------------------------------------------------------------------------------------
-
-
-class SubscriptionsView(ResourceListView[Any]):
+class SubscriptionsView(ResourceListView["Subscription"]):
     """The Subscriptions area."""
 
     title = "Subscriptions"
@@ -262,10 +59,10 @@ class SubscriptionsView(ResourceListView[Any]):
         self._reload_timer: Any = None
         self._loaded_at = 0.0
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: Subscription) -> str:
         return str(record.id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: Subscription) -> Any:
         return record.created_at or ""
 
     def cell_context(self) -> CellContext:
@@ -281,7 +78,7 @@ class SubscriptionsView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[Subscription], int]:
         api = self.runtime.api
         if self.catalogue is None or self.catalogue.problem:
             self.catalogue = await catalogue(api)
@@ -298,7 +95,7 @@ class SubscriptionsView(ResourceListView[Any]):
         total = listed_total(found.total_count, offset, len(found.data))
         return list(found.data), total
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> Subscription:
         return await self.runtime.api.subscriptions.retrieve(record_id)
 
     def detail(self, record_id: str) -> Any:
@@ -369,385 +166,3 @@ class SubscriptionsView(ResourceListView[Any]):
         self.notify(f"{sub.id}: {sub.status}", title="Subscription created", markup=False)
         # Back from the subscription, the cursor is on its row.
         self.show_created(sub.id)
-
-
-# -- the detail ----------------------------------------------------------------------------------
-
-
-def until_text(moment: Any, now: float) -> str:
-    """ "in 5 d 5 h" or "2 d ago": how far an ISO time lies from the service's `now`."""
-    from datetime import UTC, datetime, timedelta
-
-    from tui.views.when import span_text
-
-    try:
-        when = datetime.fromisoformat(str(moment).replace("Z", "+00:00"))
-    except ValueError:
-        return ""
-    when = when if when.tzinfo else when.replace(tzinfo=UTC)
-    seconds = when.timestamp() - now
-    span = span_text(timedelta(seconds=abs(seconds)))
-    return f"in {span}" if seconds >= 0 else f"{span} ago"
-
-
-def _when(value: Any) -> Text:
-    return safe(format_time(value) if value else None, empty="-")
-
-
-class SubscriptionDetailScreen(DetailScreen[Any]):
-    """One subscription: its plan and period, what it charged last and why that failed, its
-    invoices, its customer."""
-
-    noun = "Subscription"
-    scope = "subscription"
-    actions = (*ROW_ACTIONS, CLOCK)
-    raw_exclude = frozenset({"client_secret"})
-    enter_action = "payment"
-    sections: ClassVar[tuple[tuple[str, str], ...]] = (
-        ("summary", "Subscription"),
-        ("decline", "Why the last charge failed"),
-        ("payment", "Latest payment (g or Enter opens it)"),
-        ("invoice", "Latest invoice"),
-        ("renewals", "Renewal history"),
-        ("customer", "Customer (c opens it)"),
-    )
-
-    def __init__(self, subscription_id: str) -> None:
-        super().__init__(subscription_id)
-        self.catalogue = Catalogue()
-        self.payment: Related[Any] = Related()
-        self.customer: Related[Any] = Related()
-        self.renewals: list[Renewal] = []
-        self.renewals_problem = ""
-        self._read_at = 0.0
-
-    def on_mount(self) -> None:
-        # Textual calls DetailScreen.on_mount (the first read) after this one by itself.
-        self.show_section("decline", False)
-
-    def on_screen_resume(self) -> None:
-        # Back on it (from a payment, the clock, :sandbox): if the service's clock moved since the
-        # last read, a scheduled change may have taken effect, which no webhook reports.
-        if self.record is not None and abs(self.runtime.now() - self._read_at) > CLOCK_MOVED:
-            self.load(now=True)
-
-    async def fetch(self) -> Any:
-        api = self.runtime.api
-        self._read_at = self.runtime.now()
-        sub = await api.subscriptions.retrieve(self.record_id)
-        self.catalogue = await catalogue(api)
-        payment_id = _payment_id(sub)
-
-        async def nothing() -> Any:
-            return None
-
-        payment, customer, _ = await asyncio.gather(
-            read_related(api.payments.retrieve(payment_id) if payment_id else nothing()),
-            read_related(api.customers.retrieve(sub.customer_id) if sub.customer_id else nothing()),
-            self._read_renewals(sub),
-        )
-        self.payment, self.customer = payment, customer
-        return sub
-
-    async def _read_renewals(self, sub: Any) -> None:
-        from tui.areas.subscriptions.remote import Renewal, renewals
-
-        self.renewals_problem = ""
-        if not self.runtime.options.is_local:
-            self.renewals = renewals(self.runtime, sub.id, HISTORY_SHOWN)
-            return
-        from tui.api.errors import ClientError
-        from tui.api.models.subscriptions import InvoiceListRequest
-        from tui.widgets.errors import describe_error
-
-        try:
-            found = await self.runtime.api.sandbox.subscription_invoices(
-                sub.id, InvoiceListRequest(limit=HISTORY_SHOWN)
-            )
-        except ClientError as exc:
-            self.renewals, self.renewals_problem = [], ": ".join(describe_error(exc))
-            return
-        self.renewals = [
-            Renewal(
-                invoice_id=i.id,
-                status=i.status,
-                amount=i.amount,
-                currency=i.currency,
-                when=i.created,
-                payment_id=i.paid_by or (i.payment.payment_id if i.payment else None),
-                payment_status=i.payment.status if i.payment else None,
-                code=(i.payment.unified_code or i.payment.error_code) if i.payment else None,
-            )
-            for i in found.data
-        ]
-
-    def watched_ids(self, sub: Any) -> set[str]:
-        ids = {sub.id}
-        if payment_id := _payment_id(sub):
-            ids.add(payment_id)
-        if sub.invoice is not None:
-            ids.add(sub.invoice.id)
-        return ids
-
-    def on_change(self, change: Change) -> None:
-        super().on_change(with_subscription(change))
-
-    def raw(self, record: Any) -> RenderableType:
-        from rich.json import JSON
-
-        return JSON(record.model_dump_json(exclude_none=True, exclude=set(self.raw_exclude)))
-
-    def title_text(self, sub: Any) -> Text:
-        variables = self.app.theme_variables
-        title = Text.assemble(
-            ("Subscription ", "bold"),
-            safe(sub.id, "bold"),
-            "  ",
-            status_text(sub.status, variables),
-        )
-        price = self.catalogue.price(sub.item_price_id)
-        if price is not None:
-            title.append("  ")
-            title.append(price_cell(sub, self.catalogue, variables))
-        return title
-
-    # -- sections -------------------------------------------------------------------------------
-
-    def render_record(self, sub: Any) -> None:
-        self.section("summary").update(self._summary(sub))
-        decline = self._decline(sub)
-        self.show_section("decline", decline is not None)
-        if decline is not None:
-            self.section("decline").update(decline)
-        self.section("payment").update(self._payment(sub))
-        self.section("invoice").update(self._invoice(sub))
-        self.section("renewals").update(self._renewals(sub))
-        self.section("customer").update(self._customer(sub))
-
-    def _status_note(self, sub: Any) -> str:
-        local = self.runtime.options.is_local
-        notes = {
-            "unpaid": "billing stopped: the last charge failed. u resumes (charging again).",
-            "paused": "no charges while paused. u resumes.",
-            "pending": "waits to be resumed (its plan changed while paused). u resumes.",
-            "failed": "the first charge failed: nothing more happens. n starts a new one.",
-            "cancelled": "ended: no further charges.",
-            "trial": "free until the trial ends, then charged"
-            + (" (t moves the clock there)" if local else ""),
-        }
-        return notes.get(str(sub.status), "")
-
-    def _summary(self, sub: Any) -> RenderableType:
-        variables = self.app.theme_variables
-        now = self.runtime.now()
-        rows = grid()
-        status = status_text(sub.status, variables)
-        note = self._status_note(sub)
-        rows.add_row("Status", Text.assemble(status, ("  " + note, "dim") if note else ""))
-        price = self.catalogue.price(sub.item_price_id)
-        plan = Text.assemble(
-            safe(price.plan_name if price else sub.plan_id, "bold"),
-            ("  ", ""),
-            safe(sub.plan_id, "dim"),
-        )
-        rows.add_row("Plan", plan)
-        if price is not None:
-            trial = f" · {price.trial_days}-day trial" if price.trial_days else ""
-            rows.add_row(
-                "Price",
-                Text.assemble(
-                    (price.charge, theme_colour(variables, "amount")),
-                    trial,
-                    ("  ", ""),
-                    safe(sub.item_price_id, "dim"),
-                ),
-            )
-        else:
-            problem = f"  ({self.catalogue.problem})" if self.catalogue.problem else ""
-            rows.add_row("Price", Text.assemble(safe(sub.item_price_id), (problem, "dim")))
-        rows.add_row(*self._period(sub))
-        if sub.next_billing_at:
-            rows.add_row(
-                "Next charge",
-                Text.assemble(
-                    format_time(sub.next_billing_at),
-                    (f"  {until_text(sub.next_billing_at, now)}", "dim"),
-                ),
-            )
-        else:
-            rows.add_row("Next charge", Text("none scheduled", style="dim"))
-        if sub.trial_end:
-            rows.add_row("Trial ends", _when(sub.trial_end))
-        change = sub.scheduled_change or {}
-        if change.get("action"):
-            rows.add_row(
-                "Scheduled",
-                Text.assemble(
-                    (
-                        f"{visible(change['action'])} at {format_time(change.get('at'))}",
-                        theme_colour(variables, "warning"),
-                    ),
-                    (f"  {until_text(change.get('at'), now)}", "dim"),
-                ),
-            )
-        rows.add_row("Pays with", self._method(sub))
-        if sub.merchant_reference_id:
-            rows.add_row("Reference", safe(sub.merchant_reference_id))
-        if sub.coupon_code:
-            rows.add_row("Coupon", safe(sub.coupon_code))
-        rows.add_row("Created", _when(sub.created_at))
-        if sub.paused_at:
-            rows.add_row("Paused", _when(sub.paused_at))
-        if sub.cancelled_at:
-            rows.add_row("Cancelled", _when(sub.cancelled_at))
-        return rows
-
-    def _period(self, sub: Any) -> tuple[str, Text]:
-        """(label, text): from the last paid invoice to the next charge; with no next charge,
-        the last term that was paid."""
-        paid = next((r for r in self.renewals if r.status == "invoice_paid"), None)
-        start = paid.when if paid else None
-        if sub.next_billing_at:
-            if start:
-                return "Current period", Text(
-                    f"{format_time(start)} → {format_time(sub.next_billing_at)}"
-                )
-            return "Current period", Text(f"until {format_time(sub.next_billing_at)}")
-        if start:
-            return "Last paid term", Text(f"from {format_time(start)}")
-        return "Current period", Text("none", style="dim")
-
-    def _method(self, sub: Any) -> Text:
-        payment = self.payment.record
-        card = None
-        if payment is not None and payment.payment_method_data is not None:
-            card = payment.payment_method_data.card
-        pm = sub.payment_method_id
-        if card is not None:
-            shown = f"{brand_label(card.network)} •••• {card.last4 or '????'}"
-            shown += f"  exp {card.expiry_month or '??'}/{card.expiry_year or '??'}"
-            return Text.assemble(safe(shown), ("  " if pm else "", ""), safe(pm or "", "dim"))
-        if pm:
-            return Text.assemble(safe(pm), ("  a saved card; its number shows once charged", "dim"))
-        return Text("-", style="dim")
-
-    def _decline(self, sub: Any) -> RenderableType | None:
-        """The latest charge's failure, explained (None when it did not fail)."""
-        brief = sub.payment
-        payment = self.payment.record
-        code = None
-        message = acquirer = None
-        if payment is not None:
-            code = payment.unified_code or payment.error_code
-            message = payment.unified_message
-            acquirer = ": ".join(str(v) for v in (payment.error_code, payment.error_message) if v)
-        elif brief is not None:
-            code = brief.unified_code or brief.error_code
-            message = brief.unified_message or brief.error_message
-        if not code or (brief is not None and brief.status not in ("failed", None)):
-            return None
-        what = {
-            "unpaid": "A renewal (or a plan change) was declined, so billing stopped.",
-            "failed": "The first charge was declined, so the subscription never started.",
-        }.get(str(sub.status), "The latest charge was declined.")
-        return Group(Text(what), explained_code(code, message, acquirer or None))
-
-    def _payment(self, sub: Any) -> RenderableType:
-        brief = sub.payment
-        if brief is None:
-            return empty(
-                "No payment recorded on it yet (seeded history keeps its invoice only; "
-                "the next charge will show here)."
-            )
-        variables = self.app.theme_variables
-        rows = grid()
-        rows.add_row(
-            "Payment",
-            Text.assemble(safe(brief.payment_id, "bold"), ("   Enter or g opens it", "dim")),
-        )
-        payment = self.payment.record
-        status = payment.status if payment is not None else brief.status
-        rows.add_row("Status", status_text(status, variables))
-        rows.add_row("Amount", format_amount(brief.amount, brief.currency))
-        if payment is not None:
-            rows.add_row("Received", format_amount(payment.amount_received, payment.currency))
-            rows.add_row("Created", _when(payment.created))
-        elif self.payment.problem:
-            rows.add_row("", safe(self.payment.problem, "dim", multiline=True))
-        return rows
-
-    def _invoice(self, sub: Any) -> RenderableType:
-        invoice = sub.invoice
-        if invoice is None:
-            note = "none yet: a trial is invoiced when it ends" if sub.status == "trial" else "none"
-            return empty(f"No invoice ({note}).")
-        variables = self.app.theme_variables
-        rows = grid()
-        rows.add_row("Invoice", safe(invoice.id, "bold"))
-        rows.add_row("Status", status_text(invoice.status, variables))
-        rows.add_row("Amount", format_amount(invoice.amount, invoice.currency))
-        if invoice.created:
-            rows.add_row("Date", _when(invoice.created))
-        if invoice.paid_by:
-            rows.add_row("Payment", safe(invoice.paid_by))
-        return rows
-
-    def _renewals(self, sub: Any) -> RenderableType:
-        local = self.runtime.options.is_local
-        notes: list[Text] = []
-        if self.renewals_problem:
-            notes.append(empty(f"The invoices could not be read: {self.renewals_problem}"))
-        if not local:
-            notes.append(
-                empty(
-                    "The service has no list of invoices: these come from the invoice_paid "
-                    "webhooks this listener received (failed renewals send none)."
-                )
-            )
-        if not self.renewals:
-            hint = "  t moves the sandbox clock to the next renewal." if local else ""
-            return Group(empty(f"No invoice yet.{hint}"), *notes)
-        variables = self.app.theme_variables
-        # The payment's id needs a wide screen (the latest payment's section has it).
-        wide = self.size.width >= 100
-        from rich.table import Table
-
-        rows = Table(box=None, padding=(0, 2), header_style="bold")
-        rows.add_column("Date (UTC)", no_wrap=True)
-        rows.add_column("Invoice", no_wrap=True)
-        rows.add_column("Amount", no_wrap=True, justify="right")
-        rows.add_column("Charge", no_wrap=True)
-        if wide:
-            rows.add_column("Payment", no_wrap=True)
-        for r in self.renewals:
-            charge = status_text(r.payment_status, variables) if r.payment_status else Text("")
-            if r.code:
-                charge = Text.assemble(charge, " ", safe(r.code))
-            elif not r.payment_status:
-                charge = Text("-", style="dim")
-            cells: list[RenderableType] = [
-                format_time(r.when, seconds=False) if r.when else Text("-", style="dim"),
-                status_text(r.status, variables),
-                format_amount(r.amount, r.currency),
-                charge,
-            ]
-            if wide:
-                cells.append(safe(r.payment_id, empty=""))
-            rows.add_row(*cells)
-        if not notes and len(self.renewals) >= HISTORY_SHOWN:
-            notes.append(empty(f"The newest {HISTORY_SHOWN} invoices."))
-        return Group(rows, *notes)
-
-    def _customer(self, sub: Any) -> RenderableType:
-        rows = grid()
-        rows.add_row(
-            "Customer",
-            Text.assemble(safe(sub.customer_id, "bold"), ("   c opens it", "dim")),
-        )
-        customer = self.customer.record
-        if customer is not None:
-            rows.add_row("Name", safe(customer.name))
-            rows.add_row("Email", safe(customer.email))
-        elif self.customer.problem:
-            rows.add_row("", safe(self.customer.problem, "dim", multiline=True))
-        return rows

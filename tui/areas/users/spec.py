@@ -6,7 +6,7 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 
@@ -15,9 +15,6 @@ from tui.views.columns import Column
 from tui.views.filters import Filter, Grammar, Term, status_term
 from tui.widgets.format import status_text
 from tui.widgets.text import safe, visible
-
-if TYPE_CHECKING:
-    pass
 
 ACTIVE = UserStatus.ACTIVE.value
 INVITED = UserStatus.INVITATION_SENT.value

@@ -1,0 +1,147 @@
+"""The Refunds area's detail: one record, its sections and its actions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from tui.api.models.refunds import Refund
+from tui.areas.refunds.actions import ROW_ACTIONS
+from tui.views.detail import (
+    DetailScreen,
+    Related,
+    empty,
+    explained_code,
+    grid,
+    metadata_grid,
+    read_related,
+    table,
+)
+from tui.views.payment import payment_summary
+from tui.widgets.format import format_amount, format_time, status_text, theme_colour
+from tui.widgets.text import safe
+
+if TYPE_CHECKING:
+    from tui.api.models.refunds import Refund
+
+# -- the detail ------------------------------------------------------------------------------------
+
+HISTORY_SHOWN = 20
+
+
+class RefundDetailScreen(DetailScreen["Refund"]):
+    """One refund: what, why, its failure explained, its payment, its status history."""
+
+    noun = "Refund"
+    scope = "refund"
+    actions = ROW_ACTIONS
+    enter_action = "payment"
+    sections: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("summary", "Summary"),
+        ("failure", "Failure"),
+        ("payment", "Payment (Enter or g opens it)"),
+        ("history", "Status history"),
+        ("metadata", "Metadata"),
+    )
+
+    def __init__(self, refund_id: str) -> None:
+        super().__init__(refund_id)
+        self.payment: Related[Any] = Related()
+
+    def on_mount(self) -> None:
+        # Textual calls DetailScreen.on_mount (the first read) after this one by itself.
+        self.show_section("failure", False)
+
+    async def fetch(self) -> Refund:
+        refund = await self.runtime.api.refunds.retrieve(self.record_id)
+        # The refund shows even when its payment cannot be read; the section says why.
+        read = self.runtime.api.payments.retrieve(refund.payment_id)
+        self.payment = await read_related(read)
+        return refund
+
+    def watched_ids(self, r: Refund) -> set[str]:
+        return {r.refund_id, r.payment_id}
+
+    def title_text(self, r: Refund) -> Text:
+        variables = self.app.theme_variables
+        return Text.assemble(
+            ("Refund ", "bold"),
+            safe(r.refund_id, "bold"),
+            "  ",
+            status_text(r.status, variables),
+            ("  " + format_amount(r.amount, r.currency), theme_colour(variables, "amount")),
+        )
+
+    def render_record(self, r: Refund) -> None:
+        self.section("summary").update(self._summary(r))
+        code = r.unified_code or r.error_code
+        self.show_section("failure", bool(code))
+        if code:
+            acquirer = ": ".join(str(v) for v in (r.error_code, r.error_message) if v)
+            self.section("failure").update(explained_code(code, r.unified_message, acquirer))
+        self.section("payment").update(self._payment(r))
+        self.section("history").update(self._history(r))
+        self.section("metadata").update(self._metadata(r))
+
+    def _summary(self, r: Refund) -> RenderableType:
+        summary = grid()
+        summary.add_row("Status", status_text(r.status, self.app.theme_variables))
+        summary.add_row("Amount", format_amount(r.amount, r.currency))
+        summary.add_row("Currency", safe(r.currency))
+        summary.add_row("Type", safe(r.refund_type))
+        summary.add_row("Reason", safe(r.reason, multiline=True, empty="none given"))
+        summary.add_row("Created", format_time(r.created_time))
+        summary.add_row("Modified", format_time(r.modified_time))
+        if r.status == "pending":
+            summary.add_row(
+                "Next", Text("settles by itself; a refund_succeeded or refund_failed webhook says")
+            )
+        return summary
+
+    def _payment(self, r: Refund) -> RenderableType:
+        variables = self.app.theme_variables
+        return payment_summary(r.payment_id, self.payment, variables)
+
+    def _history(self, r: Refund) -> RenderableType:
+        rows = table("When (UTC)", "What", "Status", "Event")
+        variables = self.app.theme_variables
+        settled_later = bool(r.modified_time) and r.modified_time != r.created_time
+        # What the record says now goes on its last line: the creation, or the last change.
+        rows.add_row(
+            format_time(r.created_time),
+            "created",
+            Text("") if settled_later else status_text(r.status, variables),
+            "",
+        )
+        listener = self.runtime.listener
+        events = (
+            list(reversed(listener.journal.recent(HISTORY_SHOWN, 0, None, r.refund_id)))
+            if listener is not None
+            else []
+        )
+        # Receive times are the wall clock's: hidden where the display must not move (tests).
+        stable = self.runtime.options.stable_display
+        for e in events:
+            received = datetime.fromtimestamp(e.first_seen, UTC)
+            rows.add_row(
+                "····-··-·· ··:··:··" if stable else format_time(received),
+                safe(e.event_type, empty="?"),
+                status_text(e.object_status, variables),
+                safe(e.event_id),
+            )
+        if settled_later:
+            rows.add_row(format_time(r.modified_time), "modified", status_text(r.status, variables))
+        notes = []
+        if events:
+            notes.append("Webhook rows show when the listener received them.")
+        elif listener is None:
+            notes.append("The listener is not running: no webhooks to show.")
+        elif r.status != "pending":
+            notes.append("No webhook received for this refund by this listener.")
+        return Group(rows, *(empty(n) for n in notes))
+
+    def _metadata(self, r: Refund) -> RenderableType:
+        return metadata_grid(r.metadata, "No metadata. e adds some.")
