@@ -361,18 +361,11 @@ class PaymentsView(ResourceListView["Row"]):
         if not cached:
             return
         self.cached = True
-        # The rows a screen can show first, the rest once that frame is out: the table measures
-        # every row it holds before drawing.
-        visible = max(self.app.size.height, 1)
-        self.table.show(cached[:visible])
+        # The whole page at once (measuring the rows a screen does not show costs a few ms):
+        # the live page, when it says the same, then changes no cell, and DataTable draws
+        # nothing again (adding the rest after the first frame made it draw every row anew).
+        self.table.show(cached)
         self.update_header()
-        if len(cached) > visible:
-            self.call_after_refresh(self._show_rest, cached)
-
-    def _show_rest(self, rows: list[CachedPayment]) -> None:
-        if self.cached:  # the client's page may have arrived already
-            self.table.show(rows)
-            self.update_header()
 
     def page_loaded(self, records: list[Row]) -> None:
         self.cached = False
