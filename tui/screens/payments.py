@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
+from textual import work
 
 from tui.screens.payments_cache import PAGE_SIZE
 from tui.theming import PAYMENT_STATUSES
@@ -347,6 +348,21 @@ class PaymentsView(ResourceListView["Row"]):
         if self.runtime.ready.is_set():
             return
         self._show_cache()
+        self._load_once_the_client_is_up()
+
+    @work(group="early-page", exit_on_error=False, description="Loading")
+    async def _load_once_the_client_is_up(self) -> None:
+        """The live page as soon as the client is up: the listener comes up after it, and the
+        cached page need not wait for that (`runtime_ready` then reads it no more)."""
+        await self.runtime.client_ready.wait()
+        if not self.loaded and not self.runtime.ready.is_set():
+            self.load()
+
+    def runtime_ready(self) -> None:
+        if self.loaded:  # the live page came once the client was up
+            self.follow_changes()
+            return
+        super().runtime_ready()
 
     def _cache_path(self) -> Any:
         from tui.screens.payments_cache import cache_path
