@@ -14,7 +14,7 @@ import pytest
 
 from tests.daemons import wait_ready
 from tests.tui.pilot import until
-from tui.app import make_app
+from tui.app import PayscopeApp, make_app
 from tui.sandbox import daemon
 from tui.screens.payment_forms import NewPaymentScreen
 from tui.screens.payments import PaymentsView
@@ -31,9 +31,14 @@ def data(tmp_path: Path) -> Iterator[Path]:
     daemon.stop(path / "sandbox")
 
 
-def _held(runtime: Any, monkeypatch: pytest.MonkeyPatch, gates: dict[str, asyncio.Event]) -> None:
-    """The runtime's imports of a module named in `gates` wait for its gate (the client's or
-    the listener's modules "load" until the test lets them)."""
+def _held_start(
+    config: Path, data: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[PayscopeApp, asyncio.Event, asyncio.Event]:
+    """An app started as `payscope` starts it, whose client's and listener's modules "load"
+    until the test sets their gates (returned: the app, the client's gate, the listener's)."""
+    app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    runtime = app.runtime
+    gates = {"tui.api.client": asyncio.Event(), "tui.webhooks.listener": asyncio.Event()}
     importing = runtime._import
 
     async def held(*modules: str) -> list[Any]:
@@ -43,6 +48,8 @@ def _held(runtime: Any, monkeypatch: pytest.MonkeyPatch, gates: dict[str, asynci
         return await importing(*modules)
 
     monkeypatch.setattr(runtime, "_import", held)
+    runtime.spawn_early()  # as `payscope` does before the app runs
+    return app, gates["tui.api.client"], gates["tui.webhooks.listener"]
 
 
 def _list_reads(runtime: Any) -> int:
@@ -62,11 +69,8 @@ async def test_the_cached_page_shows_until_the_client_reads_the_live_one_before_
         await until(lambda: view.loaded, 15)
     assert len(load_page(cache_path(data, "local"))) == 12  # the last run left its page
 
-    app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    app, client, listener = _held_start(config, data, monkeypatch)
     runtime = app.runtime
-    client, listener = asyncio.Event(), asyncio.Event()
-    _held(runtime, monkeypatch, {"tui.api.client": client, "tui.webhooks.listener": listener})
-    runtime.spawn_early()
     async with app.run_test(size=(120, 40)) as pilot:
         view = app.query_one(PaymentsView)
         await pilot.pause()
@@ -99,11 +103,8 @@ async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_onc
 
     config = tmp_path / "config"
     config.mkdir()
-    app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    app, client, listener = _held_start(config, data, monkeypatch)
     runtime = app.runtime
-    client, listener = asyncio.Event(), asyncio.Event()
-    _held(runtime, monkeypatch, {"tui.api.client": client, "tui.webhooks.listener": listener})
-    runtime.spawn_early()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("n")  # new payment, pressed while the client is still loading
         await pilot.pause()
