@@ -90,6 +90,8 @@ async def test_the_cached_page_shows_until_the_client_reads_the_live_one_before_
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert _list_reads(runtime) == 1  # the live page was read once, not again once all is up
+        await pilot.press("ctrl+r")  # a reload still reads it
+        await until(lambda: _list_reads(runtime) == 2, 10)
 
 
 async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_once_up(

@@ -313,6 +313,7 @@ class PaymentsView(ResourceListView["Row"]):
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
         self.cached = False
+        self.read_early = False  # the live page read once the client was up, before all was
 
     def key_of(self, record: Row) -> str:
         return record.payment_id
@@ -356,13 +357,15 @@ class PaymentsView(ResourceListView["Row"]):
         cached page need not wait for that (`runtime_ready` then reads it no more)."""
         await self.runtime.client_ready.wait()
         if not self.loaded and not self.runtime.ready.is_set():
+            self.read_early = True
             self.load()
 
     def runtime_ready(self) -> None:
-        if self.loaded:  # the live page came once the client was up
+        early, self.read_early = self.read_early, False
+        if early and self.loaded:  # the live page came once the client was up: not read again
             self.follow_changes()
             return
-        super().runtime_ready()
+        super().runtime_ready()  # and on every later call (Ctrl+R reloads)
 
     def _cache_path(self) -> Any:
         from tui.screens.payments_cache import cache_path
