@@ -178,7 +178,7 @@ def fill_fast(rows: list[list[Text]]) -> Widget:  # pragma: no cover - only when
     from textual_fastdatatable import ArrowBackend
     from textual_fastdatatable import DataTable as FastDataTable
 
-    class Fast(Timed, FastDataTable):  # type: ignore[misc]
+    class Fast(Timed, FastDataTable):  # type: ignore[misc,unused-ignore]
         pass
 
     records = [tuple(cell.plain for cell in row) for row in rows]

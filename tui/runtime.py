@@ -367,7 +367,9 @@ class Runtime:
                 daemon.spawn, directory, port=port, seed=self.options.seed
             )
         serving = state is not None and state.phase == "ready"
-        api, *_ = await self._import(*CLIENT_MODULES)
+        # A warm start (serving already): with the client, what its first call needs, so the
+        # live page that follows at once imports nothing on the app's loop.
+        api, *_ = await self._import(*CLIENT_MODULES, *(FIRST_CALLS if serving else ()))
         # The rest (the first calls' resources and models, the listener and uvicorn) loads in a
         # thread: during a first run's seeding, or once the client is up on a warm start, where
         # it would only slow the client down. Imported by the first call itself, on the app's

@@ -113,7 +113,11 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
             return False
         self.records[record_id] = record
         for (key, _width), cell in zip(self.fitted, self._cells(record, context), strict=True):
-            self.update_cell(record_id, key, cell)
+            # Only what changed: each `update_cell` makes DataTable draw every row anew (its
+            # render caches are keyed by an update count), so a live page that says what the
+            # cached one said (the usual warm start) costs no drawing at all.
+            if not _same(self.get_cell(record_id, key), cell):
+                self.update_cell(record_id, key, cell)
         return True
 
     def insert(self, record: T, order: Callable[[T], Any]) -> None:
@@ -182,3 +186,16 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
 def _identity(cells: Iterable[object]) -> tuple[int, ...]:
     """A row known by its cells' identity, whatever their order."""
     return tuple(sorted(map(id, cells)))
+
+
+def _same(shown: object, cell: object) -> bool:
+    """`cell` would draw as `shown` does (a Text: its text, spans, style and layout)."""
+    if isinstance(shown, Text) and isinstance(cell, Text):
+        return (
+            shown.plain == cell.plain
+            and shown.spans == cell.spans
+            and shown.style == cell.style
+            and (shown.justify, shown.overflow, shown.no_wrap, shown.end)
+            == (cell.justify, cell.overflow, cell.no_wrap, cell.end)
+        )
+    return type(shown) is type(cell) and shown == cell

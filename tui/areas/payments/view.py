@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import work
 
 from tui.areas.payments.actions import ROW_ACTIONS
 from tui.areas.payments.spec import COLUMNS, payment_grammar
@@ -45,6 +46,7 @@ class PaymentsView(ResourceListView["Row"]):
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
         self.cached = False
+        self.read_early = False  # the live page read once the client was up, before all was
 
     def key_of(self, record: Row) -> str:
         return record.payment_id
@@ -80,6 +82,23 @@ class PaymentsView(ResourceListView["Row"]):
         if self.runtime.ready.is_set():
             return
         self._show_cache()
+        self._load_once_the_client_is_up()
+
+    @work(group="early-page", exit_on_error=False, description="Loading")
+    async def _load_once_the_client_is_up(self) -> None:
+        """The live page as soon as the client is up: the listener comes up after it, and the
+        cached page need not wait for that (`runtime_ready` then reads it no more)."""
+        await self.runtime.client_ready.wait()
+        if not self.loaded and not self.runtime.ready.is_set():
+            self.read_early = True
+            self.load()
+
+    def runtime_ready(self) -> None:
+        early, self.read_early = self.read_early, False
+        if early and self.loaded:  # the live page came once the client was up: not read again
+            self.follow_changes()
+            return
+        super().runtime_ready()  # and on every later call (Ctrl+R reloads)
 
     def _cache_path(self) -> Any:
         from tui.payments_cache import cache_path
@@ -94,18 +113,11 @@ class PaymentsView(ResourceListView["Row"]):
         if not cached:
             return
         self.cached = True
-        # The rows a screen can show first, the rest once that frame is out: the table measures
-        # every row it holds before drawing.
-        visible = max(self.app.size.height, 1)
-        self.table.show(cached[:visible])
+        # The whole page at once (measuring the rows a screen does not show costs a few ms):
+        # the live page, when it says the same, then changes no cell, and DataTable draws
+        # nothing again (adding the rest after the first frame made it draw every row anew).
+        self.table.show(cached)
         self.update_header()
-        if len(cached) > visible:
-            self.call_after_refresh(self._show_rest, cached)
-
-    def _show_rest(self, rows: list[CachedPayment]) -> None:
-        if self.cached:  # the client's page may have arrived already
-            self.table.show(rows)
-            self.update_header()
 
     def page_loaded(self, records: list[Row]) -> None:
         self.cached = False

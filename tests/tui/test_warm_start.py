@@ -1,0 +1,134 @@
+"""A warm start against a real background sandbox: the first frame shows the page cached by the
+last run while the client starts; the live page comes through the client as soon as it is up,
+before the listener, and is read once; a key pressed meanwhile runs once the client is up, and
+the webhooks of what it made reach the listener once that is up."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.daemons import wait_ready
+from tests.tui.pilot import until
+from tui.app import PayscopeApp, make_app
+from tui.areas.payments.forms import NewPaymentScreen
+from tui.areas.payments.view import PaymentsView
+from tui.payments_cache import cache_path, load_page
+from tui.sandbox import daemon
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Iterator[Path]:
+    """A data dir whose background sandbox is up, with 12 seeded payments."""
+    path = tmp_path / "data"
+    daemon.spawn(path / "sandbox", seed=12)
+    wait_ready(path / "sandbox")
+    yield path
+    daemon.stop(path / "sandbox")
+
+
+def _held_start(
+    config: Path, data: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[PayscopeApp, asyncio.Event, asyncio.Event]:
+    """An app started as `payscope` starts it, whose client's and listener's modules "load"
+    until the test sets their gates (returned: the app, the client's gate, the listener's)."""
+    app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    runtime = app.runtime
+    gates = {"tui.api.client": asyncio.Event(), "tui.webhooks.listener": asyncio.Event()}
+    importing = runtime._import
+
+    async def held(*modules: str) -> list[Any]:
+        for module in modules:
+            if module in gates:
+                await gates[module].wait()
+        return await importing(*modules)
+
+    monkeypatch.setattr(runtime, "_import", held)
+    runtime.spawn_early()  # as `payscope` does before the app runs
+    return app, gates["tui.api.client"], gates["tui.webhooks.listener"]
+
+
+def _list_reads(runtime: Any) -> int:
+    return [(e.method, e.path) for e in runtime.api.journal.entries()].count(
+        ("POST", "/payments/list")
+    )
+
+
+async def test_the_cached_page_shows_until_the_client_reads_the_live_one_before_the_listener(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    first = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    async with first.run_test(size=(120, 40)):
+        view = first.query_one(PaymentsView)
+        await until(lambda: view.loaded, 15)
+    assert len(load_page(cache_path(data, "local"))) == 12  # the last run left its page
+
+    app, client, listener = _held_start(config, data, monkeypatch)
+    runtime = app.runtime
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(PaymentsView)
+        await pilot.pause()
+        assert view.cached and not view.loaded and len(view.rows) == 12
+        assert "cached · refreshing" in view.header_text().plain
+        assert not runtime.client_ready.is_set()
+
+        client.set()
+        await until(lambda: view.loaded, 15)
+        assert runtime.listener is None and not runtime.ready.is_set()  # before the listener
+        header = view.header_text().plain
+        assert "page 1/1" in header and "cached" not in header and "1-12 of 12" in header
+        assert not view.cached and len(view.rows) == 12
+
+        listener.set()
+        await until(runtime.ready.is_set, 15)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert _list_reads(runtime) == 1  # the live page was read once, not again once all is up
+        await pilot.press("ctrl+r")  # a reload still reads it
+        await until(lambda: _list_reads(runtime) == 2, 10)
+
+
+async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_once_up(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A warm start brings the client up before the listener (about a third of the imports):
+    an action runs as soon as the client is up, and the webhooks of a payment made before the
+    listener is up are held by the sandbox, then delivered to it."""
+    from tests.tui.pilot import create_payment, open_detail, shown_text
+    from tui.widgets.status_bar import StatusBar
+
+    config = tmp_path / "config"
+    config.mkdir()
+    app, client, listener = _held_start(config, data, monkeypatch)
+    runtime = app.runtime
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n")  # new payment, pressed while the client is still loading
+        await pilot.pause()
+        assert not isinstance(app.screen, NewPaymentScreen)
+        client.set()
+        await until(lambda: isinstance(app.screen, NewPaymentScreen), 15)
+        assert runtime.listener is None and not runtime.ready.is_set()
+        assert app.get_screen_main() is not None
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.query_one(StatusBar).state == ""  # no longer "starting"
+        made = await create_payment(runtime.api)
+        assert made.status == "succeeded"
+        detail = await open_detail(pilot, made.payment_id)
+        assert "The listener is starting" in shown_text(detail.section("events"))
+
+        listener.set()
+        await until(runtime.ready.is_set, 15)
+        started = runtime.listener
+        assert started is not None
+        await until(lambda: started.journal.recent(20, 0, None, made.payment_id), 15)
+        await until(lambda: "payment_succeeded" in shown_text(detail.section("events")), 10)
+        main = app.get_screen_main()
+        assert main is not None
+        assert main.query_one(StatusBar).listener_url.startswith("http://127.0.0.1:")
