@@ -33,6 +33,7 @@ commands:
   payscope sandbox --help   the local service alone (for curl or your own backend)
   payscope listen --help    the webhook listener alone
   payscope keys --help      keys in the OS keyring
+  payscope fixtures --help  run your own scenario (a file of API calls)
 
 docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
 site into site/)
@@ -110,6 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-production",
         action="store_true",
         help="accept a production (prd_) key; refused otherwise",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="offer no action that writes, and refuse every call that writes (browse, export)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -252,6 +258,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-production", action="store_true", help="accept a production (prd_) key"
     )
     keys.add_argument("value", nargs="?", help=argparse.SUPPRESS)
+
+    from tui.headless import add_connection_options
+
+    fixtures = sub.add_parser(
+        "fixtures",
+        epilog=see("tools", "fixtures"),
+        help="run a fixture: your own scenario of API calls",
+        description="Run a fixture (a TOML or JSON file of named steps) against the service: "
+        "each step's status and the ids it made. A step that fails stops the run, naming the "
+        "step, the field and what was already made. Examples: fixtures/ in payscope's source.",
+        formatter_class=_Formatter,
+    )
+    fixtures.add_argument("action", choices=["run"], help="run: run FILE's steps in order")
+    fixtures.add_argument("file", metavar="FILE", help="the fixture (.toml or .json)")
+    fixtures.add_argument(
+        "--format", choices=["text", "json"], default="text", help="json: one object per step"
+    )
+    add_connection_options(fixtures)
     return parser
 
 
@@ -287,6 +311,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.keys import run as run_keys
 
             return run_keys(args)
+        if args.command == "fixtures":
+            from tui.fixtures_cli import run as run_fixtures
+
+            return run_fixtures(args)
         import os
 
         from tui.paths import ENV_SANDBOX_MODE

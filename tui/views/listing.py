@@ -550,7 +550,11 @@ class ResourceListView(AreaView, Generic[T]):
             if chosen is None:
                 return False
             record = self.table.selected() if chosen.needs_record else None
-            return chosen.allows(record, local=self.runtime.options.is_local)
+            return chosen.allows(
+                record,
+                local=self.runtime.options.is_local,
+                read_only=self.runtime.options.read_only,
+            )
         if action in ("next_page", "previous_page") and self.scanned is not None:
             return False
         return super().check_action(action, parameters)
@@ -564,7 +568,11 @@ class ResourceListView(AreaView, Generic[T]):
             self.notify("Select a row first.", severity="warning")
             return
         record = self.table.selected() if chosen.needs_record else None
-        if not chosen.allows(record, local=self.runtime.options.is_local):
+        if not chosen.allows(
+            record,
+            local=self.runtime.options.is_local,
+            read_only=self.runtime.options.read_only,
+        ):
             return
         chosen.run(self, record_id, self.record_for_action(record))
 
@@ -586,10 +594,12 @@ class ResourceListView(AreaView, Generic[T]):
     def context_commands(self) -> Iterable[SystemCommand]:
         """Palette: the actions the selected record allows, then opening it."""
         local = self.runtime.options.is_local
+        read_only = self.runtime.options.read_only
         record = self.table.selected()
         record_id = self.table.selected_id()
         for chosen in self.actions:
-            if not chosen.allows(record if chosen.needs_record else None, local=local):
+            shown = record if chosen.needs_record else None
+            if not chosen.allows(shown, local=local, read_only=read_only):
                 continue
             title = chosen.palette or chosen.title
             yield SystemCommand(

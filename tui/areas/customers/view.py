@@ -316,6 +316,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
             "Open the selected payment (the newest if none is selected)",
             lambda host, _id, _c: cast(CustomerDetailScreen, host).open_payment(),
             palette="Open this customer's payment",
+            writes=False,
         ).hidden(),  # Enter on the table says it in the footer; the button shows it too
         Action(
             "all-payments",
@@ -324,6 +325,7 @@ class CustomerDetailScreen(DetailScreen[Any]):
             "Show every payment of this customer in Payments",
             lambda host, _id, _c: cast(CustomerDetailScreen, host).all_payments(),
             palette="All payments of this customer",
+            writes=False,
         ),
     )
 

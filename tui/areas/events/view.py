@@ -133,7 +133,7 @@ def _replay(host: ActionHost, event_id: str | None, record: Any) -> None:
 
 
 EVENT_ACTIONS: tuple[Action[Any], ...] = (
-    Action("goto", "g", "Go to object", "Open the object it is about", _goto),
+    Action("goto", "g", "Go to object", "Open the object it is about", _goto, writes=False),
     Action(
         "replay",
         "p",

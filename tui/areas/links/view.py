@@ -94,6 +94,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = (
         _open,
         when=_has_link,
         palette="Open the payment link in the browser",
+        writes=False,
     ),
     Action(
         "copy",
@@ -103,6 +104,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = (
         _copy,
         when=_has_link,
         palette="Copy the payment link",
+        writes=False,
     ),
     Action(
         "qr",
@@ -112,6 +114,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = (
         _show_qr,
         when=_has_link,
         palette="Show the QR code alone",
+        writes=False,
     ),
     goto_payment("Open the link's payment", "Open the link's payment"),
 )
