@@ -34,6 +34,7 @@ commands:
   payscope listen --help    the webhook listener alone
   payscope keys --help      keys in the OS keyring
   payscope fixtures --help  run your own scenario (a file of API calls)
+  payscope export --help    every record a filter matches, to CSV or JSON Lines
 
 docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
 site into site/)
@@ -276,6 +277,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=["text", "json"], default="text", help="json: one object per step"
     )
     add_connection_options(fixtures)
+
+    export = sub.add_parser(
+        "export",
+        epilog=see("tools", "export"),
+        help="export every record a filter matches to CSV or JSON Lines",
+        description="Export every record of AREA's list that the filter matches (all pages) to "
+        "CSV or JSON Lines. The filter is the TUI's (/ in the list): e.g. "
+        '"status:failed from:2026-11-01". Amounts are in minor units with their decimal beside '
+        "them; the file appears only once complete.",
+        formatter_class=_Formatter,
+    )
+    export.add_argument("area", choices=["payments", "refunds", "disputes", "customers"])
+    export.add_argument("--filter", metavar="TEXT", default="", help="the list's filter")
+    export.add_argument("--format", choices=["csv", "jsonl"], default="csv", help="(default csv)")
+    export.add_argument(
+        "--output", metavar="FILE", help="where (default AREA-YYYYmmdd-HHMMSS.FORMAT here)"
+    )
+    export.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    add_connection_options(export)
     return parser
 
 
@@ -311,6 +331,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.keys import run as run_keys
 
             return run_keys(args)
+        if args.command == "export":
+            from tui.export_cli import run as run_export
+
+            return run_export(args)
         if args.command == "fixtures":
             from tui.fixtures_cli import run as run_fixtures
 
