@@ -79,6 +79,14 @@ class ResourceListView(AreaView, Generic[T]):
             show=False,
         ),
         Binding("r", "reload", "Reload", id="list.reload", tooltip="Reload this page", show=False),
+        Binding(
+            "E",
+            "export",
+            "Export",
+            id="list.export",
+            tooltip="Export every record the filter matches (all pages) to CSV or JSON Lines",
+            show=False,
+        ),
     ]
 
     filterable = True
@@ -467,6 +475,14 @@ class ResourceListView(AreaView, Generic[T]):
         if self.page_offset > 0:
             self.load(offset=max(0, self.page_offset - self.page_size))
 
+    def action_export(self) -> None:
+        """Every record the current filter matches, to a file (tui/views/export_run.py)."""
+        if self.starting(self.action_export):
+            return
+        from tui.views.export_run import ExportScreen
+
+        self.app.push_screen(ExportScreen(self))
+
     def action_reload(self) -> None:
         self.load()
 
@@ -607,6 +623,11 @@ class ResourceListView(AreaView, Generic[T]):
                 record_id if chosen.needs_record and record_id else chosen.help,
                 lambda name=chosen.name: self.action_act(name),
             )
+        yield SystemCommand(
+            f"Export {self.noun}",
+            "Every record the filter matches (all pages) to CSV or JSON Lines (E)",
+            self.action_export,
+        )
         if record_id is not None:
             yield SystemCommand(
                 f"Open {record_id}",
