@@ -35,6 +35,7 @@ commands:
   payscope keys --help      keys in the OS keyring
   payscope fixtures --help  run your own scenario (a file of API calls)
   payscope export --help    every record a filter matches, to CSV or JSON Lines
+  payscope send-event --help  a signed webhook event to any URL, and its answer
 
 docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
 site into site/)
@@ -296,6 +297,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--quiet", action="store_true", help="no progress on standard error")
     add_connection_options(export)
+
+    send = sub.add_parser(
+        "send-event",
+        epilog=see("tools", "send-event"),
+        help="compose, sign and send one webhook event to a URL",
+        description="Send one webhook event, signed as the service signs "
+        "(X-Webhook-Signature-512), to your handler or to payscope listen, and print its "
+        "answer: status, headers, body "
+        "(up to 64 KiB) and latency. Exit status 0 when it answered 2xx.",
+        formatter_class=_Formatter,
+    )
+    send.add_argument("--type", metavar="EVENT_TYPE", help="e.g. payment_succeeded (template)")
+    send.add_argument("--file", metavar="PATH", help="the whole body, sent byte for byte")
+    send.add_argument(
+        "--to",
+        metavar="URL",
+        default="http://127.0.0.1:8787/webhooks",
+        help="where (default payscope listen's http://127.0.0.1:8787/webhooks)",
+    )
+    send.add_argument(
+        "--secret-file",
+        metavar="PATH",
+        help="the signing secret (- = standard input); or PAYSCOPE_WEBHOOK_SECRET",
+    )
+    send.add_argument("--timeout", type=_duration, default=10.0, metavar="S", help="(default 10s)")
+    send.add_argument("--format", choices=["text", "json"], default="text", help="output format")
     return parser
 
 
@@ -331,6 +358,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.keys import run as run_keys
 
             return run_keys(args)
+        if args.command == "send-event":
+            from tui.webhooks.send_cli import run as run_send
+
+            return run_send(args)
         if args.command == "export":
             from tui.export_cli import run as run_export
 

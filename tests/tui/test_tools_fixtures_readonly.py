@@ -133,3 +133,37 @@ async def test_read_only_offers_no_write_and_the_status_bar_says_so(dirs: Dirs) 
         # And by any other path, the client refuses.
         with pytest.raises(errors.ReadOnlyError):
             await app.runtime.api.request("POST", "/customers", body={"name": "x"})
+
+
+async def test_a_profile_is_marked_read_only_in_settings_and_unmarked_only_there(
+    dirs: Dirs,
+) -> None:
+    from textual.widgets import Checkbox
+
+    from tests.tui.pilot import submit
+    from tests.tui.test_settings import _open_edit, _staging
+    from tui import config
+    from tui.areas.settings.view import ProfileForm
+
+    _staging()
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        form = await _open_edit(pilot, "staging")
+        box = form.query_one("#field-read_only", Checkbox)
+        assert not box.value
+        box.value = True
+        await submit(pilot, ProfileForm)
+        saved = config.get_profile(config.load_settings(), "staging")
+        assert saved.read_only and saved.forward_url == "http://127.0.0.1:3000/webhooks"
+        assert "read_only = true" in config.config_path().read_text()
+        # Editing something else keeps the mark; unticking it is what takes it off.
+        form = await _open_edit(pilot, "staging")
+        assert form.query_one("#field-read_only", Checkbox).value
+        form.query_one("#field-listener_port", Input).value = "9001"
+        await submit(pilot, ProfileForm)
+        assert config.get_profile(config.load_settings(), "staging").read_only
+        form = await _open_edit(pilot, "staging")
+        form.query_one("#field-read_only", Checkbox).value = False
+        await submit(pilot, ProfileForm)
+        assert not config.get_profile(config.load_settings(), "staging").read_only
+        assert "read_only" not in config.config_path().read_text()
