@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tui.views.access import AppAccess
-from tui.views.areas import AREAS
+from tui.views.areas import area_for_id
 from tui.widgets.text import safe
 
 if TYPE_CHECKING:
@@ -24,14 +24,6 @@ if TYPE_CHECKING:
 
 # Where the examples are, from payscope's source tree (offered when it is the current directory).
 EXAMPLES = Path("fixtures")
-
-
-def area_of(record_id: str) -> str | None:
-    """The area whose records have `record_id`'s prefix (None: no area shows it)."""
-    for area in AREAS:
-        if area.id_prefix and record_id.startswith(area.id_prefix):
-            return area.key
-    return None
 
 
 class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
@@ -142,9 +134,9 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
     def action_open_made(self) -> None:
         """Open the last record the run made that an area shows (the most specific one)."""
         for made in reversed(self.made):
-            area = area_of(made.id)
+            area = area_for_id(made.id)
             if area is not None:
-                self.app.goto(area, made.id)
+                self.app.goto(area.key, made.id)
                 return
         if self.made:
             self.notify("No area shows what it made.", severity="warning")

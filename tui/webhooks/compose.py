@@ -171,6 +171,6 @@ async def send(body: bytes, url: str, secret: str, *, timeout: float = 10.0) -> 
                     truncated,
                     latency,
                 )
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:
             latency = (time.monotonic() - started) * 1000.0
             return Answer(None, latency_ms=latency, error=f"{type(exc).__name__}: {exc}")

@@ -127,6 +127,12 @@ def _goto(host: ActionHost, event_id: str | None, record: Any) -> None:
     host.app.goto(area.key, object_id)
 
 
+def _compose(host: ActionHost, _event_id: str | None, _record: Any) -> None:
+    from tui.areas.events.composer import ComposerScreen
+
+    host.app.push_screen(ComposerScreen())
+
+
 def _replay(host: ActionHost, event_id: str | None, record: Any) -> None:
     if event_id is not None:
         host.app.push_screen(ReplayForm(event_id), host.acted)
@@ -142,7 +148,62 @@ EVENT_ACTIONS: tuple[Action[Any], ...] = (
         _replay,
         palette="Replay this event",
     ),
+    Action(
+        "compose",
+        "c",
+        "Compose",
+        "Compose an event, sign it and send it to the listener or any URL; see the answer",
+        _compose,
+        needs_record=False,
+        palette="Compose a webhook event",
+    ),
 )
+
+
+def answer_text(last: Any, previous: Any | None) -> Text:
+    """The last forward's or replay's answer (headers, body), and how it differs from the
+    answer before it: status, headers, and the body's changed lines."""
+    import difflib
+
+    text = Text("\nLast answer", style="bold")
+    if last.status is None:
+        text.append(": none", style="bold")
+        return text
+    text.append(f": {last.status}\n")
+    for name, value in (last.headers or {}).items():
+        text.append(f"{name}: ", style="dim")
+        text.append_text(safe(value))
+        text.append("\n")
+    text.append_text(safe(last.body, multiline=True, empty="(empty body)"))
+    if previous is None:
+        return text
+    text.append("\n\nAgainst the answer before it", style="bold")
+    changes: list[str] = []
+    if previous.status != last.status:
+        changes.append(f"status {previous.status} -> {last.status}")
+    before, after = previous.headers or {}, last.headers or {}
+    volatile = {"date"}  # differs every time: not a change of the handler's
+    for name in sorted((set(before) | set(after)) - volatile):
+        if before.get(name) != after.get(name):
+            changes.append(f"{name}: {before.get(name, '(none)')} -> {after.get(name, '(none)')}")
+    diff = list(
+        difflib.unified_diff(
+            (previous.body or "").splitlines(), (last.body or "").splitlines(), lineterm="", n=0
+        )
+    )[2:]
+    if not changes and not diff:
+        text.append(": the same", style="dim")
+        return text
+    for change in changes:
+        text.append("\n  ")
+        text.append_text(safe(change))
+    for line in diff[:20]:
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        text.append("\n  ")
+        text.append_text(safe(line, style))
+    if len(diff) > 20:
+        text.append(f"\n  … {len(diff) - 20} more changed lines", style="dim")
+    return text
 
 
 class ReplayForm(FormScreen):
@@ -485,7 +546,11 @@ class EventDetailScreen(DetailScreen[Any]):
                 Text(str(f.status)) if f.status else safe(f.error, "bold", empty="no answer"),
                 f"{f.latency_ms:.0f} ms" if f.latency_ms is not None and not stable else "",
             )
-        return rows
+        from rich.console import Group
+
+        last = d.forwards[-1]
+        previous = d.forwards[-2] if len(d.forwards) > 1 else None
+        return Group(rows, answer_text(last, previous))
 
     def _verification(self, d: Any) -> Text:
         from tui.webhooks.signing import SIGNATURE_HEADER
