@@ -61,7 +61,7 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
     def compose(self) -> ComposeResult:
         view = self.view
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        matched = f" matching “{view.filter.text}”" if view.filter else ""
+        matched = f"matching “{view.filter.text}”" if view.filter else ""
         with Vertical():
             yield Static(
                 Text.assemble(
@@ -69,8 +69,9 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
                         f"Export every {view.noun[:-1] if view.noun.endswith('s') else view.noun}",
                         "bold",
                     ),
-                    safe(matched),
-                    " (all pages)",
+                    " ",
+                    safe(matched, empty=""),
+                    " (all pages)" if matched else "(all pages)",
                 ),
                 id="export-title",
             )
