@@ -277,6 +277,15 @@ def build_parser() -> argparse.ArgumentParser:
     fixtures.add_argument(
         "--format", choices=["text", "json"], default="text", help="json: one object per step"
     )
+    fixtures.add_argument(
+        "--secret-file",
+        metavar="PATH",
+        help="signing secret of the fixture's event steps (- = standard input); or "
+        "PAYSCOPE_WEBHOOK_SECRET",
+    )
+    fixtures.add_argument(
+        "--event-to", metavar="URL", help="where event steps without a `to` are sent"
+    )
     add_connection_options(fixtures)
 
     export = sub.add_parser(

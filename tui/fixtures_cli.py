@@ -32,8 +32,22 @@ def run(args: argparse.Namespace) -> int:
                 f"fixture {fixture.name}: {len(fixture.steps)} step(s) on {client.base_url}",
                 file=out,
             )
+        send_event = None
+        if any(step.method == "EVENT" for step in fixture.steps):
+            from tui.webhooks.compose import sender
+            from tui.webhooks.send_cli import read_secret
+
+            secret = read_secret(args)
+            if not secret:
+                print(
+                    "payscope fixtures: this fixture sends events: give their signing secret "
+                    "with --secret-file or PAYSCOPE_WEBHOOK_SECRET",
+                    file=sys.stderr,
+                )
+                return 2
+            send_event = sender(secret, args.event_to or "")
         try:
-            async for result in run_fixture(client, fixture):
+            async for result in run_fixture(client, fixture, send_event):
                 _print_step(result, args.format, out)
         except FixtureError as exc:
             _fail(exc, args.format, out)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.conftest import ROOT, payscope
+from tests.tools.conftest import ROOT, Service, payscope
 from tui.webhooks import compose
 
 SECRET = "composer-test-secret-0123456789abcdefghijklmnop"
@@ -146,3 +146,41 @@ def test_problems_are_said_as_the_user_types() -> None:
     assert "event_type" in compose.problems('{"event_id": "e"}')
     assert "content.object" in compose.problems('{"event_id": "e", "event_type": "t"}')
     assert compose.problems(json.dumps(compose.template("dispute_won"))) == ""
+
+
+async def test_a_saved_event_step_is_sent_again_by_fixtures_run(
+    listener: tuple[subprocess.Popen[str], str, Path], tmp_path: Path, service: Service
+) -> None:
+    from tui.api.fixtures import append_event_step, load_fixture
+
+    proc, url, secret_file = listener
+    saved = tmp_path / "events.toml"
+    first = compose.template("payment_failed")
+    assert append_event_step(saved, first) == "payment_failed"
+    second = compose.template("payment_failed")
+    assert append_event_step(saved, second, url) == "payment_failed_2"
+    steps = load_fixture(saved).steps
+    assert [(s.method, s.path) for s in steps] == [("EVENT", ""), ("EVENT", url)]
+    done = await payscope(
+        "fixtures",
+        "run",
+        str(saved),
+        "--secret-file",
+        str(secret_file),
+        "--event-to",
+        url,
+        "--format",
+        "json",
+        "--profile",
+        "box",
+    )
+    assert done.status == 0, done.err
+    ran = [json.loads(line) for line in done.out.splitlines()]
+    assert [r["status"] for r in ran] == [200, 200]
+    assert [r["made"] for r in ran] == [[first["event_id"]], [second["event_id"]]]
+    seen = [next_line(proc), next_line(proc)]
+    assert [s["event_id"] for s in seen] == [first["event_id"], second["event_id"]]
+    assert all(s["verified"] is True for s in seen)
+    # Without the secret, nothing is sent and the run says what it needs.
+    done = await payscope("fixtures", "run", str(saved), "--profile", "box")
+    assert done.status == 2 and "--secret-file" in done.err

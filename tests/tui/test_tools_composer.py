@@ -72,3 +72,37 @@ async def test_compose_sign_send_to_the_listener_and_read_the_answer(dirs: Dirs)
         await pilot.press("ctrl+s")
         await until(lambda: screen.answer.status == 401, 10)
         assert "HTTP 401" in shown_text(screen.query_one("#composer-answer-text", Static))
+
+
+async def test_a_composed_event_saved_as_a_fixture_step_is_sent_again(
+    dirs: Dirs, tmp_path: Path
+) -> None:
+    from tui.api.fixtures import load_fixture
+    from tui.areas.events.composer import ComposerScreen
+    from tui.areas.events.view import EventsView
+    from tui.views.fixture_run import FixtureScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(130, 45)) as pilot:
+        await open_list(pilot, "events", EventsView)
+        await pilot.press("c")
+        await until(lambda: isinstance(app.screen, ComposerScreen))
+        screen = app.screen
+        saved = tmp_path / "mine.json"
+        screen.query_one("#composer-save", Input).value = str(saved)
+        event_id = json.loads(screen.query_one(TextArea).text)["event_id"]
+        await pilot.press("ctrl+f")
+        await until(saved.exists)
+        [step] = load_fixture(saved).steps
+        assert step.name == "payment_succeeded" and step.path == ""  # "": the listener here
+        assert app.runtime.journal.get(event_id) is None  # saved, not sent
+        await pilot.press("escape")
+        app.call_later(app.action_run_fixture)
+        await until(lambda: isinstance(app.screen, FixtureScreen))
+        fixture_screen = app.screen
+        fixture_screen.query_one(Input).value = str(saved)
+        await pilot.press("enter")
+        await until(lambda: app.runtime.journal.get(event_id) is not None, 10)
+        await until(lambda: not fixture_screen.running)
+        assert not fixture_screen.error
+        assert [r.status for r in fixture_screen.results] == [200]

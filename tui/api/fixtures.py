@@ -33,7 +33,7 @@ import os
 import re
 import time
 import tomllib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,7 +54,12 @@ __all__ = [
 ]
 
 METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
-STEP_FIELDS = frozenset({"name", "method", "path", "body", "expect", "headers", "description"})
+STEP_FIELDS = frozenset(
+    {"name", "method", "path", "body", "expect", "headers", "description", "event", "to"}
+)
+# A step that sends a webhook event (signed) instead of calling the service: `event` is its
+# body, `to` where it goes ("" : the runner's own listener).
+EVENT = "EVENT"
 TOP_FIELDS = frozenset({"name", "description", "steps"})
 BUILTINS = frozenset({"profile_id", "merchant_id"})
 # Headers a fixture may not set: the key is the client's, never a file's.
@@ -265,6 +270,8 @@ def _step(raw: Any, index: int, earlier: list[Step], source: str) -> Step:
         raise bad(f"{name!r} is a reserved name; choose another", "name")
     if any(s.name == name for s in earlier):
         raise bad(f"another step is already called {name!r}", "name")
+    if "event" in raw:
+        return _event_step(raw, index, name, earlier, bad)
     method = raw.get("method", "")
     if not isinstance(method, str) or method.upper() not in METHODS:
         raise bad(f"method is one of {', '.join(sorted(METHODS))}, not {method!r}", "method")
@@ -309,6 +316,37 @@ def _step(raw: Any, index: int, earlier: list[Step], source: str) -> Step:
             if problem:
                 raise bad(problem, where)
     return step
+
+
+def _event_step(raw: dict[str, Any], index: int, name: str, earlier: list[Step], bad: Any) -> Step:
+    """A step that sends a signed webhook event (saved from the composer)."""
+    for other in ("method", "path", "body", "headers"):
+        if other in raw:
+            raise bad(f"an event step has event and to, not {other}", other)
+    event = raw["event"]
+    if isinstance(event, str):
+        try:
+            event = json.loads(event)
+        except json.JSONDecodeError as exc:
+            raise bad(
+                f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "event"
+            ) from None
+    if not isinstance(event, dict) or not isinstance(event.get("event_type"), str):
+        raise bad("event is the whole event: a table with event_id, event_type, content", "event")
+    to = raw.get("to", "")
+    if not isinstance(to, str):
+        raise bad("to is a URL (blank: payscope's own listener)", "to")
+    expect_raw = raw.get("expect", [])
+    expect_list = expect_raw if isinstance(expect_raw, list) else [expect_raw]
+    if not all(isinstance(e, int) and not isinstance(e, bool) for e in expect_list):
+        raise bad("expect is an HTTP status (100-599) or a list of them", "expect")
+    names = {s.name for s in earlier}
+    for where, text in _strings(("to", to), ("event", event)):
+        for ref in _refs(text):
+            problem = _ref_problem(ref, names)
+            if problem:
+                raise bad(problem, where)
+    return Step(index, name, EVENT, to, event, tuple(expect_list), {}, raw.get("description", ""))
 
 
 def _strings(*roots: tuple[str, Any]) -> list[tuple[str, str]]:
@@ -424,10 +462,18 @@ def _ids_in(answer: Any) -> list[str]:
     return [answer[key] for key in _ID_KEYS if isinstance(answer.get(key), str) and answer[key]]
 
 
-async def run_fixture(client: ApiClient, fixture: Fixture) -> AsyncIterator[StepResult]:
+# Sends an event step's body (filled in) to a URL ("" : the runner's listener); returns the
+# answer's status (None: no answer), its body (decoded JSON or text) and an error, if any.
+SendEvent = Callable[[dict[str, Any], str], Awaitable[tuple[int | None, Any, str]]]
+
+
+async def run_fixture(
+    client: ApiClient, fixture: Fixture, send_event: SendEvent | None = None
+) -> AsyncIterator[StepResult]:
     """Run the steps in order, yielding each one's result; `FixtureError` at the first that
     fails (its `made`: every id made before). On a read-only client a fixture that writes is
-    refused whole before its first step."""
+    refused whole before its first step. Event steps go through `send_event` (signing is the
+    listener side's, tui/webhooks/compose.py)."""
     if client.read_only:
         first = next((s for s in fixture.steps if s.writes), None)
         if first is not None:
@@ -461,6 +507,27 @@ async def run_fixture(client: ApiClient, fixture: Fixture) -> AsyncIterator[Step
             except LookupError as exc:
                 raise stop(str(exc.args[0]), where) from None
         path = str(filled["path"])
+        if step.method == EVENT:
+            if send_event is None:
+                raise stop("event steps are sent by payscope fixtures run or the TUI", "event")
+            started = time.monotonic()
+            status_or_none, answer, error = await send_event(filled["body"], path)
+            latency = (time.monotonic() - started) * 1000.0
+            if status_or_none is None:
+                raise stop(f"the event was not delivered: {error}", "to")
+            ok = status_or_none in step.expect if step.expect else 200 <= status_or_none < 300
+            if not ok:
+                raise stop(
+                    f"the event's target answered {status_or_none}; expected {_wanted(step)}",
+                    "expect",
+                    status_or_none,
+                )
+            event_id = str(filled["body"].get("event_id", ""))
+            step_made: tuple[Made, ...] = (Made(step.name, event_id),) if event_id else ()
+            made.extend(step_made)
+            context.answers[step.name] = answer
+            yield StepResult(step, step.method, path, status_or_none, latency, answer, step_made)
+            continue
         for text in _strings(("body", filled["body"])):
             seen.add(text[1])
         seen.update(part for part in path.split("/") if part)
@@ -506,3 +573,39 @@ def _wanted(step: Step) -> str:
     if not step.expect:
         return "a 2xx status"
     return " or ".join(str(e) for e in step.expect)
+
+
+def append_event_step(path: Path | str, event: dict[str, Any], to: str = "") -> str:
+    """Add a step that sends `event` (to `to`; "" : the runner's listener) at the end of the
+    fixture in `path` (.toml or .json; made when missing), named after its event type; the
+    step's name. The file is replaced whole, only once it is written."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in (".toml", ".json"):
+        raise FixtureError("a fixture is a .toml or .json file", source=str(path))
+    data: dict[str, Any] = {"name": path.stem, "steps": []}
+    if path.exists():
+        load_fixture(path)  # a file with a mistake is said, not overwritten
+        text = path.read_text(encoding="utf-8")
+        data = json.loads(text) if suffix == ".json" else tomllib.loads(text)
+    steps: list[dict[str, Any]] = data.setdefault("steps", [])
+    taken = {str(s.get("name")) for s in steps}
+    base = re.sub(r"[^A-Za-z0-9_-]", "_", str(event.get("event_type", "event"))) or "event"
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}"
+    step: dict[str, Any] = {"name": name, "event": event}
+    if to:
+        step["to"] = to
+    steps.append(step)
+    if suffix == ".json":
+        out = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    else:
+        import tomli_w
+
+        out = tomli_w.dumps(data)
+    temp = path.with_name(f".{path.name}.saving")
+    temp.write_text(out, encoding="utf-8")
+    os.replace(temp, path)
+    return name

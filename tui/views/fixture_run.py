@@ -5,7 +5,7 @@ the file, show each step as it finishes, then open what it made. The runner is
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -93,7 +93,7 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
             self.query_one("#fixture-title", Static).update(
                 Text.assemble(("Fixture ", "bold"), safe(fixture.name))
             )
-            async for result in run_fixture(self.runtime.api, fixture):
+            async for result in run_fixture(self.runtime.api, fixture, self._sender()):
                 self.results.append(result)
                 self.made.extend(result.made)
                 self._show()
@@ -112,6 +112,26 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
             summary = ", ".join(m.id for m in self.made) or "nothing new"
             self.notify(f"{len(self.results)} step(s) done; made {summary}.", title="Fixture")
             self.action_open_made()
+
+    def _sender(self) -> Any:
+        """Event steps go signed with the profile's webhook secret, to their `to` or to this
+        run's own listener."""
+        from tui.webhooks.compose import sender
+
+        runtime = self.runtime
+        secret: str | None = None
+        if runtime.credentials is not None:
+            secret = str(runtime.credentials.webhook_secret)
+        else:
+            from tui import secrets
+
+            try:
+                secret = secrets.get_secret(runtime.profile_name, "webhook")
+            except secrets.SecretsError:
+                secret = None
+        listener = runtime.listener
+        own = (listener.url if listener is not None else None) or ""
+        return sender(secret, own) if secret else None
 
     def _show(self) -> None:
         lines = Text()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import secrets as random_secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -174,3 +175,29 @@ async def send(body: bytes, url: str, secret: str, *, timeout: float = 10.0) -> 
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             latency = (time.monotonic() - started) * 1000.0
             return Answer(None, latency_ms=latency, error=f"{type(exc).__name__}: {exc}")
+
+
+def sender(
+    secret: str, default_to: str = "", *, timeout: float = 10.0
+) -> Callable[[dict[str, Any], str], Awaitable[tuple[int | None, Any, str]]]:
+    """What sends a fixture's event steps (`tui.api.fixtures.run_fixture`'s `send_event`):
+    signed with `secret`, to the step's `to` or `default_to`."""
+
+    async def send_event(event: dict[str, Any], to: str) -> tuple[int | None, Any, str]:
+        target = to or default_to
+        if not target:
+            return None, None, "no target: give the step a `to` URL"
+        body = json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        try:
+            answer = await send(body, target, secret, timeout=timeout)
+        except ComposeError as exc:
+            return None, None, str(exc)
+        if answer.error:
+            return None, None, answer.error
+        try:
+            data: Any = json.loads(answer.body)
+        except ValueError:
+            data = answer.body
+        return answer.status, data, ""
+
+    return send_event

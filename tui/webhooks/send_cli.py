@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 
-def _secret(args: argparse.Namespace) -> str | None:
-    if args.secret_file:
+def read_secret(args: argparse.Namespace) -> str | None:
+    """The signing secret: --secret-file (- = standard input), else PAYSCOPE_WEBHOOK_SECRET."""
+    if getattr(args, "secret_file", None):
         try:
             if args.secret_file == "-":
                 text = sys.stdin.read()
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("payscope send-event: give --type (the template) or --file (a whole body)", file=err)
         return 2
-    secret = _secret(args)
+    secret = read_secret(args)
     if not secret:
         print(
             "payscope send-event: no signing secret: --secret-file PATH (or - for standard "

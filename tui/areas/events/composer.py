@@ -54,6 +54,13 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
             "ctrl+t", "template", "Template", id="composer.template", tooltip="The type's template"
         ),
         Binding(
+            "ctrl+f",
+            "save",
+            "Save as fixture step",
+            id="composer.save",
+            tooltip="Add it to a fixture file, to send again with payscope fixtures run",
+        ),
+        Binding(
             "ctrl+l",
             "latest",
             "Latest object",
@@ -89,8 +96,14 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
                     placeholder="secret (blank: the profile's webhook secret)",
                     id="composer-secret",
                 )
+            yield Input(
+                "composed-events.toml",
+                placeholder="fixture file to save it in (.toml or .json)",
+                id="composer-save",
+            )
             yield Static(
-                "Ctrl+T template · Ctrl+L latest real object · Ctrl+S sign and send · Esc close",
+                "Ctrl+T template · Ctrl+L latest real object · Ctrl+S sign and send · "
+                "Ctrl+F save as a fixture step · Esc close",
                 classes="hint",
             )
             with VerticalScroll(id="composer-answer"):
@@ -146,6 +159,26 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         line.set_class(not problem, "-fine")
         line.update(Text(problem or "A valid event: Ctrl+S signs and sends it."))
         return problem
+
+    def action_save(self) -> None:
+        """The body as a step of a fixture file (its target kept unless it is this run's own
+        listener, whose port changes): `payscope fixtures run` or Run a fixture sends it again."""
+        from tui.api.fixtures import FixtureError, append_event_step
+
+        if self._check():
+            self.notify("Fix the body first: nothing was saved.", severity="error")
+            return
+        path = self.query_one("#composer-save", Input).value.strip()
+        to = self.query_one("#composer-to", Input).value.strip()
+        listener = self.runtime.listener
+        if listener is not None and to == listener.url:
+            to = ""  # "" : the listener of whatever runs the fixture
+        try:
+            name = append_event_step(path, json.loads(self.query_one(TextArea).text), to)
+        except (FixtureError, OSError) as exc:
+            self.notify(f"Not saved: {exc}", severity="error")
+            return
+        self.notify(f"Saved as step {name} of {path}.", title="Fixture")
 
     # -- sending ----------------------------------------------------------------------------------
 
