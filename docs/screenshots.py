@@ -39,6 +39,7 @@ class Shot(NamedTuple):
     drive: Drive
     size: tuple[int, int] = (120, 40)
     theme: str = "payscope-dark"
+    read_only: bool = False
 
 
 # -- driving the app as a user does ------------------------------------------------------------
@@ -191,6 +192,75 @@ async def clock(pilot: Any) -> None:
     await settle(pilot)
 
 
+# A fixture whose second step fails: the dialog shows the step that made something, then the
+# mistake with its step, its field and what was already made.
+_BROKEN_FIXTURE = """name = "Capture before confirming"
+
+[[steps]]
+name = "payment"
+method = "POST"
+path = "/payments"
+body = { amount = 1500, currency = "EUR", confirm = false }
+
+[[steps]]
+name = "capture"
+method = "POST"
+path = "/payments/${payment.payment_id}/capture"
+"""
+
+_COMPOSED = {
+    "merchant_id": "merchant_snapshot",
+    "event_id": "evt_composed0123456789",
+    "event_type": "payment_succeeded",
+    "content": {
+        "type": "payment_details",
+        "object": {"payment_id": "pay_composed01", "status": "succeeded", "amount": 1000,
+                   "currency": "USD"},
+    },
+    "timestamp": "2024-05-01T12:00:00.000000Z",
+}  # fmt: skip
+
+
+async def fixture(pilot: Any) -> None:
+    from textual.widgets import Input
+
+    await area(pilot, "sandbox")
+    path = Path(tempfile.gettempdir()) / "payscope-docs-fixture.toml"
+    path.write_text(_BROKEN_FIXTURE)
+    await pilot.press("f")
+    await settle(pilot)
+    pilot.app.screen.query_one(Input).value = "capture-first.toml"
+    screen = pilot.app.screen
+    screen.run_file(str(path))
+    await until(lambda: bool(screen.error))
+    await settle(pilot)
+
+
+async def export(pilot: Any) -> None:
+    from textual.widgets import Input
+
+    await filtered(pilot)
+    pilot.app.screen.query_one("#payments").table.focus()
+    await settle(pilot)
+    await pilot.press("E")
+    await settle(pilot)
+    pilot.app.screen.query_one(Input).value = "failed-payments.csv"
+
+
+async def composer(pilot: Any) -> None:
+    import json
+
+    from textual.widgets import Input, TextArea
+
+    await area(pilot, "events")
+    await pilot.press("c")
+    await settle(pilot)
+    screen = pilot.app.screen
+    screen.query_one(TextArea).load_text(json.dumps(_COMPOSED, indent=2))
+    screen.query_one("#composer-to", Input).value = "http://127.0.0.1:3000/webhooks"
+    await settle(pilot)
+
+
 SHOTS: dict[str, Shot] = {
     "payments": Shot(payments),
     "payment-story": Shot(payment_story),
@@ -218,6 +288,10 @@ SHOTS: dict[str, Shot] = {
     "clock": Shot(clock),
     "payments-light": Shot(payments, theme="payscope-light"),
     "payments-80x24": Shot(payments, size=(80, 24)),
+    "fixture": Shot(fixture),
+    "export": Shot(export),
+    "composer": Shot(composer),
+    "read-only": Shot(payments, read_only=True),
 }
 
 
@@ -258,6 +332,7 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
             data_dir=data,
             stable_display=True,
             time_source=frozen_clock,
+            read_only=shot.read_only,
         )
         async with app.run_test(size=shot.size) as pilot:
             await shot.drive(pilot)

@@ -317,7 +317,13 @@ class PayscopeApp(App[int]):
             "Find a payment, refund, dispute, customer or event by id, email or last 4",
             self.action_find,
         )
-        if self.runtime.options.is_local:
+        if not self.runtime.options.read_only:
+            yield SystemCommand(
+                "Run a fixture",
+                "Run a fixture file's steps (your own scenario), then open what it made",
+                self.action_run_fixture,
+            )
+        if self.runtime.options.is_local and not self.runtime.options.read_only:
             from tui.api.scenarios import SCENARIOS
 
             yield SystemCommand(
@@ -341,6 +347,14 @@ class PayscopeApp(App[int]):
 
         if self.runtime.options.is_local and not isinstance(self.screen, ClockScreen):
             self.push_screen(ClockScreen())
+
+    def action_run_fixture(self) -> None:
+        """Ask for a fixture file and run it (tui/views/fixture_run.py), over whatever is on
+        screen; nothing on a read-only profile."""
+        from tui.views.fixture_run import FixtureScreen
+
+        if not self.runtime.options.read_only and not isinstance(self.screen, FixtureScreen):
+            self.push_screen(FixtureScreen())
 
     def trigger(self, key: str) -> None:
         """Fire the Trigger scenario of `key` from the :sandbox area (it opens what it made)."""
@@ -389,6 +403,7 @@ def make_app(
     retry_rng: Callable[[], float] | None = None,
     retry_sleep: Callable[[float], Awaitable[Any]] | None = None,
     daemon: bool = False,
+    read_only: bool = False,
     **sandbox_options: Any,
 ) -> PayscopeApp:
     """Build the app the CLI runs and the tests drive; nothing starts until it is mounted.
@@ -397,6 +412,7 @@ def make_app(
     `stable_display` hides what changes from run to run (ports, receive times) for snapshots;
     `retry_rng` replaces the API client's backoff jitter (`random.random`) so tests repeat exactly;
     `retry_sleep` its wait before a retry (`asyncio.sleep`), so tests need not sit through it.
+    `read_only` (`--read-only`): no action that writes is offered, and the client refuses them.
     """
     from tui.runtime import RuntimeOptions
 
@@ -413,6 +429,7 @@ def make_app(
     options.retry_rng = retry_rng
     options.retry_sleep = retry_sleep
     options.daemon = daemon and not sandbox_options
+    options.read_only = read_only
     return PayscopeApp(options, runtime)
 
 
@@ -431,6 +448,7 @@ def run_tui(args: argparse.Namespace) -> int:
                 theme=args.theme,
                 allow_production=args.allow_production,
                 daemon=os.environ.get(ENV_SANDBOX_MODE, "") != "in-process",
+                read_only=bool(getattr(args, "read_only", False)),
             )
         except OptionsError as exc:
             import sys

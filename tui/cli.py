@@ -33,6 +33,9 @@ commands:
   payscope sandbox --help   the local service alone (for curl or your own backend)
   payscope listen --help    the webhook listener alone
   payscope keys --help      keys in the OS keyring
+  payscope fixtures --help  run your own scenario (a file of API calls)
+  payscope export --help    every record a filter matches, to CSV or JSON Lines
+  payscope send-event --help  a signed webhook event to any URL, and its answer
 
 docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
 site into site/)
@@ -110,6 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-production",
         action="store_true",
         help="accept a production (prd_) key; refused otherwise",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="offer no action that writes, and refuse every call that writes (browse, export)",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -252,6 +260,78 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-production", action="store_true", help="accept a production (prd_) key"
     )
     keys.add_argument("value", nargs="?", help=argparse.SUPPRESS)
+
+    from tui.headless import add_connection_options
+
+    fixtures = sub.add_parser(
+        "fixtures",
+        epilog=see("tools", "fixtures"),
+        help="run a fixture: your own scenario of API calls",
+        description="Run a fixture (a TOML or JSON file of named steps) against the service: "
+        "each step's status and the ids it made. A step that fails stops the run, naming the "
+        "step, the field and what was already made. Examples: fixtures/ in payscope's source.",
+        formatter_class=_Formatter,
+    )
+    fixtures.add_argument("action", choices=["run"], help="run: run FILE's steps in order")
+    fixtures.add_argument("file", metavar="FILE", help="the fixture (.toml or .json)")
+    fixtures.add_argument(
+        "--format", choices=["text", "json"], default="text", help="json: one object per step"
+    )
+    fixtures.add_argument(
+        "--secret-file",
+        metavar="PATH",
+        help="signing secret of the fixture's event steps (- = standard input); or "
+        "PAYSCOPE_WEBHOOK_SECRET",
+    )
+    fixtures.add_argument(
+        "--event-to", metavar="URL", help="where event steps without a `to` are sent"
+    )
+    add_connection_options(fixtures)
+
+    export = sub.add_parser(
+        "export",
+        epilog=see("tools", "export"),
+        help="export every record a filter matches to CSV or JSON Lines",
+        description="Export every record of AREA's list that the filter matches (all pages) to "
+        "CSV or JSON Lines. The filter is the TUI's (/ in the list): e.g. "
+        '"status:failed from:2026-11-01". Amounts are in minor units with their decimal beside '
+        "them; the file appears only once complete.",
+        formatter_class=_Formatter,
+    )
+    export.add_argument("area", choices=["payments", "refunds", "disputes", "customers"])
+    export.add_argument("--filter", metavar="TEXT", default="", help="the list's filter")
+    export.add_argument("--format", choices=["csv", "jsonl"], default="csv", help="(default csv)")
+    export.add_argument(
+        "--output", metavar="FILE", help="where (default AREA-YYYYmmdd-HHMMSS.FORMAT here)"
+    )
+    export.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    add_connection_options(export)
+
+    send = sub.add_parser(
+        "send-event",
+        epilog=see("tools", "send-event"),
+        help="compose, sign and send one webhook event to a URL",
+        description="Send one webhook event, signed as the service signs "
+        "(X-Webhook-Signature-512), to your handler or to payscope listen, and print its "
+        "answer: status, headers, body "
+        "(up to 64 KiB) and latency. Exit status 0 when it answered 2xx.",
+        formatter_class=_Formatter,
+    )
+    send.add_argument("--type", metavar="EVENT_TYPE", help="e.g. payment_succeeded (template)")
+    send.add_argument("--file", metavar="PATH", help="the whole body, sent byte for byte")
+    send.add_argument(
+        "--to",
+        metavar="URL",
+        default="http://127.0.0.1:8787/webhooks",
+        help="where (default payscope listen's http://127.0.0.1:8787/webhooks)",
+    )
+    send.add_argument(
+        "--secret-file",
+        metavar="PATH",
+        help="the signing secret (- = standard input); or PAYSCOPE_WEBHOOK_SECRET",
+    )
+    send.add_argument("--timeout", type=_duration, default=10.0, metavar="S", help="(default 10s)")
+    send.add_argument("--format", choices=["text", "json"], default="text", help="output format")
     return parser
 
 
@@ -287,6 +367,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.keys import run as run_keys
 
             return run_keys(args)
+        if args.command == "send-event":
+            from tui.webhooks.send_cli import run as run_send
+
+            return run_send(args)
+        if args.command == "export":
+            from tui.export_cli import run as run_export
+
+            return run_export(args)
+        if args.command == "fixtures":
+            from tui.fixtures_cli import run as run_fixtures
+
+            return run_fixtures(args)
         import os
 
         from tui.paths import ENV_SANDBOX_MODE

@@ -134,6 +134,10 @@ class Profile(BaseModel):
     forward_url: str | None = Field(
         default=None, description="where replayed webhooks go (http(s)), e.g. a local server"
     )
+    read_only: bool = Field(
+        default=False,
+        description="refuse every call that writes: browse and export only (changed in Settings)",
+    )
     contract: str | None = Field(
         default=None,
         description='the contract the service speaks, by which error codes are explained: "real" '
@@ -403,10 +407,16 @@ def _to_toml(settings: Settings) -> dict[str, Any]:
         data["local"] = local
     if settings.profiles:
         data["profiles"] = {
-            name: profile.model_dump(exclude={"name"}, exclude_none=True)
-            for name, profile in settings.profiles.items()
+            name: _profile_table(profile) for name, profile in settings.profiles.items()
         }
     return data
+
+
+def _profile_table(profile: Profile) -> dict[str, Any]:
+    table = profile.model_dump(exclude={"name"}, exclude_none=True)
+    if not profile.read_only:
+        del table["read_only"]  # said only when set: files written before it stay as they were
+    return table
 
 
 def _key_locations(value: Any, where: str) -> list[str]:

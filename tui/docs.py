@@ -12,6 +12,7 @@ DOCS = "docs/"  # in payscope's source tree
 PAGES = {
     "start": "getting-started",
     "tui": "tui",
+    "tools": "tools",
     "sandbox": "sandbox",
     "listener": "webhooks",
     "config": "configuration",

@@ -112,6 +112,8 @@ class RuntimeOptions:
     # The API client's wait before a retry (`asyncio.sleep` when None): a test that shows what
     # a failing service looks like need not sit through the waits (Retry-After: 1) it asks for.
     retry_sleep: Callable[[float], Awaitable[Any]] | None = None
+    # `--read-only` (a profile's `read_only = true` adds to it): the client refuses writes.
+    read_only: bool = False
 
     @classmethod
     def build(
@@ -222,6 +224,8 @@ class RuntimeOptions:
             options["rng"] = self.retry_rng
         if self.retry_sleep is not None:
             options["sleep"] = self.retry_sleep
+        if self.read_only:
+            options["read_only"] = True
         return options
 
 
@@ -349,9 +353,39 @@ class Runtime:
         self._connect_local(api, credentials)
         report("", 1.0)
 
+    async def start_client(self, progress: Progress | None = None) -> ApiClient:
+        """Only the API client, for the headless commands (`payscope fixtures`, `export`): the
+        background local sandbox (started when it is not running) or the profile's service.
+        No listener starts, and the sandbox's webhooks stay where the TUI pointed them."""
+        report = progress or (lambda _text, _fraction: None)
+        if self.options.is_local:
+            await self._attach_client(report)
+        else:
+            await self._remote_client(report)
+        self.client_ready.set()
+        return self.api
+
     async def _attach_daemon(self, report: Progress) -> None:
         """Use the local sandbox kept running between runs (start it when it is not), then
         point its webhooks at this run's listener."""
+        credentials, rest = await self._attach_client(report)
+        self.client_ready.set()  # actions run from here; the listener comes up next
+        report("", 1.0)
+        listener_mod, _server, *_ = await (rest or self._import_rest())
+        self.listener = listener = listener_mod.Listener(
+            self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
+        )  # no freshness window on the local sandbox: see _start_local
+        hook = await listener.start(HOST, self.options.listener_port or 0)
+        self.listener_url = self._shown_url(hook)
+        # Pointing the sandbox's webhooks here writes its database: done beside the first page's
+        # read, not before it. Webhooks raised meanwhile (an action's, before this) are held,
+        # then sent here.
+        self._hook = hook
+        self._hooking = asyncio.create_task(self._point_webhooks(hook))
+
+    async def _attach_client(self, report: Progress) -> tuple[Any, asyncio.Task[list[Any]] | None]:
+        """The client on the background sandbox (started when it is not running); its
+        credentials, and the import of the listener's modules when one was started."""
         from tui.sandbox import daemon
 
         directory = self.options.data_dir / "sandbox"
@@ -390,19 +424,7 @@ class Runtime:
         self.base_url = state.url
         self._remember_port(state.url)
         self._connect_local(api, credentials)
-        self.client_ready.set()  # actions run from here; the listener comes up next
-        report("", 1.0)
-        listener_mod, _server, *_ = await (rest or self._import_rest())
-        self.listener = listener = listener_mod.Listener(
-            self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
-        )  # no freshness window on the local sandbox: see _start_local
-        hook = await listener.start(HOST, self.options.listener_port or 0)
-        self.listener_url = self._shown_url(hook)
-        # Pointing the sandbox's webhooks here writes its database: done beside the first page's
-        # read, not before it. Webhooks raised meanwhile (an action's, before this) are held,
-        # then sent here.
-        self._hook = hook
-        self._hooking = asyncio.create_task(self._point_webhooks(hook))
+        return credentials, rest
 
     def _connect_local(self, api: Any, credentials: Any) -> None:
         """The local sandbox's keys and ids (embedded or kept in the background): this run's
@@ -596,33 +618,10 @@ class Runtime:
             self.port_file.write_text(url.rsplit(":", 1)[-1] + "\n", encoding="ascii")
 
     async def _start_remote(self, report: Progress) -> None:
-        from tui import config, secrets
+        from tui import secrets
 
-        settings = await asyncio.to_thread(self.options.load_settings)
-        profile = config.get_profile(settings, self.options.profile)
-        report(f"Connecting to {profile.base_url}…", None)
-        resolved = secrets.resolve_api_key(profile.name)
-        api_key = resolved.value
-        self.key_source = (
-            f"key {resolved.masked} from PAYSCOPE_API_KEY"
-            if resolved.source == "env"
-            else f"key {resolved.masked}"
-        )
-        if secrets.is_production(api_key):
-            self.environment = "production"
-        api, listener_mod = await self._import("tui.api.client", "tui.webhooks.listener")
-        self.base_url = profile.base_url
-        self.merchant_id = profile.merchant_id
-        self.business_profile_id = profile.profile_id
-        self.client = api.ApiClient(
-            profile.base_url,
-            api_key,
-            profile_id=profile.profile_id,
-            merchant_id=profile.merchant_id,
-            allow_production=self.options.allow_production or profile.allow_production,
-            contract=profile.contract_setting,
-            **self.options.client_options(),
-        )
+        profile = await self._remote_client(report)
+        (listener_mod,) = await self._import("tui.webhooks.listener")
         try:
             webhook_secret = secrets.get_secret(profile.name, "webhook")
         except Exception:
@@ -639,6 +638,39 @@ class Runtime:
         hook = await self.listener.start(HOST, profile.listener_port)
         self.listener_url = self._shown_url(hook)
         report("", 1.0)
+
+    async def _remote_client(self, report: Progress) -> Any:
+        """The client on the profile's service; the profile (tui.config's `Profile`)."""
+        from tui import config, secrets
+
+        settings = await asyncio.to_thread(self.options.load_settings)
+        profile = config.get_profile(settings, self.options.profile)
+        report(f"Connecting to {profile.base_url}…", None)
+        resolved = secrets.resolve_api_key(profile.name)
+        api_key = resolved.value
+        self.key_source = (
+            f"key {resolved.masked} from PAYSCOPE_API_KEY"
+            if resolved.source == "env"
+            else f"key {resolved.masked}"
+        )
+        if secrets.is_production(api_key):
+            self.environment = "production"
+        (api,) = await self._import("tui.api.client")
+        # A profile marked read-only stays so whatever the command line says.
+        self.options.read_only = self.options.read_only or profile.read_only
+        self.base_url = profile.base_url
+        self.merchant_id = profile.merchant_id
+        self.business_profile_id = profile.profile_id
+        self.client = api.ApiClient(
+            profile.base_url,
+            api_key,
+            profile_id=profile.profile_id,
+            merchant_id=profile.merchant_id,
+            allow_production=self.options.allow_production or profile.allow_production,
+            contract=profile.contract_setting,
+            **self.options.client_options(),
+        )
+        return profile
 
     def _shown_url(self, url: str) -> str:
         if self.options.stable_display:

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from tui.api.resources.subscriptions import SubscriptionsResource
     from tui.api.resources.users import UsersResource
 
-__all__ = ["USER_AGENT", "ApiClient", "JournalEntry", "RateLimit", "Replay"]
+__all__ = ["USER_AGENT", "ApiClient", "JournalEntry", "RateLimit", "Replay", "writes"]
 
 USER_AGENT = f"payscope/{__version__} (+python-httpx/{httpx.__version__})"
 M = TypeVar("M", bound=BaseModel)
@@ -81,6 +81,14 @@ class RateLimit:
     limit: int | None = None
     remaining: int | None = None
     reset: float | None = None
+
+
+def writes(method: str, replay: Replay | None = None) -> bool:
+    """Whether a call changes the service: any method but GET, HEAD and OPTIONS, unless the
+    caller declared it a read (`Replay.SAFE`: the searches sent as POST, e.g. /payments/list)."""
+    if method.upper() in _SAFE_METHODS:
+        return False
+    return replay is not Replay.SAFE
 
 
 def _float_header(value: str | None) -> float | None:
@@ -132,6 +140,8 @@ class ApiClient:
     from the errors the service returns, the real service's meanings until one shows the spec's.
     `unreachable_advice` replaces what an `ApiConnectionError` says to do (e.g. what brings
     back a local sandbox that stopped).
+    `read_only` refuses every call that writes (`writes`) with `ReadOnlyError`, before it is
+    sent: a read-only profile cannot change the service by any path through this client.
     """
 
     def __init__(
@@ -153,6 +163,7 @@ class ApiClient:
         journal_size: int = 1000,
         contract: str = "spec",
         unreachable_advice: str | None = None,
+        read_only: bool = False,
     ) -> None:
         if contract not in ("spec", "real", "auto"):
             raise errors.ConfigurationError(
@@ -182,6 +193,7 @@ class ApiClient:
         self.retry_policy = RetryPolicy(max_attempts=max_attempts, max_retry_time=max_retry_time)
         self.max_response_bytes = MAX_RESPONSE_BYTES
         self.unreachable_advice = unreachable_advice
+        self.read_only = read_only
         self._clock = clock
         self._sleep = sleep
         self._wall_clock = wall_clock
@@ -522,9 +534,41 @@ class ApiClient:
         (or a status in `duplicate_statuses`), the earlier attempt went through, and the object
         read from that path is returned instead of an error.
         """
+        _status, data = await self._exchange(
+            method, path, body, params, headers, replay, resolve_duplicate, duplicate_statuses
+        )
+        return data
+
+    async def exchange(
+        self,
+        method: str,
+        path: str,
+        *,
+        body: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        replay: Replay | None = None,
+    ) -> tuple[int, Any]:
+        """`request`, also returning the answer's HTTP status (2xx; errors raise as usual):
+        for callers that check which success it was (fixtures' `expect`)."""
+        return await self._exchange(method, path, body, params, headers, replay, None, frozenset())
+
+    async def _exchange(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        params: Mapping[str, Any] | None,
+        headers: Mapping[str, str] | None,
+        replay: Replay | None,
+        resolve_duplicate: str | None,
+        duplicate_statuses: frozenset[int],
+    ) -> tuple[int, Any]:
         method = method.upper()
         if replay is None:
             replay = Replay.SAFE if method in _SAFE_METHODS else Replay.UNSAFE
+        if self.read_only and writes(method, replay):
+            raise errors.ReadOnlyError(method, path)
         content = None
         if body is not None:
             content = json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
@@ -532,11 +576,13 @@ class ApiClient:
             method, path, content, params, headers, replay, resolve_duplicate, duplicate_statuses
         )
         if isinstance(response, _Resolved):
-            return response.data
+            return 200, response.data
         if len(response.content) > OFF_LOOP_BYTES:
             # Parsing megabytes holds the loop for a tenth of a second or more: keys would wait.
-            return await asyncio.to_thread(self._decode, response, method, path)
-        return self._decode(response, method, path)
+            return response.status_code, await asyncio.to_thread(
+                self._decode, response, method, path
+            )
+        return response.status_code, self._decode(response, method, path)
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> Any:
         if not response.content.strip():

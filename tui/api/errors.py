@@ -18,6 +18,7 @@ Hierarchy::
     ├── ApiConnectionError        no answer: connection refused, dropped, DNS...
     │   └── ApiTimeoutError           no answer in time
     ├── ResponseFormatError       a 2xx answer that does not match the contract
+    ├── ReadOnlyError             a write refused by a read-only client (nothing was sent)
     └── ConfigurationError        the client cannot be used as configured
         ├── ProductionKeyError        prd_ key without allow_production=True
         ├── MissingProfileIdError     subscription call without a profile id
@@ -245,6 +246,20 @@ class ResponseFormatError(ClientError):
             f"{self.method} {self.path} answered with a body payscope does not understand: "
             f"{self.detail}\nWhat to do: check that the base URL points at the payment service "
             "(not a proxy or a web page); the Request log shows the raw answer."
+        )
+
+
+class ReadOnlyError(ClientError):
+    """A call that writes, refused before anything is sent: the client is read-only (a profile
+    marked `read_only = true`, or `--read-only`)."""
+
+    def __init__(self, method: str, path: str) -> None:
+        self.method = method
+        self.path = path
+        super().__init__(
+            f"{method} {path} was not sent: this profile is read-only, and this call writes.\n"
+            "What to do: use a profile that is not read-only (the mark is changed in Settings), "
+            "or run without --read-only."
         )
 
 

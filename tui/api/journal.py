@@ -211,17 +211,21 @@ class Redactor:
 
     def _field_match(self, match: re.Match[str]) -> str:
         name, value = match.group(1), match.group(2)
-        if name.lower() in _CARD_NUMBER_FIELDS:
+        lowered = name.lower()
+        if not lowered.endswith(_SECRET_NAME_ENDINGS):
+            return match.group(0)
+        if lowered in _CARD_NUMBER_FIELDS:
             return f'"{name}":"{_mask_card(value.strip(chr(34)))}"'
         return f'"{name}":"{REDACTED}"'
 
 
-# In a cut JSON prefix: `"field": value` for the fields whose values are masked by name.
-_SECRET_FIELD_VALUE = re.compile(
-    r'"([A-Za-z0-9_]{0,64}?(?:'
-    + "|".join(map(re.escape, sorted(_CARD_NUMBER_FIELDS | _CVC_FIELDS | _SECRET_FIELDS)))
-    + r'|_secret|_password))"\s*:\s*("(?:[^"\\]|\\.)*"?|-?[0-9.]+)',
-    re.IGNORECASE,
+# In a cut JSON prefix: `"field": value`, for every field (linear: one pass, no backtracking
+# over names); `_field_match` masks the values of the fields whose names end in a secret one.
+_SECRET_FIELD_VALUE = re.compile(r'"([A-Za-z0-9_]{1,128})"\s*:\s*("(?:[^"\\]|\\.)*"?|-?[0-9.]+)')
+_SECRET_NAME_ENDINGS = (
+    *sorted(_CARD_NUMBER_FIELDS | _CVC_FIELDS | _SECRET_FIELDS),
+    "_secret",
+    "_password",
 )
 
 

@@ -176,6 +176,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status = self.query_one(StatusBar)
         runtime = self.app.runtime
         status.profile = runtime.profile_name
+        status.read_only = runtime.options.read_only
         status.set_environment(runtime.environment)
         self.query_one(NavRail).highlighted = 0
         # After the first frame: the import thread would otherwise compete with the first paint.
@@ -252,6 +253,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status.state = ""
         status.key_source = runtime.key_source
         status.listener_url = runtime.listener_url
+        status.read_only = runtime.options.read_only  # a profile's mark is read at its start
         status.set_environment(runtime.environment)
         for notice in runtime.notices:
             self.notify(notice, title="Sandbox", severity="warning", timeout=12)

@@ -38,6 +38,8 @@ class Action(NamedTuple, Generic[T]):
     when only the id is known (a row shown from a cache), and the action fetches it.
     `statuses` (when given) are the states that allow it; `when` is any further condition.
     A status the area does not know (a newer service's) allows it: the service decides.
+    `writes`: running it may change the service (or what it sends on); a read-only profile
+    offers no such action. Only actions that go somewhere or copy something say False.
     """
 
     name: str
@@ -53,6 +55,7 @@ class Action(NamedTuple, Generic[T]):
     key_display: str | None = None
     palette: str = ""
     known_statuses: frozenset[str] = frozenset()
+    writes: bool = True
 
     def binding(self, scope: str) -> Binding:
         """The key binding of this action in a screen or view named `scope`."""
@@ -70,9 +73,12 @@ class Action(NamedTuple, Generic[T]):
         """The same action, out of the footer (its key still works; ? and the palette list it)."""
         return self._replace(show=False)
 
-    def allows(self, record: T | None, *, local: bool) -> bool:
-        """Whether this action is offered for `record` (None: no record selected)."""
+    def allows(self, record: T | None, *, local: bool, read_only: bool = False) -> bool:
+        """Whether this action is offered for `record` (None: no record selected); on a
+        read-only profile no action that writes is."""
         if self.local_only and not local:
+            return False
+        if self.writes and read_only:
             return False
         if not self.needs_record:
             return True

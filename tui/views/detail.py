@@ -339,8 +339,8 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         """The actions this record's state allows now."""
         if self.record is None:
             return []
-        local = self.runtime.options.is_local
-        return [a for a in self.actions if a.allows(self.record, local=local)]
+        local, read_only = self.runtime.options.is_local, self.runtime.options.read_only
+        return [a for a in self.actions if a.allows(self.record, local=local, read_only=read_only)]
 
     def refresh_actions(self) -> None:
         """Keys, buttons and palette follow the record's state."""

@@ -79,6 +79,14 @@ class ResourceListView(AreaView, Generic[T]):
             show=False,
         ),
         Binding("r", "reload", "Reload", id="list.reload", tooltip="Reload this page", show=False),
+        Binding(
+            "E",
+            "export",
+            "Export",
+            id="list.export",
+            tooltip="Export every record the filter matches (all pages) to CSV or JSON Lines",
+            show=False,
+        ),
     ]
 
     filterable = True
@@ -467,6 +475,14 @@ class ResourceListView(AreaView, Generic[T]):
         if self.page_offset > 0:
             self.load(offset=max(0, self.page_offset - self.page_size))
 
+    def action_export(self) -> None:
+        """Every record the current filter matches, to a file (tui/views/export_run.py)."""
+        if self.starting(self.action_export):
+            return
+        from tui.views.export_run import ExportScreen
+
+        self.app.push_screen(ExportScreen(self))
+
     def action_reload(self) -> None:
         self.load()
 
@@ -550,7 +566,11 @@ class ResourceListView(AreaView, Generic[T]):
             if chosen is None:
                 return False
             record = self.table.selected() if chosen.needs_record else None
-            return chosen.allows(record, local=self.runtime.options.is_local)
+            return chosen.allows(
+                record,
+                local=self.runtime.options.is_local,
+                read_only=self.runtime.options.read_only,
+            )
         if action in ("next_page", "previous_page") and self.scanned is not None:
             return False
         return super().check_action(action, parameters)
@@ -564,7 +584,11 @@ class ResourceListView(AreaView, Generic[T]):
             self.notify("Select a row first.", severity="warning")
             return
         record = self.table.selected() if chosen.needs_record else None
-        if not chosen.allows(record, local=self.runtime.options.is_local):
+        if not chosen.allows(
+            record,
+            local=self.runtime.options.is_local,
+            read_only=self.runtime.options.read_only,
+        ):
             return
         chosen.run(self, record_id, self.record_for_action(record))
 
@@ -586,10 +610,12 @@ class ResourceListView(AreaView, Generic[T]):
     def context_commands(self) -> Iterable[SystemCommand]:
         """Palette: the actions the selected record allows, then opening it."""
         local = self.runtime.options.is_local
+        read_only = self.runtime.options.read_only
         record = self.table.selected()
         record_id = self.table.selected_id()
         for chosen in self.actions:
-            if not chosen.allows(record if chosen.needs_record else None, local=local):
+            shown = record if chosen.needs_record else None
+            if not chosen.allows(shown, local=local, read_only=read_only):
                 continue
             title = chosen.palette or chosen.title
             yield SystemCommand(
@@ -597,6 +623,11 @@ class ResourceListView(AreaView, Generic[T]):
                 record_id if chosen.needs_record and record_id else chosen.help,
                 lambda name=chosen.name: self.action_act(name),
             )
+        yield SystemCommand(
+            f"Export {self.noun}",
+            "Every record the filter matches (all pages) to CSV or JSON Lines (E)",
+            self.action_export,
+        )
         if record_id is not None:
             yield SystemCommand(
                 f"Open {record_id}",

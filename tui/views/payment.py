@@ -40,6 +40,7 @@ def goto_payment(help: str, palette: str) -> Action[Any]:
         run,
         when=lambda record: bool(getattr(record, "payment_id", None)),
         palette=palette,
+        writes=False,
     )
 
 

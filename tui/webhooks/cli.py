@@ -151,6 +151,9 @@ def format_forward_json(outcome: ForwardOutcome) -> str:
             "error": f.error,
             "latency_ms": None if f.latency_ms is None else round(f.latency_ms, 1),
             "next_attempt_at": None if outcome.next_at is None else _iso(outcome.next_at),
+            # The handler's answer (its first 64 KiB): what it said, not only its status.
+            "headers": f.headers,
+            "body": f.body,
         },
     }
     return json.dumps(record, ensure_ascii=False)

@@ -51,8 +51,8 @@ RETRY_DELAYS: tuple[float, ...] = (1, 5, 30, 120, 600, 1800, 3600)
 GIVE_UP_AFTER = 24 * 3600.0
 # Forwards in flight at once.
 CONCURRENCY = 8
-# The answer's body is kept this far (bytes): enough to read an error, not a whole page.
-_BODY_KEEP = 4096
+# The answer's body is kept this far (bytes): what a handler says, not an unbounded page.
+_BODY_KEEP = 64 * 1024
 # Due forwards read from the journal at once (so not one query per forward).
 _READ_AHEAD = 16
 # The worker looks at the queue at least this often even when told nothing (seconds).
@@ -294,6 +294,7 @@ class Forwarder:
         status: int | None = None
         text: str | None = None
         error: str | None = None
+        answered: dict[str, str] = {}
         try:
             async with asyncio.timeout(self.timeout):
                 response = await client.post(
@@ -317,8 +318,11 @@ class Forwarder:
         else:
             status = response.status_code
             text = response.content[:_BODY_KEEP].decode("utf-8", "replace")
+            answered = {name.lower(): value for name, value in response.headers.items()}
         latency = (time.perf_counter() - started) * 1000
-        return ForwardRecord(event_id, url, sent_at, status, text, latency, error)
+        return ForwardRecord(
+            event_id, url, sent_at, status, text, latency, error, answered if status else None
+        )
 
     # -- stopping ----------------------------------------------------------------------------
 

@@ -98,7 +98,8 @@ CREATE TABLE IF NOT EXISTS forwards (
     status       INTEGER,
     body         TEXT,
     latency_ms   REAL,
-    error        TEXT
+    error        TEXT,
+    headers      TEXT
 );
 CREATE INDEX IF NOT EXISTS forwards_event ON forwards(event_id, id);
 CREATE TABLE IF NOT EXISTS forward_queue (
@@ -217,6 +218,9 @@ class ForwardRecord:
     body: str | None
     latency_ms: float | None
     error: str | None
+    # The answer's headers (names in lower case); None when no answer came, or recorded
+    # before payscope kept them.
+    headers: dict[str, str] | None = None
 
     @property
     def delivered(self) -> bool:
@@ -604,10 +608,10 @@ class Journal:
                 f"SELECT {_DELIVERY_COLUMNS} FROM deliveries WHERE id = ?", (event.delivery_id,)
             ).fetchone()
             forwards = [
-                ForwardRecord(*r)
+                ForwardRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], _headers_of(r[7]))
                 for r in conn.execute(
-                    "SELECT event_id, url, sent_at, status, body, latency_ms, error FROM forwards"
-                    " WHERE event_id = ? ORDER BY id",
+                    "SELECT event_id, url, sent_at, status, body, latency_ms, error, headers"
+                    " FROM forwards WHERE event_id = ? ORDER BY id",
                     (event_id,),
                 )
             ]
@@ -717,6 +721,17 @@ def _damaged(exc: sqlite3.DatabaseError) -> bool:
     )
 
 
+def _headers_of(text: str | None) -> dict[str, str] | None:
+    """A forward's answer headers as stored (JSON), None when none were."""
+    if not text:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return {str(k): str(v) for k, v in value.items()} if isinstance(value, dict) else None
+
+
 def _prepare(conn: sqlite3.Connection) -> None:
     """Create the schema; add `body_length` to a journal made before it existed."""
     conn.executescript(_SCHEMA)
@@ -724,6 +739,10 @@ def _prepare(conn: sqlite3.Connection) -> None:
     if "body_length" not in columns:
         with contextlib.suppress(sqlite3.OperationalError):  # another process just added it
             conn.execute("ALTER TABLE deliveries ADD COLUMN body_length INTEGER")
+    # The answers' headers on forwards and replays (journals made before keep theirs empty).
+    if "headers" not in {row[1] for row in conn.execute("PRAGMA table_info(forwards)")}:
+        with contextlib.suppress(sqlite3.OperationalError):  # another process just added it
+            conn.execute("ALTER TABLE forwards ADD COLUMN headers TEXT")
 
 
 def _rejected_size(conn: sqlite3.Connection) -> int:
@@ -811,7 +830,10 @@ def _write_jobs(
                 )  # fmt: skip
             else:
                 f = item  # type: ignore[assignment]
-            forwards.append((f.event_id, f.url, f.sent_at, f.status, f.body, f.latency_ms, f.error))
+            forwards.append(
+                (f.event_id, f.url, f.sent_at, f.status, f.body, f.latency_ms, f.error,
+                 None if f.headers is None else dumps(f.headers).decode())
+            )  # fmt: skip
             values.append(None)
             continue
         a: Attempt = item
@@ -855,8 +877,9 @@ def _write_jobs(
         conn.execute(_INTAKE_HEAD + ",".join([_INTAKE_ROW] * size), chunk)
     if forwards:
         conn.executemany(
-            "INSERT INTO forwards (event_id, url, sent_at, status, body, latency_ms, error)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO forwards"
+            " (event_id, url, sent_at, status, body, latency_ms, error, headers)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             forwards,
         )
     if states:

@@ -44,6 +44,7 @@ class StatusBar(Horizontal):
     event_count: reactive[int] = reactive(0)
     clock: reactive[str] = reactive("")
     state: reactive[str] = reactive("starting")
+    read_only: reactive[bool] = reactive(False)
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield EnvBadge(id="env-badge")
@@ -66,6 +67,8 @@ class StatusBar(Horizontal):
     def _line(self, compact: bool) -> Text:
         muted = theme_colour(self.app.theme_variables, "muted")
         parts: list[Text | str] = [Text(self.profile, style="bold")]
+        if self.read_only:
+            parts.insert(0, Text("READ-ONLY", style="bold reverse"))
         if self.key_source:
             parts.append(Text(self.key_source, style=muted))
         if self.state:
@@ -117,6 +120,9 @@ class StatusBar(Horizontal):
         self._render_line()
 
     def watch_state(self) -> None:
+        self._render_line()
+
+    def watch_read_only(self) -> None:
         self._render_line()
 
     def set_environment(self, environment: str) -> None:

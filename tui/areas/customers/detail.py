@@ -152,6 +152,7 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
             "Open the selected payment (the newest if none is selected)",
             lambda host, _id, _c: cast(CustomerDetailScreen, host).open_payment(),
             palette="Open this customer's payment",
+            writes=False,
         ).hidden(),  # Enter on the table says it in the footer; the button shows it too
         Action(
             "all-payments",
@@ -160,6 +161,7 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
             "Show every payment of this customer in Payments",
             lambda host, _id, _c: cast(CustomerDetailScreen, host).all_payments(),
             palette="All payments of this customer",
+            writes=False,
         ),
     )
 

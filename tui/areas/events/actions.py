@@ -31,13 +31,19 @@ def _goto(host: ActionHost, event_id: str | None, record: Any) -> None:
     host.app.goto(area.key, object_id)
 
 
+def _compose(host: ActionHost, _event_id: str | None, _record: Any) -> None:
+    from tui.areas.events.composer import ComposerScreen  # loaded when first opened
+
+    host.app.push_screen(ComposerScreen())
+
+
 def _replay(host: ActionHost, event_id: str | None, record: Any) -> None:
     if event_id is not None:
         host.app.push_screen(ReplayForm(event_id), host.acted)
 
 
 EVENT_ACTIONS: tuple[Action[Any], ...] = (
-    Action("goto", "g", "Go to object", "Open the object it is about", _goto),
+    Action("goto", "g", "Go to object", "Open the object it is about", _goto, writes=False),
     Action(
         "replay",
         "p",
@@ -45,5 +51,14 @@ EVENT_ACTIONS: tuple[Action[Any], ...] = (
         "Re-POST it, signed, to a forward URL (asked once, remembered)",
         _replay,
         palette="Replay this event",
+    ),
+    Action(
+        "compose",
+        "c",
+        "Compose",
+        "Compose an event, sign it and send it to the listener or any URL; see the answer",
+        _compose,
+        needs_record=False,
+        palette="Compose a webhook event",
     ),
 )

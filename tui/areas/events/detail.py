@@ -20,6 +20,54 @@ from tui.widgets.text import safe
 # -- the detail ------------------------------------------------------------------------------------
 
 
+def answer_text(last: Any, previous: Any | None) -> Text:
+    """The last forward's or replay's answer (headers, body), and how it differs from the
+    answer before it: status, headers, and the body's changed lines."""
+    import difflib
+
+    text = Text("\nLast answer", style="bold")
+    if last.status is None:
+        text.append(": none", style="bold")
+        return text
+    text.append(f": {last.status}\n")
+    for name, value in (last.headers or {}).items():
+        text.append(f"{name}: ", style="dim")
+        text.append_text(safe(value))
+        text.append("\n")
+    text.append_text(safe(last.body, multiline=True, empty="(empty body)"))
+    if previous is None:
+        return text
+    text.append("\n\nAgainst the answer before it", style="bold")
+    changes: list[str] = []
+    if previous.status != last.status:
+        changes.append(f"status {previous.status} -> {last.status}")
+    before, after = previous.headers or {}, last.headers or {}
+    volatile = {"date"}  # differs every time: not a change of the handler's
+    for name in sorted((set(before) | set(after)) - volatile):
+        if before.get(name) != after.get(name):
+            changes.append(f"{name}: {before.get(name, '(none)')} -> {after.get(name, '(none)')}")
+    diff = list(
+        difflib.unified_diff(
+            (previous.body or "").splitlines(), (last.body or "").splitlines(), lineterm="", n=0
+        )
+    )[2:]
+    if not changes and not diff:
+        text.append(": the same", style="dim")
+        return text
+    for change in changes:
+        text.append("\n  ")
+        text.append_text(safe(change))
+    for line in diff[:20]:
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        text.append("\n  ")
+        text.append_text(safe(line, style))
+    if len(diff) > 20:
+        text.append(f"\n  … {len(diff) - 20} more changed lines", style="dim")
+    return text
+
+
+
+
 class EventDetailScreen(DetailScreen[Any]):
     """One event: verification, headers, raw body, pretty JSON, forwards and replays."""
 
@@ -101,7 +149,11 @@ class EventDetailScreen(DetailScreen[Any]):
                 Text(str(f.status)) if f.status else safe(f.error, "bold", empty="no answer"),
                 f"{f.latency_ms:.0f} ms" if f.latency_ms is not None and not stable else "",
             )
-        return rows
+        from rich.console import Group
+
+        last = d.forwards[-1]
+        previous = d.forwards[-2] if len(d.forwards) > 1 else None
+        return Group(rows, answer_text(last, previous))
 
     def _verification(self, d: Any) -> Text:
         from tui.webhooks.signing import SIGNATURE_HEADER

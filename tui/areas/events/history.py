@@ -192,6 +192,10 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             )
         panel.update(grid)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A resend writes: a read-only profile offers none.
+        return not (action == "retry" and self.runtime.options.read_only)
+
     def action_retry(self) -> None:
         event_id = self.selected()
         if event_id is None:

@@ -62,6 +62,7 @@ ROW_ACTIONS: tuple[Action[PaymentLink], ...] = (
         _open,
         when=_has_link,
         palette="Open the payment link in the browser",
+        writes=False,
     ),
     Action(
         "copy",
@@ -71,6 +72,7 @@ ROW_ACTIONS: tuple[Action[PaymentLink], ...] = (
         _copy,
         when=_has_link,
         palette="Copy the payment link",
+        writes=False,
     ),
     Action(
         "qr",
@@ -80,6 +82,7 @@ ROW_ACTIONS: tuple[Action[PaymentLink], ...] = (
         _show_qr,
         when=_has_link,
         palette="Show the QR code alone",
+        writes=False,
     ),
     goto_payment("Open the link's payment", "Open the link's payment"),
 )

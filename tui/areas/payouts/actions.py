@@ -102,6 +102,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             _customer_jump,
             when=lambda p: bool(customer_of(p)),
             palette="Open the payout's customer",
+            writes=False,
         ),
     ),
     PAYOUT_STATUSES,

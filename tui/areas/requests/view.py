@@ -157,6 +157,7 @@ REQUEST_ACTIONS: tuple[Action[Any], ...] = (
         "Copy as curl (OSC 52)",
         _copy_curl,
         palette="Copy this request as curl",
+        writes=False,
     ),
     Action(
         "export",
@@ -166,6 +167,7 @@ REQUEST_ACTIONS: tuple[Action[Any], ...] = (
         _export,
         needs_record=False,
         palette="Export the request log",
+        writes=False,
     ),
 )
 

@@ -113,6 +113,13 @@ class SandboxView(AreaView):
             tooltip="Copy every value as shell export lines",
         ),
         Binding("t", "clock", "Clock", id="sandbox.clock", tooltip="Advance the sandbox clock"),
+        Binding(
+            "f",
+            "fixture",
+            "Fixture",
+            id="sandbox.fixture",
+            tooltip="Run a fixture file (your own scenario) and open what it made",
+        ),
     ]
 
     reveal = False
@@ -131,7 +138,11 @@ class SandboxView(AreaView):
             )
             yield Static(id="sandbox-exports")
             yield Static(id="sandbox-clock", classes="section-line")
-            yield Static("Trigger  [dim]one key makes it and opens it[/dim]", classes="section")
+            yield Static(
+                "Trigger  [dim]one key makes it and opens it · f runs a fixture file[/dim]",
+                classes="section",
+                id="sandbox-trigger-title",
+            )
             yield ResourceTable(
                 TRIGGER_COLUMNS, lambda s: s.key, self._cells_context, id="sandbox-triggers"
             )
@@ -142,6 +153,9 @@ class SandboxView(AreaView):
 
         self._fit()
         self.triggers.show(SCENARIOS)
+        if self.runtime.options.read_only:  # Trigger writes: not offered on a read-only profile
+            for widget in self.query("#sandbox-trigger-title, #sandbox-triggers"):
+                widget.display = False
         self.show_values()
 
     # -- pieces ---------------------------------------------------------------------------------
@@ -290,7 +304,14 @@ class SandboxView(AreaView):
 
         self.app.push_screen(ClockScreen(), lambda _moved: self.show_values())
 
+    def action_fixture(self) -> None:
+        from tui.views.fixture_run import FixtureScreen
+
+        self.app.push_screen(FixtureScreen())
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("clock", "fixture") and self.runtime.options.read_only:
+            return False  # they write: a read-only profile offers neither
         if action in ("copy_value", "reveal", "copy_exports", "clock"):
             return self._local
         return True
@@ -298,7 +319,7 @@ class SandboxView(AreaView):
     # -- trigger ----------------------------------------------------------------------------------
 
     def on_key(self, event: Any) -> None:
-        if not self._local or event.character is None:
+        if not self._local or event.character is None or self.runtime.options.read_only:
             return
         from tui.api.scenarios import SCENARIOS
 

@@ -10,7 +10,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Checkbox, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tui.views.area import AreaView, area_width
@@ -384,6 +384,16 @@ class ProfileForm(FormScreen):
                 "Whose meanings its error codes have: real (the real service), spec (a service "
                 "that follows payscope's spec) or auto (blank: detected from its errors).",
             ),
+            Field(
+                "read_only",
+                "",
+                Checkbox(
+                    "Read-only: browse and export; nothing that writes is offered or sent",
+                    bool(old.read_only) if old else False,
+                    id="field-read_only",
+                ),
+                "Marked and unmarked only here (or read_only in profiles.toml).",
+            ),
             Field("api_key", "Secret key", Input(password=True, id="field-api_key"), key_hint),
             Field(
                 "webhook_secret",
@@ -441,6 +451,7 @@ class ProfileForm(FormScreen):
             contract=contract,
             # Not on this form: an edit keeps where the profile's replays go.
             forward_url=self.editing.forward_url if self.editing else None,
+            read_only=bool(self.value("read_only")),
         )
         if key:
             try:

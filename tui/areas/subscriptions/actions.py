@@ -124,6 +124,7 @@ ROW_ACTIONS: tuple[Action[Subscription], ...] = with_known(
             _goto("payments", _payment_id),
             when=lambda sub: bool(_payment_id(sub)),
             palette="Open the latest payment",
+            writes=False,
         ),
         Action(
             "customer",
@@ -133,6 +134,7 @@ ROW_ACTIONS: tuple[Action[Subscription], ...] = with_known(
             _goto("customers", lambda sub: sub.customer_id),
             when=lambda sub: bool(getattr(sub, "customer_id", None)),
             palette="Open the customer",
+            writes=False,
         ),
     ),
     SUBSCRIPTION_STATUSES,

@@ -1,0 +1,78 @@
+"""`payscope fixtures run FILE`: a fixture's steps against the service, one line (or one JSON
+object) per step, and what was made (tui/api/fixtures.py runs them)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from tui.api.client import ApiClient
+    from tui.api.fixtures import FixtureError, StepResult
+
+
+def run(args: argparse.Namespace) -> int:
+    from tui.api.fixtures import FixtureError, load_fixture
+    from tui.headless import run_with_client
+
+    try:
+        fixture = load_fixture(args.file)
+    except FixtureError as exc:
+        _fail(exc, args.format, sys.stdout)
+        return 1
+
+    async def work(client: ApiClient) -> int:
+        from tui.api.fixtures import run_fixture
+
+        out = sys.stdout
+        if args.format == "text":
+            print(
+                f"fixture {fixture.name}: {len(fixture.steps)} step(s) on {client.base_url}",
+                file=out,
+            )
+        send_event = None
+        if any(step.method == "EVENT" for step in fixture.steps):
+            from tui.webhooks.compose import sender
+            from tui.webhooks.send_cli import read_secret
+
+            secret = read_secret(args)
+            if not secret:
+                print(
+                    "payscope fixtures: this fixture sends events: give their signing secret "
+                    "with --secret-file or PAYSCOPE_WEBHOOK_SECRET",
+                    file=sys.stderr,
+                )
+                return 2
+            send_event = sender(secret, args.event_to or "")
+        try:
+            async for result in run_fixture(client, fixture, send_event):
+                _print_step(result, args.format, out)
+        except FixtureError as exc:
+            _fail(exc, args.format, out)
+            return 1
+        if args.format == "text":
+            print("done", file=out)
+        return 0
+
+    return run_with_client(args, work)
+
+
+def _print_step(result: StepResult, fmt: str, out: TextIO) -> None:
+    if fmt == "json":
+        print(json.dumps(result.to_json(), ensure_ascii=False), file=out, flush=True)
+        return
+    made = ", ".join(m.id for m in result.made)
+    print(
+        f"{result.step.index:>2}. {result.step.name}: {result.method} {result.path} -> "
+        f"{result.status}" + (f"  made {made}" if made else ""),
+        file=out,
+        flush=True,
+    )
+
+
+def _fail(exc: FixtureError, fmt: str, out: TextIO) -> None:
+    if fmt == "json":
+        print(json.dumps(exc.to_json(), ensure_ascii=False), file=out, flush=True)
+    print(f"payscope fixtures: {exc}", file=sys.stderr, flush=True)

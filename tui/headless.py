@@ -1,0 +1,79 @@
+"""The commands that use the service without the TUI (`payscope fixtures`, `payscope export`):
+one client on the profile's service or on the background local sandbox, and a readable error
+when it cannot start. No Textual here."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from tui.api.client import ApiClient
+
+T = TypeVar("T")
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    """--profile, --read-only, --seed and --allow-production on a subcommand (they may also come
+    before it: the defaults are suppressed so the main parser's values stay)."""
+    parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="a configured profile (default: the local sandbox, started when it is not running)",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="refuse every call that writes (a profile's read_only = true does the same)",
+    )
+    parser.add_argument(
+        "--allow-production",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="accept a production (prd_) key",
+    )
+
+
+def run_with_client(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T]]) -> T:
+    """Start a client as `args` say, run `work(client)` on it, close it; `SystemExit(2)` with
+    the reason when the client cannot start."""
+    return asyncio.run(_run(args, work))
+
+
+async def _run(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T]]) -> T:
+    from tui import secrets
+    from tui.api import errors
+    from tui.runtime import OptionsError, Runtime, RuntimeOptions, StartupError
+
+    try:
+        options = RuntimeOptions.build(
+            profile=getattr(args, "profile", None),
+            seed=getattr(args, "seed", None),
+            theme=None,
+            allow_production=bool(getattr(args, "allow_production", False)),
+            config_dir=None,
+            data_dir=None,
+            sandbox_options={},
+        )
+        options.daemon = True
+        options.read_only = bool(getattr(args, "read_only", False))
+        runtime = Runtime(options)
+        client = await runtime.start_client()
+    except (
+        OptionsError,
+        StartupError,
+        errors.ClientError,
+        secrets.SecretsError,
+        ValueError,
+    ) as exc:
+        print(f"payscope: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    try:
+        return await work(client)
+    finally:
+        await client.aclose()
