@@ -115,13 +115,59 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def snap_looks(snap_compare: Any, request: pytest.FixtureRequest) -> Any:
+def snap_looks(snap_compare: Any, request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     """`snap_looks(build_app, run_before)`: `snap_compare` for a test parametrized by `look`
     (one of `tests.tui.pilot.LOOKS`): the app is built in the look's theme (`build_app(theme)`)
-    and started at its size, as a user starts it, then driven by `run_before`."""
+    and started at its size, as a user starts it, then driven by `run_before`.
+
+    The look `SWITCHED` (`LOOKS_AND_SWITCHED`) is reached at run time instead: started in the
+    first look and driven, the app is switched to the light theme and resized to 80x24, and its
+    screen must equal the snapshot of the same test started in that look."""
+    from tests.tui.pilot import LOOKS
 
     def compare(build_app: Any, run_before: Any) -> bool:
-        size, theme = request.node.callspec.params["look"]
-        return bool(snap_compare(build_app(theme), terminal_size=size, run_before=run_before))
+        size, theme, *switched = request.node.callspec.params["look"]
+        if not switched:
+            return bool(snap_compare(build_app(theme), terminal_size=size, run_before=run_before))
+        first_size, first_theme = LOOKS[0].values[0]
+        shot = asyncio.run(
+            _switched_look(build_app(first_theme), first_size, run_before, size, theme)
+        )
+        return _same_as_started_in_look(request.node, shot, tmp_path)
 
     return compare
+
+
+async def _switched_look(
+    app: Any, first_size: tuple[int, int], run_before: Any, size: tuple[int, int], theme: str
+) -> str:
+    async with app.run_test(size=first_size) as pilot:
+        await run_before(pilot)
+        app.theme = theme
+        await pilot.resize_terminal(*size)
+        # What pytest-textual-snapshot waits for before its shot, and the app's own workers.
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        return str(app.export_screenshot(title=app.title, simplify=True))
+
+
+def _same_as_started_in_look(node: Any, shot: str, tmp_path: Path) -> bool:
+    from pytest_textual_snapshot import normalize_svg
+
+    from tests.tui.pilot import SWITCHED_TO
+
+    params = node.callspec.id.replace(f"{SWITCHED_TO}-switched-at-run-time", SWITCHED_TO)
+    stored = (
+        node.path.parent / "__snapshots__" / node.path.stem / f"{node.originalname}[{params}].svg"
+    )
+    assert stored.exists(), f"no snapshot of the look started in it: {stored}"
+    if normalize_svg(shot) == normalize_svg(stored.read_text(encoding="utf-8")):
+        return True
+    (tmp_path / "switched.svg").write_text(shot, encoding="utf-8")
+    raise AssertionError(
+        f"switched at run time, the screen differs from the app started in the look: "
+        f"{tmp_path / 'switched.svg'} against {stored}"
+    )

@@ -136,6 +136,15 @@ LOOKS = [
     pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
 ]
 
+# A look reached at run time, as a user reaches it with `:theme` or by resizing the terminal: the
+# app starts in the first look, is driven there, then switched to the light theme and 80x24. It
+# must show what the app started in that look shows (its snapshot, `SWITCHED_TO`).
+SWITCHED_TO = "80x24-light"
+SWITCHED = pytest.param(
+    ((80, 24), "payscope-light", "switched"), id=f"{SWITCHED_TO}-switched-at-run-time"
+)
+LOOKS_AND_SWITCHED = [*LOOKS, SWITCHED]
+
 
 def shown_text(widget: Any) -> str:
     """What a Static shows, as plain text (a Rich renderable printed 200 cells wide)."""
