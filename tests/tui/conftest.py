@@ -2,7 +2,8 @@
 
 Everything that moves is frozen: the sandbox clock (`time_source`), the ids of seeded records
 (a seeded generator stands in for `secrets.choice` while the template is built), the cursor
-blink, and the display of ports and wall-clock times (`stable_display`).
+blink, and the display of ports and wall-clock times (`stable_display`). Nothing of Textual is
+replaced: every frame is drawn, each app parses its own CSS, as when a user runs payscope.
 """
 
 from __future__ import annotations
@@ -106,12 +107,44 @@ def dirs(
 
 @pytest.fixture(autouse=True)
 def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The input cursor does not blink (the public `Input.cursor_blink`, set as the class's
+    default since the app makes the inputs): a snapshot never catches it half-way. The one
+    reviewed exception of tests/test_public_api_only.py."""
     from textual.reactive import reactive
     from textual.widgets import Input
 
     still = reactive(False, init=False)
     still.__set_name__(Input, "cursor_blink")
     monkeypatch.setattr(Input, "cursor_blink", still)
+
+
+# Screens that a look reached at run time leaves otherwise than an app started in that look
+# (looked at as pictures, 2026-11-27). Each is a real difference a user sees: marked as an
+# expected failure (strict, so the mark must go when the app is fixed), reason given.
+SWITCHED_DIFFERS = {
+    "test_snapshots.py::test_screen[settings-": (
+        "the theme list keeps the first theme highlighted when the theme changes elsewhere"
+    ),
+    "test_customers.py::test_snapshot[detail-": (
+        "after the terminal shrinks, the customer's payments table keeps a blank row"
+    ),
+    "test_customers.py::test_snapshot[delete-": (
+        "after the terminal shrinks, the customer's payments table keeps a blank row"
+    ),
+    "test_payouts.py::test_payout_screens[new_sepa-": (
+        "after the terminal shrinks, the SEPA form keeps its scroll offset (started small, it "
+        "shows the amount's hint)"
+    ),
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not item.nodeid.endswith("-switched-at-run-time]"):
+            continue
+        for start, reason in SWITCHED_DIFFERS.items():
+            if item.nodeid.split("/")[-1].startswith(start):
+                item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 @pytest.fixture
