@@ -156,13 +156,13 @@ def snap_looks(snap_compare: Any, request: pytest.FixtureRequest, tmp_path: Path
     The look `SWITCHED` (`LOOKS_AND_SWITCHED`) is reached at run time instead: started in the
     first look and driven, the app is switched to the light theme and resized to 80x24, and its
     screen must equal the snapshot of the same test started in that look."""
-    from tests.tui.pilot import LOOKS
+    from tests.tui.pilot import ALL_LOOKS
 
     def compare(build_app: Any, run_before: Any) -> bool:
         size, theme, *switched = request.node.callspec.params["look"]
         if not switched:
             return bool(snap_compare(build_app(theme), terminal_size=size, run_before=run_before))
-        first_size, first_theme = LOOKS[0].values[0]
+        first_size, first_theme = ALL_LOOKS[0].values[0]
         shot = asyncio.run(
             _switched_look(build_app(first_theme), first_size, run_before, size, theme)
         )
