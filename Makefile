@@ -91,7 +91,7 @@ upgrade-check: $(STAMP)
 	@$(PY) -c 'import re, tomllib; deps = tomllib.load(open("pyproject.toml", "rb"))["project"]["dependencies"]; \
 		pins = [m for d in deps if (m := re.fullmatch(r"([A-Za-z0-9._-]+)==((\d+)\S*)", d))]; \
 		print(*(f"{m[1]}>={m[2]},<{int(m[3]) + 1}" for m in pins), sep="\n")' > $(UPGRADE_VENV)/widened.txt
-	$(VENV)/bin/uv pip compile -q pyproject.toml --extra dev --python $(UPGRADE_VENV)/bin/python \
+	$(VENV)/bin/uv pip compile -q pyproject.toml --extra dev --universal --python-version 3.11 \
 		--override $(UPGRADE_VENV)/widened.txt --no-annotate --no-header -o $(UPGRADE_VENV)/newest.txt
 	$(UPGRADE_VENV)/bin/python -m pip install -q --upgrade pip
 	$(UPGRADE_VENV)/bin/python -m pip install -q -r $(UPGRADE_VENV)/newest.txt

@@ -2,7 +2,8 @@
 
 Everything that moves is frozen: the sandbox clock (`time_source`), the ids of seeded records
 (a seeded generator stands in for `secrets.choice` while the template is built), the cursor
-blink, and the display of ports and wall-clock times (`stable_display`).
+blink, and the display of ports and wall-clock times (`stable_display`). Nothing of Textual is
+replaced: every frame is drawn, each app parses its own CSS, as when a user runs payscope.
 """
 
 from __future__ import annotations
@@ -111,6 +112,9 @@ def dirs(
 
 @pytest.fixture(autouse=True)
 def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The input cursor does not blink (the public `Input.cursor_blink`, set as the class's
+    default since the app makes the inputs): a snapshot never catches it half-way. The one
+    reviewed exception of tests/test_public_api_only.py."""
     from textual.reactive import reactive
     from textual.widgets import Input
 
@@ -119,14 +123,89 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Input, "cursor_blink", still)
 
 
+# Screens that a look reached at run time leaves otherwise than an app started in that look
+# (looked at as pictures, 2026-11-27). Each is a real difference a user sees: marked as an
+# expected failure (strict, so the mark must go when the app is fixed), reason given.
+SWITCHED_DIFFERS = {
+    "test_snapshots.py::test_screen[settings-": (
+        "the theme list keeps the first theme highlighted when the theme changes elsewhere"
+    ),
+    "test_customers.py::test_snapshot[detail-": (
+        "after the terminal shrinks, the customer's payments table keeps a blank row"
+    ),
+    "test_customers.py::test_snapshot[delete-": (
+        "after the terminal shrinks, the customer's payments table keeps a blank row"
+    ),
+    "test_payouts.py::test_payout_screens[new_sepa-": (
+        "after the terminal shrinks, the SEPA form keeps its scroll offset (started small, it "
+        "shows the amount's hint)"
+    ),
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if not item.nodeid.endswith("-switched-at-run-time]"):
+            continue
+        for start, reason in SWITCHED_DIFFERS.items():
+            if item.nodeid.split("/")[-1].startswith(start):
+                item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
+
+
 @pytest.fixture
-def snap_looks(snap_compare: Any, request: pytest.FixtureRequest) -> Any:
+def snap_looks(snap_compare: Any, request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     """`snap_looks(build_app, run_before)`: `snap_compare` for a test parametrized by `look`
     (one of `tests.tui.pilot.LOOKS`): the app is built in the look's theme (`build_app(theme)`)
-    and started at its size, as a user starts it, then driven by `run_before`."""
+    and started at its size, as a user starts it, then driven by `run_before`.
+
+    The look `SWITCHED` (`LOOKS_AND_SWITCHED`) is reached at run time instead: started in the
+    first look and driven, the app is switched to the light theme and resized to 80x24, and its
+    screen must equal the snapshot of the same test started in that look."""
+    from tests.tui.pilot import ALL_LOOKS
 
     def compare(build_app: Any, run_before: Any) -> bool:
-        size, theme = request.node.callspec.params["look"]
-        return bool(snap_compare(build_app(theme), terminal_size=size, run_before=run_before))
+        size, theme, *switched = request.node.callspec.params["look"]
+        if not switched:
+            return bool(snap_compare(build_app(theme), terminal_size=size, run_before=run_before))
+        first_size, first_theme = ALL_LOOKS[0].values[0]
+        shot = asyncio.run(
+            _switched_look(build_app(first_theme), first_size, run_before, size, theme)
+        )
+        return _same_as_started_in_look(request.node, shot, tmp_path)
 
     return compare
+
+
+async def _switched_look(
+    app: Any, first_size: tuple[int, int], run_before: Any, size: tuple[int, int], theme: str
+) -> str:
+    async with app.run_test(size=first_size) as pilot:
+        await run_before(pilot)
+        app.theme = theme
+        await pilot.resize_terminal(*size)
+        # What pytest-textual-snapshot waits for before its shot, and the app's own workers.
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        return str(app.export_screenshot(title=app.title, simplify=True))
+
+
+def _same_as_started_in_look(node: Any, shot: str, tmp_path: Path) -> bool:
+    from pytest_textual_snapshot import normalize_svg
+
+    from tests.tui.pilot import SWITCHED_TO
+
+    params = node.callspec.id.replace(f"{SWITCHED_TO}-switched-at-run-time", SWITCHED_TO)
+    stored = (
+        node.path.parent / "__snapshots__" / node.path.stem / f"{node.originalname}[{params}].svg"
+    )
+    assert stored.exists(), f"no snapshot of the look started in it: {stored}"
+    if normalize_svg(shot) == normalize_svg(stored.read_text(encoding="utf-8")):
+        return True
+    (tmp_path / "switched.svg").write_text(shot, encoding="utf-8")
+    raise AssertionError(
+        f"switched at run time, the screen differs from the app started in the look: "
+        f"{tmp_path / 'switched.svg'} against {stored}"
+    )

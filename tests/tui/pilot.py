@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -127,14 +128,36 @@ def field_error(screen: Any, name: str) -> str:
     return str(line.render()) if line.has_class("-shown") else ""
 
 
-# The four looks every snapshot is taken in: two sizes, a dark and a light theme. Each look starts
+# The four looks a snapshot can be taken in: two sizes, a dark and a light theme. Each look starts
 # the app in that look (the `snap_looks` fixture of tests/tui/conftest.py).
-LOOKS = [
+ALL_LOOKS = [
     pytest.param(((120, 40), "payscope-dark"), id="120x40-dark"),
     pytest.param(((120, 40), "payscope-light"), id="120x40-light"),
     pytest.param(((80, 24), "payscope-dark"), id="80x24-dark"),
     pytest.param(((80, 24), "payscope-light"), id="80x24-light"),
 ]
+# What a suite run takes: each size once and each theme once (the wide layout dark, the small one
+# light), which leaves out only the crossed pairs (the wide layout light, the small one dark): a
+# theme's colours do not depend on the terminal's size, and a layout not on the theme. Each app
+# run costs about a second of CPU now that every frame is drawn, so the two crossed looks of the
+# 40 screens were 80 s of CPU, a fifth of the suite's wall time on 2 cores.
+# `PAYSCOPE_LOOKS=all` takes all four (run it when styles or layouts change); their snapshots are
+# kept, and `--snapshot-update` with it refreshes them.
+SUITE_LOOKS = ("120x40-dark", "80x24-light")
+LOOKS = (
+    ALL_LOOKS
+    if os.environ.get("PAYSCOPE_LOOKS") == "all"
+    else [look for look in ALL_LOOKS if look.id in SUITE_LOOKS]
+)
+
+# A look reached at run time, as a user reaches it with `:theme` or by resizing the terminal: the
+# app starts in the first look (120x40, dark), is driven there, then switched to the light theme
+# and 80x24. It must show what the app started in that look shows (its snapshot, `SWITCHED_TO`).
+SWITCHED_TO = "80x24-light"
+SWITCHED = pytest.param(
+    ((80, 24), "payscope-light", "switched"), id=f"{SWITCHED_TO}-switched-at-run-time"
+)
+LOOKS_AND_SWITCHED = [*LOOKS, SWITCHED]
 
 
 def shown_text(widget: Any) -> str:

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
-    LOOKS,
+    LOOKS_AND_SWITCHED,
     apply_filter,
     filter_problem,
     open_list,
@@ -215,7 +215,7 @@ async def _filtered(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "filtered": _filtered}
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_code_screens(
     screen: str,

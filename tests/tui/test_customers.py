@@ -11,7 +11,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.tui.pilot import (
-    LOOKS,
+    LOOKS_AND_SWITCHED,
     field_error,
     run_command,
     shown_text,
@@ -649,7 +649,7 @@ SNAPSHOTS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", list(SNAPSHOTS))
 def test_snapshot(
     screen: str,

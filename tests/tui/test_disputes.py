@@ -19,7 +19,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets
 from tests.tui.pilot import (
-    LOOKS,
+    LOOKS_AND_SWITCHED,
     apply_filter,
     create_payment,
     field_error,
@@ -710,7 +710,7 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_dispute_screens(
     screen: str,

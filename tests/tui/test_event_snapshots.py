@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.tui.pilot import LOOKS, run_command, until
+from tests.tui.pilot import LOOKS_AND_SWITCHED, run_command, until
 from tests.tui.snapshot_app import build, ready
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
@@ -91,7 +91,7 @@ async def _detail(pilot: Any) -> None:
 DRIVES = {"events_deliveries": _deliveries, "event_detail": _detail}
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("drive", list(DRIVES))
 def test_events_with_deliveries(
     drive: str,

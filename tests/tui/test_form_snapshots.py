@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.tui.pilot import LOOKS, create_payment, until
+from tests.tui.pilot import LOOKS_AND_SWITCHED, create_payment, until
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -71,7 +71,7 @@ SCREENS: dict[str, Drive] = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_form(
     screen: str,

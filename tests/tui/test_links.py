@@ -18,7 +18,7 @@ from textual.widgets import Input, Select, Static
 
 from tests.tui.conftest import SeededSecrets, frozen_clock
 from tests.tui.pilot import (
-    LOOKS,
+    LOOKS_AND_SWITCHED,
     apply_filter,
     field_error,
     filter_problem,
@@ -761,7 +761,7 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_link_screens(
     screen: str,

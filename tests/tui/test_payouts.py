@@ -15,7 +15,7 @@ from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
-    LOOKS,
+    LOOKS_AND_SWITCHED,
     apply_filter,
     field_error,
     filter_problem,
@@ -1013,7 +1013,7 @@ async def _new_sepa(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "new_sepa": _new_sepa}
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail", "new_sepa"])
 def test_payout_screens(
     screen: str,

@@ -12,7 +12,7 @@ from textual.widgets import Input, Static, TextArea
 
 from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
-    LOOKS,
+    LOOKS_AND_SWITCHED,
     apply_filter,
     create_payment,
     field_error,
@@ -483,7 +483,7 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_refund_screens(
     screen: str,

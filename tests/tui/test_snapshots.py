@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tui.conftest import SeededSecrets
-from tests.tui.pilot import LOOKS, run_command, type_text
+from tests.tui.pilot import LOOKS_AND_SWITCHED, run_command, type_text
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -141,7 +141,7 @@ SCREENS: dict[str, Drive] = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_screen(
     screen: str,

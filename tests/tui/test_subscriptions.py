@@ -14,7 +14,7 @@ from textual.widgets import Button, Input, Select, Static
 
 from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
-    LOOKS,
+    LOOKS_AND_SWITCHED,
     apply_filter,
     field_error,
     filter_problem,
@@ -791,7 +791,7 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_subscription_screens(
     screen: str,

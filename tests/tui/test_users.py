@@ -16,7 +16,7 @@ from textual.widgets import Input, Select, Static, TextArea
 
 from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
-    LOOKS,
+    LOOKS_AND_SWITCHED,
     apply_filter,
     field_error,
     filter_problem,
@@ -598,7 +598,7 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS)
+@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_user_screens(
     screen: str,
