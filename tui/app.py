@@ -11,7 +11,7 @@ import argparse
 import os
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, NoReturn
 
 from textual import work
 from textual.app import App, SystemCommand
@@ -41,6 +41,17 @@ if TYPE_CHECKING:
     from tui.shell.main import MainScreen
     from tui.views.access import AppHost
     from tui.views.live import Change
+
+
+TOLD_KEPT = 100  # toasts kept in `PayscopeApp.told`
+
+
+class Told(NamedTuple):
+    """A toast as the user was shown it (`PayscopeApp.told`)."""
+
+    message: str
+    title: str
+    severity: str
 
 
 class PayscopeApp(App[int]):
@@ -96,6 +107,9 @@ class PayscopeApp(App[int]):
         self.requests: Signal[Any] = Signal(self, "requests")
         self._unhook: list[Callable[[], None]] = []
         self.startup_problems: list[str] = []
+        # What the toasts said, newest last, until they are cleared: what a user was told, for
+        # whatever must know it without reading the screen (the tests, a demo's captions).
+        self.told: list[Told] = []
         self._own_theme_names: list[str] = []
         self._all_themes_loaded = False
         self._lazy_themes = False
@@ -131,13 +145,14 @@ class PayscopeApp(App[int]):
         statuses and messages from the service, which are data, never markup or escapes."""
         from tui.widgets.text import visible
 
-        super().notify(
-            visible(message, multiline=True),
-            title=visible(title),
-            severity=severity,
-            timeout=timeout,
-            markup=markup,
-        )
+        shown, titled = visible(message, multiline=True), visible(title)
+        self.told.append(Told(shown, titled, severity))
+        del self.told[:-TOLD_KEPT]
+        super().notify(shown, title=titled, severity=severity, timeout=timeout, markup=markup)
+
+    def clear_notifications(self) -> None:
+        self.told.clear()
+        super().clear_notifications()
 
     def load_all_themes(self) -> list[str]:
         """Register the shipped and the user's themes (once); the problems found, for the user."""

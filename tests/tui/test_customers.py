@@ -534,11 +534,11 @@ async def test_a_failed_row_refresh_is_one_toast_and_the_row_stays(
             raise ServerError(500, "server_error", "HE_00", "Something went wrong")
 
         monkeypatch.setattr(app.runtime.client.customers, "retrieve", broken)
-        before = len(app._notifications)
+        before = len(app.told)
         view.refresh_one(LOVELACE)
-        await until(lambda: len(app._notifications) > before)
+        await until(lambda: len(app.told) > before)
         await pilot.pause(0.2)
-        assert len(app._notifications) == before + 1
+        assert len(app.told) == before + 1
         assert LOVELACE in view.rows
 
 

@@ -66,7 +66,7 @@ async def real_service() -> AsyncIterator[str]:
 
 
 def _messages(app: Any) -> list[str]:
-    return [f"{n.title}\n{n.message}" for n in app._notifications]
+    return [f"{n.title}\n{n.message}" for n in app.told]
 
 
 async def test_a_remote_profile_explains_ir_01_as_the_real_services_invalid_key(

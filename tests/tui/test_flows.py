@@ -102,7 +102,7 @@ async def test_unknown_command_is_a_notification_not_a_crash(dirs: Dirs) -> None
         await ready(pilot)
         await run_command(pilot, "frobnicate")
         await pilot.pause()
-        assert any("Unknown command" in n.message for n in app._notifications)
+        assert any("Unknown command" in n.message for n in app.told)
 
 
 async def _no_wait(_seconds: float) -> None:
@@ -139,7 +139,7 @@ async def test_broken_user_theme_falls_back_with_a_notification(dirs: Dirs) -> N
     async with app.run_test(size=(80, 24)):
 
         def said() -> str:
-            return " ".join(n.message for n in app._notifications)
+            return " ".join(n.message for n in app.told)
 
         # Said once the app is up: on a loaded machine that is more than one pause.
         await until(lambda: "mine.toml" in said())

@@ -5,15 +5,15 @@ sandbox clock, open and copy, hostile text, and snapshots at two sizes in two th
 
 from __future__ import annotations
 
-import io
+import html
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from rich.console import Console
-from rich.segment import Segment
+from rich.style import Style
 from textual.widgets import Input, Select, Static
 
 from tests.tui.conftest import SeededSecrets, frozen_clock
@@ -110,27 +110,41 @@ async def pay_on_the_page(link_to_pay: str, card: str = "4242424242424242") -> d
 # -- the QR code, read back from the screen ------------------------------------------------------
 
 
+# Textual's screenshot (Rich's SVG export) draws each cell 12.2 wide and each line 24.4 high,
+# backgrounds as rects from y 1.5 and text with its baseline at y 20.
+_CELL_W, _LINE_H = 12.2, 24.4
+_RECT = re.compile(r'<rect fill="(#[0-9a-f]{6})" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)"')
+_TEXT = re.compile(
+    r'<text class="([\w-]+)" x="([\d.]+)" y="([\d.]+)" textLength="[\d.]+"[^>]*>([^<]*)</text>'
+)
+_CLASS = re.compile(r"\.([\w-]+) \{ fill: (#[0-9a-f]{6})")
+
+
 def screen_cells(app: PayscopeApp) -> list[list[tuple[str, Any]]]:
-    """Every cell of the screen as the terminal gets it: (character, Rich style)."""
+    """Every cell of the screen as the terminal gets it: (character, Rich style), read from
+    Textual's own screenshot of it (`App.export_screenshot`)."""
+    svg = app.export_screenshot()
     width, height = app.size
-    console = Console(
-        width=width,
-        height=height,
-        file=io.StringIO(),
-        force_terminal=True,
-        color_system="truecolor",
-        record=True,
-        legacy_windows=False,
-        safe_box=False,
-    )
-    console.print(
-        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
-    )
-    rows: list[list[tuple[str, Any]]] = []
-    for line in Segment.split_lines(console._record_buffer):
-        cells = [(ch, seg.style) for seg in line if not seg.control for ch in seg.text]
-        rows.append(cells)
-    return [r for r in rows if r][:height]
+    chars = [[" "] * width for _ in range(height)]
+    fgs: list[list[str | None]] = [[None] * width for _ in range(height)]
+    bgs: list[list[str | None]] = [[None] * width for _ in range(height)]
+    for fill, x, y, w in _RECT.findall(svg):
+        row, col = round((float(y) - 1.5) / _LINE_H), round(float(x) / _CELL_W)
+        if 0 <= row < height:
+            for c in range(col, min(width, col + round(float(w) / _CELL_W))):
+                bgs[row][c] = fill
+    colours = dict(_CLASS.findall(svg))
+    for name, x, y, text in _TEXT.findall(svg):
+        row, col = round((float(y) - 20) / _LINE_H), round(float(x) / _CELL_W)
+        if 0 <= row < height:
+            for offset, ch in enumerate(html.unescape(text).replace("\xa0", " ")):
+                if col + offset < width:
+                    chars[row][col + offset] = ch
+                    fgs[row][col + offset] = colours.get(name)
+    return [
+        [(chars[r][c], Style(color=fgs[r][c], bgcolor=bgs[r][c])) for c in range(width)]
+        for r in range(height)
+    ]
 
 
 def _rgb(colour: Any) -> tuple[int, int, int]:
@@ -531,7 +545,7 @@ async def test_paying_on_the_hosted_page_turns_the_row_and_the_detail_paid(dirs:
         await pilot.press("escape")
         await pilot.pause()
         assert _state(view, link.payment_link_id) == "paid"
-        errors = [n.message for n in app._notifications if n.severity == "error"]
+        errors = [n.message for n in app.told if n.severity == "error"]
         assert errors == []
 
 
@@ -584,13 +598,13 @@ async def test_o_opens_the_link_in_the_browser_and_y_copies_it(
         link = next(iter(view.rows.values()))
         await pilot.press("o")  # on the list's row
         await until(lambda: opened == [link.link_to_pay])
-        await until(lambda: any("Opened" in str(n.title) for n in app._notifications))
+        await until(lambda: any("Opened" in str(n.title) for n in app.told))
 
         detail = await _open(pilot, link.payment_link_id)
         await pilot.press("y")
         await pilot.pause()
         assert app.clipboard == detail.record.link_to_pay
-        assert any(n.title == "Copied the payment link" for n in app._notifications)
+        assert any(n.title == "Copied the payment link" for n in app.told)
         await pilot.press("o")
         await until(lambda: len(opened) == 2)
 
@@ -598,7 +612,7 @@ async def test_o_opens_the_link_in_the_browser_and_y_copies_it(
         monkeypatch.delenv("DISPLAY")
         monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
         await pilot.press("o")
-        await until(lambda: any(n.title == "Not opened" for n in app._notifications))
+        await until(lambda: any(n.title == "Not opened" for n in app.told))
         assert len(opened) == 2
 
 

@@ -27,5 +27,5 @@ async def test_a_new_payment_goes_on_top_by_its_webhook(
         table = view.query_one(ResourceTable)
         first = table.coordinate_to_cell_key((0, 0)).row_key.value
         assert first == payment.payment_id
-        errors = [n.message for n in app._notifications if n.severity == "error"]
+        errors = [n.message for n in app.told if n.severity == "error"]
         assert errors == []

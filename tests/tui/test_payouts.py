@@ -281,7 +281,7 @@ async def test_a_payout_webhook_updates_its_row_and_a_new_one_comes_on_top(dirs:
         await until(lambda: view.rows[payout.payout_id].status == "success")
         cell = view.table.get_cell(payout.payout_id, "status")
         assert cell.plain == "success"
-        errors = [n.message for n in app._notifications if n.severity == "error"]
+        errors = [n.message for n in app.told if n.severity == "error"]
         assert errors == []
 
 

@@ -348,7 +348,7 @@ async def test_a_new_refund_appears_on_top_when_its_webhook_arrives(dirs: Dirs) 
         await until(lambda: refund.refund_id in view.rows)
         assert next(iter(view.rows)) == refund.refund_id
         assert view.rows[refund.refund_id].status == "succeeded"
-        errors = [n.message for n in app._notifications if n.severity == "error"]
+        errors = [n.message for n in app.told if n.severity == "error"]
         assert errors == []
 
 

@@ -125,7 +125,7 @@ async def test_a_retry_the_endpoint_has_not_answered_yet_is_said_as_such(
             await until(lambda: len(screen.attempts.get(event_id, [])) >= 1)
 
             await pilot.press("r")
-            said = lambda: [n.message for n in app._notifications]  # noqa: E731
+            said = lambda: [n.message for n in app.told]  # noqa: E731
             await until(lambda: any("not answered yet" in m for m in said()))
             assert not any("got no answer" in m for m in said())
     finally:

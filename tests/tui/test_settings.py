@@ -73,7 +73,7 @@ async def test_edit_profile_is_prefilled_and_saves_fields_and_webhook_secret(dir
         assert secrets.get_secret("staging", "webhook") == WEBHOOK
         assert secrets.get_secret("staging", "secret") is None
         # Shown masked afterwards: in the notification and in the form's hint, never whole.
-        shown = [str(n.message) for n in app._notifications]
+        shown = [str(n.message) for n in app.told]
         assert any(secrets.mask(WEBHOOK) in text for text in shown)
         assert not any(WEBHOOK in text for text in shown)
 
@@ -116,7 +116,7 @@ async def test_embedded_sandbox_is_not_editable(dirs: Dirs) -> None:
         await pilot.press("e")
         await pilot.pause()
         assert not isinstance(app.screen, ProfileForm)
-        assert any("embedded sandbox" in str(n.message) for n in app._notifications)
+        assert any("embedded sandbox" in str(n.message) for n in app.told)
 
 
 async def test_panels_stack_when_narrow_and_the_table_fits(dirs: Dirs) -> None:
@@ -162,7 +162,7 @@ async def test_a_settings_problem_the_start_only_peeked_at_is_told_once_the_sand
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.runtime.client is not None and app.runtime.listener is not None
-        told = [n for n in app._notifications if n.title == "Settings problem"]
+        told = [n for n in app.told if n.title == "Settings problem"]
         assert len(told) == 1
         assert "base_url must be an http:// or https:// URL" in told[0].message
         assert app.runtime.options.settings is None  # nothing half-validated was kept

@@ -280,7 +280,7 @@ async def test_accept_an_invitation_on_the_local_sandbox(dirs: Dirs) -> None:
         # The secret went to the clipboard only: no toast, no request log shows it.
         secret = app.clipboard
         assert len(secret) >= 16
-        toasts = " ".join(str(n.message) for n in app._notifications)
+        toasts = " ".join(str(n.message) for n in app.told)
         assert secret not in toasts and PASSWORD not in toasts
         assert "on the clipboard" in toasts
         logged = repr(app.runtime.client.journal.entries())
@@ -338,7 +338,7 @@ async def test_resend_only_while_invited(dirs: Dirs) -> None:
         await until(lambda: isinstance(app.screen, ConfirmScreen))
         assert "viewer@payscope.example again" in shown_text(app.screen.query_one("#form-intro"))
         await submit(pilot, ConfirmScreen)
-        toasts = [str(n.message) for n in app._notifications]
+        toasts = [str(n.message) for n in app.told]
         assert "A fresh invitation link went to viewer@payscope.example." in toasts
         assert _cell(view, "viewer@payscope.example", "status") == "invited"
 
@@ -545,7 +545,7 @@ async def test_a_remote_refusal_is_said_plainly(dirs: Dirs, refusing_service: st
         assert "not available with this key" in _header(view)
         said = shown_text(view.query_one(".empty", Static))
         assert "dashboard token" in said and "api-key" in said
-        assert not [n for n in app._notifications if n.severity == "error"]  # no crash, no toast
+        assert not [n for n in app.told if n.severity == "error"]  # no crash, no toast
 
         # Invite says it on the form's line too.
         await pilot.press("n")

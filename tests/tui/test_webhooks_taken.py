@@ -23,7 +23,7 @@ async def test_webhooks_taken_elsewhere_are_said_and_taken_back(tmp_path: Path) 
             await until(lambda: runtime._hooking is not None and runtime._hooking.done(), 10)
             ours = daemon.read_webhook_url(data / "sandbox")
             assert ours is not None and ours.startswith(runtime.listener_url.rsplit("/", 1)[0])
-            said = lambda: [n.message for n in app._notifications]  # noqa: E731
+            said = lambda: [n.message for n in app.told]  # noqa: E731
             await pilot.pause(1.2)
             assert not any("live updates here have stopped" in m for m in said())
 

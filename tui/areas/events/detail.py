@@ -66,8 +66,6 @@ def answer_text(last: Any, previous: Any | None) -> Text:
     return text
 
 
-
-
 class EventDetailScreen(DetailScreen[Any]):
     """One event: verification, headers, raw body, pretty JSON, forwards and replays."""
 
