@@ -173,6 +173,17 @@ def shown_text(widget: Any) -> str:
     return console.export_text()
 
 
+def screen_text(app: Any) -> str:
+    """The screen's text as Textual's own screenshot of it draws it (spaces as spaces)."""
+    import html
+    import re
+
+    svg = app.export_screenshot()
+    return html.unescape(" ".join(re.findall(r"<text [^>]*>([^<]*)</text>", svg))).replace(
+        "\xa0", " "
+    )
+
+
 async def apply_filter(pilot: Any, view: Any, text: str) -> None:
     """Type a filter after `/` in a list area and wait until it is applied or refused."""
     await pilot.press("slash")
