@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
 
@@ -28,3 +30,34 @@ async def test_the_help_says_quitting_leaves_the_background_sandbox_running(dirs
         # What Ctrl+Q really does (the background sandbox outlives it), and how to stop that.
         assert "keeps running" in said and "payscope sandbox stop" in said
         assert "stop with it" not in said
+
+
+# Keys a terminal multiplexer keeps for itself by default: tmux's prefix and GNU screen's.
+MULTIPLEXER_PREFIXES = {"ctrl+b", "ctrl+a"}
+
+
+async def test_no_action_is_reachable_only_by_a_multiplexers_prefix(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        keys_of: dict[str, set[str]] = {}
+        for key, active in app.screen.active_bindings.items():
+            keys_of.setdefault(active.binding.action, set()).add(key)
+        assert "toggle_nav" in keys_of
+        stuck = {action: keys for action, keys in keys_of.items() if keys <= MULTIPLEXER_PREFIXES}
+        assert stuck == {}
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_ctrl_n_shows_and_hides_the_rail(dirs: Dirs, size: tuple[int, int]) -> None:
+    from tui.shell.main import NavRail
+
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        rail = app.screen.query_one(NavRail)
+        shown = rail.display
+        await pilot.press("ctrl+n")
+        await until(lambda: rail.display is not shown)
+        await pilot.press("ctrl+n")
+        await until(lambda: rail.display is shown)
