@@ -61,3 +61,36 @@ async def test_ctrl_n_shows_and_hides_the_rail(dirs: Dirs, size: tuple[int, int]
         await until(lambda: rail.display is not shown)
         await pilot.press("ctrl+n")
         await until(lambda: rail.display is shown)
+
+
+def test_counts_agree_with_their_nouns() -> None:
+    from tui.api.vocabulary import counted
+
+    assert counted(1, "event") == "1 event"
+    assert counted(0, "event") == "0 events"
+    assert counted(1200, "match", "matches") == "1,200 matches"
+
+
+async def test_an_amount_field_names_its_currency_in_capitals() -> None:
+    from textual.app import App
+
+    from tui.views.forms import amount_field
+
+    async with App[None]().run_test():  # its Input needs an app
+        assert amount_field("amount", "Amount", "usd", 1250).label == "Amount (USD)"
+
+
+async def test_the_status_bar_says_1_event(dirs: Dirs) -> None:
+    from textual.widgets import Static
+
+    from tests.tui.pilot import shown_text
+    from tui.widgets.status_bar import StatusBar
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        status = app.screen.query_one(StatusBar)
+        status.event_count = 1
+        await pilot.pause()
+        line = " ".join(shown_text(s) for s in status.query(Static))
+        assert "1 event " in line + " " and "1 events" not in line

@@ -411,7 +411,7 @@ def amount_field(
     from tui.widgets.format import format_amount
 
     text = format_amount(default, currency, code=False) if default is not None else ""
-    return Field(name, f"{label} ({currency})", Input(value=text, id=f"field-{name}"), hint)
+    return Field(name, f"{label} ({currency.upper()})", Input(value=text, id=f"field-{name}"), hint)
 
 
 def read_amount(form: FormScreen, name: str, currency: str, errors: dict[str, str]) -> int | None:

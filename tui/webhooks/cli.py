@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui.api.vocabulary import counted
 from tui.webhooks.forward import url_problem
 from tui.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED, ForwardOutcome
 from tui.webhooks.listener import (
@@ -382,7 +383,11 @@ async def _serve(
                 f"(sent on the next start), {c['failed']} failed"
             )
         listener.journal.close()
-        print(f"stopped; {count} events in {listener.journal.path}{forwards}", file=err, flush=True)
+        print(
+            f"stopped; {counted(count, 'event')} in {listener.journal.path}{forwards}",
+            file=err,
+            flush=True,
+        )
     return 0
 
 

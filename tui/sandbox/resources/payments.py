@@ -303,6 +303,9 @@ def card_rule(state: SandboxState, card: CardData) -> dict[str, Any]:
         "code": code,
         "brand": cards.brand_of(card.card_number),
     }
+    known = cards.BY_NUMBER.get(card.card_number)
+    if known is not None and known.issuer is not None and code == known.unified_code:
+        rule["issuer"] = list(known.issuer)
     if card.card_number == cards.RENEWAL_FAILS_CARD:
         rule["fails_later"] = True  # its recurring charges on a mandate decline
     return rule
@@ -413,8 +416,9 @@ def _update_last_attempt(
 
 
 def _fail(row: Row, code: str) -> dict[str, Any]:
-    brand = (row.card_rule or {}).get("brand", "Unknown")
-    fields = cards.decline(code).fields(str(brand))
+    rule = row.card_rule or {}
+    issuer = rule.get("issuer") if rule.get("code") == code else None
+    fields = cards.decline(code, issuer).fields(str(rule.get("brand", "Unknown")))
     row.status = "failed"
     row.expires_at = None
     row.data.update(fields)
