@@ -111,6 +111,9 @@ def test_without_a_secret_or_a_keyring_it_says_how_to_give_one(tmp_path: Path) -
     assert done.returncode == 1
     assert done.stdout == ""
     assert "--secret" in done.stderr and "PAYSCOPE_WEBHOOK_SECRET" in done.stderr
+    # The listener's own ways, not the API key's: it never reads PAYSCOPE_API_KEY.
+    assert "PAYSCOPE_API_KEY" not in done.stderr
+    assert "gnome-keyring" in done.stderr  # how to get a keyring that can keep it
 
 
 def test_json_format_prints_one_object_per_delivery_and_stops_cleanly(tmp_path: Path) -> None:

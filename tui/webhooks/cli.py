@@ -180,12 +180,16 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], st
         value = generate_secret()
         keystore.set_secret(KEYRING_PROFILE, value, "webhook")
     except keystore.SecretsError as exc:
+        # The listener's own ways round it: the API key's (PAYSCOPE_API_KEY) are not for it.
+        reason = exc.reason if isinstance(exc, keystore.KeyringUnavailable) else str(exc)
         raise SecretUnavailable(
             "no signing secret given and the OS keyring cannot keep one.\n"
-            f"  pass it for this run:   payscope listen --secret-file PATH   (or set "
+            f"  keyring problem: {reason}\n"
+            "To fix it, either:\n"
+            "  - pass it for this run:   payscope listen --secret-file PATH   (or set "
             f"{SECRET_ENV}, or --secret S, which `ps` shows)\n"
-            f"  keyring problem: {exc}\n"
-            f"  (docs/webhooks.md explains the secret; docs/configuration.md#a-headless-linux-box "
+            f"{keystore.KEYRING_SETUP}\n"
+            "  (docs/webhooks.md explains the secret; docs/configuration.md#a-headless-linux-box "
             "the keyring)"
         ) from exc
     print(
