@@ -241,9 +241,7 @@ def backend() -> KeyringBackend:
     try:
         found = keyring.get_keyring()
     except Exception as exc:  # a broken keyringrc or backend module must not crash us
-        raise KeyringUnavailable(
-            f"cannot open the OS keyring ({type(exc).__name__})."
-        ) from exc
+        raise KeyringUnavailable(f"cannot open the OS keyring ({type(exc).__name__}).") from exc
     reason = _unusable_reason(found)
     if reason:
         raise KeyringUnavailable(f"no usable OS keyring: {reason}.")
