@@ -396,6 +396,14 @@ def _add_attempt(
     return attempt_id
 
 
+# A payment's state after a capture -> its attempt's (the real service's AttemptStatus).
+ATTEMPT_AFTER_CAPTURE: dict[str, str] = {
+    "succeeded": "charged",
+    "partially_captured": "partial_charged",
+    "partially_captured_and_capturable": "partial_charged_and_chargeable",
+}
+
+
 def _update_last_attempt(
     conn: sqlite3.Connection, row: Row, status: str, now_iso: str, decline: dict[str, Any]
 ) -> None:
@@ -1317,6 +1325,8 @@ async def capture_payment(request: Request, payment_id: str) -> Response:
                 None,
             )
         _money_taken(conn, row, now)
+        # The attempt says what the capture did, as the real service's does.
+        _update_last_attempt(conn, row, ATTEMPT_AFTER_CAPTURE[row.status], iso(now), {})
     return respond_json(row.json)
 
 
