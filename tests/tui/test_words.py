@@ -94,3 +94,51 @@ async def test_the_status_bar_says_1_event(dirs: Dirs) -> None:
         await pilot.pause()
         line = " ".join(shown_text(s) for s in status.query(Static))
         assert "1 event " in line + " " and "1 events" not in line
+
+
+def test_durations_have_one_style_and_round_their_smaller_unit() -> None:
+    from tui.views.when import span_text
+
+    assert span_text(86400) == "1d"
+    assert span_text(86400 - 1) == "1d"  # not "23h 59m": rounded, carried into days
+    assert span_text(31 * 86400 - 5) == "31d"  # a fresh monthly period, not "30d 23h"
+    assert span_text(6 * 86400 + 23 * 3600) == "6d 23h"
+    assert span_text(5400) == "1h 30m"
+    assert span_text(45) == "45s"
+    assert span_text(86400 * 12 + 3 * 3600, short=True) == "12d"
+
+
+async def test_a_chosen_step_moves_the_clock_by_exactly_that_step(dirs: Dirs) -> None:
+    """The sandbox's clock runs on while the form is open (here by hand): the label says the
+    step, its target follows the clock, and the clock moves by the step from when it is sent."""
+    from textual.widgets import Static
+
+    from tests.tui.conftest import FROZEN_TIME
+    from tests.tui.pilot import shown_text
+    from tui.app import make_app
+    from tui.views.clock import ClockScreen
+
+    clock = [FROZEN_TIME]
+    app = make_app(
+        theme="payscope-dark",
+        config_dir=dirs[0],
+        data_dir=dirs[1],
+        stable_display=True,
+        time_source=lambda: clock[0],
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.push_screen(ClockScreen())
+        await until(lambda: isinstance(app.screen, ClockScreen))
+        form = app.screen
+        await until(lambda: bool(form.query("#form-submit")))
+        label = lambda: str(form.query_one("#form-submit").label)  # noqa: E731
+        await until(lambda: label() == "Advance 1d (to 2024-05-02 12:00)")
+        clock[0] += 17 * 60 + 30  # the wall clock runs on
+        await until(lambda: label() == "Advance 1d (to 2024-05-02 12:17)", timeout=5)
+        assert "2024-05-01 12:17:30" in shown_text(form.query_one("#form-intro", Static))
+        clock[0] += 2.5
+        start = app.runtime.now()
+        await pilot.press("ctrl+s")
+        await until(lambda: not isinstance(app.screen, ClockScreen))
+        assert app.runtime.now() == start + 86400
