@@ -4,6 +4,7 @@ style, plurals that agree (issue 33, items 11-17)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -142,3 +143,58 @@ async def test_a_chosen_step_moves_the_clock_by_exactly_that_step(dirs: Dirs) ->
         await pilot.press("ctrl+s")
         await until(lambda: not isinstance(app.screen, ClockScreen))
         assert app.runtime.now() == start + 86400
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+@pytest.mark.parametrize("area", ["analytics", "disputes", "payments"])
+async def test_the_footers_keys_key_is_always_whole(
+    dirs: Dirs, size: tuple[int, int], area: str
+) -> None:
+    from tests.tui.pilot import run_command
+
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await run_command(pilot, area)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+        def help_keys() -> list[Any]:
+            # FooterKey: Textual's footer key, found by its CSS type (the class is not exported).
+            return [k for k in app.screen.query("FooterKey") if getattr(k, "action", "") == "help"]
+
+        await until(lambda: bool(help_keys()))
+        await pilot.pause()
+        (key,) = help_keys()
+        region = key.region
+        assert region.right <= size[0] and region.width >= len("? Keys"), (area, region)
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_a_value_cut_by_its_column_ends_in_an_ellipsis(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    """The test cards' outcome "partial authorization" is wider than its column: it was shown
+    as "partial authorizat" with no mark."""
+    import html
+    import re
+
+    from textual.widgets import DataTable
+
+    from tui.areas.payments.forms import NewPaymentScreen
+    from tui.widgets.card_picker import TestCardPicker
+
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await pilot.press("n")
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await pilot.press("ctrl+t")
+        await until(lambda: isinstance(app.screen, TestCardPicker))
+        table = app.screen.query_one(DataTable)
+        await until(lambda: table.row_count > 0)
+        number = "4000000000000127"  # the partial-authorisation card
+        table.move_cursor(row=table.get_row_index(number))
+        await pilot.pause()
+        shown = html.unescape(app.export_screenshot()).replace("\xa0", " ")
+        assert re.search(r"partial authori?z?a?…", shown), re.findall(r"partial[^<]*", shown)
