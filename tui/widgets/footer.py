@@ -40,6 +40,7 @@ class KeyFooter(Footer):
             if getattr(widget, "action", None) == HELP_ACTION:
                 widget.add_class("-help")
             yield widget
+
     _shown: Showing | None = None
 
     def bindings_changed(self, screen: Screen[Any]) -> None:
