@@ -75,7 +75,10 @@ class PayscopeApp(App[int]):
             "quit",
             "Quit",
             id="app.quit",
-            tooltip="Quit payscope (the embedded sandbox and listener stop with it)",
+            tooltip=(
+                "Quit payscope; a background sandbox keeps running for next time: "
+                "`payscope sandbox stop` stops it"
+            ),
             priority=True,
         ),
         Binding(

@@ -212,6 +212,9 @@ async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dir
             await until(lambda: isinstance(app.screen, ReplayForm))
             form = app.screen
             assert form.query_one("#field-url").value == ""  # no forward target yet
+            # It looks empty too: no URL greyed in the box, the example is in the hint.
+            assert "://" not in form.query_one("#field-url").placeholder
+            assert "http://127.0.0.1:3000/webhooks" in shown_text(form.query_one("#hint-url"))
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert "Type the URL" in str(form.query_one("#error-url").render())

@@ -132,7 +132,7 @@ async def test_clock_previews_then_advances(dirs: Dirs) -> None:
         assert isinstance(form, ClockScreen)
         preview = form.query_one("#clock-preview", Static)
         await until(lambda: "due" in shown_text(preview) or "Nothing" in shown_text(preview))
-        assert "Advance 1 d (to 2024-05-02 12:00)" in str(form.query_one("#form-submit").label)
+        assert "Advance 1d (to 2024-05-02 12:00)" in str(form.query_one("#form-submit").label)
 
         # A month ahead: the seeded subscriptions renew, said before anything runs.
         form.query_one("#clock-preset", Select).value = "month"
@@ -150,7 +150,7 @@ async def test_clock_previews_then_advances(dirs: Dirs) -> None:
         error = form.query_one("#error-to", Static)
         assert "only moves forward" in shown_text(error)
         typed.value = "+36h"
-        await until(lambda: "Advance 1 d 12 h" in str(form.query_one("#form-submit").label))
+        await until(lambda: "Advance 1d 12h" in str(form.query_one("#form-submit").label))
         await pilot.press("ctrl+s")
         await until(lambda: not isinstance(app.screen, ClockScreen))
         assert app.runtime.now() == FROZEN_TIME + 1.5 * DAY
@@ -185,7 +185,7 @@ async def test_clock_to_the_next_renewal(dirs: Dirs) -> None:
         await pilot.pause()
         form = app.screen
         assert form.query_one("#clock-preset", Select).value == "renewal"
-        assert "Advance 3 d 1 min" in str(form.query_one("#form-submit").label)
+        assert "Advance 3d (to 2024-05-04 12:01)" in str(form.query_one("#form-submit").label)
         await pilot.press("ctrl+s")
         await until(lambda: not isinstance(app.screen, ClockScreen))
         assert app.runtime.now() == renewal.timestamp() + 1
