@@ -107,3 +107,179 @@ async def test_a_required_method_field_left_blank_is_refused_at_the_field(dirs: 
         await until(lambda: bool(field_error(form, "sepa_bank_debit-iban")))
         assert app.screen is form
         assert field_error(form, "sepa_bank_debit-iban") == "Required."
+
+
+_BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country": "US"}}
+
+
+async def _pay(client, family: str, type_: str, data: object, **extra: object):  # type: ignore[no-untyped-def]
+    """A payment with a non-card method made through the client."""
+    from tui.api.models.payments import PaymentCreateRequest
+
+    body = {
+        "amount": 2500,
+        "currency": "EUR",
+        "confirm": True,
+        "payment_method": family,
+        "payment_method_type": type_,
+        "payment_method_data": {family: data},
+        "billing": _BILLING,
+        "return_url": "https://example.com/return",
+        **extra,
+    }
+    return await client.payments.create(PaymentCreateRequest.model_validate(body))
+
+
+async def test_the_detail_shows_a_transfers_instructions_and_the_keys_to_answer(
+    dirs: Dirs,
+) -> None:
+    from tests.tui.pilot import open_detail, shown_text
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        paid = await _pay(
+            app.runtime.client,
+            "bank_transfer",
+            "sepa_bank_transfer",
+            {"sepa_bank_transfer": {"country": "DE"}},
+        )
+        assert paid.next_action is not None
+        steps = paid.next_action.model_dump()["bank_transfer_steps_and_charges_details"]
+        iban = steps["sepa_bank_instructions"]["iban"]
+        detail = await open_detail(pilot, paid.payment_id)
+        method = shown_text(detail.section("card"))
+        assert "bank_transfer · sepa_bank_transfer" in method
+        assert detail.section("card").border_title == "Method and customer"
+        instructions = shown_text(detail.section("next"))
+        assert "display_bank_transfer_information" in instructions
+        assert iban in instructions
+        assert "3 answers it as the customer" in instructions
+        assert "o opens" not in instructions  # a transfer has no page of the service
+        assert detail.section("mandate").has_class("-hidden")
+
+
+async def test_the_detail_shows_the_wallet_and_the_mandate_it_set_up(dirs: Dirs) -> None:
+    from tests.tui.pilot import open_detail, shown_text
+    from tui.api.models.customers import CustomerCreateRequest
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        customer = await client.customers.create(CustomerCreateRequest(name="Ada"))
+        rows = await client.sandbox.test_methods()
+        apple = next(r for r in rows if r["payment_method_type"] == "apple_pay")
+        paid = await _pay(
+            client,
+            "wallet",
+            "apple_pay",
+            apple["payment_method_data"]["wallet"],
+            customer_id=customer.customer_id,
+            setup_future_usage="off_session",
+            customer_acceptance={"acceptance_type": "offline"},
+        )
+        assert paid.status == "succeeded" and paid.mandate_id
+        detail = await open_detail(pilot, paid.payment_id)
+        method = shown_text(detail.section("card"))
+        assert "wallet · apple_pay" in method
+        assert "Visa 1111" in method
+        assert "sandbox_success" not in method  # the token is masked by the service
+        mandate = shown_text(detail.section("mandate"))
+        assert paid.mandate_id in mandate
+        assert "off_session" in mandate
+        assert "offline" in mandate
+        assert detail.section("next").has_class("-hidden")
+
+
+# -- snapshots of the new screens --------------------------------------------------------------
+
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+
+
+async def _wallet_form(pilot) -> None:  # type: ignore[no-untyped-def]
+    await ready(pilot)
+    form = await _new_payment(pilot, "wallet", "google_pay")
+    await until(lambda: bool(form.method_rows))
+    form.query_one("#field-google_pay-tokenization_data-token", Input).focus()
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def _value_picker(pilot) -> None:  # type: ignore[no-untyped-def]
+    await _wallet_form(pilot)
+    await pilot.press("ctrl+t")
+    await until(lambda: isinstance(pilot.app.screen, TestValuePicker))
+    await pilot.pause()
+
+
+async def _transfer_detail(pilot) -> None:  # type: ignore[no-untyped-def]
+    from tests.tui.pilot import open_detail
+
+    await ready(pilot)
+    paid = await _pay(
+        pilot.app.runtime.client,
+        "bank_transfer",
+        "sepa_bank_transfer",
+        {"sepa_bank_transfer": {"country": "DE"}},
+        payment_id="pay_snapshot_transfer",
+    )
+    await open_detail(pilot, paid.payment_id)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+SHOTS = {
+    "wallet_form": _wallet_form,
+    "value_picker": _value_picker,
+    "transfer_detail": _transfer_detail,
+}
+
+
+@pytest.mark.parametrize("shot", list(SHOTS))
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot(
+    shot: str,
+    size: tuple[int, int],
+    dirs: Dirs,
+    snap_compare: object,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tui.sandbox.ids as ids
+    from tests.tui.conftest import SeededSecrets
+
+    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
+    assert snap_compare(build(*dirs), terminal_size=size, run_before=SHOTS[shot])  # type: ignore[operator]
+
+
+async def test_o_opens_the_methods_page_which_the_sandbox_serves(
+    dirs: Dirs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import webbrowser
+
+    import httpx
+
+    from tests.tui.pilot import open_detail, shown_text
+
+    opened: list[str] = []
+
+    def browser(url: str, new: int = 0, autoraise: bool = True) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", browser)  # the browser is the only stand-in
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("BROWSER", raising=False)
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        paid = await _pay(app.runtime.client, "pay_later", "affirm", {"affirm_redirect": {}})
+        assert paid.next_action is not None and paid.next_action.redirect_to_url
+        detail = await open_detail(pilot, paid.payment_id)
+        assert "O opens the customer's page" in shown_text(detail.section("next"))
+        await pilot.press("o")
+        await until(lambda: opened == [paid.next_action.redirect_to_url])
+        async with httpx.AsyncClient() as browser_client:
+            page = await browser_client.get(opened[0])
+        assert page.status_code == 200
+        assert "Authorize" in page.text

@@ -68,7 +68,7 @@ class TestValuePicker(ModalScreen["dict[str, Any] | None"]):
                 id="values-intro",
             )
             table: DataTable[Any] = DataTable(cursor_type="row", id="values-table")
-            table.add_column("Value", width=24, key="value")
+            table.add_column("Value", width=28, key="value")
             table.add_column("Outcome", width=10, key="outcome")
             table.add_column("Code", width=7, key="code")
             table.add_column("What it does", key="description")

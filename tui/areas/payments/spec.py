@@ -119,7 +119,7 @@ def _three_ds(payment: Any) -> Any:
     return ThreeDSForm(payment.payment_id, payment.payment_method)
 
 
-def _page_url(payment: Any) -> str | None:
+def page_url(payment: Any) -> str | None:
     """Where the customer's step is: the redirect, QR code or voucher page of its next action."""
     action = getattr(payment, "next_action", None)
     if action is None:
@@ -139,7 +139,7 @@ def _open_page(host: ActionHost, payment_id: str | None, payment: Any) -> None:
         current = payment
         if current is None or current.next_action is None:
             current = await app.runtime.api.payments.retrieve(str(payment_id))
-        url = _page_url(current)
+        url = page_url(current)
         if url is None:
             app.notify(f"{payment_id} has no page to open now.", title="No page", markup=False)
             return
@@ -239,7 +239,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
         Action(
             "3ds",
             "3",
-            "3DS",
+            "Customer step",
             "Complete 3-D Secure or the method's step as the customer (local sandbox)",
             _with_payment(_three_ds),
             statuses("requires_action", "requires_customer_action"),
@@ -253,7 +253,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             "Open the customer's page (redirect, QR code, voucher) in the browser",
             _open_page,
             statuses("requires_action", "requires_customer_action"),
-            when=lambda payment: _page_url(payment) is not None,
+            when=lambda payment: page_url(payment) is not None,
             palette="Open the customer's page in the browser",
         ),
         Action(
