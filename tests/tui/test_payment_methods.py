@@ -283,3 +283,30 @@ async def test_o_opens_the_methods_page_which_the_sandbox_serves(
             page = await browser_client.get(opened[0])
         assert page.status_code == 200
         assert "Authorize" in page.text
+
+
+async def test_the_payments_list_filters_by_family_and_by_type(dirs: Dirs) -> None:
+    from tests.tui.pilot import apply_filter, filter_problem
+    from tui.areas.payments.view import PaymentsView
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        ideal = await _pay(client, "bank_redirect", "ideal", {"ideal": {"bank_name": "ing"}})
+        eps = await _pay(client, "bank_redirect", "eps", {"eps": {"country": "AT"}})
+        rows = await client.sandbox.test_methods()
+        apple = next(r for r in rows if r["payment_method_type"] == "apple_pay")
+        wallet = await _pay(client, "wallet", "apple_pay", apple["payment_method_data"]["wallet"])
+        view = app.screen.query_one(PaymentsView)
+
+        await apply_filter(pilot, view, "method:wallet")
+        await until(lambda: set(view.rows) == {wallet.payment_id})
+        await apply_filter(pilot, view, "method:ideal")
+        await until(lambda: set(view.rows) == {ideal.payment_id})
+        await apply_filter(pilot, view, "method:bank_redirect")
+        await until(lambda: set(view.rows) == {ideal.payment_id, eps.payment_id})
+        await apply_filter(pilot, view, "method:ideal,apple_pay")
+        await until(lambda: set(view.rows) == {ideal.payment_id, wallet.payment_id})
+        await apply_filter(pilot, view, "method:idael")
+        assert "`idael` is not a payment method" in filter_problem(view)
