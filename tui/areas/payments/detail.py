@@ -161,9 +161,12 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
             if label.endswith("timestamp") and value.isdigit():
                 value = format_time(datetime.fromtimestamp(int(value) / 1000, UTC).isoformat())
             rows.add_row(safe(label.capitalize()), safe(value))
-        keys = ["o opens the customer's page"] if page_url(p) else []
-        if self.runtime.options.is_local:
-            keys.append("3 answers it as the customer (authorise, fail, abandon)")
+        keys = []
+        if p.status in ("requires_action", "requires_customer_action"):  # the customer's turn
+            if page_url(p):
+                keys.append("o opens the customer's page")
+            if self.runtime.options.is_local:
+                keys.append("3 answers it as the customer (authorise, fail, abandon)")
         if not keys:
             return rows
         text = "; ".join(keys)

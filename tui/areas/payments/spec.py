@@ -159,9 +159,11 @@ def page_url(payment: Any) -> str | None:
     if action is None:
         return None
     data = action.model_dump()
-    voucher = data.get("voucher_details") or {}
-    url = data.get("redirect_to_url") or data.get("qr_code_url") or voucher.get("download_url")
-    return str(url) if url else None
+    voucher = data.get("voucher_details")
+    found = [data.get("redirect_to_url"), data.get("qr_code_url"), data.get("popup_url")]
+    if isinstance(voucher, dict):  # the real service's shape varies by voucher
+        found.append(voucher.get("download_url"))
+    return next((url for url in found if isinstance(url, str) and url), None)
 
 
 def _open_page(host: ActionHost, payment_id: str | None, payment: Any) -> None:
