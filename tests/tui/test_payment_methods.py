@@ -310,3 +310,36 @@ async def test_the_payments_list_filters_by_family_and_by_type(dirs: Dirs) -> No
         await until(lambda: set(view.rows) == {ideal.payment_id, wallet.payment_id})
         await apply_filter(pilot, view, "method:idael")
         assert "`idael` is not a payment method" in filter_problem(view)
+
+
+@pytest.mark.parametrize(
+    "family", ["wallet", "pay_later", "bank_redirect", "bank_transfer", "bank_debit", "crypto",
+               "upi", "voucher", "gift_card", "reward", "open_banking", "mobile_payment",
+               "real_time_payment", "card_redirect", "network_token"],
+)  # fmt: skip
+async def test_every_family_end_to_end_through_the_tui_with_its_webhook(
+    dirs: Dirs, family: str
+) -> None:
+    """The form's first type of the family with its prefilled (succeeding) values; the customer's
+    step answered from the TUI, or the sandbox clock moved on for what settles by itself; the
+    payment succeeds and its webhook shows in the detail."""
+    from tests.tui.pilot import shown_text
+    from tui.api.models.methods import FAMILIES
+
+    assert family in FAMILIES
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        form = await _new_payment(pilot, family)
+        form.query_one("#field-currency", Input).value = "EUR"
+        detail = await _send(pilot, form, f"pay_e2e_{family}")
+        assert detail.payment.payment_method == family
+        if detail.payment.status == "requires_action":
+            await pilot.press("3")
+            await until(lambda: isinstance(app.screen, ThreeDSForm))
+            await submit(pilot, ThreeDSForm)
+            await until(lambda: detail.payment.status != "requires_action")
+        if detail.payment.status == "processing":
+            await app.runtime.client.sandbox.advance_clock(3 * 86400)
+        await until(lambda: detail.payment.status == "succeeded", timeout=20)
+        await until(lambda: "payment_succeeded" in shown_text(detail.section("events")))
