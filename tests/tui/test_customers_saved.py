@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from textual.widgets import Select
 
-from tests.tui.pilot import run_command, shown_text, submit, until
+from tests.tui.pilot import shown_text, submit, until
 from tests.tui.snapshot_app import build, ready
+from tests.tui.test_customers import _detail
 from tui.areas.customers.methods import ChooseForm
 from tui.areas.customers.view import CustomerDetailScreen
 
@@ -19,15 +20,38 @@ _CARD = {"card_exp_month": "12", "card_exp_year": "2030", "card_holder_name": "A
 _BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country": "US"}}
 
 
-async def _detail(pilot: Any, customer_id: str) -> CustomerDetailScreen:
-    app = pilot.app
-    await run_command(pilot, f"cus {customer_id}")
-    await until(lambda: isinstance(app.screen, CustomerDetailScreen))
-    screen = app.screen
-    assert isinstance(screen, CustomerDetailScreen)
-    await until(lambda: screen.customer is not None and not screen.busy)
-    await pilot.pause()
-    return screen
+async def _save_card(client: Any, customer: str, **card: str) -> Any:
+    """A Mastercard saved for `customer` with POST /payment_methods."""
+    from tui.api.models.payment_methods import PaymentMethodCreateRequest
+
+    body = {"card_number": "5555555555554444", **_CARD, **card}
+    return await client.payment_methods.create(
+        PaymentMethodCreateRequest.model_validate(
+            {"payment_method": "card", "customer_id": customer, "card": body}
+        )
+    )
+
+
+async def _mandate_payment(client: Any, customer: str) -> Any:
+    """A card payment that saves its card and sets up a mandate (offline acceptance)."""
+    from tui.api.models.payments import PaymentCreateRequest
+
+    card = {"card_number": "4242424242424242", "card_cvc": "123", **_CARD}
+    return await client.payments.create(
+        PaymentCreateRequest.model_validate(
+            {
+                "amount": 1500,
+                "currency": "USD",
+                "confirm": True,
+                "customer_id": customer,
+                "payment_method": "card",
+                "payment_method_data": {"card": card},
+                "billing": _BILLING,
+                "setup_future_usage": "off_session",
+                "customer_acceptance": {"acceptance_type": "offline"},
+            }
+        )
+    )
 
 
 def _offered(screen: CustomerDetailScreen) -> set[str]:
@@ -43,8 +67,6 @@ async def _reloaded(pilot: Any, screen: CustomerDetailScreen) -> None:
 
 async def test_saved_methods_and_mandates_with_only_the_changes_that_apply(dirs: Dirs) -> None:
     from tui.api.models.customers import CustomerCreateRequest
-    from tui.api.models.payment_methods import PaymentMethodCreateRequest
-    from tui.api.models.payments import PaymentCreateRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -56,32 +78,8 @@ async def test_saved_methods_and_mandates_with_only_the_changes_that_apply(dirs:
         assert "No mandates" in shown_text(screen.section("mandates"))
         assert not _offered(screen) & {"default-method", "delete-method", "revoke-mandate"}
 
-        first = await client.payment_methods.create(
-            PaymentMethodCreateRequest.model_validate(
-                {
-                    "payment_method": "card",
-                    "customer_id": customer,
-                    "card": {"card_number": "5555555555554444", **_CARD},
-                }
-            )
-        )
-        paid = await client.payments.create(
-            PaymentCreateRequest.model_validate(
-                {
-                    "amount": 1500,
-                    "currency": "USD",
-                    "confirm": True,
-                    "customer_id": customer,
-                    "payment_method": "card",
-                    "payment_method_data": {
-                        "card": {"card_number": "4242424242424242", "card_cvc": "123", **_CARD}
-                    },
-                    "billing": _BILLING,
-                    "setup_future_usage": "off_session",
-                    "customer_acceptance": {"acceptance_type": "offline"},
-                }
-            )
-        )
+        first = await _save_card(client, customer)
+        paid = await _mandate_payment(client, customer)
         assert paid.mandate_id
         await _reloaded(pilot, screen)
         methods = shown_text(screen.section("methods"))
@@ -132,38 +130,12 @@ async def test_saved_methods_and_mandates_with_only_the_changes_that_apply(dirs:
 
 
 async def _with_saved(pilot: Any) -> None:
-    from tui.api.models.payment_methods import PaymentMethodCreateRequest
-    from tui.api.models.payments import PaymentCreateRequest
 
     await ready(pilot)
     client = pilot.app.runtime.client
     customer = "cus_zdZTuTtGRsWjKEGkmXaC"  # a seeded customer (tests/tui/conftest.py)
-    await client.payment_methods.create(
-        PaymentMethodCreateRequest.model_validate(
-            {
-                "payment_method": "card",
-                "customer_id": customer,
-                "card": {"card_number": "5555555555554444", "nick_name": "spare", **_CARD},
-            }
-        )
-    )
-    await client.payments.create(
-        PaymentCreateRequest.model_validate(
-            {
-                "amount": 1500,
-                "currency": "USD",
-                "confirm": True,
-                "customer_id": customer,
-                "payment_method": "card",
-                "payment_method_data": {
-                    "card": {"card_number": "4242424242424242", "card_cvc": "123", **_CARD}
-                },
-                "billing": _BILLING,
-                "setup_future_usage": "off_session",
-                "customer_acceptance": {"acceptance_type": "offline"},
-            }
-        )
-    )
+    await _save_card(client, customer, nick_name="spare")
+    await _mandate_payment(client, customer)
     await _detail(pilot, customer)
     await pilot.app.workers.wait_for_complete()
     await pilot.pause()

@@ -255,21 +255,11 @@ def test_snapshot(
 async def test_o_opens_the_methods_page_which_the_sandbox_serves(
     dirs: Dirs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import webbrowser
-
     import httpx
 
-    from tests.tui.pilot import open_detail, shown_text
+    from tests.tui.pilot import open_detail, shown_text, stub_browser
 
-    opened: list[str] = []
-
-    def browser(url: str, new: int = 0, autoraise: bool = True) -> bool:
-        opened.append(url)
-        return True
-
-    monkeypatch.setattr(webbrowser, "open", browser)  # the browser is the only stand-in
-    monkeypatch.setenv("DISPLAY", ":0")
-    monkeypatch.delenv("BROWSER", raising=False)
+    opened = stub_browser(monkeypatch)
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)

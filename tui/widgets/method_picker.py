@@ -7,14 +7,13 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tui.widgets.format import status_colour
+from tui.widgets.row_picker import RowPicker
 from tui.widgets.text import safe
 
 
@@ -26,7 +25,7 @@ def test_values(row: dict[str, Any]) -> list[dict[str, Any]]:
     return [v for v in found if isinstance(v, dict) and str(v.get("value") or "")]
 
 
-class TestValuePicker(ModalScreen["dict[str, Any] | None"]):
+class TestValuePicker(RowPicker):
     """A modal table of one method's test values; dismissed with the chosen value or None."""
 
     __test__ = False
@@ -39,7 +38,7 @@ class TestValuePicker(ModalScreen["dict[str, Any] | None"]):
     }
     TestValuePicker #values-intro { color: $text-muted; height: auto; }
     TestValuePicker DataTable { height: auto; max-height: 16; }
-    TestValuePicker #values-detail {
+    TestValuePicker #picker-detail {
         height: auto; max-height: 4; border-top: hkey $panel; color: $text;
     }
     """
@@ -53,7 +52,7 @@ class TestValuePicker(ModalScreen["dict[str, Any] | None"]):
         super().__init__()
         self.title_text = title
         self.row = row
-        self.values = {str(v["value"]): v for v in test_values(row)}
+        self.items = {str(v["value"]): v for v in test_values(row)}
 
     def compose(self) -> ComposeResult:
         field = str(self.row.get("test_field") or "")
@@ -73,11 +72,11 @@ class TestValuePicker(ModalScreen["dict[str, Any] | None"]):
             table.add_column("Code", width=7, key="code")
             table.add_column("What it does", key="description")
             yield table
-            yield Static(id="values-detail")
+            yield Static(id="picker-detail")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        for value, item in self.values.items():
+        for value, item in self.items.items():
             outcome = str(item.get("outcome") or "")
             status = "failed" if outcome == "failed" else "succeeded"
             table.add_row(
@@ -89,32 +88,9 @@ class TestValuePicker(ModalScreen["dict[str, Any] | None"]):
             )
         table.focus()
 
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-    def action_choose(self) -> None:
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
-            return
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        self.dismiss(self.values.get(str(key)))
-
-    @on(DataTable.RowHighlighted, "#values-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        item = self.values.get(str(event.row_key.value))
-        detail = self.query_one("#values-detail", Static)
-        if item is None:
-            detail.update("")
-            return
-        detail.update(
-            Text.assemble(
-                safe(str(item["value"]), "bold"),
-                (" · ", "dim"),
-                safe(item.get("description"), multiline=True),
-            )
+    def described(self, item: Any) -> Text:
+        return Text.assemble(
+            safe(str(item["value"]), "bold"),
+            (" · ", "dim"),
+            safe(item.get("description"), multiline=True),
         )
-
-    @on(DataTable.RowSelected, "#values-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        self.dismiss(self.values.get(str(event.row_key.value)))
