@@ -581,17 +581,9 @@ async def test_a_link_expires_when_the_sandbox_clock_passes_it(dirs: Dirs) -> No
 async def test_o_opens_the_link_in_the_browser_and_y_copies_it(
     dirs: Dirs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import webbrowser
+    from tests.tui.pilot import stub_browser
 
-    opened: list[str] = []
-
-    def browser(url: str, new: int = 0, autoraise: bool = True) -> bool:
-        opened.append(url)
-        return True
-
-    monkeypatch.setattr(webbrowser, "open", browser)  # the browser is the only stand-in
-    monkeypatch.setenv("DISPLAY", ":0")
-    monkeypatch.delenv("BROWSER", raising=False)
+    opened = stub_browser(monkeypatch)
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _links(pilot)

@@ -391,3 +391,23 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.on_worker_state_changed(event)
+
+
+def flat_rows(data: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """A nested object as label / value rows (`steps.iban` -> "steps iban"), blanks and
+    one-key wrappers left out:
+    what a service sends whose shape varies (a payment method's details, a next action's
+    instructions) shown without knowing it in advance."""
+    rows: list[tuple[str, str]] = []
+    if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), dict):
+        return flat_rows(next(iter(data.values())), prefix)  # a wrapper says nothing itself
+    if isinstance(data, dict):
+        for key, value in data.items():
+            label = f"{prefix} {key}".strip().replace("_", " ")
+            rows.extend(flat_rows(value, label))
+    elif isinstance(data, list):
+        for index, value in enumerate(data, 1):
+            rows.extend(flat_rows(value, f"{prefix} {index}".strip()))
+    elif data not in (None, "", {}):
+        rows.append((prefix or "value", str(data).lower() if isinstance(data, bool) else str(data)))
+    return rows

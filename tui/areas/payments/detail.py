@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.areas.payments.actions import ROW_ACTIONS
-from tui.views.detail import DetailScreen, empty, explained_code, grid, table
+from tui.areas.payments.actions import ROW_ACTIONS, page_url
+from tui.views.detail import DetailScreen, empty, explained_code, flat_rows, grid, table
 from tui.widgets.format import (
     brand_label,
     format_amount,
@@ -40,6 +40,8 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         ("decline", "Decline"),
         ("amounts", "Amounts"),
         ("card", "Card and customer"),
+        ("next", "Next action"),
+        ("mandate", "Mandate"),
         ("attempts", "Attempts"),
         ("refunds", "Refunds"),
         ("disputes", "Disputes"),
@@ -103,7 +105,15 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
 
         card_grid = grid()
         card = p.payment_method_data.card if p.payment_method_data else None
-        if card is not None:
+        other = p.payment_method not in (None, "card") and card is None
+        self.section("card").border_title = "Method and customer" if other else "Card and customer"
+        if other:
+            card_grid.add_row(
+                "Method", safe(f"{p.payment_method} · {p.payment_method_type or '?'}")
+            )
+            for label, value in method_rows(p):
+                card_grid.add_row(safe(label.capitalize()), safe(value))
+        elif card is not None:
             card_grid.add_row(
                 "Card",
                 safe(
@@ -121,6 +131,14 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         card_grid.add_row("Email", safe(p.email))
         self.section("card").update(card_grid)
 
+        self.show_section("next", p.next_action is not None)
+        if p.next_action is not None:
+            self.section("next").update(self._next_action(p))
+        has_mandate = bool(p.mandate_id or p.setup_future_usage or p.mandate_data)
+        self.show_section("mandate", has_mandate)
+        if has_mandate:
+            self.section("mandate").update(self._mandate(p))
+
         declined = bool(p.unified_code or p.error_code)
         self.show_section("decline", declined)
         if declined:
@@ -129,6 +147,43 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         self.section("refunds").update(self._refunds(p))
         self.section("disputes").update(self._disputes(p))
         self.section("events").update(self._events())
+
+    def _next_action(self, p: Payment) -> RenderableType:
+        """What the customer must do: the page to open, the account to pay into, the voucher."""
+        action = p.next_action
+        assert action is not None
+        rows = grid()
+        rows.add_row("Type", safe(action.type))
+        data = action.model_dump(exclude={"type"}, exclude_none=True)
+        for label, value in flat_rows(data):
+            if label.endswith("image data url"):
+                continue  # an image, not text
+            if label.endswith("timestamp") and value.isdigit():
+                value = format_time(datetime.fromtimestamp(int(value) / 1000, UTC).isoformat())
+            rows.add_row(safe(label.capitalize()), safe(value))
+        keys = []
+        if p.status in ("requires_action", "requires_customer_action"):  # the customer's turn
+            if page_url(p):
+                keys.append("o opens the customer's page")
+            if self.runtime.options.is_local:
+                keys.append("3 answers it as the customer (authorise, fail, abandon)")
+        if not keys:
+            return rows
+        text = "; ".join(keys)
+        return Group(rows, empty(text[:1].upper() + text[1:] + "."))
+
+    def _mandate(self, p: Payment) -> RenderableType:
+        """The mandate this payment set up or charged, and whether its method was kept."""
+        rows = grid()
+        rows.add_row("Mandate", safe(p.mandate_id, empty="none"))
+        rows.add_row("Future usage", safe(p.setup_future_usage))
+        if p.off_session is not None:
+            rows.add_row("Off session", "yes" if p.off_session else "no")
+        for label, value in flat_rows(p.mandate_data or {}):
+            rows.add_row(safe(label.capitalize()), safe(value))
+        if p.mandate_id and p.customer_id:
+            return Group(rows, empty(f":cus {p.customer_id} lists its mandates."))
+        return rows
 
     def _decline(self, p: Payment) -> RenderableType:
         return explained_code(
@@ -200,3 +255,13 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
                 safe(e.event_id),
             )
         return Group(rows, empty(":events shows headers, body and replay."))
+
+
+def method_rows(p: Payment) -> list[tuple[str, str]]:
+    """A non-card method's details as the payment carries them (`{family: {...}}`, masked by
+    the service): the wallet's card, the bank, the account's last digits..."""
+    data = p.payment_method_data.model_dump(exclude_none=True) if p.payment_method_data else {}
+    data.pop("billing", None)
+    data.pop("card", None)
+    inner = data.get(p.payment_method or "", data)
+    return flat_rows(inner)[:10]
