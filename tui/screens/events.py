@@ -258,6 +258,7 @@ class EventsView(ResourceListView[Any]):
         self.unseen = 0  # events newer than the window, not shown (the cursor is further down)
         self._live_timer: Any = None
         self._rejected_dirty = False
+        self._last_cursor: int | None = None  # where the cursor was at its last move
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
@@ -336,6 +337,7 @@ class EventsView(ResourceListView[Any]):
         # What is newer than this page comes live from here on (exactly once: the window holds
         # events up to `head_seq`, every later one is read after it).
         self.unseen = 0
+        self._last_cursor = None
         if self.page_offset == 0 and not self.filter.local:
             self.head_seq = max((r.seq for r in records), default=0)
             return
@@ -422,11 +424,16 @@ class EventsView(ResourceListView[Any]):
     def _maybe_more(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table is not self.table or self.scanned is not None:
             return
-        if event.cursor_row >= event.data_table.row_count - 20:
-            if self.page_offset + len(self.rows) < self.total:
-                self._older()
-        elif event.cursor_row < 20 and self.page_offset > 0:
+        rows = event.data_table.row_count
+        margin = min(20, max(rows // 4, 1))  # the zones never overlap, whatever the window
+        # Newer pages come back only as the cursor goes up: a page just shown (`]`) starts
+        # with its cursor on top, and stays.
+        went_up = self._last_cursor is not None and event.cursor_row < self._last_cursor
+        if event.cursor_row < margin and self.page_offset > 0 and went_up:
             self._newer()
+        elif event.cursor_row >= rows - margin and self.page_offset + rows < self.total:
+            self._older()
+        self._last_cursor = self.table.cursor_row
 
     def _older(self) -> None:
         listener = self.runtime.listener
