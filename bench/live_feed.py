@@ -185,8 +185,10 @@ async def _key(app: Any, view: Any, key: str) -> float | None:
     while (table.cursor_row == 0) == (key == "down"):
         await asyncio.sleep(0.001)
         if time.perf_counter() - began > 10:
-            print(f"key {key} not handled in 10 s: focus {app.focused!r}, "
-                  f"cursor {table.cursor_row}", file=sys.stderr)
+            print(
+                f"key {key} not handled in 10 s: focus {app.focused!r}, cursor {table.cursor_row}",
+                file=sys.stderr,
+            )
             break
     return (time.perf_counter() - began) * 1000
 
@@ -365,20 +367,33 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     f = figures
-    print(f"{f['events_acked']:,} of {f['events_sent']:,} events acknowledged, "
-          f"{f['events_shown']:,} shown ({f['missed']} missed, {f['shown_twice']} twice)")
+    print(
+        f"{f['events_acked']:,} of {f['events_sent']:,} events acknowledged, "
+        f"{f['events_shown']:,} shown ({f['missed']} missed, {f['shown_twice']} twice)"
+    )
     print(f"TUI CPU {f['cpu_percent']:.1f}% of a core (target < {TARGETS['cpu_percent']:.0f}%)")
-    print(f"memory {f['rss_start_mib']:.1f} -> {f['rss_end_mib']:.1f} MiB: "
-          f"{f['memory_growth_mib']:+.1f} MiB (target < {TARGETS['memory_growth_mib']:.0f})")
-    print(f"screen behind the journal: max {f['screen_lag_max_s']:.2f} s, "
-          f"p99 {f['screen_lag_p99_s']:.2f} s (target <= {TARGETS['screen_lag_s']:.0f} s)")
-    print(f"key latency: p50 {f['key_p50_ms']:.1f} ms, p99 {f['key_p99_ms']:.1f} ms, "
-          f"max {f['key_max_ms']:.1f} ms over {f['keys']} keys (target p99 < 100 ms)")
-    print(f"acknowledgement: p50 {f['ack_p50_ms']:.1f} ms, p99 {f['ack_p99_ms']:.1f} ms, "
-          f"max {f['ack_max_ms']:.1f} ms (target p99 < 50 ms)")
+    print(
+        f"memory {f['rss_start_mib']:.1f} -> {f['rss_end_mib']:.1f} MiB: "
+        f"{f['memory_growth_mib']:+.1f} MiB (target < {TARGETS['memory_growth_mib']:.0f})"
+    )
+    print(
+        f"screen behind the journal: max {f['screen_lag_max_s']:.2f} s, "
+        f"p99 {f['screen_lag_p99_s']:.2f} s (target <= {TARGETS['screen_lag_s']:.0f} s)"
+    )
+    print(
+        f"key latency: p50 {f['key_p50_ms']:.1f} ms, p99 {f['key_p99_ms']:.1f} ms, "
+        f"max {f['key_max_ms']:.1f} ms over {f['keys']} keys (target p99 < 100 ms)"
+    )
+    print(
+        f"acknowledgement: p50 {f['ack_p50_ms']:.1f} ms, p99 {f['ack_p99_ms']:.1f} ms, "
+        f"max {f['ack_max_ms']:.1f} ms (target p99 < 50 ms)"
+    )
     print(f"rows held at the end {f['rows_held_max']}; figures in {args.out}")
-    print("all targets met" if all(checks.values()) else
-          "missed: " + ", ".join(k for k, ok in checks.items() if not ok))
+    print(
+        "all targets met"
+        if all(checks.values())
+        else "missed: " + ", ".join(k for k, ok in checks.items() if not ok)
+    )
     return 0 if all(checks.values()) else 1
 
 

@@ -138,7 +138,7 @@ async def test_a_burst_is_shown_exactly_once_and_the_window_stays_bounded(
         sent = {f"evt_feed_{n:05d}" for n in range(120)}
         assert set(seen) == sent  # none missed
         assert all(count == 1 for count in seen.values())  # none twice
-        assert list(view.rows)[0] == "evt_feed_00119"
+        assert next(iter(view.rows)) == "evt_feed_00119"
         assert "1-30 of 120" in _header(view)
 
 
@@ -252,7 +252,7 @@ async def test_payments_made_elsewhere_while_on_another_page_are_said_in_the_hea
         assert made.payment_id not in view.rows
         await pilot.press("r")
         await until(lambda: view.page_offset == 0 and made.payment_id in view.rows)
-        assert list(view.rows)[0] == made.payment_id
+        assert next(iter(view.rows)) == made.payment_id
         assert "new" not in _header(view)
 
 

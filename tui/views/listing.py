@@ -358,8 +358,10 @@ class ResourceListView(AreaView, Generic[T]):
             and not self.filter
             and self.loaded
         )
-        if new and object_id and (
-            self.page_offset or self.new_count or self._pending_new >= LIVE_NEW_MAX
+        if (
+            new
+            and object_id
+            and (self.page_offset or self.new_count or self._pending_new >= LIVE_NEW_MAX)
         ):
             # Not read one by one: counted, and `r` shows them (one page read).
             if object_id not in self.new_elsewhere:
