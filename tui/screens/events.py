@@ -41,7 +41,7 @@ BATCH = 200
 WINDOW = 2 * BATCH
 # Deliveries arriving within this long are shown together: one journal read and one re-order
 # of the window for all of them, at most this often (the screen stays well within 1 s).
-LIVE_FRAME = 0.1
+LIVE_FRAME = 0.2
 REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed
 # Object ids the filter takes as bare words.
 OBJECT_PREFIXES = ("pay_", "ref_", "dp_", "payout_", "sub_", "inv_", "cus_", "plink_")
@@ -406,7 +406,7 @@ class EventsView(ResourceListView[Any]):
                 count = journal.count_newer(self.head_seq, kind, obj)
             self.head_seq = fresh[0].seq
             self.total += count
-            self.table.put_on_top(fresh, WINDOW)
+            self.table.put_on_top(fresh, WINDOW, slack=WINDOW // 4)
         else:
             newest = journal.newer(self.head_seq, 1, kind, obj)
             if not newest:
@@ -443,6 +443,7 @@ class EventsView(ResourceListView[Any]):
         batch = listener.journal.older(last.seq, BATCH, *self._filter_args())
         self.table.append(batch)
         self.page_offset += len(self.table.trim(WINDOW, from_top=True))
+        self._last_cursor = self.table.cursor_row
         self.update_header()
 
     def _newer(self) -> None:
@@ -453,6 +454,7 @@ class EventsView(ResourceListView[Any]):
         batch = listener.journal.newer(first.seq, BATCH, *self._filter_args(), nearest=True)
         self.table.put_above(batch)
         self.table.trim(WINDOW, from_top=False)
+        self._last_cursor = self.table.cursor_row
         if len(batch) < BATCH or batch[0].seq >= self.head_seq:
             # The newest is in the window again: live from here.
             self.page_offset = self.unseen = 0

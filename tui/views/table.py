@@ -121,15 +121,17 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
             self.update_cell(record_id, key, cell)
         return True
 
-    def put_on_top(self, records: Sequence[T], limit: int) -> list[str]:
-        """Show `records` (newest first, each newer than every row shown) above the rows, and
-        keep at most `limit` rows: the oldest leave from the bottom. Rows already shown are
-        updated in place instead. Returns the ids that left.
+    def put_on_top(self, records: Sequence[T], limit: int, slack: int = 0) -> list[str]:
+        """Show `records` (newest first, each newer than every row shown) above the rows.
+        Rows already shown are updated in place instead. Past `limit + slack` rows, the oldest
+        leave from the bottom, down to `limit`, all at once. Returns the ids that left.
 
-        The cost is bounded by `limit`, never by how many records came before: one re-order of
-        at most `limit` rows for the whole batch (DataTable's public `sort`; it has no insert at
-        an index), plus a removal per row that leaves. A live feed calls it once per frame with
-        what arrived meanwhile, so a row costs about `limit / batch` row moves.
+        The cost is bounded by `limit + slack`, never by how many records came before: one
+        re-order of the rows for the whole batch (DataTable's public `sort`: it has no insert
+        at an index), or, when rows leave, one rebuild of the window from the cells it already
+        has (DataTable re-indexes every row on each `remove_row`, so removing them one by one
+        would cost a window per row). A live feed calls it once per frame with what arrived
+        meanwhile, and a slack of a quarter of the window makes the rebuilds rare.
         """
         context = self.context()
         fresh = [r for r in records if not self.update(r, context)][:limit]
@@ -137,43 +139,54 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
             return []
         selected = self.selected_id()
         at_top = self.cursor_row <= 0
-        keep = limit - len(fresh)
-        dropped = list(self.records)[keep:] if len(self.records) > keep else []
-        if len(dropped) * 4 > limit:
-            # Most rows leave (a burst, or the feed was paused): building the window again
-            # costs less than a removal each (DataTable re-indexes every row per removal).
-            kept = list(self.records.values())[:keep]
-            self.select_next = None if at_top else selected
-            self.show([*fresh, *kept])
-            if at_top or self.selected_id() != selected:
-                self.move_cursor(row=0, animate=False)
-            return dropped
-        for record_id in dropped:
-            self.drop(record_id)
-        on_top: dict[str, T] = {}
-        for record in fresh:
-            record_id = self.key_of(record)
-            on_top[record_id] = record
-            self.add_row(*self._cells(record, context), key=record_id)
-        self.rows_touched += len(fresh)
-        self.records = {**on_top, **self.records}
-        self._set_order(list(self.records))
+        dropped: list[str] = []
+        if len(self.records) + len(fresh) > limit + slack:
+            ids = list(self.records)
+            keep = limit - len(fresh)
+            dropped = ids[keep:]
+            self._rebuild(fresh, ids[:keep], context)
+        else:
+            on_top: dict[str, T] = {}
+            for record in fresh:
+                record_id = self.key_of(record)
+                on_top[record_id] = record
+                self.add_row(*self._cells(record, context), key=record_id)
+            self.rows_touched += len(fresh)
+            self.records = {**on_top, **self.records}
+            self._set_order(list(self.records))
         if at_top or selected not in self.records:
             self.move_cursor(row=0, animate=False)
         else:
             self._select(selected)
         return dropped
 
+    def _rebuild(self, fresh: Sequence[T], kept: Sequence[str], context: CellContext) -> None:
+        """The rows `fresh` (rendered now) then `kept` (with the cells they have)."""
+        old = self.records
+        cells = {record_id: self.get_row(record_id) for record_id in kept}
+        self.clear()
+        self.records = {}
+        for record in fresh:
+            record_id = self.key_of(record)
+            self.records[record_id] = record
+            self.add_row(*self._cells(record, context), key=record_id)
+        for record_id in kept:
+            self.records[record_id] = old[record_id]
+            self.add_row(*cells[record_id], key=record_id)
+        self.rows_touched += len(self.records)
+
     def trim(self, keep: int, *, from_top: bool) -> list[str]:
         """Keep `keep` rows, taking the others away from the top or the bottom (a bounded
-        window paged on); returns the ids that left."""
+        window paged on), in one rebuild; returns the ids that left."""
         ids = list(self.records)
         if len(ids) <= keep:
             return []
         gone = ids[: len(ids) - keep] if from_top else ids[keep:]
         selected = self.selected_id()
-        for record_id in gone:
-            self.drop(record_id)
+        if len(gone) == 1:
+            self.drop(gone[0])
+        else:
+            self._rebuild([], ids[len(gone) :] if from_top else ids[:keep], self.context())
         self._select(selected)
         return gone
 
