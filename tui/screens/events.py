@@ -424,6 +424,8 @@ class EventsView(ResourceListView[Any]):
     def _maybe_more(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table is not self.table or self.scanned is not None:
             return
+        if event.cursor_row != self.table.cursor_row:
+            return  # a move the window's rebuild made and undid (clear, then the cursor back)
         rows = event.data_table.row_count
         margin = min(20, max(rows // 4, 1))  # the zones never overlap, whatever the window
         # Newer pages come back only as the cursor goes up: a page just shown (`]`) starts
