@@ -52,6 +52,9 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         self.fitted: tuple[tuple[str, int], ...] = ()
         self._renderers: list[Callable[[T, CellContext], RenderableType]] = []
         self.select_next: str | None = None  # a record to put the cursor on once it is shown
+        # The work rows cost, counted (rows added, moved by a re-order, or shifted by a removal
+        # in DataTable's index): what a live feed's bound is checked on, not a timing.
+        self.rows_touched = 0
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -95,6 +98,7 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         context = self.context()
         for record_id, record in fresh.items():
             self.add_row(*self._cells(record, context), key=record_id)
+        self.rows_touched += len(fresh)
         self._select(selected)
 
     def append(self, records: Iterable[T]) -> None:
@@ -105,6 +109,7 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
             if record_id not in self.records:
                 self.records[record_id] = record
                 self.add_row(*self._cells(record, context), key=record_id)
+                self.rows_touched += 1
 
     def update(self, record: T, context: CellContext | None = None) -> bool:
         """Redraw the row of `record` if it is shown; False if it is not."""
@@ -119,6 +124,93 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
             if not _same(self.get_cell(record_id, key), cell):
                 self.update_cell(record_id, key, cell)
         return True
+
+    def put_on_top(self, records: Sequence[T], limit: int, slack: int = 0) -> list[str]:
+        """Show `records` (newest first, each newer than every row shown) above the rows.
+        Rows already shown are updated in place instead. Past `limit + slack` rows, the oldest
+        leave from the bottom, down to `limit`, all at once. Returns the ids that left.
+
+        The cost is bounded by `limit + slack`, never by how many records came before: one
+        re-order of the rows for the whole batch (DataTable's public `sort`: it has no insert
+        at an index), or, when rows leave, one rebuild of the window from the cells it already
+        has (DataTable re-indexes every row on each `remove_row`, so removing them one by one
+        would cost a window per row). A live feed calls it once per frame with what arrived
+        meanwhile, and a slack of a quarter of the window makes the rebuilds rare.
+        """
+        context = self.context()
+        fresh = [r for r in records if not self.update(r, context)][:limit]
+        if not fresh:
+            return []
+        selected = self.selected_id()
+        at_top = self.cursor_row <= 0
+        dropped: list[str] = []
+        if len(self.records) + len(fresh) > limit + slack:
+            ids = list(self.records)
+            keep = limit - len(fresh)
+            dropped = ids[keep:]
+            self._rebuild(fresh, ids[:keep], context)
+        else:
+            on_top: dict[str, T] = {}
+            for record in fresh:
+                record_id = self.key_of(record)
+                on_top[record_id] = record
+                self.add_row(*self._cells(record, context), key=record_id)
+            self.rows_touched += len(fresh)
+            self.records = {**on_top, **self.records}
+            self._set_order(list(self.records))
+        if at_top or selected not in self.records:
+            self.move_cursor(row=0, animate=False)
+        else:
+            self._select(selected)
+        return dropped
+
+    def _rebuild(self, fresh: Sequence[T], kept: Sequence[str], context: CellContext) -> None:
+        """The rows `fresh` (rendered now) then `kept` (with the cells they have)."""
+        old = self.records
+        cells = {record_id: self.get_row(record_id) for record_id in kept}
+        self.clear()
+        self.records = {}
+        for record in fresh:
+            record_id = self.key_of(record)
+            self.records[record_id] = record
+            self.add_row(*self._cells(record, context), key=record_id)
+        for record_id in kept:
+            self.records[record_id] = old[record_id]
+            self.add_row(*cells[record_id], key=record_id)
+        self.rows_touched += len(self.records)
+
+    def trim(self, keep: int, *, from_top: bool) -> list[str]:
+        """Keep `keep` rows, taking the others away from the top or the bottom (a bounded
+        window paged on), in one rebuild; returns the ids that left."""
+        ids = list(self.records)
+        if len(ids) <= keep:
+            return []
+        gone = ids[: len(ids) - keep] if from_top else ids[keep:]
+        selected = self.selected_id()
+        if len(gone) == 1:
+            self.drop(gone[0])
+        else:
+            self._rebuild([], ids[len(gone) :] if from_top else ids[:keep], self.context())
+        self._select(selected)
+        return gone
+
+    def put_above(self, records: Sequence[T]) -> None:
+        """Show `records` (newest first, all newer than the rows shown) above the rows, the
+        cursor staying on its record (paging back towards the newest)."""
+        context = self.context()
+        fresh = [r for r in records if not self.update(r, context)]
+        if not fresh:
+            return
+        selected = self.selected_id()
+        on_top: dict[str, T] = {}
+        for record in fresh:
+            record_id = self.key_of(record)
+            on_top[record_id] = record
+            self.add_row(*self._cells(record, context), key=record_id)
+        self.rows_touched += len(fresh)
+        self.records = {**on_top, **self.records}
+        self._set_order(list(self.records))
+        self._select(selected)
 
     def insert(self, record: T, order: Callable[[T], Any]) -> None:
         """Add `record` and keep the rows sorted by `order`, largest first (newest on top)."""
@@ -143,12 +235,15 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         # function is given a row's cells, not its key: each row is known by its cells' identity
         # (the objects this table made for it; their ids, in any order).
         position = {_identity(self.get_row(key)): index for index, key in enumerate(keys)}
+        self.rows_touched += len(keys)
         self.sort(key=lambda cells: position[_identity(cells)])
 
     def drop(self, record_id: str) -> None:
         """Take a record's row away (e.g. a deleted customer)."""
         if record_id in self.records:
             del self.records[record_id]
+            # DataTable re-indexes every row after a removal.
+            self.rows_touched += len(self.records)
             self.remove_row(record_id)
 
     # -- selection ---------------------------------------------------------------------------
