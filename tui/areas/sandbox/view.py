@@ -97,6 +97,7 @@ class SandboxView(AreaView):
     SandboxView .hint { padding: 0 1; color: $text-muted; }
     SandboxView #sandbox-exports { padding: 0 1; margin: 0 1; background: $boost; }
     SandboxView ResourceTable { height: auto; max-height: 14; margin: 0 1; }
+    SandboxView #sandbox-values { max-height: 20; }
     SandboxView #sandbox-remote { padding: 1 2; }
     """
 
@@ -121,8 +122,9 @@ class SandboxView(AreaView):
         yield TitleBar(id="sandbox-header")
         with VerticalScroll(id="sandbox-body"):
             yield Static("Use it from outside payscope", classes="section first")
+            # Wrapping: a key or a secret read off the screen is whole (`y` copies it too).
             yield ResourceTable(
-                VALUE_COLUMNS, lambda v: v.key, self._cells_context, id="sandbox-values"
+                VALUE_COLUMNS, lambda v: v.key, self._cells_context, id="sandbox-values", wrap=True
             )
             yield Static(
                 "y copies a value · s shows the keys · x copies all as export lines: then a "
