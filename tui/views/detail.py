@@ -30,7 +30,9 @@ from tui.views.access import AppAccess
 from tui.views.actions import Action
 from tui.views.actions import find as find_action
 from tui.views.area import TitleBar
+from tui.views.columns import CellContext, Column
 from tui.views.live import Change, watch_changes
+from tui.views.related import RelatedRow, RelatedSection
 from tui.widgets.footer import KeyFooter
 from tui.widgets.text import safe
 
@@ -155,6 +157,8 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     raw_exclude: ClassVar[frozenset[str]] = frozenset()
     # The action Enter does too (a refund's detail: open its payment).
     enter_action: ClassVar[str | None] = None
+    # Sections of related records (key: their columns): rows Tab reaches and Enter opens.
+    related: ClassVar[Mapping[str, Sequence[Column[RelatedRow]]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         if "actions" in cls.__dict__:
@@ -223,6 +227,9 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                 )
         with VerticalScroll(id="detail-body"):
             for key, title in self.sections:
+                if key in self.related:
+                    yield RelatedSection(key, title, self.related[key], self.cell_context)
+                    continue
                 section = Static(classes="section", id=f"section-{key}")
                 section.border_title = title
                 yield section
@@ -233,9 +240,19 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         """The section `key` (declared in `sections`)."""
         return self.query_one(f"#section-{key}", Static)
 
+    def related_section(self, key: str) -> RelatedSection:
+        """The section of related records `key` (declared in `related`)."""
+        return self.query_one(f"#section-{key}", RelatedSection)
+
+    def cell_context(self) -> CellContext:
+        """What the cells of related rows are drawn with (the theme, the service's time)."""
+        return CellContext(
+            self.app.theme_variables, self.runtime.options.stable_display, self.runtime.now()
+        )
+
     def show_section(self, key: str, shown: bool) -> None:
         """Hide a section that has nothing to say for this record (a payment's decline)."""
-        self.section(key).set_class(not shown, "-hidden")
+        self.query_one(f"#section-{key}").set_class(not shown, "-hidden")
 
     def on_mount(self) -> None:
         self.load(now=True)
@@ -261,6 +278,9 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         self.query_one("#detail-title", TitleBar).update(self.title_text(record))
         self.render_record(record)
         self.query_one("#raw", Static).update(self.raw(record))
+        for section in self.query(RelatedSection):
+            for row in list(section.table.records.values()):
+                section.table.update(row)  # statuses take the theme's colours
 
     def on_change(self, change: Change) -> None:
         if change.concerns(self._watched):

@@ -1,0 +1,101 @@
+"""Issue 33 (items 1-10, 22, 23): what a new user stumbled on. Values a user copies are whole,
+support paths lead somewhere, and the smaller edges."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.tui.pilot import create_payment, open_detail, until
+from tests.tui.snapshot_app import build, ready
+from tui.areas.payments.detail import PaymentDetailScreen
+
+Dirs = tuple[Path, Path]
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+
+
+def lines_of(widget: Any) -> list[str]:
+    """The lines a widget shows, as text (the public Line API)."""
+    return [widget.render_line(y).text for y in range(widget.size.height)]
+
+
+async def _refunded(pilot: Any, reason: str = "requested_by_customer") -> tuple[Any, Any]:
+    """A payment with one refund, its detail open."""
+    from tui.api.models.refunds import RefundCreateRequest
+
+    client = pilot.app.runtime.client
+    payment = await create_payment(client)
+    refund = await client.refunds.create(
+        RefundCreateRequest(payment_id=payment.payment_id, amount=1000, reason=reason)
+    )
+    detail = await open_detail(pilot, payment.payment_id)
+    await until(lambda: bool(detail.payment.refunds))
+    return detail, refund
+
+
+# -- 4. the rows of a detail's related panels open ------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_payments_refund_row_opens_with_enter_and_esc_comes_back(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    from tui.areas.refunds.view import RefundDetailScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        detail, refund = await _refunded(pilot)
+        table = detail.related_section("refunds").table
+        for _ in range(12):  # Tab reaches the rows
+            if app.focused is table:
+                break
+            await pilot.press("tab")
+        assert app.focused is table, app.focused
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        assert app.screen.record_id == refund.refund_id
+        await pilot.press("escape")
+        await until(lambda: app.screen is detail)
+
+
+async def test_a_payments_event_row_opens_the_event(dirs: Dirs) -> None:
+    from tui.areas.events.view import EventDetailScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        payment = await create_payment(client)
+        detail = await open_detail(pilot, payment.payment_id)
+        table = detail.related_section("events").table
+        await until(lambda: bool(table.records))
+        first = next(iter(table.records))
+        table.focus()
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, EventDetailScreen))
+        assert app.screen.record_id == first
+        await pilot.press("escape")
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+
+
+# -- 2. a long refund reason keeps the refund's status and amount in view ------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_long_refund_reason_keeps_status_and_amount_in_view(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        reason = "the customer wrote a long letter about it " * 3
+        detail, _refund = await _refunded(pilot, reason.strip())
+        await pilot.pause()
+        table = detail.related_section("refunds").table
+        row = lines_of(table)[1]
+        assert "pending" in row or "succeeded" in row
+        assert "10.00 USD" in row
+        assert "…" in row  # what is cut is marked
