@@ -99,3 +99,25 @@ async def test_a_long_refund_reason_keeps_status_and_amount_in_view(
         assert "pending" in row or "succeeded" in row
         assert "10.00 USD" in row
         assert "…" in row  # what is cut is marked
+
+
+# -- 3. command mode on a detail screen ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_colon_on_a_detail_opens_command_mode_and_ref_opens_the_refund(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    from tests.tui.pilot import type_text
+    from tui.areas.refunds.view import RefundDetailScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        _detail, refund = await _refunded(pilot)
+        await pilot.press("colon")
+        await pilot.pause()
+        await type_text(pilot, f"ref {refund.refund_id}")
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        assert app.screen.record_id == refund.refund_id

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
+from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input
 
@@ -148,3 +151,30 @@ class CommandPrompt(Input):
         text = self.value
         self.value = ""
         self.post_message(self.Run(parse_command(text)))
+
+
+class CommandScreen(ModalScreen["Command | None"]):
+    """The `:` prompt over a screen other than the main one (a record's detail): the command
+    typed, or None when Esc closed it. Command mode works on every screen."""
+
+    DEFAULT_CSS = """
+    CommandScreen { align: center bottom; }
+    CommandScreen > CommandPrompt { border: round $accent; height: 3; width: 1fr; margin: 0 0 1 0; }
+    """
+
+    def __init__(self, themes: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.themes = themes
+
+    def compose(self) -> ComposeResult:
+        yield CommandPrompt(themes=self.themes)
+
+    @on(CommandPrompt.Run)
+    def _run(self, event: CommandPrompt.Run) -> None:
+        event.stop()
+        self.dismiss(event.command)
+
+    @on(CommandPrompt.Closed)
+    def _closed(self, event: CommandPrompt.Closed) -> None:
+        event.stop()
+        self.dismiss(None)

@@ -146,6 +146,14 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the list"),
         Binding("v", "toggle_raw", "Raw JSON", id="detail.raw", tooltip="Show the raw JSON"),
         Binding("r", "reload", "Reload", id="detail.reload", tooltip="Read it again"),
+        Binding(
+            "colon",
+            "app.command",
+            "Command",
+            id="detail.command",
+            tooltip="Command mode: `ref <id>`, an area name, `find <text>`",
+            key_display=":",
+        ),
     ]
 
     # -- the spec a subclass gives -----------------------------------------------------------
