@@ -121,3 +121,36 @@ async def test_colon_on_a_detail_opens_command_mode_and_ref_opens_the_refund(
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, RefundDetailScreen))
         assert app.screen.record_id == refund.refund_id
+
+
+# -- 22. `:theme` and Tab list the theme names ---------------------------------------------------
+
+
+async def test_tab_after_theme_lists_the_theme_names(dirs: Dirs) -> None:
+    from tests.tui.pilot import type_text
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("colon")
+        await type_text(pilot, "theme ")
+        await pilot.press("tab")
+        prompt = app.screen.query_one("#command-prompt")
+        listed = str(prompt.border_subtitle).split(" · ")
+        assert set(listed) == set(app.available_themes)
+        await type_text(pilot, "payscope-l")
+        await pilot.press("tab")
+        assert prompt.value == "theme payscope-light"
+        assert not prompt.border_subtitle  # one left: nothing to list
+
+
+async def test_theme_alone_opens_the_picker_that_lists_them(dirs: Dirs) -> None:
+    from textual.command import CommandPalette
+
+    from tests.tui.pilot import run_command
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await run_command(pilot, "theme")
+        await until(lambda: isinstance(app.screen, CommandPalette))
