@@ -154,3 +154,25 @@ async def test_theme_alone_opens_the_picker_that_lists_them(dirs: Dirs) -> None:
         await ready(pilot)
         await run_command(pilot, "theme")
         await until(lambda: isinstance(app.screen, CommandPalette))
+
+
+# -- 23. Esc from a record opened by Trigger -------------------------------------------------------
+
+
+async def test_esc_from_a_record_opened_by_trigger_returns_to_the_sandbox(dirs: Dirs) -> None:
+    from tests.tui.pilot import run_command
+    from tui.areas.disputes.view import DisputeDetailScreen
+    from tui.areas.sandbox.view import SandboxView
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await run_command(pilot, "sandbox")
+        view = app.screen.query_one(SandboxView)
+        await until(lambda: bool(view.values_table.records))
+        await pilot.press("7")  # a dispute
+        await until(lambda: isinstance(app.screen, DisputeDetailScreen), 15)
+        await pilot.press("escape")
+        main = app.get_screen_main()
+        await until(lambda: app.screen is main)
+        assert main is not None and main.current_area() == "sandbox"

@@ -347,4 +347,11 @@ class SandboxView(AreaView):
             return
         self.notify(made.summary, title=scenario.title)
         self.show_values()  # the clock may have moved
-        self.app.goto(made.area, made.record_id)
+        from tui.views.areas import AREA_BY_KEY
+
+        # Over :sandbox, where the user was: Esc comes back here.
+        area = AREA_BY_KEY.get(made.area)
+        if area is not None and area.detail is not None:
+            self.app.push_screen(area.detail_screen(made.record_id))
+        else:
+            self.app.goto(made.area, made.record_id)
