@@ -153,6 +153,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
             id="detail.command",
             tooltip="Command mode: `ref <id>`, an area name, `find <text>`",
             key_display=":",
+            show=False,  # in the key help (?); the footer has no room for it at 80 columns
         ),
     ]
 

@@ -57,8 +57,8 @@ DISPUTE_COLUMNS: tuple[Column[RelatedRow], ...] = (
 )
 EVENT_COLUMNS: tuple[Column[RelatedRow], ...] = (
     Column("received", "Received", 8, _field("received")),
-    Column("event", "Event", 24, _field("event", "?"), flex=(16, 40)),
-    Column("status", "Status", 12, lambda r, c: _status(r, c.variables)),
+    Column("event", "Event", 24, _field("event", "?"), flex=(16, 30)),
+    Column("status", "Status", 17, lambda r, c: _status(r, c.variables)),
     Column("id", "Event id", 24, lambda r, c: safe(r.record_id), 60, flex=(12, 64)),
 )
 
