@@ -190,11 +190,11 @@ class CommandScreen(ModalScreen["Command | None"]):
         yield CommandPrompt(themes=self.themes)
 
     @on(CommandPrompt.Run)
-    def _run(self, event: CommandPrompt.Run) -> None:
+    def _command_entered(self, event: CommandPrompt.Run) -> None:
         event.stop()
         self.dismiss(event.command)
 
     @on(CommandPrompt.Closed)
-    def _closed(self, event: CommandPrompt.Closed) -> None:
+    def _command_dismissed(self, event: CommandPrompt.Closed) -> None:
         event.stop()
         self.dismiss(None)

@@ -77,7 +77,7 @@ class RelatedSection(Vertical):
         self.table.show(rows)
 
     @on(ResourceTable.Open)
-    def _open(self, event: ResourceTable.Open) -> None:
+    def _open_related(self, event: ResourceTable.Open) -> None:
         event.stop()
         row = self.table.records.get(event.record_id)
         if row is None:
