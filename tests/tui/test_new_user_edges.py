@@ -176,3 +176,30 @@ async def test_esc_from_a_record_opened_by_trigger_returns_to_the_sandbox(dirs: 
         main = app.get_screen_main()
         await until(lambda: app.screen is main)
         assert main is not None and main.current_area() == "sandbox"
+
+
+# -- 10. a failed refund is explained in a refund's words ---------------------------------------
+
+
+async def test_a_failed_refund_is_explained_as_a_refund(dirs: Dirs) -> None:
+    from tests.tui.pilot import run_command, shown_text
+    from tui.api.models.refunds import RefundCreateRequest
+    from tui.areas.refunds.view import RefundDetailScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        payment = await create_payment(client, card="4000000000005126")  # refunds fail
+        refund = await client.refunds.create(
+            RefundCreateRequest(payment_id=payment.payment_id, amount=1000)
+        )
+        await client.sandbox.advance_clock(60)
+        await run_command(pilot, f"ref {refund.refund_id}")
+        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        screen = app.screen
+        await until(lambda: screen.record is not None and screen.record.status == "failed")
+        await pilot.pause()
+        text = " ".join(shown_text(screen.section("failure")).split())
+        assert "refund failed" in text and "not been paid back" in text
+        assert "declined the payment" not in text and "another card" not in text

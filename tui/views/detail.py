@@ -83,17 +83,40 @@ def metadata_grid(metadata: Mapping[str, Any] | None, none: str) -> RenderableTy
     return rows
 
 
-def explained_code(code: str, message: str | None = None, acquirer: str | None = None) -> Table:
+# A failed refund: the codes' meanings and advice speak of a payment and a new card, which a
+# refund has not (the money is back with the merchant; the customer is not paid back).
+REFUND_MEANING = (
+    "The refund failed: the card's issuer did not take the money back ({title}). The customer "
+    "has not been paid back; the amount stays with you."
+)
+REFUND_ADVICE = (
+    "Not as is — the card cannot take the money back now. Pay the customer back another way "
+    "(ask them how), or refund again once the issuer allows it."
+)
+
+
+def explained_code(
+    code: str,
+    message: str | None = None,
+    acquirer: str | None = None,
+    *,
+    subject: str = "payment",
+) -> Table:
     """A decline or failure code explained: its title, meaning and retry advice
-    (`tui.api.codes`), then the service's message and the acquirer's."""
+    (`tui.api.codes`), then the service's message and the acquirer's. `subject="refund"`
+    words them for a failed refund."""
     from tui.api.codes import explain
 
     info = explain(code)
     details = grid()
     details.add_row("Code", Text.assemble(safe(code, "bold"), (f"  {info.title}", "bold")))
-    details.add_row("Meaning", info.meaning)
-    retry = "" if info.retryable is None else ("yes — " if info.retryable else "no — ")
-    details.add_row("Retry", retry + info.advice)
+    if subject == "refund":
+        details.add_row("Meaning", REFUND_MEANING.format(title=info.title.lower()))
+        details.add_row("Retry", REFUND_ADVICE)
+    else:
+        details.add_row("Meaning", info.meaning)
+        retry = "" if info.retryable is None else ("yes — " if info.retryable else "no — ")
+        details.add_row("Retry", retry + info.advice)
     if message:
         details.add_row("Message", safe(message, multiline=True))
     if acquirer:
