@@ -203,3 +203,23 @@ async def test_a_failed_refund_is_explained_as_a_refund(dirs: Dirs) -> None:
         text = " ".join(shown_text(screen.section("failure")).split())
         assert "refund failed" in text and "not been paid back" in text
         assert "declined the payment" not in text and "another card" not in text
+
+
+# -- 6. a bare word the screen shows (a status, a currency) filters Payments ---------------------
+
+
+@pytest.mark.parametrize("real", [False, True], ids=["spec", "real"])
+def test_a_bare_status_or_currency_filters_payments(real: bool) -> None:
+    from tui.areas.payments.spec import payment_grammar
+
+    grammar = payment_grammar(real=real)
+    for typed, word in (("failed", "status:failed"), ("usd", "currency:usd")):
+        bare, keyed = grammar.parse(typed), grammar.parse(word)
+        assert bare.server == keyed.server
+        assert len(bare.local) == len(keyed.local)
+    assert grammar.parse("failed usd").server == grammar.parse("status:failed currency:usd").server
+    # Other words are still ids or parts of ids.
+    assert grammar.parse("pay_abcdefghijklmnopqrstuvwx").server == {
+        "payment_id": "pay_abcdefghijklmnopqrstuvwx"
+    }
+    assert "failed" in grammar.help
