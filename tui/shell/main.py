@@ -533,6 +533,8 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             self.app.exit(0)
         elif command.kind == "help":
             self.app.action_help()
+        elif command.kind == "theme" and not command.argument:
+            self.app.action_change_theme()  # the picker lists every theme
         elif command.kind == "theme" and command.argument:
             if command.argument in self.app.available_themes:
                 self.app.theme = command.argument

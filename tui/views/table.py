@@ -43,9 +43,13 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         context: Callable[[], CellContext],
         *,
         id: str | None = None,
+        wrap: bool = False,
     ) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
         self.spec = tuple(columns)
+        # Rows as tall as their cells (a value a user copies, shown whole) rather than one line
+        # with what does not fit cut off and marked `…`.
+        self.wrap = wrap
         self.key_of = key_of
         self.context = context
         self.records: dict[str, T] = {}
@@ -72,21 +76,30 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         self._renderers = [next(c.render for c in self.spec if c.key == key) for key, _ in layout]
         context = self.context()
         for record_id, record in self.records.items():
-            self.add_row(*self._cells(record, context), key=record_id)
+            self._add(record_id, record, context)
         self._select(selected)
         return True
 
     def _cells(self, record: T, context: CellContext | None = None) -> list[RenderableType]:
         # One context for a batch of rows: the theme and the clock do not change within it.
         context = context or self.context()
-        return [render(record, context) for render in self._renderers]
+        if self.wrap:
+            return [folded(render(record, context)) for render in self._renderers]
+        return [
+            cut(render(record, context), width)
+            for render, (_key, width) in zip(self._renderers, self.fitted, strict=True)
+        ]
+
+    def _add(self, record_id: str, record: T, context: CellContext | None = None) -> None:
+        self.add_row(*self._cells(record, context), key=record_id, height=None if self.wrap else 1)
 
     # -- rows --------------------------------------------------------------------------------
 
     def show(self, records: Iterable[T]) -> None:
         """Show exactly these records, in this order; rows already shown update in place."""
         fresh = {self.key_of(r): r for r in records}
-        if list(fresh) == list(self.records):
+        # Rows of a wrapping table are rebuilt: a row's height is measured as it is added.
+        if list(fresh) == list(self.records) and not self.wrap:
             context = self.context()
             for record in fresh.values():
                 self.update(record, context)
@@ -97,7 +110,7 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         self.records = fresh
         context = self.context()
         for record_id, record in fresh.items():
-            self.add_row(*self._cells(record, context), key=record_id)
+            self._add(record_id, record, context)
         self.rows_touched += len(fresh)
         self._select(selected)
 
@@ -108,7 +121,7 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
             record_id = self.key_of(record)
             if record_id not in self.records:
                 self.records[record_id] = record
-                self.add_row(*self._cells(record, context), key=record_id)
+                self._add(record_id, record, context)
                 self.rows_touched += 1
 
     def update(self, record: T, context: CellContext | None = None) -> bool:
@@ -220,7 +233,7 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         selected = self.selected_id()
         record_id = self.key_of(record)
         self.records[record_id] = record
-        self.add_row(*self._cells(record), key=record_id)
+        self._add(record_id, record)
         ordered = sorted(self.records.values(), key=order, reverse=True)
         self.records = {self.key_of(r): r for r in ordered}
         self._set_order(list(self.records))
@@ -276,6 +289,29 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         event.stop()
         if event.row_key.value is not None:
             self.post_message(self.Open(self, str(event.row_key.value)))
+
+
+def cut(cell: RenderableType, width: int) -> RenderableType:
+    """A cell's text cut to `width` cells, ending in `…` when something was cut: two ids that
+    differ only past the column's edge never look the same. Other renderables are left as they
+    are (they size themselves)."""
+    if isinstance(cell, str):
+        cell = Text(cell)
+    if not isinstance(cell, Text) or "\n" in cell.plain or cell.cell_len <= width:
+        return cell
+    shown = cell.copy()
+    shown.truncate(width, overflow="ellipsis")
+    return shown
+
+
+def folded(cell: RenderableType) -> RenderableType:
+    """A cell's text free to wrap, a long word (a key) folded over lines rather than cut."""
+    if not isinstance(cell, Text) or not cell.no_wrap:
+        return cell
+    shown = cell.copy()
+    shown.no_wrap = False
+    shown.overflow = "fold"
+    return shown
 
 
 def _identity(cells: Iterable[object]) -> tuple[int, ...]:

@@ -53,20 +53,29 @@ def payment_grammar(*, real: bool = False) -> Grammar:
         server_term,
         status_term,
         time_terms,
+        word_or,
     )
 
+    status = status_term(PAYMENT_STATUSES, "payment", None if real else "status")
+    currency = currency_term(None if real else "currency")
     return Grammar(
         [
-            status_term(PAYMENT_STATUSES, "payment", None if real else "status"),
-            currency_term(None if real else "currency"),
+            status,
+            currency,
             amount_term(None if real else "amount_filter"),
             server_term(("customer", "cus"), "customer_id", "customer:cus_…"),
             method_term(real=real),
             *time_terms(),
             server_term(("id", "payment"), "payment_id", "id:pay_…"),
         ],
-        bare=id_word({"pay_": "payment_id", "cus_": "customer_id"}, 20, own="pay_"),
-        bare_example="pay_… or part of an id",
+        # `failed` as the Status column reads, `usd` as the amounts do.
+        bare=word_or(
+            id_word({"pay_": "payment_id", "cus_": "customer_id"}, 20, own="pay_"),
+            statuses=PAYMENT_STATUSES,
+            status=status,
+            currency=currency,
+        ),
+        bare_example="failed · usd · pay_… or part of an id",
     )
 
 
