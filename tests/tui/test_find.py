@@ -85,3 +85,48 @@ async def test_evt_with_part_of_an_event_id_finds_it_in_the_journal(dirs: Dirs) 
         await run_command(pilot, f"evt {event_id[-8:]}")
         await until(lambda: isinstance(app.screen, EventDetailScreen))
         assert app.screen.record_id == event_id
+
+
+async def test_last_4_shows_every_match_paged_and_says_how_many_it_looked_at(dirs: Dirs) -> None:
+    """Issue 33.5: `:find 1117` listed the first 20 of 52 matches, said "20 matches" and told
+    the user to type more of a 4-digit number. Every match is listed, a page at a time, and the
+    notes say how many records were read."""
+    import asyncio
+
+    from tui.api.models.payments import PaymentListRequest
+    from tui.shell.find import PAGE_SIZE
+
+    discover = "6011111111111117"  # ends in 1117, as in the issue
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        made = [
+            await asyncio.gather(
+                *(create_payment(client, card=discover, amount=100 + n) for n in range(15))
+            )
+            for _ in range(7)
+        ]
+        ids = {p.payment_id for batch in made for p in batch}
+        listed = await client.payments.list(PaymentListRequest(limit=100, offset=0))
+        total = listed.total_count
+        assert len(ids) > PAGE_SIZE
+        screen = await _find(pilot, "1117")
+        found = {f.object_id for f in screen.found if f.kind == "payment"}
+        assert ids <= found  # all of them, not the first 20
+        title = str(screen.query_one("#find-title").render())
+        assert f"{len(screen.found)} matches" in title
+        assert f"1-{PAGE_SIZE}" in title and "page 1/2" in title
+        notes = str(screen.query_one("#find-notes").render())
+        assert f"Looked at {total:,} payments" in notes
+        assert "type more" not in notes
+        table = screen.query_one("ResourceTable")
+        assert len(table.records) == PAGE_SIZE
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert len(table.records) == len(screen.found) - PAGE_SIZE
+        assert "page 2/2" in str(screen.query_one("#find-title").render())
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert len(table.records) == PAGE_SIZE

@@ -29,7 +29,8 @@ Whitespace around the text is dropped, and inside it too unless it is an email (
 a space; people type ids in groups as they hear them).
 
 Scanning reads pages of 100, newest first, at most `scan_pages` pages per kind, and stops once
-`limit_per_kind` hits are found. Payment list items carry the whole payment object, including
+`limit_per_kind` hits are found (never, with `limit_per_kind=None`: every match of what was
+read, as Find shows them). Payment list items carry the whole payment object, including
 `email` and `payment_method_data.card.last4` (the local sandbox splices each stored payment into
 the list as is), so email and last-4 matching needs no per-payment retrieve; a list item without
 them simply does not match on them. Payments made by the demo seed carry a `customer_id` but no
@@ -438,7 +439,7 @@ class _Outcome:
 
 
 async def _scan(
-    client: ApiClient, plan: _Plan, outcome: _Outcome, limit: int, scan_pages: int
+    client: ApiClient, plan: _Plan, outcome: _Outcome, limit: int | None, scan_pages: int
 ) -> None:
     kind = outcome.kind
     seen = {hit.object_id for hit in outcome.exact}
@@ -458,14 +459,14 @@ async def _scan(
                 continue
             seen.add(object_id)
             found += 1
-            if found > limit:
+            if limit is not None and found > limit:
                 limited = True
                 break
             outcome.matched.append(_hit(model, matched_on))
         covered = len(items) < PAGE_SIZE or (total is not None and scanned >= total)
         if limited or covered:
             break
-        if found >= limit:
+        if limit is not None and found >= limit:
             limited = True
             break
         capped = page_number == scan_pages - 1
@@ -473,7 +474,7 @@ async def _scan(
 
 
 async def _lookup(
-    client: ApiClient, plan: _Plan, kind: str, limit: int, scan_pages: int
+    client: ApiClient, plan: _Plan, kind: str, limit: int | None, scan_pages: int
 ) -> _Outcome:
     outcome = _Outcome(kind)
     try:
@@ -497,18 +498,19 @@ async def find(
     client: ApiClient,
     text: str,
     *,
-    limit_per_kind: int = 20,
+    limit_per_kind: int | None = 20,
     scan_pages: int = 10,
     kinds: Collection[str] | None = None,
 ) -> FindResult:
     """Find what `text` (an id, part of one, an email, a card's last 4) names, across kinds
-    (all of them, or only `kinds`: `:pay 01JX` looks among payments alone).
+    (all of them, or only `kinds`: `:pay 01JX` looks among payments alone). With
+    `limit_per_kind=None`, every match among the records read is returned.
 
     Raises `ValueError` with a message for a person when `text` is empty or too short to
     search on (`TOO_SHORT`), or when `limit_per_kind` or `scan_pages` is below 1. Errors of
     the service or the client are not raised: they are in `FindResult.errors`, per kind.
     """
-    if limit_per_kind < 1:
+    if limit_per_kind is not None and limit_per_kind < 1:
         raise ValueError(f"limit_per_kind must be at least 1 (got {limit_per_kind}).")
     if scan_pages < 1:
         raise ValueError(f"scan_pages must be at least 1 (got {scan_pages}).")

@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker
 
+from tui.api.vocabulary import counted
 from tui.views.access import AppAccess
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
@@ -28,6 +29,12 @@ from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     pass
+
+
+def and_list(parts: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+
 
 # Search kinds and the areas that show them.
 AREA_OF_KIND = {
@@ -42,6 +49,8 @@ AREA_OF_KIND = {
 }
 KIND_OF_AREA = {area: kind for kind, area in AREA_OF_KIND.items()}
 EVENTS_SCANNED = 1000
+# Matches shown at a time; `]` and `[` page through the rest.
+PAGE_SIZE = 100
 
 
 @dataclass(frozen=True)
@@ -81,6 +90,23 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="find.back", tooltip="Back"),
+        Binding(
+            "right_square_bracket",
+            "next_page",
+            "Page",
+            id="find.next-page",
+            tooltip="Next page of matches ([ goes back)",
+            key_display="]",
+        ),
+        Binding(
+            "left_square_bracket",
+            "previous_page",
+            "Prev page",
+            id="find.previous-page",
+            tooltip="Previous page of matches",
+            key_display="[",
+            show=False,
+        ),
     ]
 
     def __init__(self, text: str, *, area: str | None = None, open_single: bool = False) -> None:
@@ -89,6 +115,9 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self.area = area
         self.open_single = open_single
         self.found: list[Found] = []
+        self.page_offset = 0
+        # What was looked at, per kind ("313 payments"), as the notes say it.
+        self.looked_at: list[str] = []
         self.done = False
 
     def compose(self) -> ComposeResult:
@@ -124,24 +153,37 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         if kinds is None or "event" in kinds:
             found.extend(self._events())
         service_kinds = None if kinds is None else kinds - {"event"}
+        looked_at: list[str] = []
         if service_kinds is None or service_kinds:
             try:
-                result = await find(self.app.runtime.api, self.text, kinds=service_kinds)
+                # Every match of what is read (paged here), not the first few of each kind.
+                result = await find(
+                    self.app.runtime.api, self.text, kinds=service_kinds, limit_per_kind=None
+                )
             except ValueError as exc:
                 self._show([], [str(exc)])
                 return
             found[:0] = [Found(h.kind, h.object_id, h.summary, h.matched_on) for h in result.hits]
             for scan in result.scans:
+                noun = counted(scan.scanned, scan.kind.replace("_", " "))
                 if scan.capped:
-                    notes.append(f"Searched the newest {scan.scanned:,} {scan.kind}s.")
-                elif scan.limited:
-                    notes.append(f"More {scan.kind}s may match: type more of it.")
+                    total = f" of {scan.total:,}" if scan.total is not None else ""
+                    looked_at.append(f"the newest {noun}{total}")
+                else:
+                    looked_at.append(noun)
             for kind, error in result.errors.items():
                 from tui.widgets.errors import describe_error
 
                 title, _message = describe_error(error)
                 notes.append(f"{kind}s could not be searched: {title}.")
+        if self.events_looked_at is not None:
+            looked_at.append(counted(self.events_looked_at, "event"))
+        self.looked_at = looked_at
+        if looked_at:
+            notes.insert(0, f"Looked at {and_list(looked_at)}.")
         self._show(found, notes)
+
+    events_looked_at: int | None = None
 
     def _events(self) -> list[Found]:
         """Events in the listener's journal whose id or object contains the text."""
@@ -155,7 +197,9 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             return [Found("event", event.event_id, summary, "id")]
         wanted = self.text.lower()
         hits = []
-        for record in listener.journal.recent(EVENTS_SCANNED, 0, None, None):
+        recent = listener.journal.recent(EVENTS_SCANNED, 0, None, None)
+        self.events_looked_at = len(recent)
+        for record in recent:
             if wanted in record.event_id.lower():
                 matched = "id" if record.event_id.lower() == wanted else "id part"
                 summary = f"{record.event_type or '?'} {record.object_id or ''}".strip()
@@ -164,18 +208,13 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def _show(self, found: list[Found], notes: list[str]) -> None:
         self.found = found
+        self.page_offset = 0
         self.done = True
         if self.open_single and len(found) == 1:
             self.app.pop_screen()
             self.open(found[0])
             return
-        table = self.query_one(ResourceTable)
-        table.show(found)
-        where = f" in {self.area}" if self.area else ""
-        count = f"{len(found)} match{'es' * (len(found) != 1)}"
-        self.query_one("#find-title", TitleBar).update(
-            Text.assemble(("Find ", "bold"), safe(self.text), where, f"  {count}")
-        )
+        self._show_page()
         self.query_one("#find-notes", Static).update(Text("  ".join(notes)))
         self.set_class(not found, "-empty")
         self.query_one("#find-empty", Static).update(
@@ -186,6 +225,42 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
                 "last 4 digits of a card. Esc goes back.",
             )
         )
+
+    def _show_page(self) -> None:
+        """The page of matches at `page_offset`, and the title that counts them."""
+        found = self.found
+        shown = found[self.page_offset : self.page_offset + PAGE_SIZE]
+        table = self.query_one(ResourceTable)
+        table.show(shown)
+        if shown:
+            table.move_cursor(row=0, animate=False)
+        where = f" in {self.area}" if self.area else ""
+        title = Text.assemble(("Find ", "bold"), safe(self.text), where, "  ")
+        title.append(counted(len(found), "match", "matches"))
+        if len(found) > PAGE_SIZE:
+            pages = (len(found) + PAGE_SIZE - 1) // PAGE_SIZE
+            page = self.page_offset // PAGE_SIZE + 1
+            first, last = self.page_offset + 1, self.page_offset + len(shown)
+            title.append(f"  {first:,}-{last:,}", style="bold")
+            title.append(f"  page {page}/{pages}", style="dim")
+        self.query_one("#find-title", TitleBar).update(title)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # `]` is offered when there is more than one page of matches.
+        if action in ("next_page", "previous_page"):
+            return len(self.found) > PAGE_SIZE
+        return True
+
+    def action_next_page(self) -> None:
+        if self.page_offset + PAGE_SIZE < len(self.found):
+            self.page_offset += PAGE_SIZE
+            self._show_page()
+
+    def action_previous_page(self) -> None:
+        if self.page_offset > 0:
+            self.page_offset = max(0, self.page_offset - PAGE_SIZE)
+            self._show_page()
 
     @on(ResourceTable.Open)
     def _open(self, event: ResourceTable.Open) -> None:
