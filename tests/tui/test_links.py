@@ -69,10 +69,13 @@ def _state(view: LinksView, link_id: str) -> str:
     return view.table.get_cell(link_id, "status").plain
 
 
-async def pay_on_the_page(link_to_pay: str, card: str = "4242424242424242") -> dict[str, Any]:
+async def pay_on_the_page(
+    link_to_pay: str, card: str = "4242424242424242", *, email: str = "", holder: str = ""
+) -> dict[str, Any]:
     """What the hosted page's script does, over real HTTP and with no secret key: read the
     link's data from the page, confirm its payment with the publishable key and the
-    payment's client_secret (tui/sandbox/static/checkout.html)."""
+    payment's client_secret (tui/sandbox/static/checkout.html), with the buyer's e-mail and
+    name on card in `billing` (the name split at its first space) as the page sends them."""
     import json
     import re
 
@@ -83,6 +86,10 @@ async def pay_on_the_page(link_to_pay: str, card: str = "4242424242424242") -> d
         assert found is not None
         link = json.loads(found.group(1))
         base = link_to_pay.split("/pay/", 1)[0]
+        billing: dict[str, Any] = {"email": email} if email else {}
+        if holder:
+            first, _, last = holder.partition(" ")
+            billing["address"] = {"first_name": first} | ({"last_name": last} if last else {})
         answer = await browser.post(
             f"{base}/payments/{link['payment_id']}/confirm",
             headers={"api-key": link["publishable_key"]},
@@ -96,10 +103,10 @@ async def pay_on_the_page(link_to_pay: str, card: str = "4242424242424242") -> d
                         "card_exp_month": "12",
                         "card_exp_year": "2040",
                         "card_cvc": "123",
-                        "card_holder_name": None,
+                        "card_holder_name": holder or None,
                     }
                 },
-                "billing": {},
+                "billing": billing,
             },
         )
         assert answer.status_code == 200, answer.text
@@ -547,6 +554,37 @@ async def test_paying_on_the_hosted_page_turns_the_row_and_the_detail_paid(dirs:
         assert _state(view, link.payment_link_id) == "paid"
         errors = [n.message for n in app.told if n.severity == "error"]
         assert errors == []
+
+
+async def test_a_link_buyers_billing_email_and_name_show_and_find_the_payment(
+    dirs: Dirs,
+) -> None:
+    """Issue 33.7: the buyer's e-mail, given on the hosted page, showed as "Email -" and
+    `:find` could not find it. The payment detail shows the billing e-mail and name, and
+    `:find` finds the payment by the e-mail."""
+    from tui.shell.find import FindScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _links(pilot)
+        link = await _make_link(app.runtime.api, description="Deposit")
+        paid = await pay_on_the_page(
+            link.link_to_pay, email="buyer.linked@example.com", holder="Grace Brewster Hopper"
+        )
+        assert paid["status"] == "succeeded"
+        assert paid["email"] is None  # the buyer's e-mail is in billing alone
+        await run_command(pilot, "find buyer.linked@")
+        await until(lambda: isinstance(app.screen, FindScreen) and app.screen.done)
+        found = [(f.kind, f.object_id, f.matched_on) for f in app.screen.found]
+        assert found == [("payment", link.payment_id, "email")]
+        assert "Grace Brewster Hopper" in app.screen.found[0].summary
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        detail = app.screen
+        await until(lambda: "buyer.linked@example.com" in shown_text(detail.section("card")))
+        card = shown_text(detail.section("card"))
+        assert "Grace Brewster Hopper" in card
+        assert "Email -" not in " ".join(card.split())
 
 
 async def test_a_link_expires_when_the_sandbox_clock_passes_it(dirs: Dirs) -> None:

@@ -14,8 +14,8 @@ How the text is read (`FindResult.looked_for` says which):
   is then taken as the start of an id of that kind and matched over the newest records.
 - `evt_...`: classified only (`id_kind == "event"`), nothing is fetched: events live in the
   listener's journal, which the UI searches itself.
-- text with an `@`: customers whose `email` contains it and payments whose `email` contains it
-  (case-insensitive).
+- text with an `@`: customers whose `email` contains it and payments whose `email`, or billing
+  e-mail (a hosted link page's buyer gives theirs there), contains it (case-insensitive).
 - anything else of at least 4 characters: part of an id, matched case-insensitively (ids read
   out over the phone lose their case) over the newest records of payments, refunds, disputes and
   customers: `"id prefix"` when the id, or the id after its `xxx_` prefix, starts with the text,
@@ -261,7 +261,9 @@ def _match(model: Model, plan: _Plan) -> MatchedOn | None:
     by_id = _id_match(_object_id(model), plan)
     if by_id == "id prefix":
         return by_id
-    if isinstance(model, Payment | Customer) and _email_match(model.email, plan):
+    if isinstance(model, Customer) and _email_match(model.email, plan):
+        return "email"
+    if isinstance(model, Payment) and _email_match(model.buyer_email, plan):
         return "email"
     if isinstance(model, Payment) and plan.last4 is not None and _last4(model) == plan.last4:
         return "last 4"
@@ -335,7 +337,7 @@ def _summary(model: Model) -> str:
                 model.status,
                 _money(model.amount, model.currency),
                 f"card ending {last4}" if last4 else model.payment_method,
-                model.name or model.email or model.customer_id,
+                model.buyer_name or model.buyer_email or model.customer_id,
                 model.description,
             ]
         )

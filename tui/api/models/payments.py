@@ -49,6 +49,8 @@ __all__ = [
     "AmountFilter",
     "AuthenticationType",
     "AuthenticationTypeField",
+    "BillingAddressInfo",
+    "BillingInfo",
     "CaptureMethod",
     "CaptureMethodField",
     "CardData",
@@ -508,10 +510,37 @@ class CardInfo(ResponseModel):
         return self.exp_year or self.card_exp_year
 
 
+class BillingAddressInfo(ResponseModel):
+    """`billing.address` of a payment: where the buyer's name is (first and last)."""
+
+    first_name: str | None = None
+    last_name: str | None = None
+    city: str | None = None
+    country: str | None = None
+
+
+class BillingInfo(ResponseModel):
+    """`billing` of a payment (or of its method): address, phone and e-mail, as the buyer
+    gave them (a hosted link page's buyer gives them here, not at the top level)."""
+
+    address: BillingAddressInfo | None = None
+    email: str | None = None
+
+    @property
+    def name(self) -> str | None:
+        """The first and last names of the address, or None."""
+        address = self.address
+        if address is None:
+            return None
+        parts = [part.strip() for part in (address.first_name, address.last_name) if part]
+        return " ".join(part for part in parts if part) or None
+
+
 class PaymentMethodDataResponse(ResponseModel):
     """`payment_method_data` of a payment."""
 
     card: CardInfo | None = None
+    billing: BillingInfo | None = None
 
 
 class UnifiedDetails(ResponseModel):
@@ -625,6 +654,7 @@ class Payment(ResponseModel):
     enable_partial_authorization: bool | None = None
     expires_on: str | None = None
     payment_link: PaymentLinkInfo | None = None
+    billing: BillingInfo | None = None
     # Saved methods and mandates: the mandate this payment made or charged, its terms and the
     # customer's acceptance, and whether the method was kept for later (and for whom present).
     mandate_id: str | None = None
@@ -636,6 +666,22 @@ class Payment(ResponseModel):
     def status_enum(self) -> PaymentStatus | None:
         """The status as a `PaymentStatus`, or None for a value this version does not know."""
         return enum_or_none(PaymentStatus, self.status)
+
+    def _billings(self) -> list[BillingInfo]:
+        method = self.payment_method_data
+        found = [self.billing, method.billing if method is not None else None]
+        return [billing for billing in found if billing is not None]
+
+    @property
+    def buyer_email(self) -> str | None:
+        """The payment's `email`, else the billing e-mail (the payment's, then its method's):
+        a hosted link page's buyer gives theirs in `billing`."""
+        return self.email or next((b.email for b in self._billings() if b.email), None)
+
+    @property
+    def buyer_name(self) -> str | None:
+        """The payment's `name`, else the billing address's first and last names."""
+        return self.name or next((b.name for b in self._billings() if b.name), None)
 
     @property
     def is_terminal(self) -> bool:

@@ -168,7 +168,10 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         else:
             card_grid.add_row("Card", safe(p.payment_method, empty="none yet"))
         card_grid.add_row("Customer", safe(p.customer_id))
-        card_grid.add_row("Email", safe(p.email))
+        # A hosted link page's buyer gives their e-mail and name in `billing`.
+        card_grid.add_row("Email", safe(p.buyer_email))
+        if p.buyer_name:
+            card_grid.add_row("Name", safe(p.buyer_name))
         self.section("card").update(card_grid)
 
         self.show_section("next", p.next_action is not None)
