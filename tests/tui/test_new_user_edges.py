@@ -223,3 +223,49 @@ def test_a_bare_status_or_currency_filters_payments(real: bool) -> None:
         "payment_id": "pay_abcdefghijklmnopqrstuvwx"
     }
     assert "failed" in grammar.help
+
+
+# -- 9. a refund's status history on one clock ----------------------------------------------------
+
+
+async def test_a_refunds_history_is_in_order_on_the_services_clock(dirs: Dirs) -> None:
+    """Issue 33.9: after the sandbox clock moved, webhook rows showed the listener's wall-clock
+    time and the others the sandbox's, out of order, and the "created" row lost its status.
+    Every row is on the service's clock, in order; "created" says `pending`."""
+    import re
+    from datetime import UTC, datetime, timedelta
+
+    from tests.tui.pilot import run_command, shown_text
+    from tui.api.models.refunds import RefundCreateRequest
+    from tui.areas.refunds.view import RefundDetailScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        payment = await create_payment(client)
+        await client.sandbox.advance_clock(3 * 86400)  # the clock moves on, as the user's did
+        refund = await client.refunds.create(
+            RefundCreateRequest(payment_id=payment.payment_id, amount=1000)
+        )
+        await client.sandbox.advance_clock(60)  # it settles, and its webhook is sent
+        await run_command(pilot, f"ref {refund.refund_id}")
+        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        detail = app.screen
+        await until(lambda: "refund_succeeded" in shown_text(detail.section("history")))
+        lines = [
+            " ".join(line.split())
+            for line in shown_text(detail.section("history")).splitlines()
+            if re.match(r"\s*\d{4}-\d\d-\d\d ", line)
+        ]
+        assert [line.split()[2] for line in lines] == ["created", "refund_succeeded", "modified"]
+        assert lines[0].split()[3] == "pending"
+        assert lines[1].split()[3] == lines[2].split()[3] == "succeeded"
+        times = [datetime.fromisoformat(" ".join(line.split()[:2])) for line in lines]
+        assert times == sorted(times)
+        created = datetime.fromisoformat(refund.created_time.replace("Z", "+00:00"))
+        sandbox_now = created.replace(tzinfo=None) + timedelta(seconds=60)
+        assert times[0] == created.replace(tzinfo=None)
+        # The webhook row is the sandbox's time it was sent, not this machine's.
+        assert created.replace(tzinfo=None) <= times[1] <= sandbox_now
+        assert abs(datetime.now(UTC).replace(tzinfo=None) - times[1]) > timedelta(days=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,6 +31,27 @@ if TYPE_CHECKING:
 # -- the detail ------------------------------------------------------------------------------------
 
 HISTORY_SHOWN = 20
+
+
+def moment(value: str | None) -> datetime | None:
+    """An ISO 8601 time as a UTC datetime; None when there is none or it is not one."""
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def sent_at(body: bytes) -> str | None:
+    """The `timestamp` of a webhook's raw body (when the service sent it), if it has one."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return None
+    stamp = payload.get("timestamp") if isinstance(payload, dict) else None
+    return stamp if isinstance(stamp, str) else None
 
 
 class RefundDetailScreen(DetailScreen["Refund"]):
@@ -108,37 +130,53 @@ class RefundDetailScreen(DetailScreen["Refund"]):
         return payment_summary(r.payment_id, self.payment, variables)
 
     def _history(self, r: Refund) -> RenderableType:
+        """The refund's changes in the order they happened, every row on the service's clock
+        (the sandbox's, which its clock control moves): the creation, the webhooks (when the
+        service sent them, their `timestamp`, not when the listener received them) and the
+        last change."""
         rows = table("When (UTC)", "What", "Status", "Event")
         variables = self.app.theme_variables
         settled_later = bool(r.modified_time) and r.modified_time != r.created_time
-        # What the record says now goes on its last line: the creation, or the last change.
-        rows.add_row(
-            format_time(r.created_time),
-            "created",
-            Text("") if settled_later else status_text(r.status, variables),
-            "",
-        )
+        # A refund starts `pending` and settles later: the creation row says what it was then.
+        created_status = "pending" if settled_later and r.status != "pending" else r.status
+        lines: list[tuple[datetime | None, int, tuple[RenderableType, ...]]] = [
+            (moment(r.created_time), 0, ("created", status_text(created_status, variables), ""))
+        ]
         listener = self.runtime.listener
         events = (
             list(reversed(listener.journal.recent(HISTORY_SHOWN, 0, None, r.refund_id)))
             if listener is not None
             else []
         )
-        # Receive times are the wall clock's: hidden where the display must not move (tests).
-        stable = self.runtime.options.stable_display
         for e in events:
-            received = datetime.fromtimestamp(e.first_seen, UTC)
-            rows.add_row(
-                "····-··-·· ··:··:··" if stable else format_time(received),
-                safe(e.event_type, empty="?"),
-                status_text(e.object_status, variables),
-                safe(e.event_id),
+            detail = listener.journal.get(e.event_id) if listener is not None else None
+            lines.append(
+                (
+                    moment(sent_at(detail.body)) if detail is not None else None,
+                    1,
+                    (
+                        safe(e.event_type, empty="?"),
+                        status_text(e.object_status, variables),
+                        safe(e.event_id),
+                    ),
+                )
             )
         if settled_later:
-            rows.add_row(format_time(r.modified_time), "modified", status_text(r.status, variables))
+            lines.append(
+                (moment(r.modified_time), 2, ("modified", status_text(r.status, variables), ""))
+            )
+        # In time order; a row without a time keeps its place after the rows before it, and
+        # rows of one moment keep their order (created, webhooks, modified).
+        last = datetime.min.replace(tzinfo=UTC)
+        keyed: list[tuple[datetime, int, int, datetime | None, tuple[RenderableType, ...]]] = []
+        for when, rank, cells in lines:
+            last = when or last
+            keyed.append((last, rank, len(keyed), when, cells))
+        for _last, _rank, _index, when, cells in sorted(keyed, key=lambda k: k[:3]):
+            rows.add_row(format_time(when) if when is not None else "?", *cells)
         notes = []
         if events:
-            notes.append("Webhook rows show when the listener received them.")
+            notes.append("Webhook rows show when the service sent them.")
         elif listener is None:
             notes.append("The listener is not running: no webhooks to show.")
         elif r.status != "pending":
