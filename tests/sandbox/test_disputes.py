@@ -185,3 +185,42 @@ async def test_dispute_card_draws_a_dispute_hours_later(
     found = (await raw.get("/disputes/list", params={"payment_id": payment_id})).json()["data"]
     assert len(found) == 1 and found[0]["reason"] == "fraudulent"
     assert found[0]["dispute_status"] == "dispute_opened" and found[0]["amount"] == 1500
+
+
+async def test_a_lost_dispute_is_not_refunded_or_disputed_again(
+    client: ApiClient, raw: httpx.AsyncClient
+) -> None:
+    """Issue 33.8: after a lost dispute the payment took a full refund and a second dispute
+    for its whole amount. What the chargeback took is neither refunded nor disputed again:
+    a refund beyond received minus refunds minus lost disputes gets the error envelope."""
+    payment_id = await paid(client, amount=1500)
+    lost = await network_opens(raw, payment_id, amount=1000)
+    resolved = await raw.post(
+        f"/_sandbox/disputes/{lost['dispute_id']}/resolve", json={"outcome": "lost"}
+    )
+    assert resolved.json()["dispute_status"] == "dispute_lost"
+
+    # A full refund takes what is left (500), not the 1500 received.
+    whole = await raw.post("/refunds", json={"payment_id": payment_id, "amount": 1500})
+    assert whole.status_code == 400
+    error = whole.json()["error"]
+    assert (error["type"], error["code"]) == ("invalid_request", "IR_04")
+    assert "at most 500" in error["message"] and "1000 charged back" in error["message"]
+    left = await raw.post("/refunds", json={"payment_id": payment_id})
+    assert left.status_code == 200 and left.json()["amount"] == 500
+    again = await raw.post("/refunds", json={"payment_id": payment_id, "amount": 1})
+    assert again.status_code == 400
+    error = again.json()["error"]
+    assert error["code"] == "IR_04" and "nothing left to refund" in error["message"]
+
+    # A second dispute is for at most what the first did not take.
+    too_much = await raw.post("/_sandbox/disputes", json={"payment_id": payment_id, "amount": 1500})
+    assert too_much.status_code == 400
+    error = too_much.json()["error"]
+    assert error["code"] == "IR_04" and "1 to 500" in error["message"]
+    second = await network_opens(raw, payment_id)
+    assert second["amount"] == 500
+    await raw.post(f"/_sandbox/disputes/{second['dispute_id']}/resolve", json={"outcome": "lost"})
+    none_left = await raw.post("/_sandbox/disputes", json={"payment_id": payment_id})
+    assert none_left.status_code == 400
+    assert "charged back in full" in none_left.json()["error"]["message"]

@@ -170,10 +170,12 @@ async def test_dispute_connector_fields(raw: httpx.AsyncClient) -> None:
         )
     ).json()
     assert lost_only["is_already_refunded"] is False
-    # ... until the merchant refunds it as well.
-    await raw.post("/refunds", json={"payment_id": third, "amount": 1})
+    # ... and a refund after it is refused (what was charged back is not refundable again:
+    # issue 33.8), so it stays so.
+    refused = await raw.post("/refunds", json={"payment_id": third, "amount": 1})
+    assert refused.status_code == 400 and refused.json()["error"]["code"] == "IR_04"
     after = (await raw.get(f"/disputes/{plain['dispute_id']}")).json()
-    assert (after["is_already_refunded"], after["dispute_status"]) == (True, "dispute_lost")
+    assert (after["is_already_refunded"], after["dispute_status"]) == (False, "dispute_lost")
 
 
 async def test_payout_entity_type_is_never_null(raw: httpx.AsyncClient) -> None:

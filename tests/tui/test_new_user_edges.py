@@ -269,3 +269,59 @@ async def test_a_refunds_history_is_in_order_on_the_services_clock(dirs: Dirs) -
         # The webhook row is the sandbox's time it was sent, not this machine's.
         assert created.replace(tzinfo=None) <= times[1] <= sandbox_now
         assert abs(datetime.now(UTC).replace(tzinfo=None) - times[1]) > timedelta(days=1)
+
+
+# -- 8. after a lost dispute ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_lost_dispute_shows_what_it_took_and_is_not_refunded_again(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    """Issue 33.8: after a lost dispute the payment offered a full refund and another
+    full-amount dispute, and its amounts showed no chargeback. The amounts say what the
+    chargeback took; the refund form offers what is left; once nothing is left, neither Refund
+    nor Open dispute is offered."""
+    from tests.tui.pilot import shown_text
+    from tui.areas.payments.forms import OpenDisputeForm, RefundForm
+
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        payment = await create_payment(client, amount=4200)
+        dispute = await client.sandbox.open_dispute(
+            payment.payment_id, reason="fraudulent", stage="dispute", amount=3000
+        )
+        await client.sandbox.resolve_dispute(dispute.dispute_id, "lost")
+        detail = await open_detail(pilot, payment.payment_id)
+        amounts = " ".join(shown_text(detail.section("amounts")).split())
+        assert "Charged back 30.00 USD" in amounts
+        assert "Refundable 12.00 USD" in amounts
+        offered = {a.name for a in detail.allowed()}
+        assert {"refund", "dispute"} <= offered  # 12.00 is left
+        await pilot.press("f")
+        await until(lambda: isinstance(app.screen, RefundForm))
+        form = app.screen
+        assert form.remaining == 1200
+        assert "30.00 USD" in form.intro and "not refundable again" in form.intro
+        await pilot.press("escape")
+        await until(lambda: app.screen is detail)
+        await pilot.press("D")
+        await until(lambda: isinstance(app.screen, OpenDisputeForm))
+        assert app.screen.received == 1200
+        await pilot.press("escape")
+        await until(lambda: app.screen is detail)
+
+        # The rest lost too: nothing is left to refund or dispute.
+        second = await client.sandbox.open_dispute(
+            payment.payment_id, reason="fraudulent", stage="dispute", amount=1200
+        )
+        await client.sandbox.resolve_dispute(second.dispute_id, "lost")
+        await pilot.press("r")
+        await until(lambda: "42.00 USD" in " ".join(shown_text(detail.section("amounts")).split()))
+        await until(lambda: "refund" not in {a.name for a in detail.allowed()})
+        offered = {a.name for a in detail.allowed()}
+        assert "dispute" not in offered
+        amounts = " ".join(shown_text(detail.section("amounts")).split())
+        assert "Charged back 42.00 USD" in amounts and "Refundable 0.00 USD" in amounts

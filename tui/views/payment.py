@@ -66,6 +66,8 @@ def payment_summary(
     rows.add_row("Amount", format_amount(payment.amount, payment.currency))
     rows.add_row("Received", format_amount(payment.amount_received, payment.currency))
     rows.add_row("Refunded", format_amount(refunded, payment.currency))
+    if lost := charged_back(payment):
+        rows.add_row("Charged back", format_amount(lost, payment.currency))
     rows.add_row("Captured", format_time(payment.captured_at))
     rows.add_row("Customer", safe(payment.customer_id))
     return rows
@@ -79,3 +81,37 @@ def refund_allowed(payment: Any) -> bool:
     """Whether a payment in its status may be refunded (a status newer than payscope: yes)."""
     status = status_of(payment)
     return status is None or status not in PAYMENT_STATUSES or status in REFUNDABLE
+
+
+# A dispute's statuses (as the service names them, and as the spec's list items do) in which the
+# card network took the disputed amount back from the merchant: a chargeback.
+LOST_DISPUTE = frozenset({"dispute_lost", "lost"})
+
+
+def dispute_lost(dispute: Any) -> bool:
+    """Whether the network decided a dispute against the merchant (its amount charged back)."""
+    status = getattr(dispute, "dispute_status", None) or getattr(dispute, "status", None)
+    return status in LOST_DISPUTE
+
+
+def charged_back(payment: Any) -> int:
+    """What lost disputes took back of a payment (0 when its disputes are not known)."""
+    disputes = getattr(payment, "disputes", None) or []
+    return sum(int(d.amount or 0) for d in disputes if dispute_lost(d))
+
+
+def refundable(payment: Any) -> int:
+    """What is left to refund of a payment: received, less the refunds that did not fail and
+    what lost disputes charged back (the service refuses a refund of more)."""
+    refunds = getattr(payment, "refunds", None) or []
+    held = sum(int(r.amount) for r in refunds if r.status != "failed")
+    received = int(getattr(payment, "amount_received", None) or 0)
+    return max(received - held - charged_back(payment), 0)
+
+
+def disputable(payment: Any) -> int:
+    """What a new dispute may be for: received, less what lost disputes charged back."""
+    received = getattr(payment, "amount_received", None)
+    if received is None:
+        received = getattr(payment, "amount", None) or 0
+    return max(int(received) - charged_back(payment), 0)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from tui.api.vocabulary import PAYMENT_STATUSES
 from tui.views.actions import Action, statuses, with_known
-from tui.views.payment import REFUNDABLE
+from tui.views.payment import REFUNDABLE, disputable, refundable
 
 if TYPE_CHECKING:
     from tui.api.models.payments import Payment
@@ -116,7 +116,17 @@ def _disputable(payment: Any) -> bool:
         (d.status or d.dispute_status) in ("dispute_opened", "dispute_challenged", "challenged")
         for d in current
     )
-    return (received is None or received > 0) and not busy
+    # What lost disputes charged back is not disputed again.
+    left = received is None or disputable(payment) > 0
+    return left and not busy
+
+
+def _refund_left(payment: Any) -> bool:
+    """Something is left to refund (received, less refunds and what lost disputes took); a row
+    whose refunds are not known (a list's) offers the action, and the form then says."""
+    if getattr(payment, "refunds", None) is None and not getattr(payment, "disputes", None):
+        return True
+    return refundable(payment) > 0
 
 
 _UNCONFIRMED = statuses("requires_payment_method", "requires_confirmation")
@@ -178,6 +188,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             "Refund all or part",
             _with_payment(_form("RefundForm"), needs_refunds=True),
             REFUNDABLE,
+            when=_refund_left,
             palette="Refund this payment",
         ),
         Action(
@@ -214,7 +225,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             "D",
             "Open dispute",
             "Act as the card network: open a dispute on it (local sandbox)",
-            _with_payment(_dispute_form),
+            _with_payment(_dispute_form, needs_refunds=True),
             statuses("succeeded", "partially_captured", "partially_captured_and_capturable"),
             when=_disputable,
             local_only=True,

@@ -16,6 +16,7 @@ from rich.text import Text
 from tui.areas.payments.actions import ROW_ACTIONS, page_url
 from tui.views.columns import Column
 from tui.views.detail import DetailScreen, empty, explained_code, flat_rows, grid, table
+from tui.views.payment import charged_back, refundable
 from tui.views.related import RelatedRow
 from tui.widgets.format import (
     brand_label,
@@ -141,6 +142,10 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         amounts.add_row("Capturable", format_amount(p.amount_capturable, p.currency))
         refunded = sum(r.amount for r in (p.refunds or []) if r.status == "succeeded")
         amounts.add_row("Refunded", format_amount(refunded, p.currency))
+        # What lost disputes took back is the cardholder's already: not refundable again.
+        if lost := charged_back(p):
+            amounts.add_row("Charged back", format_amount(lost, p.currency))
+            amounts.add_row("Refundable", format_amount(refundable(p), p.currency))
         self.section("amounts").update(amounts)
 
         card_grid = grid()

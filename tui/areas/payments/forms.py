@@ -22,6 +22,7 @@ from tui.views.forms import (
     amount_field,
     read_amount,
 )
+from tui.views.payment import charged_back, disputable, refundable
 from tui.widgets.format import format_amount, parse_amount
 from tui.widgets.inputs import Picker, SafeInput
 
@@ -77,11 +78,17 @@ class RefundForm(FormScreen):
     def __init__(self, payment: Any) -> None:
         super().__init__()
         self.payment = payment
-        refunded = sum(r.amount for r in (payment.refunds or []) if r.status != "failed")
-        self.remaining = max((payment.amount_received or 0) - refunded, 0)
+        self.remaining = refundable(payment)
+        lost = charged_back(payment)
         self.intro = (
             f"{format_amount(self.remaining, payment.currency)} of {payment.payment_id} can be "
             "refunded. Type less for a partial refund."
+            + (
+                f" A lost dispute charged back {format_amount(lost, payment.currency)}: that is "
+                "not refundable again."
+                if lost
+                else ""
+            )
         )
         self.submit_label = "Refund"
 
@@ -624,10 +631,17 @@ class OpenDisputeForm(FormScreen):
     def __init__(self, payment: Any) -> None:
         super().__init__()
         self.payment = payment
-        self.received = payment.amount_received or payment.amount or 0
+        # What a dispute may take: what was received, less what lost disputes took back.
+        self.received = disputable(payment)
+        lost = charged_back(payment)
+        held = (
+            f"{format_amount(self.received + lost, payment.currency)} received, "
+            f"{format_amount(lost, payment.currency)} of it already charged back"
+            if lost
+            else f"{format_amount(self.received, payment.currency)} received"
+        )
         self.intro = (
-            f"The cardholder disputes {payment.payment_id} "
-            f"({format_amount(self.received, payment.currency)} received). The dispute shows "
+            f"The cardholder disputes {payment.payment_id} ({held}). The dispute shows "
             "in Disputes at once; the merchant then has 7 days (sandbox clock) to accept or "
             "challenge it."
         )
@@ -661,7 +675,9 @@ class OpenDisputeForm(FormScreen):
                 "Amount disputed",
                 currency,
                 self.received,
-                f"At most the {format_amount(self.received, currency)} received.",
+                f"At most the {format_amount(self.received, currency)} received."
+                if not charged_back(self.payment)
+                else f"At most the {format_amount(self.received, currency)} not charged back.",
             ),
         ]
 
@@ -678,7 +694,11 @@ class OpenDisputeForm(FormScreen):
         elif amount is not None and not 0 < amount <= self.received:
             errors["amount"] = (
                 f"Between {format_amount(1, currency)} and {format_amount(self.received, currency)}"
-                " (the amount received)."
+                + (
+                    " (received, less what lost disputes charged back)."
+                    if charged_back(self.payment)
+                    else " (the amount received)."
+                )
             )
         if errors:
             raise FormErrors(errors)

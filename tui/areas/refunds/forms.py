@@ -22,16 +22,10 @@ from tui.views.forms import (
 )
 from tui.views.ids import id_problem
 from tui.views.lookup import look_up_id
-from tui.views.payment import refund_allowed
+from tui.views.payment import charged_back, refund_allowed, refundable
 from tui.widgets.format import format_amount, parse_amount
 from tui.widgets.inputs import SafeInput
 from tui.widgets.text import safe_markup
-
-
-def refundable(payment: Any) -> int:
-    """What is left to refund of a payment: received less the refunds that did not fail."""
-    held = sum(int(r.amount) for r in (payment.refunds or []) if r.status != "failed")
-    return max(int(payment.amount_received or 0) - held, 0)
 
 
 class NewRefundForm(FormScreen):
@@ -168,6 +162,14 @@ class NewRefundForm(FormScreen):
                 }
             )
         if left <= 0:
+            if charged_back(payment):
+                lost = format_amount(charged_back(payment), payment.currency)
+                raise FormErrors(
+                    {
+                        "payment_id": f"Nothing is left to refund: a lost dispute charged back "
+                        f"{lost} and refunds hold the rest."
+                    }
+                )
             raise FormErrors({"payment_id": "This payment is already refunded in full."})
         amount: int | None = None
         raw = self.value("amount")

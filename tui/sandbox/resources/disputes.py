@@ -36,7 +36,15 @@ from tui.api.models.disputes import (
 from tui.sandbox import ids
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import SandboxError, bad_state, conflict, invalid, missing, not_found
+from tui.sandbox.errors import (
+    INVALID,
+    SandboxError,
+    bad_state,
+    conflict,
+    invalid,
+    missing,
+    not_found,
+)
 from tui.sandbox.filters import Where
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
@@ -118,6 +126,16 @@ def already_refunded(conn: sqlite3.Connection, data: dict[str, Any]) -> bool:
     ).fetchone()
     captured = int(received[0] or 0) if received else 0
     return int(found[0]) + int(data["amount"]) > captured
+
+
+def charged_back(conn: sqlite3.Connection, payment_id: str) -> int:
+    """What the payment's lost disputes took back (their amounts): the cardholder has it, so
+    it is neither refunded nor disputed again."""
+    found = conn.execute(
+        "SELECT COALESCE(SUM(amount), 0) FROM disputes WHERE payment_id = ? AND status = ?",
+        (payment_id, "dispute_lost"),
+    ).fetchone()
+    return int(found[0])
 
 
 def refresh_already_refunded(conn: sqlite3.Connection, payment_id: str) -> None:
@@ -221,8 +239,25 @@ def open_dispute(
             f"Payment {payment_id!r} already has an open dispute ({busy[0]}); resolve it first "
             f"with POST /_sandbox/disputes/{busy[0]}/resolve.",
         )
-    amount = received if amount is None else amount
-    if not 0 < amount <= received:
+    lost = charged_back(conn, payment_id)
+    left = received - lost
+    if left <= 0:
+        raise SandboxError(
+            400,
+            INVALID,
+            "IR_04",
+            f"Payment {payment_id!r} was charged back in full by lost disputes ({lost} of "
+            f"{received} {payment.data['currency']}): nothing is left to dispute.",
+        )
+    amount = left if amount is None else amount
+    if not 0 < amount <= left:
+        if lost:
+            raise invalid(
+                "amount",
+                amount,
+                f"1 to {left} (amount received {received} minus {lost} charged back by lost "
+                "disputes)",
+            )
         raise invalid("amount", amount, f"1 to {received} (the amount received)")
     dispute_id = ids.new_id("dp")
     created = iso(now)

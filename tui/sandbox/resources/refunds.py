@@ -117,21 +117,30 @@ async def create_refund(request: Request) -> Response:
                 "IR_04",
                 f"Payment {body.payment_id!r} already has {count} refunds, the most allowed.",
             )
-        left = received - held
+        # What lost disputes charged back went to the cardholder already: not refundable.
+        lost = disputes.charged_back(conn, body.payment_id)
+        left = received - held - lost
         amount = body.amount if body.amount is not None else left
+        taken = f" minus {lost} charged back by lost disputes" if lost else ""
         if left <= 0:
             raise SandboxError(
                 400,
                 INVALID,
                 "IR_04",
-                f"Payment {body.payment_id!r} is already fully refunded "
+                (
+                    f"Payment {body.payment_id!r} has nothing left to refund: of {received} "
+                    f"{payment.data['currency']} received, {held} is refunded and {lost} was "
+                    "charged back by lost disputes."
+                )
+                if lost
+                else f"Payment {body.payment_id!r} is already fully refunded "
                 f"({held} of {received} {payment.data['currency']}).",
             )
         if amount > left:
             raise invalid(
                 "amount",
                 amount,
-                f"at most {left} (amount received {received} minus {held} already refunded)",
+                f"at most {left} (amount received {received} minus {held} already refunded{taken})",
             )
         created = iso(now)
         data = {
