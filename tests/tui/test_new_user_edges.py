@@ -325,3 +325,51 @@ async def test_a_lost_dispute_shows_what_it_took_and_is_not_refunded_again(
         assert "dispute" not in offered
         amounts = " ".join(shown_text(detail.section("amounts")).split())
         assert "Charged back 42.00 USD" in amounts and "Refundable 0.00 USD" in amounts
+
+
+# -- 2. a 64-character payment id: the detail's title keeps status and amount; find and :pay ------
+
+LONG_ID = "order_" + "0123456789abcdefghij" * 2 + "ABCDEFGHIJklmnopqr"  # 64 characters
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_64_character_ids_detail_title_keeps_status_and_amount(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    assert len(LONG_ID) == 64
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        await create_payment(app.runtime.client, payment_id=LONG_ID)
+        detail = await open_detail(pilot, LONG_ID)
+        await pilot.pause()
+        title = detail.query_one("#detail-title")
+        shown = " ".join(lines_of(title))
+        assert LONG_ID in shown
+        assert "succeeded" in shown and "42.00 USD" in shown
+        # Nothing is drawn past the screen's edge.
+        assert title.region.right <= size[0]
+
+
+@pytest.mark.parametrize("command", ["find", "pay"])
+async def test_find_and_pay_take_a_64_character_id_whole(dirs: Dirs, command: str) -> None:
+    from tests.tui.pilot import run_command
+    from tui.shell.find import FindScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ready(pilot)
+        await create_payment(app.runtime.client, payment_id=LONG_ID)
+        # Another whose id is the first 63 characters of it: a cut id would find that one too.
+        await create_payment(app.runtime.client, payment_id=LONG_ID[:63])
+        await run_command(pilot, f"{command} {LONG_ID}")
+        if command == "find":
+            await until(lambda: isinstance(app.screen, FindScreen) and app.screen.done)
+            assert [(f.kind, f.object_id, f.matched_on) for f in app.screen.found] == [
+                ("payment", LONG_ID, "id")
+            ]
+            await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        assert app.screen.record_id == LONG_ID
+        await until(lambda: app.screen.payment is not None)
+        assert app.screen.payment.payment_id == LONG_ID

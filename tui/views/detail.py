@@ -151,6 +151,9 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
 
     DEFAULT_CSS = """
     DetailScreen { background: $background; }
+    /* A title longer than the screen (a 64-character id, its status and amount) goes on over
+       a second line rather than losing its end unmarked. */
+    DetailScreen > #detail-title { height: auto; }
     DetailScreen > VerticalScroll { padding: 0 1; }
     DetailScreen .section {
         border: round $foreground 25%; border-title-color: $accent; border-title-style: bold;
