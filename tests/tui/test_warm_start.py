@@ -142,3 +142,66 @@ async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_onc
         main = app.get_screen_main()
         assert main is not None
         assert main.query_one(StatusBar).listener_url.startswith("http://127.0.0.1:")
+
+
+def _counted(header: str) -> int | None:
+    """How many rows a Payments header says are shown (None: it says no count)."""
+    import re
+
+    if found := re.search(r"(\d[\d,]*) shown last time", header):
+        return int(found.group(1).replace(",", ""))
+    if found := re.search(r"(\d[\d,]*)-(\d[\d,]*) of", header):
+        first, last = (int(g.replace(",", "")) for g in found.groups())
+        return last - first + 1
+    if "no payments" in header:
+        return 0
+    return None
+
+
+async def test_the_header_counts_the_rows_shown_at_every_frame_of_a_warm_start(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33.18: "Payments 0-0 of 313" showed over the cached rows for about half a second
+    on a warm start. From the first frame to the live page (another page than the cached one:
+    payments were made since), the header's count is the number of rows the table holds,
+    checked at every turn of the event loop (each frame is drawn in one)."""
+    from tests.tui.pilot import create_payment
+
+    config = tmp_path / "config"
+    config.mkdir()
+    first = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
+    async with first.run_test(size=(80, 24)):
+        view = first.query_one(PaymentsView)
+        await until(lambda: view.loaded, 15)
+        for _ in range(3):  # the live page will not be the cached one
+            await create_payment(first.runtime.api)
+
+    app, client, listener = _held_start(config, data, monkeypatch)
+    runtime = app.runtime
+    seen: list[tuple[str, int]] = []
+    async with app.run_test(size=(80, 24)):
+        view = app.query_one(PaymentsView)
+        header = app.query_one("#payments-header")
+
+        async def watch(until_done: Any, turns: int = 200_000) -> None:
+            for _ in range(turns):
+                said = str(header.render())
+                if not seen or seen[-1] != (said, view.table.row_count):
+                    seen.append((said, view.table.row_count))
+                counted = _counted(said)
+                if counted is not None:
+                    assert counted == view.table.row_count, (said, view.table.row_count)
+                if until_done():
+                    return
+                await asyncio.sleep(0)
+            raise AssertionError(f"not done; seen {seen}")
+
+        await watch(lambda: view.cached and view.table.row_count == 12, 2000)
+        client.set()
+        await watch(lambda: view.loaded)
+        listener.set()
+        await watch(runtime.ready.is_set)
+    counts = [count for _said, count in seen]
+    assert counts[0] == 12 and counts[-1] == 15, seen
+    assert any("shown last time" in said for said, _ in seen)
+    assert any("1-15 of 15" in said for said, _ in seen)

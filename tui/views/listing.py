@@ -171,12 +171,13 @@ class ResourceListView(AreaView, Generic[T]):
         return self._table
 
     def compose(self) -> ComposeResult:
-        yield TitleBar(self.header_text(), id=f"{self.scope}-header", classes="list-header")
-        yield Static(classes="filter-error")
+        # The table first: the header counts its rows (and nothing else) from the first frame.
         table: ResourceTable[T] = ResourceTable(
             self.columns, self.key_of, self.cell_context, id=f"{self.scope}-table"
         )
         self._table = table
+        yield TitleBar(self.header_text(), id=f"{self.scope}-header", classes="list-header")
+        yield Static(classes="filter-error")
         # The screen's size is known before layout: fit the columns now so the first frame
         # needs no second layout pass (on_resize corrects it if the rail is hidden).
         table.fit_to(area_width(self.app.size.width) - 1)
@@ -302,7 +303,9 @@ class ResourceListView(AreaView, Generic[T]):
     def header_text(self) -> Text:
         """The title bar: title, counts and paging, filter, state."""
         header = Text.assemble((self.title, "bold"), "  ")
-        shown = len(self.rows) if self.is_mounted else 0
+        # The rows the table holds, whenever this is asked (before the view is mounted too): the
+        # count never says other than the rows drawn beside it.
+        shown = len(self.rows)
         if not self.loaded and not self.load_error:
             header.append(self.loading_text(), style="dim")
         elif self.load_error and not shown:
@@ -315,8 +318,10 @@ class ResourceListView(AreaView, Generic[T]):
             header.append(
                 f"no {self.noun} match" if self.filter else f"no {self.noun} yet", style="dim"
             )
+        elif not shown:  # a page past the end (the list shrank meanwhile): no "0-0 of N"
+            header.append(f"no {self.noun} on this page ({self.total:,} in all) · [ goes back")
         else:
-            first = self.page_offset + 1 if shown else 0
+            first = self.page_offset + 1
             last = self.page_offset + shown
             pages = (self.total + self.page_size - 1) // self.page_size
             page = self.page_offset // self.page_size + 1
