@@ -373,3 +373,57 @@ async def test_find_and_pay_take_a_64_character_id_whole(dirs: Dirs, command: st
         assert app.screen.record_id == LONG_ID
         await until(lambda: app.screen.payment is not None)
         assert app.screen.payment.payment_id == LONG_ID
+
+
+# -- 19. JSON wraps at punctuation, never inside a word --------------------------------------------
+
+
+def _words_whole(lines: list[str], text: str) -> list[str]:
+    """The words (keys, ids, values) of `text` that no single line of `lines` shows whole."""
+    import re
+
+    return [w for w in set(re.findall(r"[A-Za-z0-9_]+", text)) if not any(w in ln for ln in lines)]
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_webhooks_raw_body_and_json_wrap_at_punctuation(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    """Issue 33.19: the raw webhook body wrapped mid-word ("custome" / "r"). The raw body,
+    the event's JSON and a detail's raw JSON (`v`) break lines only at punctuation or spaces:
+    every key, id and value of the body is whole on one line, and nothing is wider than the
+    screen."""
+    import json
+
+    from tui.areas.events.view import EventDetailScreen
+
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        payment = await create_payment(app.runtime.client)
+        detail = await open_detail(pilot, payment.payment_id)
+        await pilot.press("v")  # the payment's raw JSON
+        await pilot.pause()
+        raw = detail.query_one("#raw")
+        shown = lines_of(raw)
+        assert max(len(line.rstrip()) for line in shown) <= size[0]
+        dumped = detail.payment.model_dump_json(exclude_none=True, exclude={"client_secret"})
+        assert _words_whole(shown, dumped) == []
+        await pilot.press("v")
+        table = detail.related_section("events").table
+        await until(lambda: bool(table.records))
+        table.focus()
+        await pilot.press("enter")
+        await until(lambda: isinstance(app.screen, EventDetailScreen))
+        screen = app.screen
+        await until(lambda: screen.record is not None)
+        await pilot.pause()
+        body = screen.record.body.decode()
+        assert len(body) > size[0]  # one line of it would not fit
+        for key in ("raw-body", "json"):
+            shown = lines_of(screen.section(key))
+            assert len(shown) > 1
+            assert _words_whole(shown, body) == [], key
+        # The raw body is shown exactly: its lines put together are the body.
+        joined = "".join(line.strip(" │╭╮╰╯─") for line in lines_of(screen.section("raw-body")))
+        assert json.loads(joined) == json.loads(body)

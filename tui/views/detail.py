@@ -9,13 +9,11 @@ reload, and a burst of them becomes one read.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.console import RenderableType
-from rich.json import JSON
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -31,6 +29,7 @@ from tui.views.actions import Action
 from tui.views.actions import find as find_action
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
+from tui.views.json_view import json_view, value_view
 from tui.views.live import Change, watch_changes
 from tui.views.related import RelatedRow, RelatedSection
 from tui.widgets.footer import KeyFooter
@@ -78,8 +77,7 @@ def metadata_grid(metadata: Mapping[str, Any] | None, none: str) -> RenderableTy
         return empty(none)
     rows = grid()
     for key, value in metadata.items():
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        rows.add_row(safe(key), safe(text, multiline=True))
+        rows.add_row(safe(key), value_view(value))
     return rows
 
 
@@ -377,7 +375,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         dump = getattr(record, "model_dump_json", None)
         if dump is None:
             return Text(repr(record))
-        return JSON(dump(exclude_none=True, exclude=set(self.raw_exclude)))
+        return json_view(dump(exclude_none=True, exclude=set(self.raw_exclude)))
 
     def show_missing(self) -> None:
         self.missing = True

@@ -36,6 +36,7 @@ from tui.views.actions import Action
 from tui.views.areas import AREA_BY_KEY
 from tui.views.columns import CellContext, Column
 from tui.views.detail import DetailScreen, empty, grid
+from tui.views.json_view import WrappedText
 from tui.views.listing import ResourceListView
 from tui.views.table import ResourceTable
 from tui.widgets.format import amount_text, format_time, status_text
@@ -465,12 +466,13 @@ def address_text(address: Any) -> Text:
     return safe("\n".join(shown), multiline=True)
 
 
-def metadata_text(metadata: Any) -> Text:
-    """Metadata as `key: value` lines (a value that is not text, as JSON)."""
+def metadata_text(metadata: Any) -> RenderableType:
+    """Metadata as `key: value` lines (a value that is not text, as JSON wrapping at its
+    punctuation)."""
     if not metadata:
         return empty("none")
     lines = []
     for key, value in metadata.items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         lines.append(f"{key}: {shown}")
-    return safe("\n".join(lines), multiline=True)
+    return WrappedText(safe("\n".join(lines), multiline=True))

@@ -7,13 +7,13 @@ import re
 from typing import Any, ClassVar
 
 from rich.console import RenderableType
-from rich.json import JSON
 from rich.table import Table
 from rich.text import Text
 
 from tui.areas.events.actions import EVENT_ACTIONS
 from tui.areas.events.spec import clock
 from tui.views.detail import DetailScreen, Missing, empty, grid
+from tui.views.json_view import json_view
 from tui.widgets.format import theme_colour
 from tui.widgets.text import safe
 
@@ -122,16 +122,17 @@ class EventDetailScreen(DetailScreen[Any]):
                 value = re.sub(r":\d+$", ":PORT", value)
             headers.add_row(safe(name), safe(value))
         self.section("headers").update(headers)
-        raw = d.body.decode("utf-8", "replace")
-        self.section("raw-body").update(safe(raw, multiline=True))
+        # Exactly as signed, wrapped at punctuation (never inside a key or an id).
+        self.section("raw-body").update(json_view(d.body, exact=True))
         self.section("json").update(self._pretty(d))
         self.section("forwards").update(self._forwards(d))
 
     def _pretty(self, d: Any) -> RenderableType:
         try:
-            return JSON(json.dumps(json.loads(d.body)))
+            json.loads(d.body)
         except ValueError:
             return empty("The body is not JSON.")
+        return json_view(d.body)
 
     def _forwards(self, d: Any) -> RenderableType:
         if not d.forwards:

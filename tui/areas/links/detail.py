@@ -19,6 +19,7 @@ from tui.areas.links.spec import (
     waiting,
 )
 from tui.views.detail import DetailScreen, Related, empty, grid, read_related
+from tui.views.json_view import value_view
 from tui.views.payment import payment_summary
 from tui.widgets.format import format_amount, format_time, theme_colour
 from tui.widgets.text import safe, visible
@@ -195,7 +196,6 @@ class LinkDetailScreen(DetailScreen["PaymentLink"]):
         config = link.payment_link_config or {}
         if not isinstance(config, dict) or not any(config.values()):
             return empty("The service's default look: no seller name or layout was given.")
-        import json
 
         rows = grid()
         named = (
@@ -210,8 +210,7 @@ class LinkDetailScreen(DetailScreen["PaymentLink"]):
         for key, value in config.items():
             if key in dict(named) or value in (None, "", [], {}):
                 continue
-            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-            rows.add_row(safe(key), safe(text, multiline=True))
+            rows.add_row(safe(key), value_view(value))
         return rows
 
     def _payment(self, link: PaymentLink) -> RenderableType:

@@ -25,6 +25,7 @@ from tui.private_files import open_private
 from tui.views.actions import Action
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term
+from tui.views.json_view import json_view
 from tui.views.listing import ResourceListView
 from tui.views.live import watch_requests
 from tui.widgets.format import theme_colour
@@ -293,15 +294,8 @@ def render_entry(entry: Any, stable: bool = False) -> Group:
             grid.add_row(safe(name), Text("··") if moving else safe(value))
         parts.append(grid)
         if body:
-            parts.append(safe(_pretty(body), multiline=True))
+            parts.append(json_view(body))
     return Group(*parts)
-
-
-def _pretty(body: str) -> str:
-    try:
-        return json.dumps(json.loads(body), indent=2)
-    except ValueError:
-        return body
 
 
 class CurlScreen(ModalScreen[None]):

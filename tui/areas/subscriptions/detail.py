@@ -155,9 +155,9 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         super().on_change(with_subscription(change))
 
     def raw(self, record: Any) -> RenderableType:
-        from rich.json import JSON
+        from tui.views.json_view import json_view
 
-        return JSON(record.model_dump_json(exclude_none=True, exclude=set(self.raw_exclude)))
+        return json_view(record.model_dump_json(exclude_none=True, exclude=set(self.raw_exclude)))
 
     def title_text(self, sub: Subscription) -> Text:
         variables = self.app.theme_variables
