@@ -58,15 +58,26 @@ def _list_reads(runtime: Any) -> int:
     )
 
 
-async def test_the_cached_page_shows_until_the_client_reads_the_live_one_before_the_listener(
-    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def _last_run(tmp_path: Path, data: Path, made: int = 0) -> Path:
+    """The run before (its config dir returned): it loads the first page, which it leaves as
+    the start-up cache, then makes `made` payments."""
+    from tests.tui.pilot import create_payment
+
     config = tmp_path / "config"
     config.mkdir()
     first = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
     async with first.run_test(size=(120, 40)):
         view = first.query_one(PaymentsView)
         await until(lambda: view.loaded, 15)
+        for _ in range(made):
+            await create_payment(first.runtime.api)
+    return config
+
+
+async def test_the_cached_page_shows_until_the_client_reads_the_live_one_before_the_listener(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = await _last_run(tmp_path, data)
     assert len(load_page(cache_path(data, "local"))) == 12  # the last run left its page
 
     app, client, listener = _held_start(config, data, monkeypatch)
@@ -165,16 +176,7 @@ async def test_the_header_counts_the_rows_shown_at_every_frame_of_a_warm_start(
     on a warm start. From the first frame to the live page (another page than the cached one:
     payments were made since), the header's count is the number of rows the table holds,
     checked at every turn of the event loop (each frame is drawn in one)."""
-    from tests.tui.pilot import create_payment
-
-    config = tmp_path / "config"
-    config.mkdir()
-    first = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
-    async with first.run_test(size=(80, 24)):
-        view = first.query_one(PaymentsView)
-        await until(lambda: view.loaded, 15)
-        for _ in range(3):  # the live page will not be the cached one
-            await create_payment(first.runtime.api)
+    config = await _last_run(tmp_path, data, made=3)  # the live page is not the cached one
 
     app, client, listener = _held_start(config, data, monkeypatch)
     runtime = app.runtime
