@@ -77,7 +77,8 @@ class DisputeMachine(SandboxMachine):
         response = self.http.post(
             "/_sandbox/disputes", json={"payment_id": payment_id, "stage": stage}
         )
-        if response.status_code == 409:  # already one open on that payment
+        charged_back = response.status_code == 400 and "charged back in full" in response.text
+        if response.status_code == 409 or charged_back:  # one open, or nothing left to dispute
             return str(
                 self.http.get("/disputes/list", params={"payment_id": payment_id}).json()["data"][
                     0
