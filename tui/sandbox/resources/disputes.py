@@ -7,6 +7,10 @@
                     -- clock passes challenge_required_by -> dispute_expired
     dispute_opened | dispute_challenged -- POST /_sandbox/disputes/{id}/resolve -> won | lost
 
+A lost dispute charges its amount back: a later dispute on the payment may take at most what
+lost ones left (400 IR_04 beyond, and when nothing is left), and refunds may not take it again
+(resources/refunds.py).
+
 Every status change emits its event (`dispute_<status>`) through the outbox, in the same
 transaction. Evidence is stored as submitted (flat) and returned grouped by category.
 

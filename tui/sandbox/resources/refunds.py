@@ -6,6 +6,9 @@ later, `scheduled` ones an hour later (advance the clock to skip the wait). It s
 (4000000000005126). A refund of a payment made with the refund-review card (4000000000000168)
 settles into `review` instead and stays there until `POST /_sandbox/refunds/{id}/review`
 decides it. Only decided refunds emit events (`refund_succeeded`, `refund_failed`).
+
+What may be refunded is the amount received less the refunds that did not fail and what lost
+disputes charged back (the cardholder has that already); more is refused, 400 IR_04.
 """
 
 from __future__ import annotations
