@@ -24,8 +24,6 @@ from textual.worker import Worker, WorkerState
 
 from tui import gc_pause
 from tui.paths import ENV_SANDBOX_MODE
-
-ENV_CURSOR_BLINK = "PAYSCOPE_CURSOR_BLINK"
 from tui.theming import (
     DEFAULT_THEME,
     load_one_theme,
@@ -33,6 +31,8 @@ from tui.theming import (
     theme_defaults,
 )
 from tui.widgets.errors import describe_error
+
+ENV_CURSOR_BLINK = "PAYSCOPE_CURSOR_BLINK"
 
 # The longest the garbage collector stays paused after the first frame, waiting for the
 # runtime's start (tui/gc_pause.py): a first run's seeding can take minutes.
