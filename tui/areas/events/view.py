@@ -31,6 +31,7 @@ from tui.areas.events.spec import (
 from tui.views.filters import Grammar
 from tui.views.listing import ResourceListView
 from tui.views.live import watch_deliveries
+from tui.views.table import ResourceTable
 from tui.widgets.format import theme_colour
 from tui.widgets.text import safe
 
@@ -169,6 +170,13 @@ class EventsView(ResourceListView[Any]):
     def action_reload(self) -> None:
         # With new events waiting above the window, `r` goes to them.
         self.load(offset=0 if self.unseen else None)
+
+    @on(ResourceTable.Top)
+    def _to_newest(self, event: ResourceTable.Top) -> None:
+        """Ctrl+Home goes to the newest event, not only to the top of the window held: the
+        window is loaded again from the newest (live from there) when it does not start there."""
+        if event.table is self.table and self.page_offset > 0 and self.scanned is None:
+            self.load(offset=0)
 
     def _filter_args(self) -> tuple[str | None, str | None]:
         return self.filter.server.get("event_type"), self.filter.server.get("object_id")
