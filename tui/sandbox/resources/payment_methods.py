@@ -214,6 +214,15 @@ def _load_method(
     return json.loads(found[0]), rule, str(found[2]), bool(found[3])
 
 
+def _not_theirs(payment_method_id: str, customer_id: str, advice: str) -> SandboxError:
+    return SandboxError(
+        400,
+        INVALID,
+        "IR_04",
+        f"Payment method {payment_method_id} was not saved for customer {customer_id!r}: {advice}",
+    )
+
+
 def method_record(conn: sqlite3.Connection, payment_method_id: str) -> dict[str, Any]:
     """A saved method's record, or 404 IR_05."""
     return _load_method(conn, payment_method_id)[0]
@@ -233,11 +242,9 @@ def saved_for(
         return None
     data: dict[str, Any] = json.loads(found[0])
     if data.get("customer_id") != customer_id:
-        raise SandboxError(
-            400,
-            INVALID,
-            "IR_04",
-            f"Payment method {payment_method_id} was not saved for customer {customer_id!r}: "
+        raise _not_theirs(
+            payment_method_id,
+            customer_id,
             "pay with one of that customer's own saved methods "
             "(GET /customers/{customer_id}/payment_methods).",
         )
@@ -467,11 +474,9 @@ async def set_default_payment_method(
         _customer_must_exist(conn, customer_id)
         data, _rule, _token, _default = _load_method(conn, payment_method_id)
         if data.get("customer_id") != customer_id:
-            raise SandboxError(
-                400,
-                INVALID,
-                "IR_04",
-                f"Payment method {payment_method_id} was not saved for customer {customer_id!r}: "
+            raise _not_theirs(
+                payment_method_id,
+                customer_id,
                 "a customer's default must be one of its own saved methods.",
             )
         conn.execute(
