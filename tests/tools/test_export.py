@@ -283,6 +283,7 @@ async def test_cli_exports_the_codes_as_the_codes_list_shows_them(
 async def test_cli_exports_the_events_the_profiles_listener_journaled(
     service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from tests.sandbox.conftest import payment_body
     from tui.runtime import listener_dir_for
     from tui.webhooks.listener import Listener
 
@@ -300,26 +301,8 @@ async def test_cli_exports_the_events_the_profiles_listener_journaled(
     try:
         service.box.set_webhook(listener.url, secret)
         await make_payments(service, 3)
-        from tui.api.models.payments import PaymentCreateRequest
-
         paid = await service.client.payments.create(
-            PaymentCreateRequest.model_validate(
-                {
-                    "amount": 700,
-                    "currency": "USD",
-                    "confirm": True,
-                    "payment_method": "card",
-                    "payment_method_data": {
-                        "card": {
-                            "card_number": "4242424242424242",
-                            "card_exp_month": "12",
-                            "card_exp_year": "2040",
-                            "card_cvc": "123",
-                        }
-                    },
-                    "billing": {"address": {"country": "US"}},
-                }
-            )
+            PaymentCreateRequest.model_validate(payment_body(amount=700))
         )
         for _ in range(500):
             if listener.journal.count("payment_succeeded", paid.payment_id):
