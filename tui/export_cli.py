@@ -159,11 +159,6 @@ AREAS: dict[str, Area] = {
 }
 
 
-def grammar_of(area: str) -> Grammar:
-    """The area's filter grammar, as its list's `/` reads it."""
-    return AREAS[area].grammar()
-
-
 def _events_fetch(
     args: argparse.Namespace, server: dict[str, Any]
 ) -> Callable[[int, int], Awaitable[tuple[list[Any], int | None]]]:
