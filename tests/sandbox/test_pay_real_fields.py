@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import BILLING, envelope, payment_body
+from tui.api.codes import explain
 
 EXPIRED = {"card_exp_month": "01", "card_exp_year": "2020"}
 
@@ -39,6 +40,8 @@ async def test_an_expired_card_is_refused_on_create_before_any_attempt(
     assert answer.status_code == 400
     error = envelope(answer)
     assert (error["type"], error["code"]) == ("invalid_request", "PE_03")
+    # The TUI's catalogue files the code under the type the sandbox answers with.
+    assert explain(error["code"]).family == error["type"]
     assert error["message"].startswith("Card Expired")
     assert "4242" in error["message"] and "01/2020" in error["message"]
     assert "4242424242424242" not in error["message"]

@@ -26,6 +26,7 @@ from tui.areas.events.spec import (
     EVENT_GRAMMAR,
     REJECTED_SHOWN,
     clock,
+    journal_page,
     remote_empty_text,
 )
 from tui.views.filters import Grammar
@@ -138,11 +139,10 @@ class EventsView(ResourceListView[Any]):
         if listener is None:
             return [], 0
         journal = listener.journal
-        kind, obj = filters.get("event_type"), filters.get("object_id")
         if offset == 0:
             self.rejected = journal.deliveries(REJECTED_SHOWN, rejected_only=True)
             self._show_rejected()
-        return journal.recent(limit, offset, kind, obj), journal.count(kind, obj)
+        return journal_page(journal, filters, offset, limit)
 
     async def fetch_one(self, record_id: str) -> Any:
         detail = self.runtime.journal.get(record_id)
