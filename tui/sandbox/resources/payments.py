@@ -322,9 +322,13 @@ def this_month(state: SandboxState) -> tuple[int, int]:
 def refuse_expired_expiry(state: SandboxState, month: Any, year: Any, what: str) -> None:
     """400 PE_03 "Card Expired" when `month`/`year` is before this month on the sandbox clock:
     like the real service, refused before any attempt (create, update and confirm alike)."""
-    if cards.expired(month, year, this_month(state)):
+    today = this_month(state)
+    if cards.expired(month, year, today):
         # The spec's code for an expired card; the type is the real service's (an API
-        # rejection of the request, not a processing outcome).
+        # rejection of the request, not a processing outcome). A year already over is, in the
+        # real service's words, "Invalid Expiry Year" (it checks the year before the date).
+        if cards.year_over(year, today):
+            raise SandboxError(400, "invalid_request", "PE_03", "Invalid Expiry Year")
         raise SandboxError(
             400,
             "invalid_request",
