@@ -308,7 +308,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         record = self.record
         if record is None or self.missing:
             return
-        self.query_one("#detail-title", TitleBar).update(self.title_text(record))
+        self.set_title(self.title_text(record))
         self.render_record(record)
         self.query_one("#raw", Static).update(self.raw(record))
         for section in self.query(RelatedSection):
@@ -362,7 +362,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                     return
                 self.record = record
                 self._watched = self.watched_ids(record) | {self.record_id}
-                self.query_one("#detail-title", TitleBar).update(self.title_text(record))
+                self.set_title(self.title_text(record))
                 self.render_record(record)
                 self.query_one("#raw", Static).update(self.raw(record))
                 self.refresh_actions()
@@ -370,6 +370,11 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                     return
         finally:
             self._loading = False
+
+    def set_title(self, title: Text) -> None:
+        """Say `title` in the title bar, which grows to a second line when it does not fit
+        (so an update lays the screen out again, unlike a list's one-line bar)."""
+        self.query_one("#detail-title", TitleBar).update(title, layout=True)
 
     def raw(self, record: T) -> RenderableType:
         dump = getattr(record, "model_dump_json", None)
@@ -379,7 +384,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
 
     def show_missing(self) -> None:
         self.missing = True
-        self.query_one("#detail-title", TitleBar).update(
+        self.set_title(
             Text.assemble((f"{self.noun} ", "bold"), safe(self.record_id), ("  not found", "bold"))
         )
         if self.sections:

@@ -341,7 +341,9 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
         fields.add_row("Phone", safe(phone_of(c)))
         fields.add_row("Description", safe(c.description, multiline=True))
         fields.add_row("Address", address_text(c.address))
-        fields.add_row("Metadata", metadata_text(c.metadata))
+        # JSON values wrap at their punctuation, not inside a word.
+        metadata = metadata_text(c.metadata)
+        fields.add_row("Metadata", WrappedText(metadata) if c.metadata else metadata)
         # Times as the service sent them when they are not ISO 8601: literally, too.
         fields.add_row("Created", safe(format_time(c.created_time)))
         fields.add_row("Modified", safe(format_time(getattr(c, "modified_at", None))))
@@ -466,13 +468,12 @@ def address_text(address: Any) -> Text:
     return safe("\n".join(shown), multiline=True)
 
 
-def metadata_text(metadata: Any) -> RenderableType:
-    """Metadata as `key: value` lines (a value that is not text, as JSON wrapping at its
-    punctuation)."""
+def metadata_text(metadata: Any) -> Text:
+    """Metadata as `key: value` lines (a value that is not text, as JSON)."""
     if not metadata:
         return empty("none")
     lines = []
     for key, value in metadata.items():
         shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         lines.append(f"{key}: {shown}")
-    return WrappedText(safe("\n".join(lines), multiline=True))
+    return safe("\n".join(lines), multiline=True)
