@@ -71,6 +71,10 @@ REFUNDABLE = ("succeeded", "partially_captured", "partially_captured_and_captura
 router = APIRouter(tags=["refunds"], route_class=DirectRoute)
 
 
+# What the real service answers a refund of more than is left to refund.
+REFUND_EXCEEDS = "The refund amount exceeds the amount captured"
+
+
 def _load(conn: sqlite3.Connection, refund_id: str) -> dict[str, Any]:
     found = conn.execute("SELECT data FROM refunds WHERE refund_id = ?", (refund_id,)).fetchone()
     if found is None:
@@ -124,7 +128,6 @@ async def create_refund(request: Request) -> Response:
         lost = disputes.charged_back(conn, body.payment_id)
         left = received - held - lost
         amount = body.amount if body.amount is not None else left
-        taken = f" minus {lost} charged back by lost disputes" if lost else ""
         if left <= 0:
             raise SandboxError(
                 400,
@@ -139,12 +142,17 @@ async def create_refund(request: Request) -> Response:
                 else f"Payment {body.payment_id!r} is already fully refunded "
                 f"({held} of {received} {payment.data['currency']}).",
             )
-        if amount > left:
+        if amount > left and lost:
             raise invalid(
                 "amount",
                 amount,
-                f"at most {left} (amount received {received} minus {held} already refunded{taken})",
+                f"at most {left} (amount received {received} minus {held} already refunded "
+                f"minus {lost} charged back by lost disputes)",
             )
+        if amount > left:
+            # The real service's words for it (the spec gives none); what is left to refund is
+            # on the payment (amount_received less its refunds).
+            raise SandboxError(400, INVALID, "IR_04", REFUND_EXCEEDS)
         created = iso(now)
         data = {
             "refund_id": refund_id,
