@@ -125,6 +125,7 @@ async def _tui(tmp: Path) -> None:
             if n >= len(entries):
                 entries.extend(bytes(n + 1 - len(entries) + 4096))
             entries[n] = min(entries[n] + 1, 255)
+
         shown: set[str] = set()
         lags: list[float] = []
         keys: list[float] = []
