@@ -419,6 +419,7 @@ def make_app(
     retry_sleep: Callable[[float], Awaitable[Any]] | None = None,
     daemon: bool = False,
     read_only: bool = False,
+    app_class: type[PayscopeApp] | None = None,
     **sandbox_options: Any,
 ) -> PayscopeApp:
     """Build the app the CLI runs and the tests drive; nothing starts until it is mounted.
@@ -428,6 +429,7 @@ def make_app(
     `retry_rng` replaces the API client's backoff jitter (`random.random`) so tests repeat exactly;
     `retry_sleep` its wait before a retry (`asyncio.sleep`), so tests need not sit through it.
     `read_only` (`--read-only`): no action that writes is offered, and the client refuses them.
+    `app_class`: a subclass to build instead (`payscope demo`'s player).
     """
     from tui.runtime import RuntimeOptions
 
@@ -445,7 +447,7 @@ def make_app(
     options.retry_sleep = retry_sleep
     options.daemon = daemon and not sandbox_options
     options.read_only = read_only
-    return PayscopeApp(options, runtime)
+    return (app_class or PayscopeApp)(options, runtime)
 
 
 def run_tui(args: argparse.Namespace) -> int:

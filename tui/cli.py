@@ -36,6 +36,7 @@ commands:
   payscope fixtures --help  run your own scenario (a file of API calls)
   payscope export --help    every record a filter matches, to CSV or JSON Lines
   payscope send-event --help  a signed webhook event to any URL, and its answer
+  payscope demo --help      a guided tour that plays itself (developer, support, tour)
 
 docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
 site into site/)
@@ -88,6 +89,18 @@ def _rate(text: str) -> float:
         ) from None
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value}")
+    return value
+
+
+def _pace(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number such as 1.0 or 2, got {text!r}"
+        ) from None
+    if not 0.05 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"expected a pace from 0.05 to 100, got {value}")
     return value
 
 
@@ -263,6 +276,36 @@ def build_parser() -> argparse.ArgumentParser:
 
     from tui.headless import add_connection_options
 
+    demo = sub.add_parser(
+        "demo",
+        help="play a guided story in the TUI, on a demo sandbox of its own",
+        description="Play a scripted story in the real TUI, with a caption line saying what "
+        "happens and why, on a demo sandbox of its own (seeded the same way every time, never "
+        "your data). Keys while it plays: Space pauses and resumes, right goes on to the next "
+        "step, left shows the previous caption again, Esc hands the TUI over, q quits. "
+        "Stories are TOML files (see docs/demo.md); a story with a mistake is refused before "
+        "it starts, naming the step and the field.",
+        formatter_class=_Formatter,
+    )
+    demo.add_argument(
+        "story",
+        nargs="?",
+        default="tour",
+        metavar="STORY|FILE",
+        help="developer, support, tour (default), or your own story file",
+    )
+    demo.add_argument(
+        "--pace",
+        type=_pace,
+        default=1.0,
+        metavar="X",
+        help="speed: 2 plays twice as fast, 0.5 half as fast (default 1.0)",
+    )
+    demo.add_argument(
+        "--screenshots",
+        metavar="DIR",
+        help="save an SVG of every captioned step into DIR (for slides and docs)",
+    )
     fixtures = sub.add_parser(
         "fixtures",
         epilog=see("tools", "fixtures"),
@@ -379,6 +422,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.fixtures_cli import run as run_fixtures
 
             return run_fixtures(args)
+        if args.command == "demo":
+            from tui.demo.cli import run as run_demo
+
+            return run_demo(args)
         import os
 
         from tui.paths import ENV_SANDBOX_MODE
