@@ -74,11 +74,16 @@ async def test_space_pauses_escape_hands_over(tmp_path: Path) -> None:
         played = len(app.demo.played)
         await asyncio.sleep(1)
         assert len(app.demo.played) == played  # the story stopped
-        await pilot.press("colon")  # the TUI is the person's: `:` opens the prompt
-        await pilot.pause()
+        # The TUI is the person's: Esc now closes what the story opened, `:` opens the prompt.
         from tui.shell.command_prompt import CommandPrompt
 
-        assert isinstance(app.focused, CommandPrompt)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("colon")
+        deadline = loop.time() + 5
+        while not isinstance(app.focused, CommandPrompt):
+            assert loop.time() < deadline, app.focused
+            await asyncio.sleep(0.05)
 
 
 @pytest.mark.parametrize(
