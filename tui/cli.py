@@ -36,6 +36,7 @@ commands:
   payscope fixtures --help  run your own scenario (a file of API calls)
   payscope export --help    every record a filter matches, to CSV or JSON Lines
   payscope send-event --help  a signed webhook event to any URL, and its answer
+  payscope serve --help     the TUI in a browser (textual-serve)
   payscope demo --help      a guided tour that plays itself (developer, support, tour)
 
 docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
@@ -276,6 +277,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     from tui.headless import add_connection_options
 
+    serve = sub.add_parser(
+        "serve",
+        help="the TUI in a browser (textual-serve); each tab is its own payscope",
+        description="Serve payscope to a browser with textual-serve: each tab is its own "
+        "payscope, on the same background sandbox, and every one gets the webhooks live. "
+        "Binds to loopback; a host that is not loopback needs --public (whoever reaches the "
+        "port drives payscope with its keys). Ctrl+C stops it.",
+        formatter_class=_Formatter,
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    serve.add_argument(
+        "--public",
+        action="store_true",
+        help="allow a host that is not loopback (anyone reaching it drives the TUI)",
+    )
     demo = sub.add_parser(
         "demo",
         help="play a guided story in the TUI, on a demo sandbox of its own",
@@ -422,6 +439,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.fixtures_cli import run as run_fixtures
 
             return run_fixtures(args)
+        if args.command == "serve":
+            from tui.serve_cli import run as run_serve
+
+            return run_serve(args)
         if args.command == "demo":
             from tui.demo.cli import run as run_demo
 
