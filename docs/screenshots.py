@@ -225,13 +225,14 @@ async def fixture(pilot: Any) -> None:
     from textual.widgets import Input
 
     await area(pilot, "sandbox")
-    path = Path(tempfile.gettempdir()) / "payscope-docs-fixture.toml"
-    path.write_text(_BROKEN_FIXTURE)
+    # Written where the picture runs (`draw` works in its own folder), named as a user names it:
+    # the error shows the path as typed, the same on every machine.
+    Path("capture-first.toml").write_text(_BROKEN_FIXTURE)
     await pilot.press("f")
     await settle(pilot)
     pilot.app.screen.query_one(Input).value = "capture-first.toml"
     screen = pilot.app.screen
-    screen.run_file(str(path))
+    screen.run_file("capture-first.toml")
     await until(lambda: bool(screen.error))
     await settle(pilot)
 
@@ -325,6 +326,8 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
     os.environ["PAYSCOPE_CONFIG_DIR"], os.environ["PAYSCOPE_DATA_DIR"] = str(config), str(data)
     saved_secrets = ids.secrets
     ids.secrets = SeededSecrets(2025)  # type: ignore[assignment]  # what a picture makes
+    saved_cwd = Path.cwd()
+    os.chdir(work)  # files a shot writes, and the paths it shows, are relative to here
     try:
         app = make_app(
             theme=shot.theme,
@@ -344,6 +347,7 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
             await settle(pilot)
             return normalise(app.export_screenshot(title="payscope", simplify=True))
     finally:
+        os.chdir(saved_cwd)
         ids.secrets = saved_secrets
         for key, value in saved_env.items():
             if value is None:

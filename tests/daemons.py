@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from tui.sandbox import daemon
 
@@ -17,3 +18,21 @@ def wait_ready(directory: Path, timeout: float = 30.0) -> daemon.DaemonState:
             return state
         time.sleep(0.02)
     raise AssertionError(f"no ready daemon; log:\n{daemon.log_tail(directory)}")
+
+
+def daemon_runtime(tmp_path: Path, data: Path) -> Any:
+    """A runtime of the local profile on the background sandbox of `data`, as `payscope` runs."""
+    from tui.runtime import Runtime, RuntimeOptions
+
+    return Runtime(
+        RuntimeOptions(
+            profile=None,
+            seed=0,
+            theme=None,
+            allow_production=False,
+            config_dir=tmp_path / "config",
+            data_dir=data,
+            user_theme_dir=None,
+            daemon=True,
+        )
+    )

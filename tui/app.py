@@ -75,7 +75,10 @@ class PayscopeApp(App[int]):
             "quit",
             "Quit",
             id="app.quit",
-            tooltip="Quit payscope (the embedded sandbox and listener stop with it)",
+            tooltip=(
+                "Quit payscope; a background sandbox keeps running for next time: "
+                "`payscope sandbox stop` stops it"
+            ),
             priority=True,
         ),
         Binding(
@@ -396,6 +399,26 @@ class PayscopeApp(App[int]):
         view = main.show_area(area)
         if record_id is not None:
             view.open_record(record_id)
+
+    async def action_command(self) -> None:
+        """Command mode (`:`), on every screen: the main screen's prompt, else one over the
+        screen on show; what is typed runs as it does on the main screen."""
+        from tui.shell.command_prompt import CommandScreen
+
+        main = self.get_screen_main()
+        if main is None:
+            return
+        if self.screen is main:
+            await main.prompt_command("")
+            return
+        if isinstance(self.screen, CommandScreen):
+            return
+
+        def run(command: Any) -> None:
+            if command is not None:
+                main.run_command(command)
+
+        self.push_screen(CommandScreen(tuple(sorted(self.available_themes))), run)
 
     async def action_find(self) -> None:
         """Ask for what to find (`:find TEXT` does it at once)."""

@@ -365,7 +365,8 @@ class Runtime:
         # Both servers start together: neither needs the other until the webhook is registered.
         hook: str
         self.base_url, hook = await asyncio.gather(
-            self._start_sandbox(sandbox), listener.start(HOST, self.options.listener_port or 0)
+            self._start_sandbox(sandbox),
+            listener.start(HOST, self.options.listener_port or 0, own_thread=True),
         )
         self.listener_url = self._shown_url(hook)
         if not await _maybe_await(sandbox.is_seeded()) and self.options.seed:
@@ -409,7 +410,8 @@ class Runtime:
         self.listener = listener = listener_mod.Listener(
             self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
         )  # no freshness window on the local sandbox: see _start_local
-        hook = await listener.start(HOST, self.options.listener_port or 0)
+        # Its own thread: acknowledgements never wait on the UI drawing (issue 30).
+        hook = await listener.start(HOST, self.options.listener_port or 0, own_thread=True)
         self.listener_url = self._shown_url(hook)
         # Pointing the sandbox's webhooks here writes its database: done beside the first page's
         # read, not before it. Webhooks raised meanwhile (an action's, before this) are held,
@@ -669,7 +671,7 @@ class Runtime:
             max_age=None,
         )
         # The profile's port (0 = any free one): the user registers this URL with the service.
-        hook = await self.listener.start(HOST, profile.listener_port)
+        hook = await self.listener.start(HOST, profile.listener_port, own_thread=True)
         self.listener_url = self._shown_url(hook)
         report("", 1.0)
 

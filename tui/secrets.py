@@ -48,14 +48,18 @@ _KEY_SHAPE = re.compile(rf"^(pk_snd_|pk_prd_|snd_|prd_)({KEY_CHARS}{{{KEY_MIN_BO
 # For scanning free text (config files): a key anywhere, not glued to a longer word.
 KEY_IN_TEXT = re.compile(rf"(?<![A-Za-z0-9_-])(?:pk_)?(?:snd|prd)_{KEY_CHARS}{{{KEY_MIN_BODY},}}")
 
-INSTALL_HINT = """\
-To fix it, either:
-  - set PAYSCOPE_API_KEY for one run, e.g.  read -rs PAYSCOPE_API_KEY && export PAYSCOPE_API_KEY
+# How to get a usable keyring; the API key's own way round it comes first in INSTALL_HINT, and
+# the webhook listener puts its own ways first (it does not use the API key).
+KEYRING_SETUP = """\
   - or install and unlock a Secret Service. On a headless Debian/Ubuntu box:
       sudo apt-get install gnome-keyring dbus-x11
       dbus-run-session -- $SHELL        # a D-Bus session for this shell
       read -rs PW && printf %s "$PW" | gnome-keyring-daemon --unlock --components=secrets
-    then run the payscope command again from that shell.
+    then run the payscope command again from that shell."""
+INSTALL_HINT = f"""\
+To fix it, either:
+  - set PAYSCOPE_API_KEY for one run, e.g.  read -rs PAYSCOPE_API_KEY && export PAYSCOPE_API_KEY
+{KEYRING_SETUP}
   (docs/configuration.md#a-headless-linux-box explains both.)"""
 
 
@@ -64,7 +68,13 @@ class SecretsError(Exception):
 
 
 class KeyringUnavailable(SecretsError):
-    """No secure keyring backend is usable (none installed, locked, or only plaintext)."""
+    """No secure keyring backend is usable (none installed, locked, or only plaintext).
+
+    `reason` is what went wrong, alone; the message adds how to fix it for the API key."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"{reason}\n{INSTALL_HINT}")
+        self.reason = reason
 
 
 class InvalidKey(SecretsError, ValueError):
@@ -231,12 +241,10 @@ def backend() -> KeyringBackend:
     try:
         found = keyring.get_keyring()
     except Exception as exc:  # a broken keyringrc or backend module must not crash us
-        raise KeyringUnavailable(
-            f"cannot open the OS keyring ({type(exc).__name__}).\n{INSTALL_HINT}"
-        ) from exc
+        raise KeyringUnavailable(f"cannot open the OS keyring ({type(exc).__name__}).") from exc
     reason = _unusable_reason(found)
     if reason:
-        raise KeyringUnavailable(f"no usable OS keyring: {reason}.\n{INSTALL_HINT}")
+        raise KeyringUnavailable(f"no usable OS keyring: {reason}.")
     return found
 
 
@@ -253,7 +261,7 @@ def _failure(exc: Exception, action: str, secret: str | None = None) -> KeyringU
         detail = detail.replace(secret, mask(secret))
     return KeyringUnavailable(
         f"the OS keyring failed to {action} ({type(exc).__name__}: {detail}). If it is "
-        f"locked, unlock it and try again.\n{INSTALL_HINT}"
+        "locked, unlock it and try again."
     )
 
 

@@ -71,6 +71,8 @@ _STATUS_TO_VARIABLE: dict[str, str] = {
     "charged": "status-succeeded",  # attempt statuses, as the service records them
     "failure": "status-failed",
     "authorized": "status-requires-capture",
+    "partial_charged": "status-partially-captured",
+    "partial_charged_and_chargeable": "status-partially-captured",
     "active": "status-succeeded",
     "invoice_paid": "status-succeeded",
     "dispute_won": "status-succeeded",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.daemons import daemon_runtime
 from tui.sandbox import daemon
 from tui.sandbox.files import DB_FILE
 
@@ -56,22 +57,11 @@ def test_payscope_sandbox_on_a_damaged_database_says_where_and_what_to_do(damage
 
 
 async def test_the_tui_says_why_its_sandbox_did_not_start(damaged: Path, tmp_path: Path) -> None:
-    from tui.runtime import Runtime, RuntimeOptions, StartupError
+    from tui.runtime import StartupError
     from tui.widgets.errors import describe_error
 
     data = damaged.parent
-    runtime = Runtime(
-        RuntimeOptions(
-            profile=None,
-            seed=0,
-            theme=None,
-            allow_production=False,
-            config_dir=tmp_path / "config",
-            data_dir=data,
-            user_theme_dir=None,
-            daemon=True,
-        )
-    )
+    runtime = daemon_runtime(tmp_path, data)
     try:
         with pytest.raises(StartupError) as failed:
             await runtime.start()
@@ -86,23 +76,11 @@ async def test_the_tui_says_why_its_sandbox_did_not_start(damaged: Path, tmp_pat
 
 
 async def test_an_empty_database_starts_afresh_and_says_so(tmp_path: Path) -> None:
-    from tui.runtime import Runtime, RuntimeOptions
 
     data = tmp_path / "data"
     (data / "sandbox").mkdir(parents=True)
     (data / "sandbox" / DB_FILE).write_bytes(b"")
-    runtime = Runtime(
-        RuntimeOptions(
-            profile=None,
-            seed=0,
-            theme=None,
-            allow_production=False,
-            config_dir=tmp_path / "config",
-            data_dir=data,
-            user_theme_dir=None,
-            daemon=True,
-        )
-    )
+    runtime = daemon_runtime(tmp_path, data)
     try:
         await runtime.start()
         merchant = runtime.credentials.merchant_id
@@ -112,18 +90,7 @@ async def test_an_empty_database_starts_afresh_and_says_so(tmp_path: Path) -> No
     finally:
         await runtime.stop()
     # The next start is an ordinary one: nothing to say.
-    again = Runtime(
-        RuntimeOptions(
-            profile=None,
-            seed=0,
-            theme=None,
-            allow_production=False,
-            config_dir=tmp_path / "config",
-            data_dir=data,
-            user_theme_dir=None,
-            daemon=True,
-        )
-    )
+    again = daemon_runtime(tmp_path, data)
     try:
         daemon.stop(data / "sandbox")
         await again.start()

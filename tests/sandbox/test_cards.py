@@ -121,3 +121,20 @@ async def test_dispute_card_schedules_a_dispute(raw: httpx.AsyncClient, sandbox:
     ).fetchone()
     assert row is not None and row[1] is None
     assert row[0] > sandbox.state.clock.now() + (cards.DISPUTE_AFTER_HOURS - 1) * 3600
+
+
+@pytest.mark.parametrize(
+    ("number", "issuer_code", "wording"),
+    [
+        ("4000000000009987", "41", "Pick up card (lost)"),
+        ("4000000000009979", "43", "Pick up card (stolen)"),
+    ],
+)
+async def test_the_lost_and_the_stolen_card_each_get_their_own_issuer_answer(
+    raw: httpx.AsyncClient, number: str, issuer_code: str, wording: str
+) -> None:
+    payment = (await raw.post("/payments", json=payment_body(number))).json()
+    assert payment["unified_code"] == "UE_1006"
+    assert (payment["error_code"], payment["error_message"]) == (issuer_code, wording)
+    issuer = payment["error_details"]["issuer_details"]
+    assert (issuer["code"], issuer["message"]) == (issuer_code, wording)

@@ -55,7 +55,7 @@ async def test_client_saved_methods_and_mandates(tmp_path: Path) -> None:
                 )
             )
         )
-        mandate_id = str((setup.model_extra or {})["mandate_id"])
+        mandate_id = str(setup.mandate_id)
         assert (await api.mandates.retrieve(mandate_id)).status == "active"
         assert [m.mandate_id for m in await api.mandates.list_for_customer(cus)] == [mandate_id]
         second = (setup.model_extra or {})["payment_method_id"]

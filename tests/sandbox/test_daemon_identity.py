@@ -191,7 +191,10 @@ def test_a_daemon_killed_hard_leaves_a_file_that_is_ignored(directory: Path) -> 
         time.sleep(0.02)
     assert (directory / files.STATE_FILE).exists()  # left behind, as after a kill -9
     found, problem = daemon.check(directory)
-    assert found is None and "no sandbox daemon holds its lock" in problem
+    # Ignored either way: its lock is free, or (caught while the kernel lets go of it) its pid
+    # runs nothing.
+    assert found is None
+    assert "no sandbox daemon holds its lock" in problem or "is not running" in problem
     # The next start takes the data dir over.
     again = daemon.spawn(directory)
     assert wait_ready(directory).pid == again

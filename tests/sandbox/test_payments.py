@@ -150,6 +150,24 @@ async def test_manual_multiple_partial_captures_until_zero(client: ApiClient) ->
     assert (last.status, last.amount_received, last.amount_capturable) == ("succeeded", 1500, 0)
 
 
+async def _attempt_status(client: ApiClient, payment_id: str) -> str:
+    fetched = await client.payments.retrieve(payment_id)
+    assert fetched.attempts
+    return str(fetched.attempts[-1].status)
+
+
+async def test_the_attempt_says_what_each_capture_did(client: ApiClient) -> None:
+    final = await create(client, capture_method="manual")
+    assert await _attempt_status(client, final.payment_id) == "authorized"
+    await client.payments.capture(final.payment_id, PaymentCaptureRequest(amount_to_capture=500))
+    assert await _attempt_status(client, final.payment_id) == "partial_charged"
+    several = await create(client, capture_method="manual_multiple")
+    await client.payments.capture(several.payment_id, PaymentCaptureRequest(amount_to_capture=500))
+    assert await _attempt_status(client, several.payment_id) == "partial_charged_and_chargeable"
+    await client.payments.capture(several.payment_id)
+    assert await _attempt_status(client, several.payment_id) == "charged"
+
+
 async def test_capture_guards(client: ApiClient) -> None:
     automatic = await client.payments.create(PaymentCreateRequest(amount=10, currency="USD"))
     with pytest.raises(InvalidRequestError) as info:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from tests.webhooks.conftest import SECRET, client, event_body, post_signed  # noqa: F401
-from tui.areas.events.view import answer_text
+from tui.areas.events.detail import answer_text
 from tui.asgi_server import EmbeddedServer
 from tui.webhooks.listener import Listener
 

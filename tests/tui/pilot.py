@@ -233,3 +233,20 @@ async def open_record(pilot: Any, command: str, screen_type: type[S]) -> S:
     await app.workers.wait_for_complete()
     await pilot.pause()
     return screen
+
+
+def stub_browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Stand in for the user's browser (the only stand-in): a display is said to be there, and
+    every URL `webbrowser.open` is given is kept in the list returned instead of opened."""
+    import webbrowser
+
+    opened: list[str] = []
+
+    def browser(url: str, new: int = 0, autoraise: bool = True) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", browser)
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.delenv("BROWSER", raising=False)
+    return opened

@@ -19,7 +19,7 @@ import pytest
 from textual.widgets import Input, Select
 
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets, frozen_clock
-from tests.tui.pilot import LOOKS, create_payment, field_error, run_command, until
+from tests.tui.pilot import LOOKS, create_payment, field_error, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
 from tui.areas.analytics import data
 from tui.areas.analytics.forms import CustomRangeForm, FilterForm
@@ -446,6 +446,9 @@ async def test_amounts_are_shown_one_currency_at_a_time(demo: Dirs) -> None:
         await _press(pilot, view, "b", "b", "b")
         assert view.choice.group == "status"
         assert all(cells[0].endswith(" USD") for cells in _rows(view).values())
+        # The headline says its amounts leave the other currencies out.
+        totals = shown_text(view.query_one("#analytics-totals"))
+        assert f"(USD only, of {len(view.answer.currencies())} currencies)" in totals
         assert "Processed amount per day · USD" in str(view.query_one("#series-box").border_title)
         await pilot.press("u")
         await pilot.pause()

@@ -627,7 +627,7 @@ async def test_enter_and_g_open_the_disputed_payment(dirs: Dirs) -> None:
         assert app.screen.payment_id == payment_id
         # The payment lists its dispute.
         await until(lambda: app.screen.payment is not None)
-        assert made["won"] in shown_text(app.screen.section("disputes"))
+        assert made["won"] in app.screen.related_section("disputes").table.records
 
         await pilot.press("escape")
         view = await _disputes(pilot)

@@ -539,3 +539,24 @@ async def test_a_field_held_back_never_takes_the_first_focus() -> None:
         await pilot.pause()
         assert not form.mounted("only-b")
         assert form.focused is form.query_one("#field-kind", Select)
+
+
+async def test_a_fields_error_goes_once_the_field_is_edited(dirs: Dirs) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        created = await create_payment(app.runtime.client, amount=2500)
+        await open_detail(pilot, created.payment_id)
+        await pilot.press("f")
+        await until(lambda: isinstance(app.screen, RefundForm))
+        form = app.screen
+        form.query_one("#field-amount", Input).value = "customer request"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert "is not an amount" in field_error(form, "amount")
+        assert "Not sent: check" in str(form.query_one("#form-error").render())
+        form.query_one("#field-amount", Input).value = "10.00"
+        await pilot.pause()
+        # What it said was about the old value: gone without another send.
+        assert field_error(form, "amount") == ""
+        assert not form.query_one("#form-error").has_class("-shown")

@@ -394,7 +394,7 @@ async def test_new_link_end_to_end(dirs: Dirs) -> None:
         typed("seller_name", "Payscope Demo Shop")
         form.query_one("#field-sdk_layout", Select).value = "accordion"
         await pilot.pause()
-        assert str(form.query_one("#form-submit").label) == "Make a 42.00 EUR link (2 h)"
+        assert str(form.query_one("#form-submit").label) == "Make a 42.00 EUR link (2h)"
         await submit(pilot, NewLinkForm)
 
         # Its detail opens, with what was asked.
@@ -581,17 +581,9 @@ async def test_a_link_expires_when_the_sandbox_clock_passes_it(dirs: Dirs) -> No
 async def test_o_opens_the_link_in_the_browser_and_y_copies_it(
     dirs: Dirs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import webbrowser
+    from tests.tui.pilot import stub_browser
 
-    opened: list[str] = []
-
-    def browser(url: str, new: int = 0, autoraise: bool = True) -> bool:
-        opened.append(url)
-        return True
-
-    monkeypatch.setattr(webbrowser, "open", browser)  # the browser is the only stand-in
-    monkeypatch.setenv("DISPLAY", ":0")
-    monkeypatch.delenv("BROWSER", raising=False)
+    opened = stub_browser(monkeypatch)
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _links(pilot)
@@ -697,8 +689,8 @@ def test_paid_is_the_links_payment_and_beats_expired() -> None:
 
 def test_time_left_fits_its_column() -> None:
     assert [short_span(s) for s in (59, 90, 3600, 5400, 36000, 86400 * 3 + 7200, 86400 * 29)] == [
-        "1m",
-        "1m",
+        "59s",
+        "1m 30s",
         "1h",
         "1h 30m",
         "10h",

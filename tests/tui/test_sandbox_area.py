@@ -132,7 +132,7 @@ async def test_clock_previews_then_advances(dirs: Dirs) -> None:
         assert isinstance(form, ClockScreen)
         preview = form.query_one("#clock-preview", Static)
         await until(lambda: "due" in shown_text(preview) or "Nothing" in shown_text(preview))
-        assert "Advance 1 d (to 2024-05-02 12:00)" in str(form.query_one("#form-submit").label)
+        assert "Advance 1d (to 2024-05-02 12:00)" in str(form.query_one("#form-submit").label)
 
         # A month ahead: the seeded subscriptions renew, said before anything runs.
         form.query_one("#clock-preset", Select).value = "month"
@@ -150,7 +150,7 @@ async def test_clock_previews_then_advances(dirs: Dirs) -> None:
         error = form.query_one("#error-to", Static)
         assert "only moves forward" in shown_text(error)
         typed.value = "+36h"
-        await until(lambda: "Advance 1 d 12 h" in str(form.query_one("#form-submit").label))
+        await until(lambda: "Advance 1d 12h" in str(form.query_one("#form-submit").label))
         await pilot.press("ctrl+s")
         await until(lambda: not isinstance(app.screen, ClockScreen))
         assert app.runtime.now() == FROZEN_TIME + 1.5 * DAY
@@ -185,7 +185,7 @@ async def test_clock_to_the_next_renewal(dirs: Dirs) -> None:
         await pilot.pause()
         form = app.screen
         assert form.query_one("#clock-preset", Select).value == "renewal"
-        assert "Advance 3 d 1 min" in str(form.query_one("#form-submit").label)
+        assert "Advance 3d (to 2024-05-04 12:01)" in str(form.query_one("#form-submit").label)
         await pilot.press("ctrl+s")
         await until(lambda: not isinstance(app.screen, ClockScreen))
         assert app.runtime.now() == renewal.timestamp() + 1
@@ -246,3 +246,28 @@ async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs
         await until(lambda: isinstance(app.screen, ClockScreen))
         # The form gives its first field the focus once mounted (through the app's queue).
         await until(lambda: any(w.has_focus for w in app.screen.query("#clock-preset")), 5)
+
+
+def table_lines(table: Any) -> list[str]:
+    """The lines a table shows, as text (public Line API: `render_line`)."""
+    return [table.render_line(y).text for y in range(table.size.height)]
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+async def test_revealed_secrets_are_shown_whole(dirs: Dirs, size: tuple[int, int]) -> None:
+    """Issue 33.1: a revealed key or signing secret read off the screen is the whole value."""
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        view = await _sandbox(pilot)
+        creds = app.runtime.sandbox.credentials
+        await pilot.press("s")
+        await pilot.pause()
+        table = view.values_table
+        lines = table_lines(table)
+        # What the value column shows, a row's lines joined (a long value wraps).
+        column = next(i for i, (key, _w) in enumerate(table.fitted) if key == "value")
+        start = sum(w + 2 for _key, w in table.fitted[:column])
+        width = table.fitted[column][1] + 2
+        shown = "".join(line[start : start + width].strip() for line in lines)
+        for value in (creds.webhook_secret, creds.api_key, creds.publishable_key):
+            assert value in shown

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.daemons import daemon_runtime
 from tests.tui.pilot import until
 from tui.app import make_app
 from tui.sandbox import daemon
@@ -129,21 +130,9 @@ async def test_a_sandbox_that_cannot_come_back_says_why_and_ctrl_r_tries_again(
 
 async def test_the_advice_on_a_refused_connection_names_what_works(tmp_path: Path) -> None:
     from tui.api import errors
-    from tui.runtime import Runtime, RuntimeOptions
 
     data = tmp_path / "data"
-    runtime = Runtime(
-        RuntimeOptions(
-            profile=None,
-            seed=0,
-            theme=None,
-            allow_production=False,
-            config_dir=tmp_path / "config",
-            data_dir=data,
-            user_theme_dir=None,
-            daemon=True,
-        )
-    )
+    runtime = daemon_runtime(tmp_path, data)
     try:
         await runtime.start()
         _kill_hard(data / "sandbox")

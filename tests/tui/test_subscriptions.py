@@ -441,7 +441,9 @@ async def test_pause_on_a_date_is_checked_and_scheduled(dirs: Dirs) -> None:
         assert detail.record.status == "active"
         assert "pause at 2024-05-04 12:00:00" in shown_text(detail.section("summary"))
         await pilot.press("escape")
-        await until(lambda: view.table.get_cell(active.id, "next").plain == "pauses May 04 12:00")
+        await until(
+            lambda: view.table.get_cell(active.id, "next").plain.startswith("pauses May 04")
+        )
 
 
 async def test_cancel_asks_once_more_and_leaves_no_action(dirs: Dirs) -> None:

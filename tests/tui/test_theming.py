@@ -124,3 +124,57 @@ async def test_the_footer_is_readable_in_every_theme(dirs: tuple[Path, Path]) ->
                 assert ratio >= 2.0, (name, part, style.color.name, style.bgcolor.name, ratio)
                 measured.append(name)
     assert {"payscope-dark", "payscope-light", "solarized-light", "dracula"} <= set(measured)
+
+
+WCAG_AA = 4.5  # normal-size text
+
+
+async def test_every_bundled_theme_keeps_status_colours_readable_on_every_row(
+    dirs: tuple[Path, Path],
+) -> None:
+    """Each status colour measures 4.5:1 or better (WCAG AA) against every background a table
+    row takes in each theme shipped in themes/: plain rows and zebra stripes, focused (tinted)
+    or not, and under the mouse; the cursor row's own text against the cursor. Measured from
+    the colours Textual computes for the table (presentation's red on its stripe was 2.5:1)."""
+    from rich.style import Style
+    from textual.widgets import DataTable
+
+    from tests.tui.pilot import until
+    from tests.tui.snapshot_app import build, ready
+    from tui.theming import APP_VARIABLE_DEFAULTS, BUILTIN_THEME_DIR
+    from tui.widgets.format import theme_colour
+
+    bundled = sorted(path.stem for path in BUILTIN_THEME_DIR.glob("*.toml"))
+    assert len(bundled) >= 4
+    statuses = [v for v in APP_VARIABLE_DEFAULTS if v.startswith("status-") and "style" not in v]
+    rows = ("datatable--odd-row", "datatable--even-row", "datatable--hover")
+    app = build(*dirs)
+    poor: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.load_all_themes()
+        table = app.screen.query(DataTable).first()
+        for name in bundled:
+            app.theme = name
+            await pilot.pause()
+            for focused in (True, False):
+                if focused:
+                    table.focus()
+                else:
+                    await pilot.press("colon")  # the command prompt takes the focus
+                await until(lambda f=focused: table.has_focus is f)
+                await pilot.pause()
+                backgrounds = {row: table.get_component_rich_style(row).bgcolor for row in rows}
+                for status in statuses:
+                    colour = Style.parse(theme_colour(app.theme_variables, status)).color
+                    for row, background in backgrounds.items():
+                        ratio = _contrast(colour, background)
+                        if ratio < WCAG_AA:
+                            poor.append(f"{name} {status} on {row} (focus {focused}): {ratio:.2f}")
+                cursor = table.get_component_rich_style("datatable--cursor")
+                ratio = _contrast(cursor.color, cursor.bgcolor)
+                if ratio < WCAG_AA:
+                    poor.append(f"{name} cursor text (focus {focused}): {ratio:.2f}")
+                if not focused:
+                    await pilot.press("escape")
+    assert not poor, "\n".join(poor)

@@ -111,6 +111,9 @@ def test_without_a_secret_or_a_keyring_it_says_how_to_give_one(tmp_path: Path) -
     assert done.returncode == 1
     assert done.stdout == ""
     assert "--secret" in done.stderr and "PAYSCOPE_WEBHOOK_SECRET" in done.stderr
+    # The listener's own ways, not the API key's: it never reads PAYSCOPE_API_KEY.
+    assert "PAYSCOPE_API_KEY" not in done.stderr
+    assert "gnome-keyring" in done.stderr  # how to get a keyring that can keep it
 
 
 def test_json_format_prints_one_object_per_delivery_and_stops_cleanly(tmp_path: Path) -> None:
@@ -140,7 +143,7 @@ def test_json_format_prints_one_object_per_delivery_and_stops_cleanly(tmp_path: 
     assert (dup["event_id"], dup["duplicate"]) == ("evt_cli", True)
     assert rejected["verified"] is False and "does not match" in rejected["reason"]
     assert proc.returncode == 0
-    assert "stopped; 1 events" in err
+    assert "stopped; 1 event in" in err
     assert SECRET not in err
 
 
@@ -297,7 +300,7 @@ def test_ctrl_c_during_a_burst_with_a_stuck_sender_exits_cleanly_with_the_journa
             stuck.close()
 
     assert proc.returncode == 0, err
-    assert re.search(r"stopped; \d+ events", err)
+    assert re.search(r"stopped; \d+ events? in", err)
     with sqlite3.connect(tmp_path / "journal.sqlite3") as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         stored = {row[0] for row in db.execute("SELECT event_id FROM events")}

@@ -37,3 +37,9 @@ class PaymentStatus(StrEnum):
 
 
 PAYMENT_STATUSES: Final[tuple[str, ...]] = tuple(status.value for status in PaymentStatus)
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 event`, `2 events`, `1,000 events`: a count with its noun agreeing (`plural` for a
+    noun that does not just take an s: `counted(2, "match", "matches")`)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"

@@ -233,6 +233,9 @@ class TestCard:
     outcome: str
     unified_code: str | None
     description: str
+    # The issuer's own (code, wording), where it says more than the unified code's usual one:
+    # a stolen card is ISO 8583's 43, "pick up card (stolen)", not the lost card's 41.
+    issuer: tuple[str, str] | None = None
 
     __test__ = False  # not a pytest class
 
@@ -328,7 +331,13 @@ def _build() -> list[TestCard]:
         TestCard("4000000000000002", DECLINED, "UE_1007", "reference decline card: declined"),
         TestCard("5105105105105100", DECLINED, "UE_1007", "reference decline card: declined"),
         TestCard("4000000000009987", DECLINED, "UE_1006", "reference: lost card"),
-        TestCard("4000000000009979", DECLINED, "UE_1006", "reference: stolen card"),
+        TestCard(
+            "4000000000009979",
+            DECLINED,
+            "UE_1006",
+            "reference: stolen card",
+            issuer=("43", "Pick up card (stolen)"),
+        ),
         TestCard("4000000000009995", DECLINED, "UE_3002", "reference: processor error (retryable)"),
     ]
     for code, (message, *_rest) in UNIFIED.items():
@@ -385,9 +394,12 @@ class Decline:
         }
 
 
-def decline(code: str) -> Decline:
-    """The decline for a unified code."""
+def decline(code: str, issuer: Any = None) -> Decline:
+    """The decline for a unified code; `issuer`, a card's own (code, wording), replaces the
+    code's usual issuer answer."""
     message, category, acq_code, acq_message = UNIFIED[code]
+    if isinstance(issuer, list | tuple) and len(issuer) == 2:
+        acq_code, acq_message = str(issuer[0]), str(issuer[1])
     return Decline(code, message, acq_code, acq_message, category)
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from textual import on
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
+from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input
 
@@ -44,9 +47,8 @@ def parse_command(text: str) -> Command:
             )
         return Command("find", argument=" ".join(rest))
     if head == "theme":
-        if not rest:
-            return Command("error", message="Say which theme: `theme payscope-light`.")
-        return Command("theme", argument=rest[0])
+        # Alone: the theme picker, which lists them all (a live preview as you move).
+        return Command("theme", argument=rest[0] if rest else None)
     if head in ID_COMMANDS:
         if rest:
             return Command("open", area=ID_COMMANDS[head], argument=rest[0])
@@ -71,11 +73,28 @@ def parse_command(text: str) -> Command:
     )
 
 
+def theme_choices(text: str, themes: tuple[str, ...]) -> list[str]:
+    """The theme names `theme …` may still become (all of them after `theme `)."""
+    head, sep, rest = text.partition(" ")
+    if head != "theme" or not sep:
+        return []
+    return [name for name in themes if name.startswith(rest.strip())]
+
+
 def complete(text: str, themes: tuple[str, ...] = ()) -> str | None:
     """The completed command line for `text`, or None when nothing fits."""
+    head, sep, rest = text.partition(" ")
+    if head == "theme" and sep:
+        choices = theme_choices(text, themes)
+        if len(choices) == 1:
+            return f"theme {choices[0]}" if choices[0] != rest else None
+        prefix = choices[0] if choices else ""
+        for name in choices:
+            while not name.startswith(prefix):
+                prefix = prefix[:-1]
+        return f"theme {prefix}" if len(prefix) > len(rest) else None
     if not text or (text.endswith(" ") and " " not in text.strip()):
         return None
-    head, sep, rest = text.partition(" ")
     if not sep:
         # Area names first: `ev` means events more often than the `evt <id>` form.
         areas = sorted((a.key for a in AREAS), key=lambda w: (len(w), w))
@@ -83,10 +102,6 @@ def complete(text: str, themes: tuple[str, ...] = ()) -> str | None:
             if word.startswith(head.lower()) and word != head.lower():
                 return word
         return None
-    if head == "theme":
-        for name in themes:
-            if name.startswith(rest) and name != rest:
-                return f"theme {name}"
     return None
 
 
@@ -135,10 +150,18 @@ class CommandPrompt(Input):
         self.border_title = "command"
 
     def action_complete(self) -> None:
-        suggestion = complete(self.value, getattr(self.suggester, "themes", ()))
+        themes = getattr(self.suggester, "themes", ())
+        suggestion = complete(self.value, themes)
         if suggestion is not None:
             self.value = suggestion + ("" if suggestion.startswith("theme ") else " ")
             self.cursor_position = len(self.value)
+        # Several themes still fit: their names, under the prompt, as the palette lists them.
+        choices = theme_choices(self.value, themes)
+        self.border_subtitle = " · ".join(choices) if len(choices) > 1 else ""
+
+    def on_input_changed(self) -> None:
+        if not self.value.startswith("theme "):
+            self.border_subtitle = ""
 
     def action_close(self) -> None:
         self.value = ""
@@ -148,3 +171,30 @@ class CommandPrompt(Input):
         text = self.value
         self.value = ""
         self.post_message(self.Run(parse_command(text)))
+
+
+class CommandScreen(ModalScreen["Command | None"]):
+    """The `:` prompt over a screen other than the main one (a record's detail): the command
+    typed, or None when Esc closed it. Command mode works on every screen."""
+
+    DEFAULT_CSS = """
+    CommandScreen { align: center bottom; }
+    CommandScreen > CommandPrompt { border: round $accent; height: 3; width: 1fr; margin: 0 0 1 0; }
+    """
+
+    def __init__(self, themes: tuple[str, ...] = ()) -> None:
+        super().__init__()
+        self.themes = themes
+
+    def compose(self) -> ComposeResult:
+        yield CommandPrompt(themes=self.themes)
+
+    @on(CommandPrompt.Run)
+    def _command_entered(self, event: CommandPrompt.Run) -> None:
+        event.stop()
+        self.dismiss(event.command)
+
+    @on(CommandPrompt.Closed)
+    def _command_dismissed(self, event: CommandPrompt.Closed) -> None:
+        event.stop()
+        self.dismiss(None)

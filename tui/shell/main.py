@@ -88,7 +88,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     # Focus given as the screen resumes, before its first frame: focusing from on_mount restyles
     # the table after it was drawn and costs a second full render of it at start-up.
     AUTO_FOCUS = "#payments-table"
-    # Set once the user shows or hides the rail (Ctrl+B): resizing no longer decides for them.
+    # Set once the user shows or hides the rail (Ctrl+N): resizing no longer decides for them.
     _nav_chosen = False
 
     DEFAULT_CSS = """
@@ -135,11 +135,12 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             show=False,
         ),
         Binding(
-            "ctrl+b",
+            # Ctrl+B alone never arrived inside tmux (its prefix), where demos often run.
+            "ctrl+n,ctrl+b",
             "toggle_nav",
             "Areas",
             id="main.toggle-nav",
-            tooltip="Show or hide the navigation rail",
+            tooltip="Show or hide the navigation rail (Ctrl+N; Ctrl+B too, outside tmux)",
             show=False,
         ),
     ]
@@ -532,6 +533,8 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             self.app.exit(0)
         elif command.kind == "help":
             self.app.action_help()
+        elif command.kind == "theme" and not command.argument:
+            self.app.action_change_theme()  # the picker lists every theme
         elif command.kind == "theme" and command.argument:
             if command.argument in self.app.available_themes:
                 self.app.theme = command.argument

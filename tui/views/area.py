@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 # The navigation rail's width (its border included): views size their tables by what is left.
 NAV_WIDTH = 16
-# Below this terminal width the rail hides itself (Ctrl+B shows it): the areas need the room,
+# Below this terminal width the rail hides itself (Ctrl+N shows it): the areas need the room,
 # and command mode (:) reaches every area anyway.
 NAV_MIN_TERMINAL = 72
 

@@ -57,6 +57,7 @@ AREAS: tuple[Area, ...] = (
         "cus_",
         "Customers and their payments",
         "tui.areas.customers.view:CustomersView",
+        "tui.areas.customers.detail:CustomerDetailScreen",
     ),
     Area(
         "refunds",
@@ -64,6 +65,7 @@ AREAS: tuple[Area, ...] = (
         "ref_",
         "Refunds and their status",
         "tui.areas.refunds.view:RefundsView",
+        "tui.areas.refunds.detail:RefundDetailScreen",
     ),
     Area(
         "disputes",
@@ -71,6 +73,7 @@ AREAS: tuple[Area, ...] = (
         "dp_",
         "Disputes, evidence and outcomes",
         "tui.areas.disputes.view:DisputesView",
+        "tui.areas.disputes.detail:DisputeDetailScreen",
     ),
     Area(
         "subscriptions",
@@ -78,6 +81,7 @@ AREAS: tuple[Area, ...] = (
         "sub_",
         "Subscriptions, plans and invoices",
         "tui.areas.subscriptions.view:SubscriptionsView",
+        "tui.areas.subscriptions.detail:SubscriptionDetailScreen",
     ),
     Area(
         "payouts",
@@ -85,6 +89,7 @@ AREAS: tuple[Area, ...] = (
         "payout_",
         "Payouts and their methods",
         "tui.areas.payouts.view:PayoutsView",
+        "tui.areas.payouts.detail:PayoutDetailScreen",
     ),
     Area(
         "links",
@@ -92,6 +97,7 @@ AREAS: tuple[Area, ...] = (
         "plink_",
         "Payment links: make, share (QR), follow until paid",
         "tui.areas.links.view:LinksView",
+        "tui.areas.links.detail:LinkDetailScreen",
     ),
     Area(
         "analytics",
@@ -114,6 +120,7 @@ AREAS: tuple[Area, ...] = (
         "evt_",
         "Webhooks as they arrive, verified",
         "tui.areas.events.view:EventsView",
+        "tui.areas.events.detail:EventDetailScreen",
     ),
     Area(
         "requests",

@@ -16,12 +16,18 @@ from textual import on, work
 from textual.widgets import Input, Select, Static
 
 from tui.views.forms import Field, FormErrors, FormScreen
-from tui.views.when import SPAN_EXAMPLES, add_months, parse_moment, span_text
+from tui.views.when import SPAN_EXAMPLES, add_months, parse_moment, parse_span, span_text
 from tui.widgets.format import format_time
-from tui.widgets.text import safe
+from tui.widgets.text import safe, visible
 
 # How many of the things due the preview lists before "and N more".
 PREVIEW_LINES = 8
+# The presets of a fixed length (a month is a calendar month on, not a number of seconds).
+STEPS: dict[str, timedelta] = {
+    "hour": timedelta(hours=1),
+    "day": timedelta(days=1),
+    "week": timedelta(weeks=1),
+}
 PRESETS: tuple[tuple[str, str], ...] = (
     ("1 hour", "hour"),
     ("1 day", "day"),
@@ -92,12 +98,35 @@ class ClockScreen(FormScreen):
     def on_mount(self) -> None:
         # FormScreen's own on_mount puts the focus on the first field (the preset).
         self._refresh_preview()
+        # The sandbox's clock runs on while the form is open: its time and the target with it.
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        intro = self.query("#form-intro").first(Static)
+        intro.update(Text(visible(self.intro, multiline=True)))
+        self._relabel()
 
     # -- where the clock would go ---------------------------------------------------------------
 
-    def target(self) -> datetime:
-        """The time the form's fields say (ValueError with a sentence when they say nothing)."""
-        now = self.now()
+    def step(self) -> timedelta | None:
+        """A chosen step (a preset of fixed length, a typed span): the clock moves by exactly
+        that, from the moment it is applied. None for a moment (a typed time, the renewal, a
+        calendar month on)."""
+        typed = self.value("to")
+        if typed:
+            try:
+                return parse_span(str(typed))
+            except ValueError:
+                return None  # not a span: a moment, which `target` reads
+        return STEPS.get(str(self.value("preset")))
+
+    def target(self, now: datetime | None = None) -> datetime:
+        """The time the form's fields say, from `now` (ValueError with a sentence when they say
+        nothing)."""
+        now = now or self.now()
+        step = self.step()
+        if step is not None:
+            return now + step
         typed = self.value("to")
         if typed:
             moment = parse_moment(str(typed), now)
@@ -108,14 +137,12 @@ class ClockScreen(FormScreen):
         if preset == "renewal" and self.next_renewal is not None:
             # One second past it, so what is due at that instant runs.
             return max(self.next_renewal + timedelta(seconds=1), now + timedelta(seconds=1))
-        if preset == "month":
-            return add_months(now, 1)
-        step = {"hour": 3600, "day": 86400, "week": 7 * 86400}.get(str(preset), 86400)
-        return now + timedelta(seconds=step)
+        return add_months(now, 1)
 
     def submit_text(self) -> str | None:
-        moment = self.target()
-        return f"Advance {span_text(moment - self.now())} (to {_stamp(moment)[:-7]})"
+        now = self.now()
+        moment = self.target(now)
+        return f"Advance {span_text(self.step() or moment - now)} (to {_stamp(moment)[:-7]})"
 
     @on(Input.Changed, "#clock-to")
     @on(Select.Changed, "#clock-preset")
@@ -151,18 +178,22 @@ class ClockScreen(FormScreen):
 
     def build(self) -> Any:
         try:
-            return self.target()
+            self.target()
         except ValueError as exc:
             field = "to" if self.value("to") else "preset"
             raise FormErrors({field: str(exc)}) from None
+        return self.step()
 
     async def send(self, request: Any) -> Any:
-        assert isinstance(request, datetime)
-        seconds = max(1.0, (request - self.now()).total_seconds())
+        # How far, judged now (the clock ran on since the form opened): a step exactly.
+        now = self.now()
+        span = request if isinstance(request, timedelta) else self.target(now) - now
+        seconds = max(1.0, span.total_seconds())
         answer = await self.runtime.api.sandbox.advance_clock(seconds)
         self.runtime.forget_clock()
+        moment = now + timedelta(seconds=seconds)
         ran = answer.get("ran") if isinstance(answer, dict) else None
-        self.app.notify(outcome_text(request, ran), title="Sandbox clock")
+        self.app.notify(outcome_text(moment, ran), title="Sandbox clock")
         return datetime.fromtimestamp(self.runtime.now(), UTC)
 
 

@@ -30,7 +30,9 @@ from tui.views.access import AppAccess
 from tui.views.actions import Action
 from tui.views.actions import find as find_action
 from tui.views.area import TitleBar
+from tui.views.columns import CellContext, Column
 from tui.views.live import Change, watch_changes
+from tui.views.related import RelatedRow, RelatedSection
 from tui.widgets.footer import KeyFooter
 from tui.widgets.text import safe
 
@@ -81,17 +83,40 @@ def metadata_grid(metadata: Mapping[str, Any] | None, none: str) -> RenderableTy
     return rows
 
 
-def explained_code(code: str, message: str | None = None, acquirer: str | None = None) -> Table:
+# A failed refund: the codes' meanings and advice speak of a payment and a new card, which a
+# refund has not (the money is back with the merchant; the customer is not paid back).
+REFUND_MEANING = (
+    "The refund failed: the card's issuer did not take the money back ({title}). The customer "
+    "has not been paid back; the amount stays with you."
+)
+REFUND_ADVICE = (
+    "Not as is — the card cannot take the money back now. Pay the customer back another way "
+    "(ask them how), or refund again once the issuer allows it."
+)
+
+
+def explained_code(
+    code: str,
+    message: str | None = None,
+    acquirer: str | None = None,
+    *,
+    subject: str = "payment",
+) -> Table:
     """A decline or failure code explained: its title, meaning and retry advice
-    (`tui.api.codes`), then the service's message and the acquirer's."""
+    (`tui.api.codes`), then the service's message and the acquirer's. `subject="refund"`
+    words them for a failed refund."""
     from tui.api.codes import explain
 
     info = explain(code)
     details = grid()
     details.add_row("Code", Text.assemble(safe(code, "bold"), (f"  {info.title}", "bold")))
-    details.add_row("Meaning", info.meaning)
-    retry = "" if info.retryable is None else ("yes — " if info.retryable else "no — ")
-    details.add_row("Retry", retry + info.advice)
+    if subject == "refund":
+        details.add_row("Meaning", REFUND_MEANING.format(title=info.title.lower()))
+        details.add_row("Retry", REFUND_ADVICE)
+    else:
+        details.add_row("Meaning", info.meaning)
+        retry = "" if info.retryable is None else ("yes — " if info.retryable else "no — ")
+        details.add_row("Retry", retry + info.advice)
     if message:
         details.add_row("Message", safe(message, multiline=True))
     if acquirer:
@@ -144,6 +169,15 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         Binding("escape", "back", "Back", id="detail.back", tooltip="Back to the list"),
         Binding("v", "toggle_raw", "Raw JSON", id="detail.raw", tooltip="Show the raw JSON"),
         Binding("r", "reload", "Reload", id="detail.reload", tooltip="Read it again"),
+        Binding(
+            "colon",
+            "app.command",
+            "Command",
+            id="detail.command",
+            tooltip="Command mode: `ref <id>`, an area name, `find <text>`",
+            key_display=":",
+            show=False,  # in the key help (?); the footer has no room for it at 80 columns
+        ),
     ]
 
     # -- the spec a subclass gives -----------------------------------------------------------
@@ -155,6 +189,8 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     raw_exclude: ClassVar[frozenset[str]] = frozenset()
     # The action Enter does too (a refund's detail: open its payment).
     enter_action: ClassVar[str | None] = None
+    # Sections of related records (key: their columns): rows Tab reaches and Enter opens.
+    related: ClassVar[Mapping[str, Sequence[Column[RelatedRow]]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         if "actions" in cls.__dict__:
@@ -223,6 +259,9 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                 )
         with VerticalScroll(id="detail-body"):
             for key, title in self.sections:
+                if key in self.related:
+                    yield RelatedSection(key, title, self.related[key], self.cell_context)
+                    continue
                 section = Static(classes="section", id=f"section-{key}")
                 section.border_title = title
                 yield section
@@ -233,9 +272,19 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         """The section `key` (declared in `sections`)."""
         return self.query_one(f"#section-{key}", Static)
 
+    def related_section(self, key: str) -> RelatedSection:
+        """The section of related records `key` (declared in `related`)."""
+        return self.query_one(f"#section-{key}", RelatedSection)
+
+    def cell_context(self) -> CellContext:
+        """What the cells of related rows are drawn with (the theme, the service's time)."""
+        return CellContext(
+            self.app.theme_variables, self.runtime.options.stable_display, self.runtime.now()
+        )
+
     def show_section(self, key: str, shown: bool) -> None:
         """Hide a section that has nothing to say for this record (a payment's decline)."""
-        self.section(key).set_class(not shown, "-hidden")
+        self.query_one(f"#section-{key}").set_class(not shown, "-hidden")
 
     def on_mount(self) -> None:
         self.load(now=True)
@@ -261,6 +310,9 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         self.query_one("#detail-title", TitleBar).update(self.title_text(record))
         self.render_record(record)
         self.query_one("#raw", Static).update(self.raw(record))
+        for section in self.query(RelatedSection):
+            for row in list(section.table.records.values()):
+                section.table.update(row)  # statuses take the theme's colours
 
     def on_change(self, change: Change) -> None:
         if change.concerns(self._watched):
@@ -391,3 +443,23 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.on_worker_state_changed(event)
+
+
+def flat_rows(data: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """A nested object as label / value rows (`steps.iban` -> "steps iban"), blanks and
+    one-key wrappers left out:
+    what a service sends whose shape varies (a payment method's details, a next action's
+    instructions) shown without knowing it in advance."""
+    rows: list[tuple[str, str]] = []
+    if isinstance(data, dict) and len(data) == 1 and isinstance(next(iter(data.values())), dict):
+        return flat_rows(next(iter(data.values())), prefix)  # a wrapper says nothing itself
+    if isinstance(data, dict):
+        for key, value in data.items():
+            label = f"{prefix} {key}".strip().replace("_", " ")
+            rows.extend(flat_rows(value, label))
+    elif isinstance(data, list):
+        for index, value in enumerate(data, 1):
+            rows.extend(flat_rows(value, f"{prefix} {index}".strip()))
+    elif data not in (None, "", {}):
+        rows.append((prefix or "value", str(data).lower() if isinstance(data, bool) else str(data)))
+    return rows

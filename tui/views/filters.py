@@ -259,6 +259,31 @@ def id_word(
     return apply
 
 
+def word_or(
+    fallback: Callable[[str, Filter], None],
+    *,
+    statuses: Iterable[str] = (),
+    status: Term | None = None,
+    currency: Term | None = None,
+) -> Callable[[str, Filter], None]:
+    """A bare word that is one of the area's statuses (`failed`) or a currency (`eur`) filters
+    by it, as the words shown on screen read; any other word goes to `fallback`."""
+    from tui.api.models._iso import is_currency
+
+    known = {s.lower() for s in statuses}
+
+    def apply(word: str, result: Filter) -> None:
+        lowered = word.lower()
+        if status is not None and lowered in known:
+            status.apply(lowered, result)
+        elif currency is not None and len(word) == 3 and is_currency(word.upper()):
+            currency.apply(word, result)
+        else:
+            fallback(word, result)
+
+    return apply
+
+
 def _record_ids(record: Any) -> str:
     # Every *_id of the record, lower-cased, for fragment matching.
     data = record.__dict__ if hasattr(record, "__dict__") else {}

@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
@@ -82,6 +83,8 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
 
     title_text = "Form"
     intro = ""
+    _check_line = False  # the form's error line is only "Not sent: check <fields>."
+    _erred: dict[str, Any] = {}  # fields in error, their values then (replaced, never mutated)
     submit_label = "Send"
     submit_variant = "primary"
 
@@ -201,9 +204,11 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
     @on(Input.Changed)
     @on(Select.Changed)
     @on(Checkbox.Changed)
-    def _relabel(self) -> None:
+    def _relabel(self, event: Message | None = None) -> None:
         if not self.is_mounted:
             return
+        if event is not None:
+            self._forget_error(getattr(event, "control", None))
         try:
             text = self.submit_text()
         except (ValueError, TypeError, AttributeError):
@@ -214,8 +219,30 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
             button.refresh(layout=True)  # a longer label widens the button, not cut
 
     # By name: TextArea (a multi-line field) is imported only by the forms that use one.
-    def on_text_area_changed(self) -> None:
-        self._relabel()
+    def on_text_area_changed(self, event: Message) -> None:
+        self._relabel(event)
+
+    def _forget_error(self, widget: Any) -> None:
+        """A field in error was edited: its message goes (it spoke of the value that was there),
+        and the form's "Not sent: check ..." line with the last of them."""
+        field = next((f for f in self._fields if f.widget is widget), None)
+        if field is None or not self.mounted(field.name):
+            return
+        line = self.query_one(f"#error-{field.name}", Static)
+        if not line.has_class("-shown") or self.value(field.name) == self._erred.get(field.name):
+            return  # (a change from before the send, arriving after it: still the same value)
+        line.update("")
+        line.remove_class("-shown")
+        still = any(
+            self.query_one(f"#error-{f.name}").has_class("-shown")
+            for f in self._fields
+            if self.mounted(f.name)
+        )
+        if not still and self._check_line:
+            box = self.query_one("#form-error", Static)
+            box.update("")
+            box.remove_class("-shown")
+            self._check_line = False
 
     def value(self, name: str) -> Any:
         """The current value of a field's widget (None for blank text or no selection)."""
@@ -245,11 +272,14 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
             line.update(Text(visible(message or "", multiline=True)))
             line.set_class(bool(message), "-shown")
         wrong = [f for f in self._fields if f.name in errors and self.mounted(f.name)]
+        self._erred = {f.name: self.value(f.name) for f in wrong}
         if wrong and general is None:
             # Announced on the form's own line beside the buttons (always in sight, where a
             # toast would cover them), so a field scrolled out of view is never missed.
-            names = ", ".join(self.label_of(f.name) for f in wrong)
-            general = f"Not sent: check {names}."
+            general = _check_text(self, wrong)
+        # Only the line made from the fields' errors goes once they are fixed; what the
+        # service said stays until the next send.
+        self._check_line = bool(wrong) and not leftover and general == _check_text(self, wrong)
         text = "\n".join([*leftover, *([general] if general else [])])
         box = self.query_one("#form-error", Static)
         box.update(Text(visible(text, multiline=True)))
@@ -404,6 +434,11 @@ def validation_messages(error: Any) -> dict[str, str]:
     return messages
 
 
+def _check_text(form: FormScreen, wrong: list[Field]) -> str:
+    """The form's line naming the fields in error."""
+    return f"Not sent: check {', '.join(form.label_of(f.name) for f in wrong)}."
+
+
 def amount_field(
     name: str, label: str, currency: str, default: int | None, hint: str = ""
 ) -> Field:
@@ -411,7 +446,7 @@ def amount_field(
     from tui.widgets.format import format_amount
 
     text = format_amount(default, currency, code=False) if default is not None else ""
-    return Field(name, f"{label} ({currency})", Input(value=text, id=f"field-{name}"), hint)
+    return Field(name, f"{label} ({currency.upper()})", Input(value=text, id=f"field-{name}"), hint)
 
 
 def read_amount(form: FormScreen, name: str, currency: str, errors: dict[str, str]) -> int | None:

@@ -39,6 +39,12 @@ T = TypeVar("T")
 SCAN_PAGES = 10
 # Webhooks of one burst (an action's answer and its events) become one read per record.
 LIVE_DELAY = 0.05
+# More new records than this in one burst are not read one by one: the header says how many
+# are new ("N new · r") and `r` shows them with one page read. So are new records made while
+# another page than the first is shown.
+LIVE_NEW_MAX = 3
+# New records counted at most (the count goes on; the ids are only kept to count each once).
+NEW_IDS_KEPT = 10_000
 # Seconds an action asked for during start-up waits for the client before it is given up.
 READY_WAIT = 15.0
 
@@ -146,6 +152,10 @@ class ResourceListView(AreaView, Generic[T]):
         self.load_error = ""  # the title of the last failed load, until one succeeds
         self.scanned: tuple[int, bool] | None = None  # (records looked at, all of them?)
         self._pending: set[str] = set()
+        self._pending_new = 0  # new records of this burst being read
+        # Records made elsewhere that the list does not show yet (said in the header).
+        self.new_elsewhere: set[str] = set()
+        self.new_count = 0
         self._flush_timer: Any = None
         self._submitted = False  # a typed filter is loading: its box closes once it loads
         self._following = False
@@ -242,6 +252,9 @@ class ResourceListView(AreaView, Generic[T]):
         self.loaded = True
         self.load_error = ""
         self.table.show(records)
+        if offset == 0:
+            self.new_elsewhere.clear()
+            self.new_count = 0
         self.page_loaded(records)
         self.update_header()
         if self._submitted:
@@ -313,6 +326,8 @@ class ResourceListView(AreaView, Generic[T]):
             else:  # the service gives no total: what was read, and that more may follow
                 header.append(f"{first:,}-{last:,} of {self.total:,} or more")
                 header.append(f"  page {page}", style="dim")
+        if self.new_count:
+            header.append(f"  {self.new_count:,} new · r", style="bold")
         self.header_extra(header)
         if self.filter.text:
             header.append("  filter ", style="bold")
@@ -342,25 +357,40 @@ class ResourceListView(AreaView, Generic[T]):
     def on_change(self, change: Change) -> None:
         """A webhook arrived: refresh the rows it concerns, or add a new record on top."""
         shown = [i for i in change.ids if i in self.rows]
-        new = (
-            change.object_id
+        object_id = change.object_id
+        new = bool(
+            object_id
             and self.id_prefix
-            and change.object_id.startswith(self.id_prefix)
-            and change.object_id not in self.rows
-            and self.page_offset == 0
+            and object_id.startswith(self.id_prefix)
+            and object_id not in self.rows
+            and object_id not in self._pending
             and not self.filter
             and self.loaded
         )
+        if (
+            new
+            and object_id
+            and (self.page_offset or self.new_count or self._pending_new >= LIVE_NEW_MAX)
+        ):
+            # Not read one by one: counted, and `r` shows them (one page read).
+            if object_id not in self.new_elsewhere:
+                if len(self.new_elsewhere) < NEW_IDS_KEPT:
+                    self.new_elsewhere.add(object_id)
+                self.new_count += 1
+                self.update_header()
+            new = False
         if not shown and not new:
             return
         self._pending.update(shown)
-        if new and change.object_id:
-            self._pending.add(change.object_id)
+        if new and object_id:
+            self._pending.add(object_id)
+            self._pending_new += 1
         if self._flush_timer is None:
             self._flush_timer = self.set_timer(LIVE_DELAY, self._flush)
 
     def _flush(self) -> None:
         self._flush_timer = None
+        self._pending_new = 0
         pending, self._pending = self._pending, set()
         for record_id in pending:
             self.refresh_one(record_id)
@@ -384,6 +414,8 @@ class ResourceListView(AreaView, Generic[T]):
             return  # an older record's event (a retried delivery): not on this page
         self.table.insert(record, self.order)
         self.total += 1
+        # The page keeps its size: the oldest row leaves from the bottom (the next page has it).
+        self.table.trim(self.page_size, from_top=False)
         self.update_header()
 
     def forget(self, record_id: str) -> None:
@@ -484,7 +516,8 @@ class ResourceListView(AreaView, Generic[T]):
         self.app.push_screen(ExportScreen(self))
 
     def action_reload(self) -> None:
-        self.load()
+        # With records made elsewhere waiting, `r` goes to the first page, where they are.
+        self.load(offset=0 if self.new_count else None)
 
     # -- records and actions -----------------------------------------------------------------
 

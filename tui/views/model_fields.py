@@ -147,3 +147,55 @@ def model_message(item: Mapping[str, Any]) -> str:
         return "Required."
     message = str(item.get("msg", "is not valid")).removeprefix("Value error, ")
     return message[:1].upper() + message[1:]
+
+
+def nested_inputs(model: type[BaseModel], prefix: str, *, fill: bool = False) -> list[Field]:
+    """`model_inputs` through nested models too: a sub-model's fields are named
+    `<prefix>-<field>-<sub field>`. The models' `examples` are the placeholders, or with
+    `fill` the values (a local sandbox's examples succeed)."""
+    scalar = {n: i for n, i in model.model_fields.items() if model_of(i.annotation) is None}
+    examples = {n: str(i.examples[0]) for n, i in scalar.items() if i.examples}
+    fields = model_inputs(
+        model,
+        prefix,
+        placeholders={} if fill else examples,
+        values=examples if fill else {},
+    )
+    fields = [f for f in fields if f.name.removeprefix(f"{prefix}-") in scalar]
+    for name, info in model.model_fields.items():
+        sub = model_of(info.annotation)
+        if sub is not None:
+            for field in nested_inputs(sub, f"{prefix}-{name}", fill=fill):
+                field.label = f"{humanise(name)}: {field.label[:1].lower()}{field.label[1:]}"
+                fields.append(field)
+    return fields
+
+
+def read_nested(form: FormScreen, model: type[BaseModel], prefix: str) -> dict[str, Any]:
+    """What the fields of `nested_inputs(model, prefix)` hold, as the model takes it; a
+    sub-model left all blank is left out."""
+    result: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        sub = model_of(info.annotation)
+        if sub is not None:
+            value: Any = read_nested(form, sub, f"{prefix}-{name}")
+        elif is_literal(info.annotation):
+            continue
+        else:
+            value = form.value(f"{prefix}-{name}")
+        if value not in (None, "", {}):
+            result[name] = value
+    return result
+
+
+def nested_errors(error: ValidationError, prefix: str, known: Collection[str]) -> dict[str, str]:
+    """The model's messages by field of `nested_inputs` (`info.card_network` ->
+    `<prefix>-info-card_network`); a message about a sub-model as a whole goes under its first
+    field shown, else under `form`."""
+    messages: dict[str, str] = {}
+    for item in error.errors(include_input=False):
+        name = "-".join([prefix, *(str(part) for part in item.get("loc", ()))])
+        if name not in known:
+            name = next((k for k in sorted(known) if k.startswith(f"{name}-")), "form")
+        messages.setdefault(name, model_message(item))
+    return messages

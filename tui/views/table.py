@@ -43,15 +43,22 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         context: Callable[[], CellContext],
         *,
         id: str | None = None,
+        wrap: bool = False,
     ) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
         self.spec = tuple(columns)
+        # Rows as tall as their cells (a value a user copies, shown whole) rather than one line
+        # with what does not fit cut off and marked `…`.
+        self.wrap = wrap
         self.key_of = key_of
         self.context = context
         self.records: dict[str, T] = {}
         self.fitted: tuple[tuple[str, int], ...] = ()
         self._renderers: list[Callable[[T, CellContext], RenderableType]] = []
         self.select_next: str | None = None  # a record to put the cursor on once it is shown
+        # The work rows cost, counted (rows added, moved by a re-order, or shifted by a removal
+        # in DataTable's index): what a live feed's bound is checked on, not a timing.
+        self.rows_touched = 0
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -69,21 +76,30 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         self._renderers = [next(c.render for c in self.spec if c.key == key) for key, _ in layout]
         context = self.context()
         for record_id, record in self.records.items():
-            self.add_row(*self._cells(record, context), key=record_id)
+            self._add(record_id, record, context)
         self._select(selected)
         return True
 
     def _cells(self, record: T, context: CellContext | None = None) -> list[RenderableType]:
         # One context for a batch of rows: the theme and the clock do not change within it.
         context = context or self.context()
-        return [render(record, context) for render in self._renderers]
+        if self.wrap:
+            return [folded(render(record, context)) for render in self._renderers]
+        return [
+            cut(render(record, context), width)
+            for render, (_key, width) in zip(self._renderers, self.fitted, strict=True)
+        ]
+
+    def _add(self, record_id: str, record: T, context: CellContext | None = None) -> None:
+        self.add_row(*self._cells(record, context), key=record_id, height=None if self.wrap else 1)
 
     # -- rows --------------------------------------------------------------------------------
 
     def show(self, records: Iterable[T]) -> None:
         """Show exactly these records, in this order; rows already shown update in place."""
         fresh = {self.key_of(r): r for r in records}
-        if list(fresh) == list(self.records):
+        # Rows of a wrapping table are rebuilt: a row's height is measured as it is added.
+        if list(fresh) == list(self.records) and not self.wrap:
             context = self.context()
             for record in fresh.values():
                 self.update(record, context)
@@ -94,7 +110,8 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         self.records = fresh
         context = self.context()
         for record_id, record in fresh.items():
-            self.add_row(*self._cells(record, context), key=record_id)
+            self._add(record_id, record, context)
+        self.rows_touched += len(fresh)
         self._select(selected)
 
     def append(self, records: Iterable[T]) -> None:
@@ -104,7 +121,8 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
             record_id = self.key_of(record)
             if record_id not in self.records:
                 self.records[record_id] = record
-                self.add_row(*self._cells(record, context), key=record_id)
+                self._add(record_id, record, context)
+                self.rows_touched += 1
 
     def update(self, record: T, context: CellContext | None = None) -> bool:
         """Redraw the row of `record` if it is shown; False if it is not."""
@@ -120,6 +138,93 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
                 self.update_cell(record_id, key, cell)
         return True
 
+    def put_on_top(self, records: Sequence[T], limit: int, slack: int = 0) -> list[str]:
+        """Show `records` (newest first, each newer than every row shown) above the rows.
+        Rows already shown are updated in place instead. Past `limit + slack` rows, the oldest
+        leave from the bottom, down to `limit`, all at once. Returns the ids that left.
+
+        The cost is bounded by `limit + slack`, never by how many records came before: one
+        re-order of the rows for the whole batch (DataTable's public `sort`: it has no insert
+        at an index), or, when rows leave, one rebuild of the window from the cells it already
+        has (DataTable re-indexes every row on each `remove_row`, so removing them one by one
+        would cost a window per row). A live feed calls it once per frame with what arrived
+        meanwhile, and a slack of a quarter of the window makes the rebuilds rare.
+        """
+        context = self.context()
+        fresh = [r for r in records if not self.update(r, context)][:limit]
+        if not fresh:
+            return []
+        selected = self.selected_id()
+        at_top = self.cursor_row <= 0
+        dropped: list[str] = []
+        if len(self.records) + len(fresh) > limit + slack:
+            ids = list(self.records)
+            keep = limit - len(fresh)
+            dropped = ids[keep:]
+            self._rebuild(fresh, ids[:keep], context)
+        else:
+            on_top: dict[str, T] = {}
+            for record in fresh:
+                record_id = self.key_of(record)
+                on_top[record_id] = record
+                self.add_row(*self._cells(record, context), key=record_id)
+            self.rows_touched += len(fresh)
+            self.records = {**on_top, **self.records}
+            self._set_order(list(self.records))
+        if at_top or selected not in self.records:
+            self.move_cursor(row=0, animate=False)
+        else:
+            self._select(selected)
+        return dropped
+
+    def _rebuild(self, fresh: Sequence[T], kept: Sequence[str], context: CellContext) -> None:
+        """The rows `fresh` (rendered now) then `kept` (with the cells they have)."""
+        old = self.records
+        cells = {record_id: self.get_row(record_id) for record_id in kept}
+        self.clear()
+        self.records = {}
+        for record in fresh:
+            record_id = self.key_of(record)
+            self.records[record_id] = record
+            self.add_row(*self._cells(record, context), key=record_id)
+        for record_id in kept:
+            self.records[record_id] = old[record_id]
+            self.add_row(*cells[record_id], key=record_id)
+        self.rows_touched += len(self.records)
+
+    def trim(self, keep: int, *, from_top: bool) -> list[str]:
+        """Keep `keep` rows, taking the others away from the top or the bottom (a bounded
+        window paged on), in one rebuild; returns the ids that left."""
+        ids = list(self.records)
+        if len(ids) <= keep:
+            return []
+        gone = ids[: len(ids) - keep] if from_top else ids[keep:]
+        selected = self.selected_id()
+        if len(gone) == 1:
+            self.drop(gone[0])
+        else:
+            self._rebuild([], ids[len(gone) :] if from_top else ids[:keep], self.context())
+        self._select(selected)
+        return gone
+
+    def put_above(self, records: Sequence[T]) -> None:
+        """Show `records` (newest first, all newer than the rows shown) above the rows, the
+        cursor staying on its record (paging back towards the newest)."""
+        context = self.context()
+        fresh = [r for r in records if not self.update(r, context)]
+        if not fresh:
+            return
+        selected = self.selected_id()
+        on_top: dict[str, T] = {}
+        for record in fresh:
+            record_id = self.key_of(record)
+            on_top[record_id] = record
+            self.add_row(*self._cells(record, context), key=record_id)
+        self.rows_touched += len(fresh)
+        self.records = {**on_top, **self.records}
+        self._set_order(list(self.records))
+        self._select(selected)
+
     def insert(self, record: T, order: Callable[[T], Any]) -> None:
         """Add `record` and keep the rows sorted by `order`, largest first (newest on top)."""
         if self.update(record):
@@ -128,7 +233,7 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         selected = self.selected_id()
         record_id = self.key_of(record)
         self.records[record_id] = record
-        self.add_row(*self._cells(record), key=record_id)
+        self._add(record_id, record)
         ordered = sorted(self.records.values(), key=order, reverse=True)
         self.records = {self.key_of(r): r for r in ordered}
         self._set_order(list(self.records))
@@ -143,12 +248,15 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         # function is given a row's cells, not its key: each row is known by its cells' identity
         # (the objects this table made for it; their ids, in any order).
         position = {_identity(self.get_row(key)): index for index, key in enumerate(keys)}
+        self.rows_touched += len(keys)
         self.sort(key=lambda cells: position[_identity(cells)])
 
     def drop(self, record_id: str) -> None:
         """Take a record's row away (e.g. a deleted customer)."""
         if record_id in self.records:
             del self.records[record_id]
+            # DataTable re-indexes every row after a removal.
+            self.rows_touched += len(self.records)
             self.remove_row(record_id)
 
     # -- selection ---------------------------------------------------------------------------
@@ -181,6 +289,29 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         event.stop()
         if event.row_key.value is not None:
             self.post_message(self.Open(self, str(event.row_key.value)))
+
+
+def cut(cell: RenderableType, width: int) -> RenderableType:
+    """A cell's text cut to `width` cells, ending in `…` when something was cut: two ids that
+    differ only past the column's edge never look the same. Other renderables are left as they
+    are (they size themselves)."""
+    if isinstance(cell, str):
+        cell = Text(cell)
+    if not isinstance(cell, Text) or "\n" in cell.plain or cell.cell_len <= width:
+        return cell
+    shown = cell.copy()
+    shown.truncate(width, overflow="ellipsis")
+    return shown
+
+
+def folded(cell: RenderableType) -> RenderableType:
+    """A cell's text free to wrap, a long word (a key) folded over lines rather than cut."""
+    if not isinstance(cell, Text) or not cell.no_wrap:
+        return cell
+    shown = cell.copy()
+    shown.no_wrap = False
+    shown.overflow = "fold"
+    return shown
 
 
 def _identity(cells: Iterable[object]) -> tuple[int, ...]:

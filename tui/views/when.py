@@ -49,14 +49,27 @@ def add_months(moment: datetime, months: int) -> datetime:
     return moment.replace(year=year, month=month, day=day)
 
 
-def span_text(delta: timedelta) -> str:
-    """`1 d 2 h`, `45 min`, `30 s`: the two largest units of a span."""
-    seconds = int(delta.total_seconds())
-    if seconds < 60:
-        return f"{seconds} s"
-    parts: list[str] = []
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        count, seconds = divmod(seconds, size)
-        if count:
-            parts.append(f"{count} {unit}")
-    return " ".join(parts[:2])
+_SPAN_UNITS = (("d", 86400), ("h", 3600), ("m", 60), ("s", 1))
+
+
+def span_text(span: timedelta | float, *, short: bool = False) -> str:
+    """A duration in the one style of the app, its two largest units, the smaller one rounded:
+    `6d 23h`, `5h 30m`, `12m`, `45s` (the same letters a span is typed with). `short` (a narrow
+    column) keeps one unit from 10 of it: `12d`, `10h`. The sign is dropped."""
+    seconds = abs(span.total_seconds() if isinstance(span, timedelta) else float(span))
+    total = round(seconds)
+    # Rounding to the smaller unit can carry into the larger (23h 59m 50s is 1d): again, then.
+    for _ in range(3):
+        index = next((i for i, (_, size) in enumerate(_SPAN_UNITS) if total >= size), 3)
+        big_name, big = _SPAN_UNITS[index]
+        small_name, small = _SPAN_UNITS[min(index + 1, 3)]
+        keep_one = short and total // big >= 10
+        step = big if keep_one else small
+        rounded = round(total / step) * step
+        if rounded == total:
+            break
+        total = rounded
+    count, rest = divmod(total, big)
+    if keep_one or rest == 0 or small == big:
+        return f"{count}{big_name}"
+    return f"{count}{big_name} {rest // small}{small_name}"

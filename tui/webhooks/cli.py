@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui.api.vocabulary import counted
 from tui.webhooks.forward import url_problem
 from tui.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED, ForwardOutcome
 from tui.webhooks.listener import (
@@ -182,12 +183,16 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], st
         value = generate_secret()
         keystore.set_secret(KEYRING_PROFILE, value, "webhook")
     except keystore.SecretsError as exc:
+        # The listener's own ways round it: the API key's (PAYSCOPE_API_KEY) are not for it.
+        reason = exc.reason if isinstance(exc, keystore.KeyringUnavailable) else str(exc)
         raise SecretUnavailable(
             "no signing secret given and the OS keyring cannot keep one.\n"
-            f"  pass it for this run:   payscope listen --secret-file PATH   (or set "
+            f"  keyring problem: {reason}\n"
+            "To fix it, either:\n"
+            "  - pass it for this run:   payscope listen --secret-file PATH   (or set "
             f"{SECRET_ENV}, or --secret S, which `ps` shows)\n"
-            f"  keyring problem: {exc}\n"
-            f"  (docs/webhooks.md explains the secret; docs/configuration.md#a-headless-linux-box "
+            f"{keystore.KEYRING_SETUP}\n"
+            "  (docs/webhooks.md explains the secret; docs/configuration.md#a-headless-linux-box "
             "the keyring)"
         ) from exc
     print(
@@ -385,7 +390,11 @@ async def _serve(
                 f"(sent on the next start), {c['failed']} failed"
             )
         listener.journal.close()
-        print(f"stopped; {count} events in {listener.journal.path}{forwards}", file=err, flush=True)
+        print(
+            f"stopped; {counted(count, 'event')} in {listener.journal.path}{forwards}",
+            file=err,
+            flush=True,
+        )
     return 0
 
 

@@ -595,6 +595,56 @@ class Journal:
             rows = conn.execute(sql, (*params, limit, offset)).fetchall()
         return [EventRecord(*row) for row in rows]
 
+    def newer(
+        self,
+        after_seq: int,
+        limit: int,
+        event_type: str | None = None,
+        object_id: str | None = None,
+        *,
+        nearest: bool = False,
+    ) -> list[EventRecord]:
+        """Up to `limit` events stored after the event `after_seq`, newest first: the newest of
+        them, or with `nearest` the ones right after it (paging back towards the newest).
+
+        Keyset paging on `seq` (an index range, never an OFFSET scan), so a page costs the
+        same however many events the journal holds.
+        """
+        where, params = _filters(event_type, object_id)
+        where = f"{where} AND seq > ?" if where else " WHERE seq > ?"
+        order = "ASC" if nearest else "DESC"
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events{where} ORDER BY seq {order} LIMIT ?"
+        with self._read() as conn:
+            rows = conn.execute(sql, (*params, after_seq, limit)).fetchall()
+        if nearest:
+            rows.reverse()
+        return [EventRecord(*row) for row in rows]
+
+    def older(
+        self,
+        before_seq: int,
+        limit: int,
+        event_type: str | None = None,
+        object_id: str | None = None,
+    ) -> list[EventRecord]:
+        """Up to `limit` events stored before the event `before_seq`, newest first (keyset)."""
+        where, params = _filters(event_type, object_id)
+        where = f"{where} AND seq < ?" if where else " WHERE seq < ?"
+        sql = f"SELECT {_EVENT_COLUMNS} FROM events{where} ORDER BY seq DESC LIMIT ?"
+        with self._read() as conn:
+            rows = conn.execute(sql, (*params, before_seq, limit)).fetchall()
+        return [EventRecord(*row) for row in rows]
+
+    def count_newer(
+        self, after_seq: int, event_type: str | None = None, object_id: str | None = None
+    ) -> int:
+        """How many events were stored after the event `after_seq` (an index range count)."""
+        where, params = _filters(event_type, object_id)
+        where = f"{where} AND seq > ?" if where else " WHERE seq > ?"
+        with self._read() as conn:
+            row = conn.execute(f"SELECT count(*) FROM events{where}", (*params, after_seq))
+            return int(row.fetchone()[0])
+
     def get(self, event_id: str) -> EventDetail | None:
         """The event with its first delivery (headers, raw body, verification) and forwards."""
         with self._read() as conn:

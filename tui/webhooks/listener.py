@@ -4,7 +4,8 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
 
     listener = Listener(data_dir, secrets=None, forward_to=None, routes=None,
                         max_age=DEFAULT_MAX_AGE)   # None: no freshness check
-    url = await listener.start(host="127.0.0.1", port=8787, fallback_to_free_port=True)
+    url = await listener.start(host="127.0.0.1", port=8787, fallback_to_free_port=True,
+                               own_thread=False)   # True: its own thread and loop (the TUI)
     listener.url          # ".../webhooks", or None before start
     listener.port         # the port actually bound (differs from the one asked when it was taken)
     listener.secrets      # the accepted signing secrets (never log them)
@@ -45,10 +46,13 @@ a subscriber falls that far behind, its oldest undelivered delivery is dropped a
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import errno
 import inspect
 import json
 import logging
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -198,6 +202,11 @@ class Subscription:
         # Unbounded underneath: `offer` enforces the bound so the end marker always fits.
         self._queue: asyncio.Queue[Delivery | None] = asyncio.Queue()
         self._maxsize = max(1, maxsize)
+        # The loop it is read on: a listener serving from its own thread hands deliveries over.
+        try:
+            self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None
         self.dropped = 0
         self._closed = False
         self._closing = False
@@ -300,6 +309,9 @@ class Listener:
         self._server: Any = None
         self._subscriptions: set[Subscription] = set()
         self._callback_tasks: set[asyncio.Task[None]] = set()
+        # Serving from a thread of its own (`start(own_thread=True)`): that thread and its loop.
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.app = ListenerApp(self)
 
     @property
@@ -328,12 +340,61 @@ class Listener:
         port: int = DEFAULT_PORT,
         *,
         fallback_to_free_port: bool = True,
+        own_thread: bool = False,
     ) -> str:
-        """Serve on host:port inside the running loop; return the URL of POST /webhooks.
+        """Serve on host:port; return the URL of POST /webhooks.
 
         When the port is taken and `fallback_to_free_port` is true, a free port is used instead
         (compare `.port` with the one asked to tell the user).
+
+        `own_thread`: serve from a thread of its own with its own event loop, so requests are
+        answered while the caller's loop is busy (a TUI drawing): acknowledgements never wait
+        on it. Subscribers still get their deliveries on the loop they subscribed from, and
+        `replay` and `stop` may be awaited there. Without it, it serves inside the running loop.
         """
+        if own_thread:
+            return await self._start_in_thread(host, port, fallback_to_free_port)
+        return await self._start_here(host, port, fallback_to_free_port)
+
+    async def _start_in_thread(self, host: str, port: int, fallback: bool) -> str:
+        started: concurrent.futures.Future[str] = concurrent.futures.Future()
+
+        def serve() -> None:
+            loop = asyncio.new_event_loop()
+            try:
+                try:
+                    url = loop.run_until_complete(self._start_here(host, port, fallback))
+                except BaseException as exc:
+                    started.set_exception(exc)
+                    return
+                self._loop = loop
+                started.set_result(url)
+                loop.run_forever()  # until `stop` stops it
+            finally:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.close()
+
+        self._thread = threading.Thread(target=serve, name="payscope-listener", daemon=True)
+        self._thread.start()
+        try:
+            return await asyncio.wrap_future(started)
+        except BaseException:
+            await asyncio.to_thread(self._thread.join)
+            self._thread = None
+            raise
+
+    def _on_own_loop(self) -> asyncio.AbstractEventLoop | None:
+        """The listener's own loop when called from another one (`own_thread`), else None."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return None
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        return None if running is loop else loop
+
+    async def _start_here(self, host: str, port: int, fallback_to_free_port: bool) -> str:
         from tui.asgi_server import EmbeddedServer
 
         self.open()
@@ -356,11 +417,17 @@ class Listener:
 
     async def stop(self, forward_grace: float = 2.0) -> None:
         """Stop serving, give queued forwards a moment, end subscriptions, close the journal."""
-        if self._server is not None:
-            await self._server.stop()
-            self._server = None
-        await self.forwarder.drain(forward_grace)
-        await self.forwarder.close()
+        loop, thread = self._on_own_loop(), self._thread
+        if loop is not None and thread is not None:
+            done = asyncio.run_coroutine_threadsafe(self._stop_serving(forward_grace), loop)
+            try:
+                await asyncio.wrap_future(done)
+            finally:
+                loop.call_soon_threadsafe(loop.stop)
+                await asyncio.to_thread(thread.join)
+                self._thread = self._loop = None
+        else:
+            await self._stop_serving(forward_grace)
         for sub in list(self._subscriptions):
             sub.close()
         if self._callback_tasks:
@@ -369,6 +436,13 @@ class Listener:
             task.cancel()
         self.journal.close()
         self.url = None
+
+    async def _stop_serving(self, forward_grace: float) -> None:
+        if self._server is not None:
+            await self._server.stop()
+            self._server = None
+        await self.forwarder.drain(forward_grace)
+        await self.forwarder.close()
 
     # -- subscribers -------------------------------------------------------------------------
 
@@ -406,7 +480,12 @@ class Listener:
 
     def _publish(self, delivery: Delivery) -> None:
         for sub in list(self._subscriptions):
-            sub.offer(delivery)
+            loop = sub.loop
+            if self._loop is None or loop is None or loop is self._loop:
+                sub.offer(delivery)
+            else:  # a subscriber on another loop (the listener serves from its own thread)
+                with contextlib.suppress(RuntimeError):  # its loop closed: nobody to tell
+                    loop.call_soon_threadsafe(sub.offer, delivery)
 
     # -- replay ------------------------------------------------------------------------------
 
@@ -420,6 +499,10 @@ class Listener:
         recorded in the journal (`journal.get(event_id).forwards`) with its outcome, answered
         or not; the exchange is bounded by the forwarder's timeout.
         """
+        loop = self._on_own_loop()
+        if loop is not None:  # the forwarder's clients live on the listener's own loop
+            sent = asyncio.run_coroutine_threadsafe(self.replay(event_id, url), loop)
+            return await asyncio.wrap_future(sent)
         detail = self.journal.get(event_id)
         if detail is None:
             raise LookupError(f"no event {event_id!r} in the journal at {self.journal.path}")

@@ -8,16 +8,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 from textual.worker import Worker
 
 from tui.widgets.errors import describe_error
 from tui.widgets.format import brand_label, status_colour
+from tui.widgets.row_picker import RowPicker
 from tui.widgets.text import safe
 
 
@@ -78,7 +78,7 @@ _OUTCOME_STATUS = {
 }
 
 
-class TestCardPicker(ModalScreen["TestCard | None"]):
+class TestCardPicker(RowPicker):
     """A modal table of the sandbox's test cards; dismissed with the chosen card or None."""
 
     __test__ = False
@@ -102,10 +102,6 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
         Binding("escape", "close", "Close", id="cards.close", tooltip="Close without choosing"),
         Binding("enter", "choose", "Choose", id="cards.choose", tooltip="Use this card"),
     ]
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.cards: dict[str, TestCard] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical() as box:
@@ -137,7 +133,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
 
     def _recolour(self) -> None:
         table = self.query_one(DataTable)
-        for number, card in self.cards.items():
+        for number, card in self.items.items():
             if number in table.rows:
                 table.update_cell(number, "outcome", self._outcome(card))
 
@@ -157,7 +153,7 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
         finally:
             table.loading = False
         for card in cards_from_rows(rows):
-            self.cards[card.number] = card
+            self.items[card.number] = card
             table.add_row(
                 safe(card.grouped),
                 safe(brand_label(card.brand)),
@@ -171,32 +167,8 @@ class TestCardPicker(ModalScreen["TestCard | None"]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         self.app.on_worker_state_changed(event)  # type: ignore[attr-defined]
 
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-    def action_choose(self) -> None:
-        table = self.query_one(DataTable)
-        if table.row_count == 0:
-            return
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        self.dismiss(self.cards.get(str(key)))
-
-    @on(DataTable.RowHighlighted, "#cards-table")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        card = self.cards.get(str(event.row_key.value))
-        detail = self.query_one("#picker-detail", Static)
-        if card is None:
-            detail.update("")
-            return
-        detail.update(
-            Text.assemble(
-                safe(card.grouped, "bold"),
-                (" · ", "dim"),
-                safe(card.description, multiline=True),
-            )
+    def described(self, item: Any) -> Text:
+        card: TestCard = item
+        return Text.assemble(
+            safe(card.grouped, "bold"), (" · ", "dim"), safe(card.description, multiline=True)
         )
-
-    @on(DataTable.RowSelected, "#cards-table")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        event.stop()
-        self.dismiss(self.cards.get(str(event.row_key.value)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -11,6 +12,8 @@ from textual.widgets import Footer
 # enabled, tooltip, the binding's own tooltip, its group's description), whether the palette's
 # key shows, whether groups are combined, and the palette's own binding when it shows.
 Showing = tuple[Any, ...]
+
+HELP_ACTION = "help"  # the app's `?`
 
 
 class KeyFooter(Footer):
@@ -24,7 +27,20 @@ class KeyFooter(Footer):
     what it shows, and rebuilds through `Footer.recompose` only when they differ.
     """
 
+    # `?` (every key of the screen) stays in sight at the right end, as Textual's footer keeps
+    # its palette key: on a screen with many keys the keys after it were cut at the edge.
+    DEFAULT_CSS = """
+    KeyFooter FooterKey.-help { dock: right; }
+    """
+
     _keys_ready = False  # the screen said its bindings once (before that, `Footer` shows none)
+
+    def compose(self) -> ComposeResult:
+        for widget in super().compose():
+            if getattr(widget, "action", None) == HELP_ACTION:
+                widget.add_class("-help")
+            yield widget
+
     _shown: Showing | None = None
 
     def bindings_changed(self, screen: Screen[Any]) -> None:

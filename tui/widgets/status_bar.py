@@ -7,6 +7,7 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tui.api.vocabulary import counted
 from tui.widgets.format import theme_colour
 
 
@@ -82,7 +83,7 @@ class StatusBar(Horizontal):
                     ("listener ", muted),
                     url,
                     ("  ", ""),
-                    (f"{self.event_count:,} events", "bold"),
+                    (counted(self.event_count, "event"), "bold"),
                 )
             )
         if self.clock:

@@ -42,7 +42,11 @@ def safe(value: Any, style: str = "", *, multiline: bool = False, empty: str = "
     """A `Text` of service data: shown literally (no markup, no emoji codes, no escapes)."""
     if value is None or value == "":
         return Text(empty, style=style or "dim", end="")
-    return Text(visible(value, multiline=multiline), style=style, no_wrap=not multiline, end="")
+    text = visible(value, multiline=multiline)
+    if multiline:
+        return Text(text, style=style, end="")
+    # On one line, a value cut by its column or box ends in "…", never cut without a mark.
+    return Text(text, style=style, no_wrap=True, overflow="ellipsis", end="")
 
 
 def safe_markup(value: Any, *, multiline: bool = False) -> str:

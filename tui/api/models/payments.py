@@ -625,6 +625,12 @@ class Payment(ResponseModel):
     enable_partial_authorization: bool | None = None
     expires_on: str | None = None
     payment_link: PaymentLinkInfo | None = None
+    # Saved methods and mandates: the mandate this payment made or charged, its terms and the
+    # customer's acceptance, and whether the method was kept for later (and for whom present).
+    mandate_id: str | None = None
+    mandate_data: dict[str, Any] | None = None
+    setup_future_usage: str | None = None
+    off_session: bool | None = None
 
     @property
     def status_enum(self) -> PaymentStatus | None:

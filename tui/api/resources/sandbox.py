@@ -45,6 +45,15 @@ class SandboxResource(Resource):
             return []
         return [row for row in rows if isinstance(row, dict)]
 
+    async def test_methods(self) -> list[dict[str, Any]]:
+        """GET /_sandbox/test-methods: each method besides cards, its flow, an example of its
+        `payment_method_data`, its test field and the outcome of each test value."""
+        data = await self._client.request("GET", "/_sandbox/test-methods")
+        rows = data.get("data") if isinstance(data, dict) else data
+        if not isinstance(rows, list):
+            return []
+        return [row for row in rows if isinstance(row, dict)]
+
     async def clock(self) -> dict[str, Any]:
         """GET /_sandbox/clock: the sandbox's current time."""
         return await self._client.call_json("GET", "/_sandbox/clock")
@@ -118,6 +127,20 @@ class SandboxResource(Resource):
             raise ValueError(f"result must be authorize, fail or abandon, got {result!r}")
         return await self._client.call(
             "POST", f"/_sandbox/payments/{seg(payment_id)}/3ds", Payment, body={"result": result}
+        )
+
+    async def complete_redirect(
+        self, payment_id: str, result: ThreeDsResult = "authorize"
+    ) -> Payment:
+        """POST /_sandbox/payments/{payment_id}/redirect: the customer's answer on a method's
+        page (a bank or wallet redirect, a QR code, transfer or voucher instructions)."""
+        if result not in ("authorize", "fail", "abandon"):
+            raise ValueError(f"result must be authorize, fail or abandon, got {result!r}")
+        return await self._client.call(
+            "POST",
+            f"/_sandbox/payments/{seg(payment_id)}/redirect",
+            Payment,
+            body={"result": result},
         )
 
     async def open_dispute(

@@ -741,7 +741,10 @@ class AnalyticsView(AreaView):
         accent = theme_colour(variables, "accent")
         # Spaces end the span before them rather than start the next: pictures of the screen
         # (SVG) drop the spaces a span starts with.
-        for metric in data.metrics_of(self.choice.domain):
+        metrics = data.metrics_of(self.choice.domain)
+        last_amount = max((i for i, m in enumerate(metrics) if m.per_currency), default=-1)
+        seen = len(answer.currencies())
+        for index, metric in enumerate(metrics):
             now, before = answer.totals(metric)
             shown, sign = data.change(metric, now, before)
             chosen = metric.key == self.choice.metric
@@ -749,6 +752,9 @@ class AnalyticsView(AreaView):
             line.append(f"{visible(format_value(metric, now, currency))} ", style="bold")
             colour = {1: "success", -1: "error"}.get(sign, "muted")
             line.append(f"{shown}   ", style=theme_colour(variables, colour))
+            if index == last_amount and currency and seen > 1:
+                # Amounts are never added across currencies: say the others are left out.
+                line.append(f"({visible(currency)} only, of {seen} currencies)   ", style="dim")
         if not self._narrow:  # the table's title says it too
             line.append(f"vs {answer.previous.text()}", style="dim")
         self._totals_text = line

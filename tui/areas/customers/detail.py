@@ -17,6 +17,15 @@ from textual.widgets import Static
 
 from tui.api.models.customers import Customer
 from tui.areas.customers.actions import ROW_ACTIONS, Deleted
+from tui.areas.customers.methods import (
+    Saved,
+    delete_method_form,
+    load_saved,
+    mandates_view,
+    methods_view,
+    revoke_mandate_form,
+    set_default_form,
+)
 from tui.areas.customers.spec import (
     CHARGED,
     COUNT_CONCURRENCY,
@@ -142,9 +151,37 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
 
     noun = "Customer"
     scope = "customer"
-    sections: ClassVar[tuple[tuple[str, str], ...]] = (("customer", "Customer"),)
+    sections: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("customer", "Customer"),
+        ("methods", "Saved payment methods"),
+        ("mandates", "Mandates"),
+    )
     actions = (
         *ROW_ACTIONS,
+        Action(
+            "default-method",
+            "s",
+            "Set default",
+            "Make one of the saved methods the customer's default",
+            lambda host, _id, _c: cast(CustomerDetailScreen, host).change_saved("default"),
+            palette="Set this customer's default payment method",
+        ),
+        Action(
+            "delete-method",
+            "x",
+            "Delete method",
+            "Delete one of the customer's saved payment methods",
+            lambda host, _id, _c: cast(CustomerDetailScreen, host).change_saved("delete"),
+            palette="Delete a saved payment method",
+        ),
+        Action(
+            "revoke-mandate",
+            "R",
+            "Revoke mandate",
+            "Revoke one of the customer's active mandates",
+            lambda host, _id, _c: cast(CustomerDetailScreen, host).change_saved("revoke"),
+            palette="Revoke a mandate",
+        ),
         Action(
             "open-payment",
             "p",
@@ -169,6 +206,7 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
         super().__init__(customer_id)
         self.customer_id = customer_id
         self.payments = Payments([])
+        self.saved = Saved()
         self._focused_once = False
 
     @property
@@ -194,11 +232,45 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
 
     async def fetch(self) -> Customer:
         client = self.runtime.api
-        customer, payments = await asyncio.gather(
-            client.customers.retrieve(self.customer_id), self._payments()
+        customer, payments, saved = await asyncio.gather(
+            client.customers.retrieve(self.customer_id),
+            self._payments(),
+            load_saved(client, self.customer_id),
         )
         self.payments = payments
+        self.saved = saved
         return customer
+
+    # -- saved methods and mandates ------------------------------------------------------------
+
+    def allowed(self) -> list[Action[Any]]:
+        # Each change is offered only when something it applies to is there.
+        applies = {
+            "default-method": bool(self.saved.not_default()),
+            "delete-method": bool(self.saved.deletable()),
+            "revoke-mandate": bool(self.saved.revocable()),
+        }
+        return [a for a in super().allowed() if applies.get(a.name, True)]
+
+    def change_saved(self, what: str) -> None:
+        """Open the form that sets the default method, deletes one, or revokes a mandate."""
+        api = self.runtime.api
+        if what == "default":
+            form = set_default_form(api, self.customer_id, self.saved)
+            done = "Default method set"
+        elif what == "delete":
+            form = delete_method_form(api, self.saved)
+            done = "Saved method deleted"
+        else:
+            form = revoke_mandate_form(api, self.saved)
+            done = "Mandate revoked"
+
+        def closed(result: Any) -> None:
+            if result is not None:
+                self.notify(str(form.value("choice")), title=done, markup=False)
+                self.load(now=True)  # no webhook tells of it
+
+        self.app.push_screen(form, closed)
 
     async def _payments(self) -> Payments:
         from tui.api.errors import ClientError
@@ -273,6 +345,8 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
         fields.add_row("Created", safe(format_time(c.created_time)))
         fields.add_row("Modified", safe(format_time(getattr(c, "modified_at", None))))
         self.section("customer").update(fields)
+        self.section("methods").update(methods_view(self.saved))
+        self.section("mandates").update(mandates_view(self.saved, self.app.theme_variables))
         self.section_payments.show(self.payments, self._summary())
         if self.payments.rows and not self._focused_once:
             # Up and down pick a payment, Enter opens it; the fields above stay in view.

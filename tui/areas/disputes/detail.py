@@ -19,13 +19,13 @@ from tui.areas.disputes.spec import (
     due_at,
     field_label,
     normal,
-    span,
     status_cell,
     urgency,
     urgent_style,
 )
 from tui.views.detail import DetailScreen, Related, empty, grid, read_related
 from tui.views.payment import payment_summary
+from tui.views.when import span_text
 from tui.widgets.format import format_amount, format_time, theme_colour
 from tui.widgets.text import safe
 
@@ -92,7 +92,7 @@ class DisputeDetailScreen(DetailScreen["Dispute"]):
         level = urgency(d, now)
         due = due_at(d)
         if level is not None and due is not None:
-            note = "overdue" if level == "overdue" else f"{span(due - now)} left"
+            note = "overdue" if level == "overdue" else f"{span_text(due - now)} left"
             title.append(f"  {note}", style=urgent_style(level, variables) or "dim")
         return title
 

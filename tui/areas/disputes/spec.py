@@ -28,6 +28,7 @@ from tui.views.filters import (
     status_term,
     time_terms,
 )
+from tui.views.when import span_text
 from tui.widgets.format import amount_text, format_time, status_text, theme_colour
 from tui.widgets.text import safe, visible
 
@@ -132,19 +133,6 @@ def urgency(dispute: Any, now: float) -> str | None:
     return "soon" if left <= SOON else "open"
 
 
-def span(seconds: float) -> str:
-    """A duration in its two largest units: 6d 23h, 5h 30m, 12m."""
-    total = int(abs(seconds))
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes = rest // 60
-    if days:
-        return f"{days}d {hours}h" if hours else f"{days}d"
-    if hours:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    return f"{max(minutes, 1)}m"
-
-
 def urgent_style(level: str | None, variables: Any) -> str:
     if level == "overdue":
         return f"bold {theme_colour(variables, 'error')}"
@@ -167,7 +155,7 @@ def deadline_cell(dispute: Any, now: float, variables: Any) -> Text:
         late = int((now - due) // 86400)
         text = f"overdue {late}d" if 0 < late < 10 else "overdue"
     else:
-        text = f"in {span(due - now)}"
+        text = f"in {span_text(due - now)}"
     return Text(text, style=urgent_style(level, variables), no_wrap=True, overflow="ellipsis")
 
 
@@ -181,9 +169,9 @@ def deadline_long(dispute: Any, now: float, variables: Any) -> Text:
     if level is None:
         return Text.assemble(moment, (f"  no answer due ({short_status(dispute.status)})", "dim"))
     if level == "overdue":
-        note = f"  overdue by {span(now - due)}"
+        note = f"  overdue by {span_text(now - due)}"
     else:
-        note = f"  {span(due - now)} left to accept or challenge"
+        note = f"  {span_text(due - now)} left to accept or challenge"
     return Text.assemble(
         (moment, urgent_style(level, variables)), (note, urgent_style(level, variables))
     )

@@ -38,12 +38,10 @@ class ReplayForm(FormScreen):
             Field(
                 "url",
                 "Forward URL",
-                Input(
-                    self._known_url(),
-                    placeholder="http://127.0.0.1:3000/webhooks",
-                    id="field-url",
-                ),
-                "Your server's webhook endpoint (http:// or https://).",
+                # Empty, and it looks empty: a greyed example URL in the box read as a value.
+                Input(self._known_url(), placeholder="none yet: type it", id="field-url"),
+                "Your server's webhook endpoint, http:// or https://, e.g. "
+                "http://127.0.0.1:3000/webhooks.",
             )
         ]
 

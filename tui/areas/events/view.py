@@ -34,6 +34,14 @@ from tui.views.live import watch_deliveries
 from tui.widgets.format import theme_colour
 from tui.widgets.text import safe
 
+# The rows a live feed holds at most: the rest stay in the journal, paged in as the cursor
+# nears either end (keyset pages on the journal's seq), so neither memory nor the cost of a
+# new row grows with the events received.
+WINDOW = 2 * BATCH
+# Deliveries arriving within this long are shown together: one journal read and one re-order
+# of the window for all of them, at most this often (the screen stays well within 1 s).
+LIVE_FRAME = 0.2
+
 
 class EventsView(ResourceListView[Any]):
     """The live feed of webhook deliveries."""
@@ -67,6 +75,11 @@ class EventsView(ResourceListView[Any]):
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
         self.rejected: list[Any] = []
+        self.head_seq = 0  # the newest event known (shown, or counted in `unseen`)
+        self.unseen = 0  # events newer than the window, not shown (the cursor is further down)
+        self._live_timer: Any = None
+        self._rejected_dirty = False
+        self._last_cursor: int | None = None  # where the cursor was at its last move
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
@@ -86,13 +99,17 @@ class EventsView(ResourceListView[Any]):
         return str(record.event_id)
 
     def order(self, record: Any) -> Any:
-        return record.first_seen
+        return record.seq  # the journal's order, which its pages follow
 
     def filter_grammar(self) -> Grammar:
         return EVENT_GRAMMAR
 
     def loading_text(self) -> str:
         return "waiting for the listener…"
+
+    def header_extra(self, header: Text) -> None:
+        if self.unseen:
+            header.append(f"  {self.unseen:,} new · r", style="bold")
 
     def header_text(self) -> Text:
         header = super().header_text()
@@ -137,16 +154,37 @@ class EventsView(ResourceListView[Any]):
         if self.runtime.listener is not None:
             self.load()
 
+    def page_loaded(self, records: list[Any]) -> None:
+        # What is newer than this page comes live from here on (exactly once: the window holds
+        # events up to `head_seq`, every later one is read after it).
+        self.unseen = 0
+        self._last_cursor = None
+        if self.page_offset == 0 and not self.filter.local:
+            self.head_seq = max((r.seq for r in records), default=0)
+            return
+        kind, obj = self._filter_args()
+        newest = self.runtime.journal.recent(1, 0, kind, obj)
+        self.head_seq = newest[0].seq if newest else 0
+
+    def action_reload(self) -> None:
+        # With new events waiting above the window, `r` goes to them.
+        self.load(offset=0 if self.unseen else None)
+
+    def _filter_args(self) -> tuple[str | None, str | None]:
+        return self.filter.server.get("event_type"), self.filter.server.get("object_id")
+
     # -- live --------------------------------------------------------------------------------
 
     def on_change(self, change: Any) -> None:
         """Events arrive through `on_delivery` (refusals too), not as changes to re-read."""
 
     def on_delivery(self, delivery: Any) -> None:
-        """Live: a delivery reached the listener; shown at once, no read needed."""
+        """Live: a delivery reached the listener. Nothing is drawn here: the deliveries of one
+        frame are read from the journal together (`_show_live`), so a burst costs one re-order
+        of the window, and what the listener dropped for a slow screen is read all the same."""
         if not delivery.accepted:
             self.rejected = [delivery, *self.rejected][:REJECTED_SHOWN]
-            self._show_rejected()
+            self._rejected_dirty = True
             if not self.is_on_screen:  # on screen, the panel of rejections says it
                 self.notify(
                     f"A delivery was refused ({delivery.status}): {safe(delivery.reason)}.",
@@ -154,47 +192,99 @@ class EventsView(ResourceListView[Any]):
                     severity="warning",
                     markup=False,
                 )
+        elif not delivery.event_id or not self.loaded:
             return
-        if not delivery.event_id or not self.loaded or not self._matches(delivery):
-            return
-        from tui.webhooks.journal import EventRecord
+        elif delivery.duplicate:
+            known = self.rows.get(delivery.event_id)
+            if known is not None:  # the count of its duplicates, in place
+                from dataclasses import replace
 
-        known = self.rows.get(delivery.event_id)
-        record = EventRecord(
-            seq=delivery.delivery_id,
-            event_id=delivery.event_id,
-            event_type=delivery.event_type,
-            object_id=delivery.object_id,
-            object_status=delivery.object_status,
-            first_seen=known.first_seen if known else delivery.received_at,
-            duplicates=delivery.duplicate_count if known else 0,
-            delivery_id=delivery.delivery_id,
-        )
-        if known is None:
-            self.total += 1
-        self.table.insert(record, self.order)
+                self.table.update(replace(known, duplicates=delivery.duplicate_count))
+            return
+        if self._live_timer is None:
+            self._live_timer = self.set_timer(LIVE_FRAME, self._show_live)
+
+    def _show_live(self) -> None:
+        """Show what the journal stored since `head_seq`: on top of the window while it starts
+        at the newest event and the cursor is in its upper half (the oldest rows leave from the
+        bottom); otherwise counted as new in the header (`r` shows them)."""
+        self._live_timer = None
+        if self._rejected_dirty:
+            self._rejected_dirty = False
+            self._show_rejected()
+        listener = self.runtime.listener
+        if listener is None or not self.loaded or self.scanned is not None:
+            return
+        journal = listener.journal
+        kind, obj = self._filter_args()
+        following = self.page_offset == 0 and self.table.cursor_row < WINDOW // 2
+        if following:
+            fresh = journal.newer(self.head_seq, WINDOW, kind, obj)
+            if not fresh:
+                return
+            count = len(fresh)
+            if count == WINDOW:  # more came than the window holds: the rest are paged
+                count = journal.count_newer(self.head_seq, kind, obj)
+            self.head_seq = fresh[0].seq
+            self.total += count
+            self.table.put_on_top(fresh, WINDOW, slack=WINDOW // 4)
+        else:
+            newest = journal.newer(self.head_seq, 1, kind, obj)
+            if not newest:
+                return
+            count = journal.count_newer(self.head_seq, kind, obj)
+            self.head_seq = newest[0].seq
+            self.unseen += count
+            self.page_offset += count  # the window is that much further from the newest
+            self.total += count
         self.update_header()
 
-    def _matches(self, delivery: Any) -> bool:
-        wanted = self.filter.server
-        if wanted.get("event_type") and delivery.event_type != wanted["event_type"]:
-            return False
-        return not (wanted.get("object_id") and delivery.object_id != wanted["object_id"])
-
-    # -- lazy loading ------------------------------------------------------------------------
+    # -- lazy loading: a bounded window paged on as the cursor nears either end ----------------
 
     @on(DataTable.RowHighlighted)
     def _maybe_more(self, event: DataTable.RowHighlighted) -> None:
-        if event.cursor_row >= event.data_table.row_count - 20 and len(self.rows) < self.total:
-            self._more()
-
-    def _more(self) -> None:
-        listener = self.runtime.listener
-        if listener is None:
+        if event.data_table is not self.table or self.scanned is not None:
             return
-        kind, obj = self.filter.server.get("event_type"), self.filter.server.get("object_id")
-        batch = listener.journal.recent(BATCH, len(self.rows), kind, obj)
+        if event.cursor_row != self.table.cursor_row:
+            return  # a move the window's rebuild made and undid (clear, then the cursor back)
+        rows = event.data_table.row_count
+        margin = min(20, max(rows // 4, 1))  # the zones never overlap, whatever the window
+        # Newer pages come back only as the cursor goes up: a page just shown (`]`) starts
+        # with its cursor on top, and stays.
+        went_up = self._last_cursor is not None and event.cursor_row < self._last_cursor
+        if event.cursor_row < margin and self.page_offset > 0 and went_up:
+            self._newer()
+        elif event.cursor_row >= rows - margin and self.page_offset + rows < self.total:
+            self._older()
+        self._last_cursor = self.table.cursor_row
+
+    def _older(self) -> None:
+        listener = self.runtime.listener
+        if listener is None or not self.rows:
+            return
+        last = next(reversed(self.rows.values()))
+        batch = listener.journal.older(last.seq, BATCH, *self._filter_args())
         self.table.append(batch)
+        self.page_offset += len(self.table.trim(WINDOW, from_top=True))
+        self._last_cursor = self.table.cursor_row
+        self.update_header()
+
+    def _newer(self) -> None:
+        listener = self.runtime.listener
+        if listener is None or not self.rows:
+            return
+        first = next(iter(self.rows.values()))
+        batch = listener.journal.newer(first.seq, BATCH, *self._filter_args(), nearest=True)
+        self.table.put_above(batch)
+        self.table.trim(WINDOW, from_top=False)
+        self._last_cursor = self.table.cursor_row
+        if len(batch) < BATCH or batch[0].seq >= self.head_seq:
+            # The newest is in the window again: live from here.
+            self.page_offset = self.unseen = 0
+            if batch:
+                self.head_seq = max(self.head_seq, batch[0].seq)
+        else:
+            self.page_offset = max(self.page_offset - len(batch), 1)
         self.update_header()
 
     def _show_rejected(self) -> None:

@@ -24,6 +24,7 @@ from tui.views.filters import (
     time_terms,
 )
 from tui.views.ids import id_problem
+from tui.views.when import span_text
 from tui.widgets.format import amount_text, format_time, theme_colour
 from tui.widgets.text import safe, visible
 
@@ -76,28 +77,7 @@ def expires_at(link: Any) -> float | None:
 
 def short_span(seconds: float) -> str:
     """A time left in at most 9 characters' worth: 29d, 3d 4h, 5h 30m, 23h, 12m."""
-    total = int(max(seconds, 0))
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes = rest // 60
-    if days:
-        return f"{days}d {hours}h" if hours and days < 10 else f"{days}d"
-    if hours:
-        return f"{hours}h {minutes}m" if minutes and hours < 10 else f"{hours}h"
-    return f"{max(minutes, 1)}m"
-
-
-def long_span(seconds: float) -> str:
-    """A duration in its two largest units: 6d 23h, 5h 30m, 12m."""
-    total = int(abs(seconds))
-    days, rest = divmod(total, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes = rest // 60
-    if days:
-        return f"{days}d {hours}h" if hours else f"{days}d"
-    if hours:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    return f"{max(minutes, 1)}m"
+    return span_text(max(seconds, 0), short=True)
 
 
 def waiting(link: Any) -> bool:
@@ -126,12 +106,12 @@ def expiry_long(link: Any, now: float, variables: Mapping[str, str]) -> Text:
     moment = format_time(datetime.fromtimestamp(due, UTC)) + " UTC"
     if due > now:
         if link_state(link) == "paid":
-            note = f"  {long_span(due - now)} from now; paid, so it no longer matters"
+            note = f"  {span_text(due - now)} from now; paid, so it no longer matters"
             return Text.assemble(moment, (note, "dim"))
         soon = due - now <= SOON
         style = f"bold {theme_colour(variables, 'warning')}" if soon else ""
-        return Text.assemble(moment, (f"  {long_span(due - now)} left", style))
-    return Text.assemble(moment, (f"  passed {long_span(now - due)} ago", "dim"))
+        return Text.assemble(moment, (f"  {span_text(due - now)} left", style))
+    return Text.assemble(moment, (f"  passed {span_text(now - due)} ago", "dim"))
 
 
 # Ids are shown whole (plink_ + 20 characters). Link, status, amount and expiry stay at 80

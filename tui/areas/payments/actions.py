@@ -64,10 +64,41 @@ def _review(action: str) -> Callable[[ActionHost, str | None, Any], None]:
     return run
 
 
-def _three_ds(host: ActionHost, payment_id: str | None, payment: Any) -> None:
+def _three_ds(payment: Any) -> Any:
     from tui.areas.payments.forms import ThreeDSForm
 
-    host.app.push_screen(ThreeDSForm(str(payment_id)), host.acted)
+    return ThreeDSForm(payment.payment_id, payment.payment_method)
+
+
+def page_url(payment: Any) -> str | None:
+    """Where the customer's step is: the redirect, QR code or voucher page of its next action."""
+    action = getattr(payment, "next_action", None)
+    if action is None:
+        return None
+    data = action.model_dump()
+    voucher = data.get("voucher_details")
+    found = [data.get("redirect_to_url"), data.get("qr_code_url"), data.get("popup_url")]
+    if isinstance(voucher, dict):  # the real service's shape varies by voucher
+        found.append(voucher.get("download_url"))
+    return next((url for url in found if isinstance(url, str) and url), None)
+
+
+def _open_page(host: ActionHost, payment_id: str | None, payment: Any) -> None:
+    app = host.app
+
+    async def go() -> None:
+        from tui.views.browser import open_in_browser
+
+        current = payment
+        if current is None or current.next_action is None:
+            current = await app.runtime.api.payments.retrieve(str(payment_id))
+        url = page_url(current)
+        if url is None:
+            app.notify(f"{payment_id} has no page to open now.", title="No page", markup=False)
+            return
+        open_in_browser(app, url, "the customer's page")
+
+    app.run_worker(go(), group="payment-action", exit_on_error=False, description="Payment")
 
 
 def _dispute_form(payment: Any) -> Any:
@@ -161,12 +192,22 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
         Action(
             "3ds",
             "3",
-            "3DS",
-            "Complete 3-D Secure as the cardholder (local sandbox)",
-            _three_ds,
+            "Customer step",
+            "Complete 3-D Secure or the method's step as the customer (local sandbox)",
+            _with_payment(_three_ds),
             statuses("requires_action", "requires_customer_action"),
             local_only=True,
             palette="Complete 3-D Secure",
+        ),
+        Action(
+            "page",
+            "o",
+            "Open page",
+            "Open the customer's page (redirect, QR code, voucher) in the browser",
+            _open_page,
+            statuses("requires_action", "requires_customer_action"),
+            when=lambda payment: page_url(payment) is not None,
+            palette="Open the customer's page in the browser",
         ),
         Action(
             "dispute",

@@ -8,13 +8,15 @@ here by itself.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from tui.areas.payments.actions import ROW_ACTIONS
-from tui.views.detail import DetailScreen, empty, explained_code, grid, table
+from tui.areas.payments.actions import ROW_ACTIONS, page_url
+from tui.views.columns import Column
+from tui.views.detail import DetailScreen, empty, explained_code, flat_rows, grid, table
+from tui.views.related import RelatedRow
 from tui.widgets.format import (
     brand_label,
     format_amount,
@@ -26,6 +28,39 @@ from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.api.models.payments import Payment
+
+OPEN_HINT = "Tab reaches the rows; Esc comes back."
+
+
+def _status(row: RelatedRow, variables: Any) -> Text:
+    data = row.record if isinstance(row.record, dict) else {}
+    return status_text(data.get("status"), variables)
+
+
+def _field(name: str, empty: str = "") -> Any:
+    return lambda row, _c: safe(row.record.get(name), empty=empty)
+
+
+# A payment's related records: what each row shows (Enter opens it; Tab reaches the rows).
+REFUND_COLUMNS: tuple[Column[RelatedRow], ...] = (
+    Column("id", "Refund", 24, lambda r, c: safe(r.record_id), flex=(12, 26)),
+    Column("status", "Status", 10, lambda r, c: _status(r, c.variables)),
+    Column("amount", "Amount", 12, _field("amount")),
+    Column("reason", "Reason", 12, _field("reason"), 60, flex=(6, 60)),
+    Column("created", "Created", 19, _field("created"), 76),
+)
+DISPUTE_COLUMNS: tuple[Column[RelatedRow], ...] = (
+    Column("id", "Dispute", 24, lambda r, c: safe(r.record_id), flex=(12, 26)),
+    Column("status", "Status", 16, lambda r, c: _status(r, c.variables)),
+    Column("amount", "Amount", 12, _field("amount")),
+    Column("stage", "Stage", 12, _field("stage"), 60),
+)
+EVENT_COLUMNS: tuple[Column[RelatedRow], ...] = (
+    Column("received", "Received", 8, _field("received")),
+    Column("event", "Event", 24, _field("event", "?"), flex=(16, 30)),
+    Column("status", "Status", 17, lambda r, c: _status(r, c.variables)),
+    Column("id", "Event id", 24, lambda r, c: safe(r.record_id), 60, flex=(12, 64)),
+)
 
 
 class PaymentDetailScreen(DetailScreen["Payment"]):
@@ -40,11 +75,18 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         ("decline", "Decline"),
         ("amounts", "Amounts"),
         ("card", "Card and customer"),
+        ("next", "Next action"),
+        ("mandate", "Mandate"),
         ("attempts", "Attempts"),
         ("refunds", "Refunds"),
         ("disputes", "Disputes"),
         ("events", "Events"),
     )
+    related: ClassVar[dict[str, tuple[Column[RelatedRow], ...]]] = {
+        "refunds": REFUND_COLUMNS,
+        "disputes": DISPUTE_COLUMNS,
+        "events": EVENT_COLUMNS,
+    }
 
     def __init__(self, payment_id: str) -> None:
         super().__init__(payment_id)
@@ -103,7 +145,15 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
 
         card_grid = grid()
         card = p.payment_method_data.card if p.payment_method_data else None
-        if card is not None:
+        other = p.payment_method not in (None, "card") and card is None
+        self.section("card").border_title = "Method and customer" if other else "Card and customer"
+        if other:
+            card_grid.add_row(
+                "Method", safe(f"{p.payment_method} · {p.payment_method_type or '?'}")
+            )
+            for label, value in method_rows(p):
+                card_grid.add_row(safe(label.capitalize()), safe(value))
+        elif card is not None:
             card_grid.add_row(
                 "Card",
                 safe(
@@ -121,14 +171,59 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         card_grid.add_row("Email", safe(p.email))
         self.section("card").update(card_grid)
 
+        self.show_section("next", p.next_action is not None)
+        if p.next_action is not None:
+            self.section("next").update(self._next_action(p))
+        has_mandate = bool(p.mandate_id or p.setup_future_usage or p.mandate_data)
+        self.show_section("mandate", has_mandate)
+        if has_mandate:
+            self.section("mandate").update(self._mandate(p))
+
         declined = bool(p.unified_code or p.error_code)
         self.show_section("decline", declined)
         if declined:
             self.section("decline").update(self._decline(p))
         self.section("attempts").update(self._attempts(p))
-        self.section("refunds").update(self._refunds(p))
-        self.section("disputes").update(self._disputes(p))
-        self.section("events").update(self._events())
+        self._refunds(p)
+        self._disputes(p)
+        self._events()
+
+    def _next_action(self, p: Payment) -> RenderableType:
+        """What the customer must do: the page to open, the account to pay into, the voucher."""
+        action = p.next_action
+        assert action is not None
+        rows = grid()
+        rows.add_row("Type", safe(action.type))
+        data = action.model_dump(exclude={"type"}, exclude_none=True)
+        for label, value in flat_rows(data):
+            if label.endswith("image data url"):
+                continue  # an image, not text
+            if label.endswith("timestamp") and value.isdigit():
+                value = format_time(datetime.fromtimestamp(int(value) / 1000, UTC).isoformat())
+            rows.add_row(safe(label.capitalize()), safe(value))
+        keys = []
+        if p.status in ("requires_action", "requires_customer_action"):  # the customer's turn
+            if page_url(p):
+                keys.append("o opens the customer's page")
+            if self.runtime.options.is_local:
+                keys.append("3 answers it as the customer (authorise, fail, abandon)")
+        if not keys:
+            return rows
+        text = "; ".join(keys)
+        return Group(rows, empty(text[:1].upper() + text[1:] + "."))
+
+    def _mandate(self, p: Payment) -> RenderableType:
+        """The mandate this payment set up or charged, and whether its method was kept."""
+        rows = grid()
+        rows.add_row("Mandate", safe(p.mandate_id, empty="none"))
+        rows.add_row("Future usage", safe(p.setup_future_usage))
+        if p.off_session is not None:
+            rows.add_row("Off session", "yes" if p.off_session else "no")
+        for label, value in flat_rows(p.mandate_data or {}):
+            rows.add_row(safe(label.capitalize()), safe(value))
+        if p.mandate_id and p.customer_id:
+            return Group(rows, empty(f":cus {p.customer_id} lists its mandates."))
+        return rows
 
     def _decline(self, p: Payment) -> RenderableType:
         return explained_code(
@@ -149,54 +244,73 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
             )
         return rows
 
-    def _refunds(self, p: Payment) -> RenderableType:
-        if not p.refunds:
-            return empty("No refunds.")
-        rows = table("Refund", "Status", "Amount", "Reason", "Created")
-        for r in p.refunds:
-            rows.add_row(
-                safe(r.refund_id),
-                status_text(r.status, self.app.theme_variables),
-                format_amount(r.amount, r.currency),
-                safe(r.reason, empty=""),
-                format_time(r.created_time),
+    def _refunds(self, p: Payment) -> None:
+        rows = [
+            RelatedRow(
+                "refunds",
+                r.refund_id,
+                {
+                    "status": r.status,
+                    "amount": format_amount(r.amount, r.currency),
+                    "reason": r.reason,
+                    "created": format_time(r.created_time),
+                },
             )
-        return Group(rows, empty(":ref <id> opens a refund."))
+            for r in p.refunds or []
+        ]
+        note = empty("No refunds." if not rows else f"Enter opens a refund. {OPEN_HINT}")
+        self.related_section("refunds").show(rows, note)
 
-    def _disputes(self, p: Payment) -> RenderableType:
-        if not p.disputes:
-            return empty("No disputes.")
-        rows = table("Dispute", "Status", "Amount", "Stage")
-        for d in p.disputes:
+    def _disputes(self, p: Payment) -> None:
+        rows = []
+        for d in p.disputes or []:
             data = d.model_dump()
-            rows.add_row(
-                safe(d.dispute_id),
-                status_text(
-                    data.get("dispute_status") or data.get("status"), self.app.theme_variables
-                ),
-                format_amount(d.amount, d.currency),
-                safe(data.get("dispute_stage"), empty=""),
-            )
-        return Group(rows, empty(":dp <id> opens a dispute."))
+            record = {
+                "status": data.get("dispute_status") or data.get("status"),
+                "amount": format_amount(d.amount, d.currency),
+                "stage": data.get("dispute_stage"),
+            }
+            rows.append(RelatedRow("disputes", d.dispute_id, record))
+        note = empty("No disputes." if not rows else f"Enter opens a dispute. {OPEN_HINT}")
+        self.related_section("disputes").show(rows, note)
 
-    def _events(self) -> RenderableType:
+    def _events(self) -> None:
+        section = self.related_section("events")
         listener = self.runtime.listener
         if listener is None:
             up = self.runtime.ready.is_set()
-            return empty("The listener is not running." if up else "The listener is starting…")
+            section.show(
+                [], empty("The listener is not running." if up else "The listener is starting…")
+            )
+            return
         records = listener.journal.recent(20, 0, None, self.payment_id)
-        if not records:
-            return empty("No webhook received for this payment yet.")
-        rows = table("Received", "Event", "Status", "Event id")
         # Receive times are the wall clock's: hidden where the display must not move (tests).
         stable = self.runtime.options.stable_display
-        for e in records:
-            rows.add_row(
-                "··:··:··"
-                if stable
-                else datetime.fromtimestamp(e.first_seen, UTC).strftime("%H:%M:%S"),
-                safe(e.event_type, empty="?"),
-                status_text(e.object_status, self.app.theme_variables),
-                safe(e.event_id),
+        rows = [
+            RelatedRow(
+                "events",
+                e.event_id,
+                {
+                    "received": "··:··:··"
+                    if stable
+                    else datetime.fromtimestamp(e.first_seen, UTC).strftime("%H:%M:%S"),
+                    "event": e.event_type,
+                    "status": e.object_status,
+                },
             )
-        return Group(rows, empty(":events shows headers, body and replay."))
+            for e in records
+        ]
+        if not rows:
+            section.show([], empty("No webhook received for this payment yet."))
+            return
+        section.show(rows, empty(f"Enter shows headers, body and replay. {OPEN_HINT}"))
+
+
+def method_rows(p: Payment) -> list[tuple[str, str]]:
+    """A non-card method's details as the payment carries them (`{family: {...}}`, masked by
+    the service): the wallet's card, the bank, the account's last digits..."""
+    data = p.payment_method_data.model_dump(exclude_none=True) if p.payment_method_data else {}
+    data.pop("billing", None)
+    data.pop("card", None)
+    inner = data.get(p.payment_method or "", data)
+    return flat_rows(inner)[:10]

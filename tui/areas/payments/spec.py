@@ -15,7 +15,7 @@ from tui.widgets.text import safe
 if TYPE_CHECKING:
     from tui.api.models.payments import Payment
     from tui.payments_cache import CachedPayment
-    from tui.views.filters import Grammar
+    from tui.views.filters import Filter, Grammar, Term
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.
     Row = Payment | CachedPayment
@@ -53,17 +53,60 @@ def payment_grammar(*, real: bool = False) -> Grammar:
         server_term,
         status_term,
         time_terms,
+        word_or,
     )
 
+    status = status_term(PAYMENT_STATUSES, "payment", None if real else "status")
+    currency = currency_term(None if real else "currency")
     return Grammar(
         [
-            status_term(PAYMENT_STATUSES, "payment", None if real else "status"),
-            currency_term(None if real else "currency"),
+            status,
+            currency,
             amount_term(None if real else "amount_filter"),
             server_term(("customer", "cus"), "customer_id", "customer:cus_…"),
+            method_term(real=real),
             *time_terms(),
             server_term(("id", "payment"), "payment_id", "id:pay_…"),
         ],
-        bare=id_word({"pay_": "payment_id", "cus_": "customer_id"}, 20, own="pay_"),
-        bare_example="pay_… or part of an id",
+        # `failed` as the Status column reads, `usd` as the amounts do.
+        bare=word_or(
+            id_word({"pay_": "payment_id", "cus_": "customer_id"}, 20, own="pay_"),
+            statuses=PAYMENT_STATUSES,
+            status=status,
+            currency=currency,
+        ),
+        bare_example="failed · usd · pay_… or part of an id",
     )
+
+
+def method_term(*, real: bool = False) -> Term:
+    """`method:wallet` (a family: asked of the service, except the real one's list, which has
+    no such filter) or `method:ideal` (a type: matched in the view), several with commas."""
+    from tui.api.models.methods import FAMILIES, KINDS
+    from tui.views.filters import Term
+
+    families = {"card", *FAMILIES}
+    types = {"credit", "debit", *(k.type for k in KINDS)}
+
+    def apply(value: str, result: Filter) -> None:
+        wanted = [v.strip().lower() for v in value.split(",") if v.strip()]
+        for word in wanted:
+            if word not in families and word not in types:
+                close = sorted(w for w in families | types if word in w or w in word)
+                hint = f" Did you mean {', '.join(close[:3])}?" if close else ""
+                raise ValueError(
+                    f"`{word}` is not a payment method.{hint} Families: "
+                    f"{', '.join(sorted(families))}; or a type such as ideal, apple_pay, sepa."
+                )
+        if all(w in families for w in wanted) and not real:
+            result.server["payment_method"] = wanted
+            return
+        chosen = set(wanted)
+        result.local.append(
+            lambda p: (
+                getattr(p, "payment_method", None) in chosen
+                or getattr(p, "payment_method_type", None) in chosen
+            )
+        )
+
+    return Term(("method", "m"), "method:wallet", apply)

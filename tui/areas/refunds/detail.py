@@ -81,7 +81,9 @@ class RefundDetailScreen(DetailScreen["Refund"]):
         self.show_section("failure", bool(code))
         if code:
             acquirer = ": ".join(str(v) for v in (r.error_code, r.error_message) if v)
-            self.section("failure").update(explained_code(code, r.unified_message, acquirer))
+            self.section("failure").update(
+                explained_code(code, r.unified_message, acquirer, subject="refund")
+            )
         self.section("payment").update(self._payment(r))
         self.section("history").update(self._history(r))
         self.section("metadata").update(self._metadata(r))

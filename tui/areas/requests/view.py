@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from tui.api.vocabulary import counted
 from tui.private_files import open_private
 from tui.views.actions import Action
 from tui.views.columns import CellContext, Column
@@ -255,7 +256,9 @@ class RequestsView(ResourceListView[Any]):
             self.notify("No requests to export yet.", severity="warning")
             return
         path = export_entries(reversed(entries), self.runtime.options.data_dir / "exports")
-        self.notify(f"{len(entries)} requests written to {path}", title="Exported", markup=False)
+        self.notify(
+            f"{counted(len(entries), 'request')} written to {path}", title="Exported", markup=False
+        )
 
 
 _MOVING_HEADERS = frozenset({"date", "host", "x-ratelimit-remaining", "x-ratelimit-reset"})

@@ -97,6 +97,7 @@ class SandboxView(AreaView):
     SandboxView .hint { padding: 0 1; color: $text-muted; }
     SandboxView #sandbox-exports { padding: 0 1; margin: 0 1; background: $boost; }
     SandboxView ResourceTable { height: auto; max-height: 14; margin: 0 1; }
+    SandboxView #sandbox-values { max-height: 20; }
     SandboxView #sandbox-remote { padding: 1 2; }
     """
 
@@ -128,8 +129,9 @@ class SandboxView(AreaView):
         yield TitleBar(id="sandbox-header")
         with VerticalScroll(id="sandbox-body"):
             yield Static("Use it from outside payscope", classes="section first")
+            # Wrapping: a key or a secret read off the screen is whole (`y` copies it too).
             yield ResourceTable(
-                VALUE_COLUMNS, lambda v: v.key, self._cells_context, id="sandbox-values"
+                VALUE_COLUMNS, lambda v: v.key, self._cells_context, id="sandbox-values", wrap=True
             )
             yield Static(
                 "y copies a value · s shows the keys · x copies all as export lines: then a "
@@ -366,4 +368,11 @@ class SandboxView(AreaView):
             return
         self.notify(made.summary, title=scenario.title)
         self.show_values()  # the clock may have moved
-        self.app.goto(made.area, made.record_id)
+        from tui.views.areas import AREA_BY_KEY
+
+        # Over :sandbox, where the user was: Esc comes back here.
+        area = AREA_BY_KEY.get(made.area)
+        if area is not None and area.detail is not None:
+            self.app.push_screen(area.detail_screen(made.record_id))
+        else:
+            self.app.goto(made.area, made.record_id)

@@ -305,6 +305,9 @@ def card_rule(state: SandboxState, card: CardData) -> dict[str, Any]:
         "code": code,
         "brand": cards.brand_of(card.card_number),
     }
+    known = cards.BY_NUMBER.get(card.card_number)
+    if known is not None and known.issuer is not None and code == known.unified_code:
+        rule["issuer"] = list(known.issuer)
     if card.card_number == cards.RENEWAL_FAILS_CARD:
         rule["fails_later"] = True  # its recurring charges on a mandate decline
     return rule
@@ -395,6 +398,14 @@ def _add_attempt(
     return attempt_id
 
 
+# A payment's state after a capture -> its attempt's (the real service's AttemptStatus).
+ATTEMPT_AFTER_CAPTURE: dict[str, str] = {
+    "succeeded": "charged",
+    "partially_captured": "partial_charged",
+    "partially_captured_and_capturable": "partial_charged_and_chargeable",
+}
+
+
 def _update_last_attempt(
     conn: sqlite3.Connection, row: Row, status: str, now_iso: str, decline: dict[str, Any]
 ) -> None:
@@ -415,8 +426,9 @@ def _update_last_attempt(
 
 
 def _fail(row: Row, code: str) -> dict[str, Any]:
-    brand = (row.card_rule or {}).get("brand", "Unknown")
-    fields = cards.decline(code).fields(str(brand))
+    rule = row.card_rule or {}
+    issuer = rule.get("issuer") if rule.get("code") == code else None
+    fields = cards.decline(code, issuer).fields(str(rule.get("brand", "Unknown")))
     row.status = "failed"
     row.expires_at = None
     row.data.update(fields)
@@ -1431,6 +1443,8 @@ async def capture_payment(request: Request, payment_id: str) -> Response:
                 None,
             )
         _money_taken(conn, row, now)
+        # The attempt says what the capture did, as the real service's does.
+        _update_last_attempt(conn, row, ATTEMPT_AFTER_CAPTURE[row.status], iso(now), {})
     return respond_json(row.json)
 
 

@@ -294,6 +294,8 @@ def _payment(
             "cancelled": "voided",
             "expired": "authorized",
             "processing": "pending",
+            "partially_captured": "partial_charged",
+            "partially_captured_and_capturable": "partial_charged_and_chargeable",
         }.get(status, "charged")
         attempt_data = {
             "attempt_id": f"{payment_id}_1",

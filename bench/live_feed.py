@@ -1,0 +1,401 @@
+"""Benchmark: the live feed at speed (issue 30, section 6).
+
+    python bench/live_feed.py [--duration 600] [--rate 100] [--out bench/results/live_feed.json]
+
+The TUI runs headless (120x40) in a process of its own, on the embedded sandbox, with the
+Events screen open. This process POSTs signed webhooks to the TUI's listener over loopback at
+`--rate` a second for `--duration` seconds, each at its own time (not one after the other:
+a slow answer does not slow the feed), and times every acknowledgement. Meanwhile the TUI's
+process measures itself, sampling every 0.1 s:
+
+- its CPU (all its threads: the UI, the listener and the journal's writer) over the feed;
+- its resident memory at the start of the feed and at the end (growth);
+- how far the screen is behind the journal: the age of the oldest stored event not yet on
+  screen (0 when the newest is shown; the window follows the newest with the cursor on top);
+- key latency: every 0.25 s a key (`down`, then `ctrl+home`) through Textual's pilot, timed until
+  the screen has handled it;
+- which events entered the Events table, so each is shown exactly once (none missed, none
+  twice).
+
+Targets (exit 1 when one is missed): CPU under 50% of a core; memory growth under 20 MiB; the
+screen within 1 s of the journal; key latency p99 under 100 ms; acknowledgement p99 under
+50 ms; every event shown exactly once. The figures go to `--out` as JSON (date, cores, Python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+TARGETS = {
+    "cpu_percent": 50.0,
+    "memory_growth_mib": 20.0,
+    "screen_lag_s": 1.0,
+    "key_p99_ms": 100.0,
+    "ack_p99_ms": 50.0,
+}
+SAMPLE_EVERY = 0.1
+KEY_EVERY = 0.25
+
+
+def _rss_mib() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _p(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, int(len(ordered) * q) - 1))]
+
+
+# -- the TUI's process ---------------------------------------------------------------------------
+
+
+async def _tui(tmp: Path) -> None:
+    """Run the TUI with Events open; say where its listener is; measure until told to stop."""
+    from tui.app import make_app
+    from tui.areas.events.view import EventsView
+
+    app = make_app(config_dir=tmp / "config", data_dir=tmp / "data", seed=50)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.runtime.ready.wait()
+        await app.workers.wait_for_complete()
+        app.screen.show_area("events")  # type: ignore[attr-defined]
+        await pilot.pause(0.3)
+        await app.workers.wait_for_complete()
+        view = app.screen.query_one(EventsView)
+        view.table.focus()
+        await pilot.pause()
+        listener: Any = app.runtime.listener
+        journal = listener.journal
+        hello = {"url": listener.url, "secret": listener.secrets[0]}
+        sys.stdout.write(json.dumps(hello) + "\n")
+        sys.stdout.flush()
+
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        started = asyncio.Event()
+
+        def read_commands() -> None:
+            for line in sys.stdin:
+                command = line.strip()
+                if command == "start":
+                    loop.call_soon_threadsafe(started.set)
+                elif command == "stop":
+                    loop.call_soon_threadsafe(stop.set)
+                    return
+
+        reader = loop.run_in_executor(None, read_commands)
+        await started.wait()
+        rss_start = _rss_mib()
+        cpu_start, wall_start = time.process_time(), time.perf_counter()
+        entries: dict[str, int] = {}
+        shown: set[str] = set()
+        lags: list[float] = []
+        keys: list[float] = []
+        rss_max = rss_start
+        next_key = time.perf_counter() + KEY_EVERY
+        while not stop.is_set():
+            await asyncio.sleep(SAMPLE_EVERY)
+            now = time.time()
+            current = set(view.rows)
+            for event_id in current - shown:
+                entries[event_id] = entries.get(event_id, 0) + 1
+            shown = current
+            top = next(iter(view.rows.values()), None)
+            behind = journal.newer(top.seq if top else 0, 1, nearest=True)
+            lags.append(now - behind[0].first_seen if behind and view.page_offset == 0 else 0.0)
+            rss_max = max(rss_max, _rss_mib())
+            if time.perf_counter() >= next_key:
+                key = "down" if view.table.cursor_row == 0 else "ctrl+home"
+                elapsed = await _key(app, view, key)
+                if elapsed is not None:
+                    keys.append(elapsed)
+                next_key = time.perf_counter() + KEY_EVERY
+        cpu = time.process_time() - cpu_start
+        wall = time.perf_counter() - wall_start
+        # The last events: until the screen has them (or 5 s).
+        await _key(app, view, "ctrl+home")
+        settle = time.perf_counter() + 5
+        while time.perf_counter() < settle:
+            await asyncio.sleep(SAMPLE_EVERY)
+            for event_id in set(view.rows) - shown:
+                entries[event_id] = entries.get(event_id, 0) + 1
+            shown = set(view.rows)
+            top = next(iter(view.rows.values()), None)
+            if not journal.newer(top.seq if top else 0, 1):
+                break
+        rss_end = _rss_mib()
+        result = {
+            "cpu_percent": 100 * cpu / wall,
+            "rss_start_mib": rss_start,
+            "rss_end_mib": rss_end,
+            "rss_max_mib": rss_max,
+            "memory_growth_mib": rss_end - rss_start,
+            "screen_lag_max_s": max(lags, default=0.0),
+            "screen_lag_p99_s": _p(lags, 0.99),
+            "key_p50_ms": statistics.median(keys) if keys else float("nan"),
+            "key_p99_ms": _p(keys, 0.99),
+            "key_max_ms": max(keys, default=float("nan")),
+            "keys": len(keys),
+            "rows_held_max": view.table.row_count,
+            "rows_touched": view.table.rows_touched,
+            "entries": entries,
+            "journal_events": journal.count(),
+        }
+        sys.stdout.write(json.dumps(result) + "\n")
+        sys.stdout.flush()
+        await reader
+
+
+async def _key(app: Any, view: Any, key: str) -> float | None:
+    """Milliseconds from a key reaching the app until the Events table has moved its cursor:
+    `down` off the top row (live rows never move it from there: they go above the others),
+    `ctrl+home` back onto it (live rows only ever move it down). The key is posted as the terminal
+    driver posts it (Pilot.press also waits for the whole process to be idle, which a feed of
+    100 events a second never is). None when the cursor is not where the key starts from."""
+    from textual import events
+
+    table = view.table
+    if table.row_count < 2 or (table.cursor_row == 0) != (key == "down"):
+        return None
+    began = time.perf_counter()
+    app.post_message(events.Key(key, None))
+    while (table.cursor_row == 0) == (key == "down"):
+        await asyncio.sleep(0.001)
+        if time.perf_counter() - began > 10:
+            print(
+                f"key {key} not handled in 10 s: focus {app.focused!r}, cursor {table.cursor_row}",
+                file=sys.stderr,
+            )
+            break
+    return (time.perf_counter() - began) * 1000
+
+
+def _child() -> None:
+    with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
+        asyncio.run(_tui(Path(tmp)))
+
+
+# -- the sender (this process) ----------------------------------------------------------------
+
+
+def _signed(secret: str, n: int) -> tuple[str, bytes, dict[str, str]]:
+    event_id = f"evt_feed_{n:07d}"
+    body = json.dumps(
+        {
+            "merchant_id": "bench",
+            "event_id": event_id,
+            "event_type": "payment_succeeded",
+            "content": {
+                "type": "payment_details",
+                "object": {"payment_id": f"pay_feed_{n:07d}", "status": "succeeded"},
+            },
+            "timestamp": datetime.now(UTC).isoformat(),
+        }
+    ).encode()
+    signature = hmac.new(secret.encode(), body, hashlib.sha512).hexdigest()
+    headers = {"Content-Type": "application/json", "X-Webhook-Signature-512": signature}
+    return event_id, body, headers
+
+
+async def _post(
+    pool: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]],
+    head: bytes,
+    body: bytes,
+) -> tuple[int, float]:
+    """One POST on a kept-alive connection of `pool`: (status, milliseconds to the answer).
+
+    A raw HTTP/1.1 exchange rather than httpx: the sender shares the machine with the TUI, and
+    at 100 a second httpx's own work per request would be a large part of what is measured."""
+    reader, writer = await pool.get()
+    try:
+        began = time.perf_counter()
+        writer.write(head + str(len(body)).encode() + b"\r\n\r\n" + body)
+        answer = await reader.readuntil(b"\r\n\r\n")
+        length = 0
+        for line in answer.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        await reader.readexactly(length)
+        elapsed = (time.perf_counter() - began) * 1000
+        return int(answer.split(b" ", 2)[1]), elapsed
+    finally:
+        pool.put_nowait((reader, writer))
+
+
+async def _send(url: str, secret: str, duration: float, rate: float) -> dict[str, Any]:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    total = int(duration * rate)
+    acks: list[float] = []
+    failed: list[str] = []
+    sent: list[str] = []
+    pool: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = asyncio.Queue()
+    for _ in range(32):
+        pool.put_nowait(await asyncio.open_connection(host, port))
+
+    async def one(n: int) -> None:
+        event_id, body, headers = _signed(secret, n)
+        head = (
+            f"POST {parts.path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+            + "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+            + "Content-Length: "
+        ).encode()
+        try:
+            status, elapsed = await _post(pool, head, body)
+        except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            failed.append(f"{event_id}: {exc!r}")
+            return
+        acks.append(elapsed)
+        if status == 200:
+            sent.append(event_id)
+        else:
+            failed.append(f"{event_id}: HTTP {status}")
+
+    tasks = []
+    start = time.perf_counter()
+    for n in range(total):
+        delay = start + n / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(n)))
+    await asyncio.gather(*tasks)
+    while not pool.empty():
+        _reader, writer = pool.get_nowait()
+        writer.close()
+    return {"acks": acks, "failed": failed, "sent": sent}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=600.0, help="seconds (600)")
+    parser.add_argument("--rate", type=float, default=100.0, help="events a second (100)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "live_feed.json")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        _child()
+        return 0
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--child"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        hello = json.loads(child.stdout.readline() or "{}")
+        if "url" not in hello:
+            print("the TUI did not start", file=sys.stderr)
+            return 1
+        child.stdin.write("start\n")
+        child.stdin.flush()
+        sent = asyncio.run(_send(hello["url"], hello["secret"], args.duration, args.rate))
+        child.stdin.write("stop\n")
+        child.stdin.flush()
+        tui = json.loads(child.stdout.readline() or "{}")
+    finally:
+        if child.poll() is None:
+            child.stdin.close()
+            child.wait(timeout=60)
+    entries: dict[str, int] = tui.pop("entries", {})
+    acked = set(sent["sent"])
+    missed = sorted(acked - set(entries))
+    twice = sorted(event_id for event_id, count in entries.items() if count > 1)
+    acks = sent["acks"]
+    figures = {
+        **tui,
+        "ack_p50_ms": statistics.median(acks) if acks else float("nan"),
+        "ack_p99_ms": _p(acks, 0.99),
+        "ack_max_ms": max(acks, default=float("nan")),
+        "events_sent": int(args.duration * args.rate),
+        "events_acked": len(acked),
+        "send_failures": len(sent["failed"]),
+        "events_shown": len(entries),
+        "missed": len(missed),
+        "shown_twice": len(twice),
+    }
+    checks = {
+        "cpu_percent": figures["cpu_percent"] < TARGETS["cpu_percent"],
+        "memory_growth_mib": figures["memory_growth_mib"] < TARGETS["memory_growth_mib"],
+        "screen_lag_s": figures["screen_lag_max_s"] <= TARGETS["screen_lag_s"],
+        "key_p99_ms": figures["key_p99_ms"] < TARGETS["key_p99_ms"],
+        "ack_p99_ms": figures["ack_p99_ms"] < TARGETS["ack_p99_ms"],
+        "exactly_once": not missed and not twice and not sent["failed"],
+    }
+    report = {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "load_average_at_end": os.getloadavg(),
+        },
+        "command": f"python bench/live_feed.py --duration {args.duration:g} --rate {args.rate:g}",
+        "duration_s": args.duration,
+        "rate_per_s": args.rate,
+        "figures": figures,
+        "targets": TARGETS,
+        "met": checks,
+        "examples": {"missed": missed[:5], "shown_twice": twice[:5], "failed": sent["failed"][:5]},
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    f = figures
+    print(
+        f"{f['events_acked']:,} of {f['events_sent']:,} events acknowledged, "
+        f"{f['events_shown']:,} shown ({f['missed']} missed, {f['shown_twice']} twice)"
+    )
+    print(f"TUI CPU {f['cpu_percent']:.1f}% of a core (target < {TARGETS['cpu_percent']:.0f}%)")
+    print(
+        f"memory {f['rss_start_mib']:.1f} -> {f['rss_end_mib']:.1f} MiB: "
+        f"{f['memory_growth_mib']:+.1f} MiB (target < {TARGETS['memory_growth_mib']:.0f})"
+    )
+    print(
+        f"screen behind the journal: max {f['screen_lag_max_s']:.2f} s, "
+        f"p99 {f['screen_lag_p99_s']:.2f} s (target <= {TARGETS['screen_lag_s']:.0f} s)"
+    )
+    print(
+        f"key latency: p50 {f['key_p50_ms']:.1f} ms, p99 {f['key_p99_ms']:.1f} ms, "
+        f"max {f['key_max_ms']:.1f} ms over {f['keys']} keys (target p99 < 100 ms)"
+    )
+    print(
+        f"acknowledgement: p50 {f['ack_p50_ms']:.1f} ms, p99 {f['ack_p99_ms']:.1f} ms, "
+        f"max {f['ack_max_ms']:.1f} ms (target p99 < 50 ms)"
+    )
+    print(f"rows held at the end {f['rows_held_max']}; figures in {args.out}")
+    print(
+        "all targets met"
+        if all(checks.values())
+        else "missed: " + ", ".join(k for k, ok in checks.items() if not ok)
+    )
+    return 0 if all(checks.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""The live feed at speed (issue 30, section 6): a new row's cost does not grow with the events
+received, a live list holds a bounded window (the rest paged back from the journal), a burst is
+shown exactly once, the listener answers while the UI's loop is busy, and Payments says that
+payments were made elsewhere."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from tests.tui.pilot import create_payment, run_command, until
+from tests.tui.snapshot_app import build, ready
+from tui.areas.events import view as events_module
+from tui.areas.events.view import EventsView
+from tui.areas.payments.view import PaymentsView
+from tui.views.columns import CellContext, Column
+from tui.views.table import ResourceTable
+from tui.webhooks.signing import SIGNATURE_HEADER, sign
+
+WINDOW = 30
+
+
+def _event(n: int) -> bytes:
+    return json.dumps(
+        {
+            "merchant_id": "m",
+            "event_id": f"evt_feed_{n:05d}",
+            "event_type": "dispute_opened",
+            "content": {
+                "type": "dispute_details",
+                "object": {"dispute_id": f"dp_feed_{n:05d}", "status": "dispute_opened"},
+            },
+            "timestamp": "2024-05-01T12:00:00Z",
+        }
+    ).encode()
+
+
+async def _post_all(app: Any, numbers: range, *, at_once: bool = True) -> None:
+    """Signed webhooks to the app's listener: all in flight together (a burst), or in turn."""
+    url, secret = app.runtime.listener.url, app.runtime.listener.secrets[0]
+    limits = httpx.Limits(max_connections=32)
+    async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+
+        async def post(n: int) -> None:
+            body = _event(n)
+            headers = {"content-type": "application/json", SIGNATURE_HEADER: sign(body, secret)}
+            assert (await client.post(url, content=body, headers=headers)).status_code == 200
+
+        if at_once:
+            await asyncio.gather(*(post(n) for n in numbers))
+        else:
+            for n in numbers:
+                await post(n)
+
+
+def _header(view: Any) -> str:
+    return str(view.query_one(f"#{view.scope}-header", Static).render())
+
+
+# -- the cost of a row ---------------------------------------------------------------------------
+
+COLUMNS = [
+    Column[int]("n", "N", 8, lambda record, _context: str(record)),
+    Column[int]("half", "Half", 8, lambda record, _context: str(record // 2)),
+]
+
+
+class Table(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ResourceTable(COLUMNS, str, lambda: CellContext({}))
+
+
+async def test_a_live_row_costs_the_same_after_ten_times_more_rows() -> None:
+    """Rows touched (added, re-ordered, re-indexed) per live row, one row at a time: bounded
+    by the window, the same after 100 rows as after 1,000; the table never holds more."""
+    app = Table()
+    async with app.run_test(size=(60, 20)):
+        table = app.query_one(ResourceTable)
+        table.fit_to(40)
+        costs: dict[int, int] = {}
+        for n in range(1, 1001):
+            before = table.rows_touched
+            table.put_on_top([n], WINDOW)
+            costs[n] = table.rows_touched - before
+            assert table.row_count <= WINDOW
+        early = max(costs[n] for n in range(WINDOW + 1, 101))
+        late = max(costs[n] for n in range(901, 1001))
+        assert late <= early <= 2 * WINDOW + 1
+        # Newest on top, the oldest kept at the bottom of the window.
+        assert list(table.records) == [str(n) for n in range(1000, 1000 - WINDOW, -1)]
+        assert table.coordinate_to_cell_key((0, 0)).row_key.value == "1000"
+        # A batch of a frame costs one re-order for all its rows.
+        before = table.rows_touched
+        table.put_on_top(list(range(1010, 1000, -1)), WINDOW)
+        assert table.rows_touched - before <= 2 * WINDOW + 10
+        assert table.coordinate_to_cell_key((0, 0)).row_key.value == "1010"
+
+
+# -- Events: a bounded window, exactly once ----------------------------------------------------
+
+
+async def test_a_burst_is_shown_exactly_once_and_the_window_stays_bounded(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(events_module, "WINDOW", WINDOW)
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await run_command(pilot, "events")
+        await pilot.pause()
+        view = app.screen.query_one(EventsView)
+        await until(lambda: view.loaded)
+        seen: dict[str, int] = {}
+        shown: set[str] = set()
+
+        def sample() -> None:
+            nonlocal shown
+            now = set(view.rows)
+            for event_id in now - shown:
+                seen[event_id] = seen.get(event_id, 0) + 1
+            shown = now
+            assert view.table.row_count == len(now) <= WINDOW + WINDOW // 4
+
+        # 120 in 4 bursts: each burst fits the window, the whole does not.
+        for burst in range(4):
+            await _post_all(app, range(burst * 30, burst * 30 + 30))
+            await until(lambda b=burst: f"evt_feed_{b * 30 + 29:05d}" in view.rows or sample())
+            sample()
+        sent = {f"evt_feed_{n:05d}" for n in range(120)}
+        assert set(seen) == sent  # none missed
+        assert all(count == 1 for count in seen.values())  # none twice
+        # Newest on top in the journal's order (a burst's requests commit in any order).
+        assert next(iter(view.rows)) == app.runtime.journal.recent(1)[0].event_id
+        assert f"1-{len(view.rows)} of 120" in _header(view)
+
+
+async def test_paging_down_and_back_keeps_the_window_bounded(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(events_module, "WINDOW", WINDOW)
+    monkeypatch.setattr(events_module, "BATCH", 15)
+    monkeypatch.setattr(EventsView, "page_size", 15)
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await _post_all(app, range(100), at_once=False)
+        await run_command(pilot, "events")
+        view = app.screen.query_one(EventsView)
+        await until(lambda: view.loaded and len(view.rows) >= 15)
+        view.table.focus()
+        # Down to the oldest event: older pages come in, the newest leave the window.
+        for _ in range(120):
+            await pilot.press("down")
+        await until(lambda: "evt_feed_00000" in view.rows)
+        assert view.table.row_count <= WINDOW
+        assert view.page_offset > 0 and "evt_feed_00099" not in view.rows
+        assert view.table.selected_id() == "evt_feed_00000"
+        # Back up to the newest: paged back from the journal, the oldest leave.
+        for _ in range(120):
+            await pilot.press("up")
+        await until(lambda: "evt_feed_00099" in view.rows)
+        assert view.table.row_count <= WINDOW and view.page_offset == 0
+        assert view.table.selected_id() == "evt_feed_00099"
+        # Live again from the top: a new event lands on it, exactly once.
+        await _post_all(app, range(100, 101))
+        await until(lambda: list(view.rows)[:1] == ["evt_feed_00100"])
+        assert len(view.rows) == len(set(view.rows)) <= WINDOW + WINDOW // 4
+
+
+async def test_events_further_down_are_counted_as_new_and_r_shows_them(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(events_module, "WINDOW", WINDOW)
+    monkeypatch.setattr(events_module, "BATCH", 15)
+    monkeypatch.setattr(EventsView, "page_size", 15)
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await _post_all(app, range(60), at_once=False)
+        await run_command(pilot, "events")
+        view = app.screen.query_one(EventsView)
+        await until(lambda: view.loaded and len(view.rows) >= 15)
+        view.table.focus()
+        await pilot.press("]")  # the second page: not following the newest
+        await until(lambda: view.page_offset >= 15 and "evt_feed_00044" in view.rows)
+        assert "evt_feed_00059" not in view.rows
+        await _post_all(app, range(60, 65))
+        await until(lambda: "5 new · r" in _header(view))
+        assert not any(f"evt_feed_{n:05d}" in view.rows for n in range(60, 65))
+        await pilot.press("r")
+        await until(lambda: list(view.rows)[:1] == ["evt_feed_00064"])
+        assert "new" not in _header(view)
+
+
+# -- acknowledgements never wait on drawing -----------------------------------------------------
+
+
+async def test_the_listener_answers_while_the_ui_loop_is_busy(dirs: tuple[Path, Path]) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        url, secret = app.runtime.listener.url, app.runtime.listener.secrets[0]
+        answered: list[tuple[int, float]] = []
+
+        def sender() -> None:
+            body = _event(1)
+            headers = {"content-type": "application/json", SIGNATURE_HEADER: sign(body, secret)}
+            began = time.perf_counter()
+            answer = httpx.post(url, content=body, headers=headers, timeout=10)
+            answered.append((answer.status_code, time.perf_counter() - began))
+
+        thread = threading.Thread(target=sender)
+        began = time.perf_counter()
+        thread.start()
+        time.sleep(2.0)  # the UI's loop does not turn: as if a frame took 2 s to draw
+        blocked = time.perf_counter() - began
+        await asyncio.to_thread(thread.join)
+        assert answered and answered[0][0] == 200
+        assert answered[0][1] < blocked - 1.0  # answered during the block, not after it
+        # And the event reaches the screen once the loop turns again.
+        await run_command(pilot, "events")
+        view = app.screen.query_one(EventsView)
+        await until(lambda: "evt_feed_00001" in view.rows)
+
+
+# -- Payments made elsewhere ----------------------------------------------------------------------
+
+
+async def test_payments_made_elsewhere_while_on_another_page_are_said_in_the_header(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(PaymentsView, "page_size", 10)
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        view = app.screen.query_one(PaymentsView)
+        await until(lambda: view.loaded and len(view.rows) == 10)
+        view.table.focus()
+        await pilot.press("]")
+        await until(lambda: view.page_offset == 10 and len(view.rows) == 10)
+        await app.workers.wait_for_complete()
+        made = await create_payment(app.runtime.client, payment_id="pay_made_elsewhere_01")
+        await until(lambda: "1 new · r" in _header(view))
+        assert made.payment_id not in view.rows
+        await pilot.press("r")
+        await until(lambda: view.page_offset == 0 and made.payment_id in view.rows)
+        assert next(iter(view.rows)) == made.payment_id
+        assert "new" not in _header(view)
+
+
+async def test_a_burst_of_payments_made_elsewhere_keeps_the_page_bounded(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(PaymentsView, "page_size", 10)
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        view = app.screen.query_one(PaymentsView)
+        await until(lambda: view.loaded and len(view.rows) == 10)
+        client = app.runtime.client
+        made = await asyncio.gather(
+            *(create_payment(client, payment_id=f"pay_burst_{n:02d}") for n in range(8))
+        )
+        ids = {p.payment_id for p in made}
+
+        def all_said() -> bool:
+            shown = ids & set(view.rows)
+            return len(shown) + view.new_count >= len(ids)
+
+        await until(all_said)
+        await app.workers.wait_for_complete()
+        assert len(view.rows) <= 10  # the page keeps its size
+        await pilot.press("r")
+        await until(lambda: ids <= set(view.rows))
+        assert len(view.rows) == 10
