@@ -124,6 +124,8 @@ class DemoApp(PayscopeApp):
         self._demo_skip = asyncio.Event()
         self._demo_stopped = False
         self._demo_caption = ""
+        self._demo_text = ""  # what the caption line says now
+        self._demo_shown: dict[int, str] = {}  # the caption widget's id -> the text it shows
 
     # -- the person's keys ------------------------------------------------------------------
 
@@ -174,6 +176,7 @@ class DemoApp(PayscopeApp):
 
     def on_mount(self) -> None:
         super().on_mount()
+        self.set_interval(0.2, self._place_caption)
         self.run_worker(self._play(), group="demo", exit_on_error=False)
 
     def _label(self, step: Step) -> str:
@@ -182,14 +185,25 @@ class DemoApp(PayscopeApp):
         return f"{step.number}/{total}  {step.caption}" if step.caption else ""
 
     def _show(self, text: str) -> None:
+        self._demo_text = text
+        self._place_caption()
+
+    def _place_caption(self) -> None:
+        """The caption on the screen on show: a key of the story (or the person's) may open
+        or close a screen after the caption was shown, so this runs again every 0.2 s."""
+        text = self._demo_text
         caption = next(iter(self.screen.query(Caption)), None)
         for old in self.query(Caption):
             if old is not caption:
                 old.remove()
         if caption is None:
+            if not text:
+                return
             caption = Caption(id="demo-caption")
             self.screen.mount(caption)
-        caption.update(text)
+        if self._demo_shown.get(id(caption)) != text:
+            self._demo_shown = {id(caption): text}
+            caption.update(text)
         caption.display = bool(text)
 
     def _post_key(self, key: str, character: str | None = None) -> None:
@@ -248,6 +262,7 @@ class DemoApp(PayscopeApp):
                 shown = loop.time() + 2
                 while step.caption[:20] not in screen_text(self) and loop.time() < shown:
                     await asyncio.sleep(0.05)
+                    self._place_caption()
             shot = None
             if step.caption and self.screenshots is not None:
                 shot = Path(
@@ -259,9 +274,15 @@ class DemoApp(PayscopeApp):
             self.demo.played.append(Played(step, screen_text(self), shot))
             await self._sleep(step.pause)
         if not self._demo_stopped:
-            self.demo.finished = True
             self.hand_over()
             self._show(f"The end of “{story.title}”: payscope is yours now.")
+            # Finished once the last caption is on screen (a screen the last keys close may
+            # still be on show for a moment).
+            shown = loop.time() + 3
+            while "payscope is yours" not in screen_text(self) and loop.time() < shown:
+                await asyncio.sleep(0.05)
+                self._place_caption()
+            self.demo.finished = True
 
     async def _prompt_focused(self) -> None:
         """Wait until the command prompt has the focus (it is mounted on first use)."""
