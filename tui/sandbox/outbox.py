@@ -21,6 +21,10 @@ listener attached with `POST /_sandbox/webhook {"attach": url}` (each running pa
 its own, so two payscopes on one sandbox both get every webhook). One attempt posts to all of
 them at once and records one row per endpoint; it counts as delivered when any endpoint
 accepted it (a payscope that died without detaching does not hold the others' events back).
+An attached listener that cannot be reached (nothing accepts a connection at its port, or it
+gives no answer within the timeout: its payscope died, or is stopped) is detached when that
+attempt is recorded, its row saying so: later events no longer wait for it or add failed rows
+for it. A payscope that is still running sees it was detached and attaches again (Ctrl+R).
 
 The clock: `SandboxState.advance` calls `dispatch()` at each due time on the way and never
 waits for an answer. An attempt counts at the sandbox time it was due when that time was
@@ -102,6 +106,9 @@ RETRY_DELAYS: tuple[int, ...] = (60,) + (300,) * 2 + (600,) * 5 + (3600,) * 5 + 
 DELIVERY_CONCURRENCY = 32
 DELIVERY_TIMEOUT = 10.0  # seconds for a whole attempt, of which connecting at most:
 CONNECT_TIMEOUT = 5.0
+# What an attached listener that is gone (or stopped) answers with: it is detached.
+UNREACHABLE = ("ConnectError", "ConnectTimeout", "Timeout")
+DETACHED_NOTE = "; nothing answers there, so this listener was detached"
 # How long `POST /events/.../retry` waits for the endpoint's answer before it answers with the
 # attempt still under way (recorded in the event's attempts once it ends).
 MANUAL_RETRY_WAIT = 0.25
@@ -217,6 +224,7 @@ class _Flight:
     body: str
     # per endpoint, in the order of `urls`: (status, response body, error)
     answers: list[tuple[int | None, str | None, str | None]] = field(default_factory=list)
+    unreachable: set[str] = field(default_factory=set)  # endpoints with no connection/answer
     waiters: list[asyncio.Future[dict[str, Any]]] = field(default_factory=list)
 
 
@@ -385,6 +393,8 @@ class Outbox:
         try:
             status, text = await self.sender.post(url, flight.body.encode("utf-8"), flight.headers)
         except DeliveryError as exc:
+            if exc.kind in UNREACHABLE:
+                flight.unreachable.add(url)
             return None, None, str(exc)
         except Exception as exc:  # pragma: no cover - recorded like any failed attempt
             return None, None, f"{type(exc).__name__}: {exc}"
@@ -429,6 +439,8 @@ class Outbox:
             with self._state.db.transaction() as tx:
                 for flight in ended:
                     records.append((flight, _record(tx, flight)))
+                    for url in flight.unreachable:
+                        tx.execute("DELETE FROM webhook_listeners WHERE url = ?", (url,))
         finally:
             for flight in ended:
                 self._release(flight)
@@ -536,10 +548,13 @@ def _record(tx: sqlite3.Connection, flight: _Flight) -> dict[str, Any]:
     headers = json.dumps(flight.headers)
     records: list[dict[str, Any]] = []
     any_ok = False
+    attached = {str(url) for (url,) in tx.execute("SELECT url FROM webhook_listeners").fetchall()}
     for offset, (url, (status, response_body, error)) in enumerate(
         zip(flight.urls, flight.answers, strict=False)
     ):
         ok = status is not None and 200 <= status < 300
+        if url in flight.unreachable and url in attached:
+            error = (error or "") + DETACHED_NOTE
         any_ok = any_ok or ok
         seq = first_seq + offset
         tx.execute(

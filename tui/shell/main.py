@@ -430,11 +430,12 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         if detached != self._webhooks_detached:
             self._webhooks_detached = detached
             if detached:
-                # Every payscope's listener is attached at once; only a detach stops them.
+                # Every payscope's listener is attached at once; only a detach stops them (a
+                # curl's, or the sandbox's own when the listener did not answer: stopped).
                 self.notify(
                     "This payscope's listener is no longer attached to the local sandbox (it "
-                    "was detached from outside): live updates here have stopped. Ctrl+R "
-                    "attaches it again.",
+                    "was detached from outside, or did not answer a delivery in time): live "
+                    "updates here have stopped. Ctrl+R attaches it again.",
                     title="Webhooks",
                     severity="warning",
                     timeout=20,
