@@ -1,7 +1,6 @@
 """`payscope serve` (issue 34): loopback by default, another host refused without --public and
-said plainly with it, the URL printed, a real textual-serve page served, Ctrl+C stops it.
-
-Not here yet: the real-browser test (Debian's chromium driving the page). See the report."""
+said plainly with it, the URL printed, a real textual-serve page served, Ctrl+C stops it;
+`--demo` refuses a broken story before serving. In a real browser: tests/test_serve_browser.py."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -80,3 +80,31 @@ def test_it_serves_the_page_prints_the_url_and_stops_on_ctrl_c() -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_serve_demo_refuses_a_broken_story_before_serving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    story = tmp_path / "mine.toml"
+    story.write_text('[[step]]\ncaption = "one"\n[[step]]\nkeys = ["enter"]\ntimeout = "soon"\n')
+    assert main(["serve", "--demo", str(story), "--port", str(_free_port())]) == 2
+    err = capsys.readouterr().err
+    assert "step 2, field 'timeout'" in err and "mine.toml" in err
+    assert main(["serve", "--demo", "no-such-story"]) == 2
+    assert "developer, support, tour" in capsys.readouterr().err
+
+
+def test_each_tab_runs_this_payscope_or_the_demo_as_the_servers_own_child(
+    tmp_path: Path,
+) -> None:
+    from tui.cli import build_parser
+    from tui.serve_cli import command_for
+
+    plain = command_for(build_parser().parse_args(["--profile", "staging", "serve"]))
+    assert plain == f"exec {sys.executable} -m tui --profile staging"
+    demo = command_for(build_parser().parse_args(["serve", "--demo", "tour", "--pace", "2"]))
+    assert demo == f"exec {sys.executable} -m tui demo tour --pace 2"
+    story = tmp_path / "mine.toml"
+    story.write_text('[[step]]\ncaption = "one"\n')
+    own = command_for(build_parser().parse_args(["serve", "--demo", str(story)]))
+    assert own.endswith(f"demo {story.resolve()} --pace 1")

@@ -81,28 +81,24 @@ def _port(text: str) -> int:
     return value
 
 
-def _rate(text: str) -> float:
+def _bounded(text: str, low: float, high: float, expected: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number between 0 and 1, got {text!r}"
-        ) from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
     return value
+
+
+def _rate(text: str) -> float:
+    return _bounded(text, 0.0, 1.0, "a number between 0 and 1")
 
 
 def _pace(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number such as 1.0 or 2, got {text!r}"
-        ) from None
-    if not 0.05 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"expected a pace from 0.05 to 100, got {value}")
-    return value
+    return _bounded(
+        text, 0.05, 100.0, "a pace from 0.05 to 100 (1.0 is as written, 2 is twice as fast)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -292,6 +288,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--public",
         action="store_true",
         help="allow a host that is not loopback (anyone reaching it drives the TUI)",
+    )
+    serve.add_argument(
+        "--demo",
+        metavar="STORY|FILE",
+        help="serve a demo instead: each tab plays this story (developer, support, tour, or "
+        "your own story file) on a demo sandbox of its own",
+    )
+    serve.add_argument(
+        "--pace",
+        type=_pace,
+        default=1.0,
+        metavar="X",
+        help="with --demo: its speed (default 1.0)",
     )
     demo = sub.add_parser(
         "demo",

@@ -9,27 +9,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from tui.api.models.payments import PaymentCreateRequest
-from tui.runtime import Runtime, RuntimeOptions
+from tests.daemons import daemon_runtime
+from tests.tui.pilot import create_payment
 from tui.sandbox import daemon
 from tui.views.live import change_of
-
-CARD_PAYMENT = {
-    "amount": 2500,
-    "currency": "USD",
-    "confirm": True,
-    "payment_method": "card",
-    "payment_method_type": "credit",
-    "payment_method_data": {
-        "card": {
-            "card_number": "4242424242424242",
-            "card_exp_month": "12",
-            "card_exp_year": "2031",
-            "card_cvc": "123",
-        }
-    },
-    "billing": {"address": {"line1": "1 Street", "city": "Town", "country": "US"}},
-}
 
 
 async def _until(check: Any, what: str, timeout: float = 15.0) -> None:
@@ -43,19 +26,7 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
     data = tmp_path / "data"
     directory = data / "sandbox"
 
-    def options() -> RuntimeOptions:
-        return RuntimeOptions(
-            profile=None,
-            seed=5,
-            theme=None,
-            allow_production=False,
-            config_dir=tmp_path / "config",
-            data_dir=data,
-            user_theme_dir=None,
-            daemon=True,
-        )
-
-    first, second = Runtime(options()), Runtime(options())
+    first, second = daemon_runtime(tmp_path, data), daemon_runtime(tmp_path, data)
     got: dict[str, list[Any]] = {"first": [], "second": []}
     try:
         await first.start()
@@ -72,7 +43,7 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
         attached = daemon.read_webhook_listeners(directory)
         assert attached is not None and set(hooks) <= set(attached)
 
-        made = await first.api.payments.create(PaymentCreateRequest.model_validate(CARD_PAYMENT))
+        made = await create_payment(first.api)
 
         def live(name: str) -> list[Any]:
             return [
@@ -104,7 +75,7 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
         assert first.listener_url in attached and second.listener_url not in attached
         assert not first.webhooks_detached()
         before = len(got["first"])
-        again = await first.api.payments.create(PaymentCreateRequest.model_validate(CARD_PAYMENT))
+        again = await create_payment(first.api)
         await _until(
             lambda: any(
                 d.object_id == again.payment_id and d.verified for d in got["first"][before:]

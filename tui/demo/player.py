@@ -28,31 +28,18 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import events
-from textual.keys import KEY_NAME_REPLACEMENTS, key_to_character
+from textual.keys import key_to_character
 from textual.widgets import Static
 
 from tui.app import PayscopeApp, make_app
 from tui.demo.story import Step, Story
+from tui.widgets.keys import key_name
 
 DEMO_SEED = 60  # payments seeded in the demo sandbox
 DEMO_EPOCH = 1_767_225_600.0  # 2026-01-01 00:00 UTC: the demo sandbox's clock starts here
 KEY_GAP = 0.12  # seconds between two keys of a step, at pace 1.0
 MIN_PAUSE = 0.3  # seconds a step stays at least, whatever the pace (the screen settles)
 _CONTROL_KEYS = ("space", "right", "left", "escape", "q")
-
-
-def key_name(character: str) -> str:
-    """The name Textual gives the key of a typed character: itself for a letter or a digit,
-    else its Unicode name in snake case ("colon"), with Textual's own short names ("space")."""
-    import unicodedata
-
-    if character.isalnum():
-        return character
-    try:
-        name = unicodedata.name(character).lower().replace("-", "_").replace(" ", "_")
-    except ValueError:  # a control character has no name
-        name = {"\t": "tab"}.get(character, character)
-    return KEY_NAME_REPLACEMENTS.get(name, name)
 
 
 _CELL_WIDTH = 12.2  # px per cell in Textual's SVG screenshots
