@@ -38,6 +38,7 @@ from tui.widgets.keys import key_name
 DEMO_SEED = 60  # payments seeded in the demo sandbox
 DEMO_EPOCH = 1_767_225_600.0  # 2026-01-01 00:00 UTC: the demo sandbox's clock starts here
 KEY_GAP = 0.12  # seconds between two keys of a step, at pace 1.0
+SETTLE = 0.25  # seconds the screen must stay the same to count as loaded
 MIN_PAUSE = 0.3  # seconds a step stays at least, whatever the pace (the screen settles)
 _CONTROL_KEYS = ("space", "right", "left", "escape", "q")
 
@@ -164,7 +165,18 @@ class DemoApp(PayscopeApp):
     def on_mount(self) -> None:
         super().on_mount()
         self.set_interval(0.2, self._place_caption)
-        self.run_worker(self._play(), group="demo", exit_on_error=False)
+        self.run_worker(self._play_or_say(), group="demo", exit_on_error=False)
+
+    async def _play_or_say(self) -> None:
+        """Play; a step that cannot run (a screenshot that cannot be written, say) stops the
+        story with the reason said, and the TUI is the person's."""
+        try:
+            await self._play()
+        except Exception as exc:
+            self.demo.failed = f"The demo stopped: {type(exc).__name__}: {exc}"
+            self.hand_over()
+            self._show(self.demo.failed)
+            self.notify(self.demo.failed, title="Demo", severity="error", markup=False)
 
     def _label(self, step: Step) -> str:
         story = self.story
@@ -242,6 +254,7 @@ class DemoApp(PayscopeApp):
                 self._type(step.type)
             if not await self._wait_for(step):
                 return
+            await self._settle()  # what the step opened has loaded (a screenshot shows it whole)
             if step.caption:
                 # On the screen the step ended on (a record it opened is a screen of its own).
                 self._show(self._demo_caption)
@@ -270,6 +283,19 @@ class DemoApp(PayscopeApp):
                 await asyncio.sleep(0.05)
                 self._place_caption()
             self.demo.finished = True
+
+    async def _settle(self, limit: float = 3.0) -> None:
+        """Wait until the screen stops changing (a detail's sections load one after another),
+        at most `limit` seconds (a spinner never stops)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + limit
+        last = screen_text(self)
+        while loop.time() < deadline and not self._demo_stopped:
+            await asyncio.sleep(SETTLE)
+            now = screen_text(self)
+            if now == last:
+                return
+            last = now
 
     async def _prompt_focused(self) -> None:
         """Wait until the command prompt has the focus (it is mounted on first use)."""
