@@ -322,8 +322,10 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
     data, config = work / "data", work / "config"
     shutil.copytree(template, data)
     config.mkdir()
-    saved_env = {k: os.environ.get(k) for k in ("PAYSCOPE_CONFIG_DIR", "PAYSCOPE_DATA_DIR")}
+    names = ("PAYSCOPE_CONFIG_DIR", "PAYSCOPE_DATA_DIR", "PAYSCOPE_CURSOR_BLINK")
+    saved_env = {k: os.environ.get(k) for k in names}
     os.environ["PAYSCOPE_CONFIG_DIR"], os.environ["PAYSCOPE_DATA_DIR"] = str(config), str(data)
+    os.environ["PAYSCOPE_CURSOR_BLINK"] = "off"  # a cursor shown, never caught mid-blink
     saved_secrets = ids.secrets
     ids.secrets = SeededSecrets(2025)  # type: ignore[assignment]  # what a picture makes
     saved_cwd = Path.cwd()
@@ -340,10 +342,6 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
         async with app.run_test(size=shot.size) as pilot:
             await shot.drive(pilot)
             app.clear_notifications()
-            from textual.widgets import Input
-
-            for box in app.screen.query(Input):
-                box.cursor_blink = False  # the cursor shown, as it is between blinks
             await settle(pilot)
             return normalise(app.export_screenshot(title="payscope", simplify=True))
     finally:

@@ -32,9 +32,9 @@ SECRET_SERVICE_BUS_NAME = "org.freedesktop.secrets"
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Parsed CSS is not kept between the tests' apps (`tui.css_cache`): each has a data dir of
-    # its own, so each would parse and write it (tests/tui/test_css_cache.py turns it on).
-    os.environ["PAYSCOPE_CSS_CACHE"] = "off"
+    # Every app the tests start keeps its input cursors still, as a user can ask
+    # (`PAYSCOPE_CURSOR_BLINK=off`): a snapshot never catches a cursor half-way through a blink.
+    os.environ["PAYSCOPE_CURSOR_BLINK"] = "off"
 
 
 # Property tests check values, not speed: Hypothesis's timing checks (a draw or an example

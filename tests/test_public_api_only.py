@@ -25,15 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 WATCHED = ("textual", "rich", "httpx", "httpcore", "uvicorn", "starlette", "asyncio")
 
 # Reviewed exceptions: (file, the dotted name it touches) -> why it is allowed.
-# Keep this nearly empty: a public setting fixed for deterministic snapshots is the kind of thing
-# that belongs here, never a replaced method or a private name.
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("tests/tui/conftest.py", "textual.widgets.Input.cursor_blink"): (
-        "the input cursor's blink (a public reactive, `Input(...).cursor_blink`) is off in "
-        "every test, so a snapshot never catches the cursor half-way through a blink; the "
-        "inputs are made by the app, so the class default is the one place to set it"
-    ),
-}
+# Empty: the one there was (the input cursor's blink, set on Textual's Input class for the tests)
+# became a setting of payscope's own (`cursor_blink = false`, `PAYSCOPE_CURSOR_BLINK=off`).
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

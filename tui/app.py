@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, NoReturn
 
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -31,6 +31,8 @@ from tui.theming import (
     theme_defaults,
 )
 from tui.widgets.errors import describe_error
+
+ENV_CURSOR_BLINK = "PAYSCOPE_CURSOR_BLINK"
 
 # The longest the garbage collector stays paused after the first frame, waiting for the
 # runtime's start (tui/gc_pause.py): a first run's seeding can take minutes.
@@ -313,6 +315,22 @@ class PayscopeApp(App[int]):
             if isinstance(screen, MainScreen):
                 return screen
         return None
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """An input focused keeps its cursor still when the user asked for that (the setting
+        `cursor_blink = false`, or `PAYSCOPE_CURSOR_BLINK=off` for one run)."""
+        from textual.widgets import Input, TextArea
+
+        widget = event.widget
+        if isinstance(widget, Input | TextArea) and widget.cursor_blink and self.cursors_still():
+            widget.cursor_blink = False
+
+    def cursors_still(self) -> bool:
+        wanted = os.environ.get(ENV_CURSOR_BLINK, "").strip().lower()
+        if wanted:
+            return wanted in ("off", "0", "false", "no")
+        settings = self.options.settings
+        return settings is not None and not settings.cursor_blink
 
     async def on_unmount(self) -> None:
         for unhook in self._unhook:

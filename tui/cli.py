@@ -367,7 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
         "them; the file appears only once complete.",
         formatter_class=_Formatter,
     )
-    export.add_argument("area", choices=["payments", "refunds", "disputes", "customers"])
+    from tui.export_cli import AREAS
+
+    export.add_argument("area", choices=list(AREAS))
     export.add_argument("--filter", metavar="TEXT", default="", help="the list's filter")
     export.add_argument("--format", choices=["csv", "jsonl"], default="csv", help="(default csv)")
     export.add_argument(

@@ -5,6 +5,7 @@ platform dir)::
 
     default_profile = "staging"
     theme = "payscope-dark"
+    cursor_blink = false
 
     [keymap]
     "payments.refresh" = "ctrl+r"
@@ -240,6 +241,9 @@ class Settings(BaseModel):
         default=None, description="profile opened by a bare `payscope` (none: local sandbox)"
     )
     theme: str = Field(default=DEFAULT_THEME, description="theme unless a profile sets one")
+    cursor_blink: bool = Field(
+        default=True, description="the text cursor of an input blinks (false: it stays still)"
+    )
     keymap: dict[str, str] = Field(
         default_factory=dict, description="binding id -> keys, as Textual's App.set_keymap"
     )
@@ -400,6 +404,8 @@ def _to_toml(settings: Settings) -> dict[str, Any]:
     if settings.default_profile is not None:
         data["default_profile"] = settings.default_profile
     data["theme"] = settings.theme
+    if not settings.cursor_blink:
+        data["cursor_blink"] = False
     if settings.keymap:
         data["keymap"] = dict(settings.keymap)
     local = settings.local.model_dump(exclude_none=True)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
+    from tui.runtime import RuntimeOptions
 
 T = TypeVar("T")
 
@@ -45,24 +46,32 @@ def run_with_client(args: argparse.Namespace, work: Callable[[ApiClient], Awaita
     return asyncio.run(_run(args, work))
 
 
+def runtime_options(args: argparse.Namespace) -> RuntimeOptions:
+    """The options a headless command runs with (its profile, on the background sandbox);
+    `OptionsError` when they are wrong."""
+    from tui.runtime import RuntimeOptions
+
+    options = RuntimeOptions.build(
+        profile=getattr(args, "profile", None),
+        seed=getattr(args, "seed", None),
+        theme=None,
+        allow_production=bool(getattr(args, "allow_production", False)),
+        config_dir=None,
+        data_dir=None,
+        sandbox_options={},
+    )
+    options.daemon = True
+    options.read_only = bool(getattr(args, "read_only", False))
+    return options
+
+
 async def _run(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T]]) -> T:
     from tui import secrets
     from tui.api import errors
-    from tui.runtime import OptionsError, Runtime, RuntimeOptions, StartupError
+    from tui.runtime import OptionsError, Runtime, StartupError
 
     try:
-        options = RuntimeOptions.build(
-            profile=getattr(args, "profile", None),
-            seed=getattr(args, "seed", None),
-            theme=None,
-            allow_production=bool(getattr(args, "allow_production", False)),
-            config_dir=None,
-            data_dir=None,
-            sandbox_options={},
-        )
-        options.daemon = True
-        options.read_only = bool(getattr(args, "read_only", False))
-        runtime = Runtime(options)
+        runtime = Runtime(runtime_options(args))
         client = await runtime.start_client()
     except (
         OptionsError,

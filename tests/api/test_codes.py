@@ -99,7 +99,7 @@ def test_specific_advice() -> None:
         ("IR_05", "invalid_request", False),
         ("PE_01", "processing_error", False),
         ("PE_02", "processing_error", False),
-        ("PE_03", "processing_error", False),
+        ("PE_03", "invalid_request", False),
         ("CE_01", "connector_error", True),
         ("RL_01", "rate_limit_error", True),
         ("HE_00", "api_error", None),

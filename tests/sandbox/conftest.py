@@ -93,6 +93,27 @@ async def client(sandbox: Sandbox) -> AsyncIterator[ApiClient]:
     await api.aclose()
 
 
+@dataclass
+class Served:
+    """The sandbox on a loopback port: raw httpx with the key and profile header, the client."""
+
+    http: httpx.AsyncClient
+    client: ApiClient
+    sandbox: Sandbox
+
+
+@pytest.fixture
+async def served(sandbox: Sandbox) -> AsyncIterator[Served]:
+    """The `sandbox` over real HTTP on a free loopback port, with the subscriptions' header."""
+    url = await sandbox.start("127.0.0.1", 0)
+    creds = sandbox.credentials
+    headers = {"api-key": creds.api_key, "X-Profile-Id": creds.profile_id}
+    client = api_client(sandbox, url)
+    async with httpx.AsyncClient(base_url=url, headers=headers) as http:
+        yield Served(http, client, sandbox)
+    await client.aclose()
+
+
 @pytest.fixture
 async def raw(sandbox: Sandbox) -> AsyncIterator[httpx.AsyncClient]:
     """httpx straight onto the app, with the secret key set."""

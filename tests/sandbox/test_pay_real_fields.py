@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import BILLING, envelope, payment_body
+from tui.api.codes import explain
 
 EXPIRED = {"card_exp_month": "01", "card_exp_year": "2020"}
 
@@ -39,10 +40,69 @@ async def test_an_expired_card_is_refused_on_create_before_any_attempt(
     assert answer.status_code == 400
     error = envelope(answer)
     assert (error["type"], error["code"]) == ("invalid_request", "PE_03")
-    assert error["message"].startswith("Card Expired")
-    assert "4242" in error["message"] and "01/2020" in error["message"]
-    assert "4242424242424242" not in error["message"]
+    # The TUI's catalogue files the code under the type the sandbox answers with.
+    assert explain(error["code"]).family == error["type"]
+    # A year already over, in the real service's words (it checks the year first).
+    assert error["message"] == "Invalid Expiry Year"
     assert (await live.get("/payments/p_exp")).status_code == 404  # nothing was created
+
+
+async def test_a_card_expired_earlier_this_year_is_said_with_its_month(
+    live: httpx.AsyncClient,
+) -> None:
+    from datetime import datetime
+
+    now = (await live.get("/_sandbox/clock")).json()["now"]
+    today = datetime.fromisoformat(str(now).replace("Z", "+00:00"))
+    if today.month == 1:  # no earlier month this year: move the clock to February
+        days = 32 - today.day
+        await live.post("/_sandbox/clock/advance", json={"seconds": days * 86400})
+        today = datetime.fromisoformat(
+            str((await live.get("/_sandbox/clock")).json()["now"]).replace("Z", "+00:00")
+        )
+    body = payment_body("4242424242424242", payment_id="p_exp_month")
+    body["payment_method_data"]["card"].update(
+        {"card_exp_month": f"{today.month - 1:02d}", "card_exp_year": str(today.year)}
+    )
+    answer = await live.post("/payments", json=body)
+    error = envelope(answer)
+    assert (answer.status_code, error["code"]) == (400, "PE_03")
+    assert error["message"].startswith("Card Expired")
+    assert "4242" in error["message"] and f"{today.month - 1:02d}/{today.year}" in error["message"]
+    assert "4242424242424242" not in error["message"]
+    assert (await live.get("/payments/p_exp_month")).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        ("card_cvc", "12345", "Invalid card_cvc length"),
+        ("card_cvc", "12", "Invalid card_cvc length"),
+        ("card_cvc", "", "Invalid card_cvc length"),
+        ("card_exp_month", "13", "Invalid Expiry Month"),
+        ("card_exp_month", "00", "Invalid Expiry Month"),
+    ],
+)
+async def test_card_fields_out_of_range_are_said_in_the_real_services_words(
+    live: httpx.AsyncClient, field: str, value: str, said: str
+) -> None:
+    body = payment_body("4242424242424242")
+    body["payment_method_data"]["card"][field] = value
+    answer = await live.post("/payments", json=body)
+    assert answer.status_code == 400
+    assert envelope(answer)["message"] == said
+
+
+async def test_card_fields_that_are_not_numbers_keep_the_detailed_words(
+    live: httpx.AsyncClient,
+) -> None:
+    body = payment_body("4242424242424242")
+    body["payment_method_data"]["card"]["card_exp_month"] = "June"
+    message = envelope(await live.post("/payments", json=body))["message"]
+    assert "card_exp_month" in message and "01 to 12" in message
+    body["payment_method_data"]["card"].update(card_exp_month="10", card_cvc="12a")
+    message = envelope(await live.post("/payments", json=body))["message"]
+    assert message.startswith("card_cvc must be 3 or 4 digits")
 
 
 async def test_an_expired_card_is_refused_on_update_and_confirm(live: httpx.AsyncClient) -> None:

@@ -74,7 +74,8 @@ async def run_schemathesis(box: Sandbox, url: str, phases: str, tmp_path: Path) 
     counts = re.search(r"Test cases:\s+(\d+) generated, (\d+) passed\s*$", text, re.M)
     assert counts, text[-2000:]
     generated, passed = map(int, counts.groups())
-    assert generated == passed > 100, text[-2000:]  # every case ran and none failed
+    # Every case ran and none failed (its time limit runs fewer on a loaded machine).
+    assert generated == passed > 30, text[-2000:]
     return text
 
 

@@ -5,22 +5,18 @@ unknown route, not a missing subscription. Shapes: real-service-openapi-v1.json
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.sandbox.conftest import api_client, envelope
-from tui.api import ApiClient
+from tests.sandbox.conftest import Served, api_client, envelope
 from tui.api.errors import ConflictError, InvalidRequestError, NotFoundError
 from tui.api.models.subscriptions import (
     SubscriptionConfirmRequest,
     SubscriptionCreateOnlyRequest,
     SubscriptionEstimateRequest,
 )
-from tui.sandbox.server import Sandbox
 
 CARD = {
     "card_number": "4242424242424242",
@@ -52,26 +48,6 @@ ESTIMATE_FIELDS = {
     "line_items",
 }
 LINE_FIELDS = {"item_id", "item_type", "description", "amount", "currency", "quantity"}
-
-
-@dataclass
-class Served:
-    """The sandbox on a loopback port: raw httpx with the key and profile header, the client."""
-
-    http: httpx.AsyncClient
-    client: ApiClient
-    sandbox: Sandbox
-
-
-@pytest.fixture
-async def served(sandbox: Sandbox) -> AsyncIterator[Served]:
-    url = await sandbox.start("127.0.0.1", 0)
-    creds = sandbox.credentials
-    headers = {"api-key": creds.api_key, "X-Profile-Id": creds.profile_id}
-    client = api_client(sandbox, url)
-    async with httpx.AsyncClient(base_url=url, headers=headers) as http:
-        yield Served(http, client, sandbox)
-    await client.aclose()
 
 
 async def _customer(http: httpx.AsyncClient) -> str:

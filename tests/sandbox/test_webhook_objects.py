@@ -26,6 +26,7 @@ READ_BACK = {
     "dispute_details": ("dispute_id", "/disputes/{}"),
     "payout_details": ("payout_id", "/payouts/{}"),
     "subscription_details": ("id", "/subscriptions/{}"),
+    "mandate_details": ("mandate_id", "/mandates/{}"),
 }
 # What GET adds around a payment (the webhook carries the payment itself).
 AROUND = ("attempts", "refunds", "disputes")
@@ -212,7 +213,7 @@ async def test_every_event_carries_the_object_as_get_returns_it(
     await post(f"/_sandbox/payouts/{made['payout_id']}/reverse")
     await check.settle("payout_reversed")
 
-    # Subscriptions: invoice_paid.
+    # Subscriptions: invoice_paid (and mandate_active: the first charge sets up the mandate).
     customer = await post("/customers", {"name": "Ada", "email": "ada@example.com"})
     subscription = await raw.post(
         "/subscriptions",
@@ -231,7 +232,7 @@ async def test_every_event_carries_the_object_as_get_returns_it(
         },
     )
     assert subscription.status_code == 200, subscription.text
-    await check.settle("invoice_paid")
+    await check.settle("invoice_paid", "mandate_active")
 
     # A week on: authorisations expire (the manual and the partial one), so does the dispute
     # nobody answered.

@@ -199,3 +199,162 @@ async def test_cli_a_bad_filter_is_said_and_writes_nothing(
     assert done.status == 2
     assert "Unknown filter `colour:`" in done.err
     assert not out.exists()
+
+
+# -- every list area the TUI exports -------------------------------------------------------------
+
+
+async def every_id(service: Service, area: str, **filters: Any) -> set[str]:
+    """Every id of `area`'s list, read page by page straight from the service."""
+    from tui.api.models.links import PaymentLinkListRequest
+    from tui.api.models.payouts import PayoutListRequest
+    from tui.api.models.subscriptions import SubscriptionListRequest
+
+    client = service.client
+    if area == "users":
+        return {str(u.email) for u in (await client.users.list()).data}
+    found: set[str] = set()
+    while True:
+        offset = len(found)
+        if area == "payouts":
+            page = await client.payouts.list(PayoutListRequest(limit=100, offset=offset, **filters))
+            ids = [p.payout_id for p in page.data]
+        elif area == "links":
+            page = await client.payment_links.list(PaymentLinkListRequest(limit=100, offset=offset))
+            ids = [p.payment_link_id for p in page.data]
+        else:
+            page = await client.sandbox.subscriptions(
+                SubscriptionListRequest(limit=100, offset=offset, **filters)
+            )
+            ids = [s.id for s in page.data]
+        found.update(str(i) for i in ids)
+        if not ids or len(found) >= (page.total_count or 0):
+            return found
+
+
+@pytest.mark.parametrize(
+    ("area", "key", "flt", "filters"),
+    [
+        ("payouts", "payout_id", "", {}),
+        ("payouts", "payout_id", "status:success", {"status": ["success"]}),
+        ("subscriptions", "id", "", {}),
+        ("subscriptions", "id", "status:active", {"status": ["active"]}),
+        ("links", "payment_link_id", "", {}),
+        ("users", "email", "", {}),
+    ],
+)
+async def test_cli_exports_every_list_area_of_the_tui(
+    service: Service, tmp_path: Path, area: str, key: str, flt: str, filters: dict[str, Any]
+) -> None:
+    service.box.seed(300, lifelike=False)
+    expected = await every_id(service, area, **filters)
+    assert expected  # the seed made some of each
+    out = tmp_path / f"{area}.jsonl"
+    done = await payscope(
+        "export", area, "--profile", "box", "--filter", flt, "--format", "jsonl",
+        "--output", str(out), "--quiet",
+    )  # fmt: skip
+    assert done.status == 0, done.err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {str(r[key]) for r in rows} == expected
+    assert len(rows) == len(expected)
+    assert done.out.strip() == f"{len(rows)} {area} written to {out}"
+
+
+async def test_cli_exports_the_codes_as_the_codes_list_shows_them(
+    service: Service, tmp_path: Path
+) -> None:
+    from tui.areas.codes.view import unified_codes
+
+    out = tmp_path / "codes.csv"
+    done = await payscope(
+        "export", "codes", "--profile", "box", "--filter", "retry:no", "--output", str(out),
+        "--quiet",
+    )  # fmt: skip
+    assert done.status == 0, done.err
+    rows = list(csv.DictReader(out.open()))
+    listed = unified_codes()
+    assert 0 < len(rows) < len(listed)  # the filter kept some, not all
+    infos = [json.loads(r["info"]) for r in rows]
+    assert [i["code"] for i in infos] == [i.code for i in listed if i.retryable is False]
+    assert all(i["retryable"] is False and i["meaning"] for i in infos)
+
+
+async def test_cli_exports_the_events_the_profiles_listener_journaled(
+    service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.sandbox.conftest import payment_body
+    from tui.runtime import listener_dir_for
+    from tui.webhooks.listener import Listener
+
+    data = tmp_path / "data"
+    monkeypatch.setenv("PAYSCOPE_DATA_DIR", str(data))
+    out = tmp_path / "events.jsonl"
+    args = ("export", "events", "--profile", "box", "--format", "jsonl", "--output", str(out))
+    nothing = await payscope(*args)
+    assert nothing.status == 1 and "no webhook has been journaled" in nothing.err
+    assert not out.exists()
+
+    secret = "whsec-export-" + "y" * 40
+    listener = Listener(listener_dir_for(data, "box"), [secret])
+    await listener.start(port=0)
+    try:
+        service.box.set_webhook(listener.url, secret)
+        await make_payments(service, 3)
+        paid = await service.client.payments.create(
+            PaymentCreateRequest.model_validate(payment_body(amount=700))
+        )
+        for _ in range(500):
+            if listener.journal.count("payment_succeeded", paid.payment_id):
+                break
+            await asyncio.sleep(0.02)
+        total = listener.journal.count()
+        assert total >= 1
+    finally:
+        await listener.stop()
+    done = await payscope(*args)
+    assert done.status == 0, done.err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) == total
+    mine = await payscope(
+        "export", "events", "--profile", "box",
+        "--filter", f"type:payment_succeeded {paid.payment_id}", "--format", "jsonl",
+        "--output", str(tmp_path / "one.jsonl"), "--quiet",
+    )  # fmt: skip
+    assert mine.status == 0, mine.err
+    (one,) = [json.loads(line) for line in (tmp_path / "one.jsonl").read_text().splitlines()]
+    assert one["object_id"] == paid.payment_id and one["event_type"] == "payment_succeeded"
+
+
+async def test_cli_interrupted_leaves_no_file_under_the_name_nor_a_temporary_one(
+    service: Service, tmp_path: Path
+) -> None:
+    """SIGINT to a `payscope export` this test started, while it reads pages: it says it was
+    cancelled, and the folder is as it was."""
+    import signal
+    import sys
+
+    from tests.tools.conftest import ROOT
+
+    service.box.seed(20_000, lifelike=False)
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    out = folder / "all.csv"
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui", "export", "payments", "--profile", "box",
+        "--output", str(out),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    said = b""
+    while b"read " not in said:  # its first page is in: it is mid-export
+        chunk = await asyncio.wait_for(proc.stderr.read(64), 60)
+        assert chunk, said
+        said += chunk
+    proc.send_signal(signal.SIGINT)  # the process this test started
+    out_bytes, err_rest = await asyncio.wait_for(proc.communicate(), 60)
+    err = (said + err_rest).decode()
+    assert proc.returncode == 130, err
+    assert f"cancelled; nothing was written to {out}" in err
+    assert out_bytes == b""
+    assert list(folder.iterdir()) == []

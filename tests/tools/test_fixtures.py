@@ -65,6 +65,9 @@ async def test_the_subscription_example_renews_it(service: Service) -> None:
     made = results[1].answer
     renewed = results[-1].answer
     assert renewed["next_billing_at"] > made["next_billing_at"]
+    # Renewed on the mandate its first charge set up.
+    assert made["mandate_id"] and renewed["payment"]["mandate_id"] == made["mandate_id"]
+    assert renewed["payment"]["payment_id"] != made["payment"]["payment_id"]
 
 
 async def test_references_take_earlier_answers_env_and_profile(

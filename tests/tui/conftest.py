@@ -110,19 +110,6 @@ def dirs(
     yield config, data
 
 
-@pytest.fixture(autouse=True)
-def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The input cursor does not blink (the public `Input.cursor_blink`, set as the class's
-    default since the app makes the inputs): a snapshot never catches it half-way. The one
-    reviewed exception of tests/test_public_api_only.py."""
-    from textual.reactive import reactive
-    from textual.widgets import Input
-
-    still = reactive(False, init=False)
-    still.__set_name__(Input, "cursor_blink")
-    monkeypatch.setattr(Input, "cursor_blink", still)
-
-
 # Screens that a look reached at run time leaves otherwise than an app started in that look
 # (looked at as pictures, 2026-11-27). Each is a real difference a user sees: marked as an
 # expected failure (strict, so the mark must go when the app is fixed), reason given.

@@ -201,6 +201,32 @@ async def test_events_further_down_are_counted_as_new_and_r_shows_them(
         assert "new" not in _header(view)
 
 
+async def test_ctrl_home_goes_to_the_newest_event_not_only_to_the_top_of_the_window(
+    dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(events_module, "WINDOW", WINDOW)
+    monkeypatch.setattr(events_module, "BATCH", 15)
+    monkeypatch.setattr(EventsView, "page_size", 15)
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await _post_all(app, range(60), at_once=False)
+        await run_command(pilot, "events")
+        view = app.screen.query_one(EventsView)
+        await until(lambda: view.loaded and len(view.rows) >= 15)
+        view.table.focus()
+        await pilot.press("]", "]")  # two pages down: the window holds older events only
+        await until(lambda: view.page_offset >= 30 and "evt_feed_00059" not in view.rows)
+        await _post_all(app, range(60, 63))
+        await until(lambda: "3 new" in _header(view))
+        await pilot.press("ctrl+home")
+        await until(lambda: list(view.rows)[:1] == ["evt_feed_00062"])
+        assert view.page_offset == 0 and view.table.cursor_row == 0
+        assert "new" not in _header(view)
+        await _post_all(app, range(63, 65))  # live again from there
+        await until(lambda: list(view.rows)[:1] == ["evt_feed_00064"])
+
+
 # -- acknowledgements never wait on drawing -----------------------------------------------------
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, Select
 
-from tests.tui.pilot import field_error, submit, until
+from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
 from tests.tui.snapshot_app import build, ready
 from tui.areas.payments.detail import PaymentDetailScreen
-from tui.areas.payments.forms import NewPaymentScreen, ThreeDSForm
+from tui.areas.payments.forms import ConfirmForm, NewPaymentScreen, ThreeDSForm
 from tui.widgets.method_picker import TestValuePicker
 
 Dirs = tuple[Path, Path]
@@ -44,6 +44,21 @@ async def _send(pilot, form: NewPaymentScreen, payment_id: str) -> PaymentDetail
     return detail
 
 
+async def _answer(pilot, result: str) -> None:  # type: ignore[no-untyped-def]
+    """Answer the customer's step from the TUI (`3`), as the customer would on the page."""
+    app = pilot.app
+    await pilot.press("3")
+    await until(lambda: isinstance(app.screen, ThreeDSForm))
+    app.screen.query_one("#field-result", Select).value = result
+    await submit(pilot, ThreeDSForm)
+
+
+async def _saw_event(detail: PaymentDetailScreen, event: str) -> None:
+    """Wait for the payment's `event` webhook to show in its detail's events."""
+    events = detail.related_section("events").table
+    await until(lambda: any(row.record.get("event") == event for row in events.records.values()))
+
+
 @pytest.mark.parametrize(
     ("result", "status", "code"),
     [
@@ -66,10 +81,7 @@ async def test_a_bank_redirect_is_answered_from_the_tui(
         assert detail.payment.status == "requires_action"
         assert detail.payment.payment_method == "bank_redirect"
         assert detail.payment.payment_method_type == "ideal"
-        await pilot.press("3")
-        await until(lambda: isinstance(app.screen, ThreeDSForm))
-        app.screen.query_one("#field-result", Select).value = result
-        await submit(pilot, ThreeDSForm)
+        await _answer(pilot, result)
         await until(lambda: detail.payment.status == status)
         assert detail.payment.unified_code == code
 
@@ -331,9 +343,92 @@ async def test_every_family_end_to_end_through_the_tui_with_its_webhook(
         if detail.payment.status == "processing":
             await app.runtime.client.sandbox.advance_clock(3 * 86400)
         await until(lambda: detail.payment.status == "succeeded", timeout=20)
-        events = detail.related_section("events").table
-        await until(
-            lambda: any(
-                row.record.get("event") == "payment_succeeded" for row in events.records.values()
-            )
+        await _saw_event(detail, "payment_succeeded")
+
+
+async def _confirm_later(pilot, family: str, kind: str) -> tuple[PaymentDetailScreen, ConfirmForm]:  # type: ignore[no-untyped-def]
+    """A payment created without confirming, its detail open, and its confirm form (`o`) on
+    `family`/`kind`."""
+    app = pilot.app
+    created = await create_payment(app.runtime.client, confirm=False)
+    assert created.status == "requires_payment_method"
+    detail = await open_detail(pilot, created.payment_id)
+    await pilot.press("o")
+    await until(lambda: isinstance(app.screen, ConfirmForm))
+    form = app.screen
+    assert isinstance(form, ConfirmForm)
+    # The card is the default, as on New payment; the 3-D Secure choice is the create's.
+    assert form.shown("card") and not form.shown("authentication_type")
+    form.query_one("#field-method", Select).value = family
+    await pilot.pause()
+    form.query_one(f"#field-{family}-kind", Select).value = kind
+    await pilot.pause()
+    return detail, form
+
+
+@pytest.mark.parametrize(("result", "status"), [("authorize", "succeeded"), ("fail", "failed")])
+async def test_a_two_step_payment_is_confirmed_with_a_bank_redirect_completed_from_the_tui(
+    dirs: Dirs, result: str, status: str
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        detail, form = await _confirm_later(pilot, "bank_redirect", "ideal")
+        # The same fields as New payment: iDEAL's bank, prefilled on the local sandbox.
+        assert form.shown("ideal-bank_name") and not form.shown("card")
+        assert form.query_one("#field-ideal-bank_name", Input).value == "ing"
+        assert "pay with iDEAL" in str(form.query_one("#form-submit").label)
+        await submit(pilot, ConfirmForm)
+        await until(lambda: detail.payment.status == "requires_action" and not detail.busy)
+        assert detail.payment.payment_method == "bank_redirect"
+        assert detail.payment.payment_method_type == "ideal"
+        await _answer(pilot, result)
+        await until(lambda: detail.payment.status == status)
+        await _saw_event(detail, f"payment_{status}")
+
+
+async def test_a_two_step_payment_is_confirmed_with_a_wallet_and_its_test_value(
+    dirs: Dirs,
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        detail, form = await _confirm_later(pilot, "wallet", "google_pay")
+        assert form.shown("google_pay-tokenization_data-token")
+        await until(lambda: bool(form.method_rows))
+        await pilot.press("ctrl+t")
+        await until(lambda: isinstance(app.screen, TestValuePicker))
+        table = app.screen.query_one(DataTable)
+        table.move_cursor(row=table.get_row_index("sandbox_insufficient_funds"))
+        await pilot.press("enter")
+        await until(lambda: app.screen is form)
+        assert "UE_1001" in str(form.query_one("#hint-wallet-kind").render())
+        await submit(pilot, ConfirmForm)
+        await until(lambda: detail.payment.status == "failed" and not detail.busy)
+        assert detail.payment.payment_method == "wallet"
+        assert detail.payment.payment_method_type == "google_pay"
+        assert detail.payment.unified_code == "UE_1001"
+
+        # Another two-step payment, the wallet's prefilled (succeeding) token.
+        detail, form = await _confirm_later(pilot, "wallet", "google_pay")
+        await submit(pilot, ConfirmForm)
+        await until(lambda: detail.payment.status == "succeeded" and not detail.busy)
+        assert detail.payment.payment_method_type == "google_pay"
+        await _saw_event(detail, "payment_succeeded")
+
+
+async def test_a_confirm_with_a_method_field_left_blank_is_refused_at_the_field(
+    dirs: Dirs,
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        detail, form = await _confirm_later(pilot, "bank_debit", "sepa_bank_debit")
+        form.query_one("#field-sepa_bank_debit-iban", Input).value = ""
+        await pilot.press("ctrl+s")
+        await until(lambda: bool(field_error(form, "sepa_bank_debit-iban")))
+        assert app.screen is form
+        assert field_error(form, "sepa_bank_debit-iban") == "Required."
+        assert (await app.runtime.client.payments.retrieve(detail.payment.payment_id)).status == (
+            "requires_payment_method"
         )

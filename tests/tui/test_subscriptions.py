@@ -683,6 +683,74 @@ async def test_a_failed_renewal_shows_why_in_the_detail_and_the_list(dirs: Dirs)
         assert "The latest charge was declined" in shown_text(detail.section("decline"))
 
 
+async def test_the_mandate_shows_and_a_revoked_one_fails_the_renewal_with_its_reason(
+    dirs: Dirs,
+) -> None:
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _subscriptions(pilot)
+        client = app.runtime.client
+        customer = (await client.customers.list()).data[2]
+        acceptance = {
+            "acceptance_type": "online",
+            "online": {"ip_address": "127.0.0.1", "user_agent": "payscope"},
+        }
+        sub = await _create(client, customer.customer_id, "price_team_weekly")
+        assert sub.mandate_id is None  # no acceptance, no mandate: the section stays hidden
+        detail = await _open(pilot, sub.id)
+        assert not detail.section("mandate").display
+        await pilot.press("escape")
+
+        from tui.api.models.subscriptions import SubscriptionCreateRequest
+
+        sub = await client.subscriptions.create(
+            SubscriptionCreateRequest.model_validate(
+                {
+                    "customer_id": customer.customer_id,
+                    "item_price_id": "price_team_weekly",
+                    "payment_details": {
+                        "payment_method": "card",
+                        "payment_method_data": {"card": CARD},
+                        "setup_future_usage": "off_session",
+                        "customer_acceptance": acceptance,
+                    },
+                }
+            )
+        )
+        assert sub.mandate_id
+        await until(lambda: sub.id in view.rows)
+        detail = await _open(pilot, sub.id)
+        await until(lambda: detail.mandate.record is not None)
+        await pilot.pause()
+        shown = shown_text(detail.section("mandate"))
+        assert detail.section("mandate").display
+        assert sub.mandate_id in shown and "active" in shown and "card credit" in shown
+        assert str(sub.payment_method_id) in shown and "online" in shown
+
+        # Revoked elsewhere: its mandate_revoked event brings the detail up to date.
+        await client.mandates.revoke(sub.mandate_id)
+        await until(lambda: detail.mandate.record.status == "revoked" and not detail.busy)
+        await pilot.pause()
+        assert "the next charge will fail" in shown_text(detail.section("mandate"))
+
+        # The renewal on the revoked mandate makes no payment (and so no webhook): the clock
+        # control, which reads the detail again when it closes, shows what happened.
+        from tui.views.clock import ClockScreen
+
+        await pilot.press("t")
+        await until(lambda: isinstance(app.screen, ClockScreen))
+        assert app.screen.value("preset") == "renewal"
+        await submit(pilot, ClockScreen)
+        await until(lambda: detail.record.status == "unpaid" and not detail.busy)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        why = shown_text(detail.section("decline"))
+        assert "refused before any payment was made" in why
+        assert f"Mandate {sub.mandate_id} is revoked" in why
+        assert "No payment" in shown_text(detail.section("payment"))
+        assert "IR_04" in shown_text(detail.section("renewals"))
+
+
 # -- hostile text ----------------------------------------------------------------------------------
 
 

@@ -11,7 +11,7 @@ from textual.widgets import Input, Static
 
 from tests.tui.pilot import apply_filter, open_list, shown_text, until
 from tests.tui.snapshot_app import build
-from tui.api.models.payments import PaymentListRequest
+from tui.api.models.payments import PaymentCreateRequest, PaymentListRequest
 from tui.views.export_run import ExportScreen
 
 Dirs = tuple[Path, Path]
@@ -73,3 +73,40 @@ async def test_e_exports_every_page_the_filter_matches(dirs: Dirs, tmp_path: Pat
         assert all(r["status"] == "failed" for r in rows_csv)
         first = rows_csv[0]
         assert first["amount_decimal"] and first["currency"]
+
+
+async def test_esc_cancels_a_running_export_and_leaves_no_file(dirs: Dirs, tmp_path: Path) -> None:
+    """Esc while the export reads its pages: no file under the chosen name, no temporary file
+    beside it, and the list is as it was."""
+    from tui.areas.payments.view import PaymentsView
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await open_list(pilot, "payments", PaymentsView)
+        client = app.runtime.api
+        for index in range(400):
+            body = {"amount": 100 + index, "currency": "USD", "confirm": False}
+            await client.payments.create(PaymentCreateRequest.model_validate(body))
+        everything = await all_payments(app)
+        view.page_size = 1  # one payment a page: the export takes many reads, Esc comes first
+        view.load()
+        await app.workers.wait_for_complete()
+        await pilot.press("E")
+        await until(lambda: isinstance(app.screen, ExportScreen))
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        folder = tmp_path / "exports"
+        folder.mkdir()
+        out = folder / "cancelled.jsonl"
+        screen.query_one(Input).value = str(out)
+        await pilot.press("enter")
+        await until(lambda: screen.read > 0)  # mid-export: its temporary file is open
+        assert screen.running and screen.read < len(everything)
+        assert [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
+        await pilot.press("escape")
+        await until(lambda: app.screen is not screen)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.result is None
+        assert list(folder.iterdir()) == []
+        assert len(view.rows) == 1

@@ -335,3 +335,33 @@ async def test_secrets_replaced_at_run_time_take_effect_at_once(
 
     assert (old.status_code, new.status_code) == (401, 200)
     assert listener.secrets == ("rotated-secret-0123456789",)
+
+
+async def test_a_mandate_event_is_journaled_under_its_mandate(
+    listener: Listener, client: httpx.AsyncClient
+) -> None:
+    """`mandate_details` names its object by `mandate_id` (no other id field is in it), so the
+    Events list, a filter `object:man_…` and a detail watching the mandate all find it."""
+    assert listener.url is not None
+    body = json.dumps(
+        {
+            "merchant_id": "merchant_1",
+            "event_id": "evt_mandate",
+            "event_type": "mandate_revoked",
+            "content": {
+                "type": "mandate_details",
+                "object": {
+                    "mandate_id": "man_abc",
+                    "status": "revoked",
+                    "payment_method_id": "pm_1",
+                },
+            },
+            "timestamp": "2026-11-27T10:00:00Z",
+        }
+    ).encode()
+    response = await post_signed(client, listener.url, body)
+    assert response.status_code == 200
+    detail = listener.journal.get("evt_mandate")
+    assert detail is not None
+    assert (detail.event.object_id, detail.event.object_status) == ("man_abc", "revoked")
+    assert listener.journal.count("mandate_revoked", "man_abc") == 1

@@ -323,9 +323,13 @@ _ENVELOPE: Final[tuple[CodeInfo, ...]] = (
         False,
         "Ask the customer for another card or payment method.",
     ),
+    # The spec lists PE_03 (expired card) but pairs no type with it; the service refuses an
+    # expired card as a bad request before any attempt (400 "Card Expired", as the real
+    # service's validate_card_expiry does, on create, update and confirm alike), so its type is
+    # invalid_request, as the local sandbox answers. PE_01/PE_02 stay processing outcomes.
     _env(
         "PE_03",
-        "processing_error",
+        "invalid_request",
         "Expired card",
         "The card has expired.",
         False,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import dataclasses
 import io
 import json
 import os
@@ -73,6 +74,9 @@ def _as_dict(record: Any) -> dict[str, Any]:
     if dump is not None:
         data: dict[str, Any] = dump(mode="json", exclude_none=False)
         return data
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        # A journal's event (slots: no __dict__), a code explained (its info nested).
+        return dataclasses.asdict(record)
     return dict(vars(record))
 
 

@@ -428,6 +428,17 @@ def outcome_for(
     return card.outcome, card.unified_code
 
 
+def year_over(year: str | None, today: tuple[int, int]) -> bool:
+    """True when the card's expiry year (2 or 4 digits) is before this year."""
+    try:
+        y = int(year) if year else None
+    except ValueError:
+        return False
+    if y is None:
+        return False
+    return (y + 2000 if y < 100 else y) < today[0]
+
+
 def expired(month: str | None, year: str | None, today: tuple[int, int]) -> bool:
     """True when the card's expiry (month, year of 2 or 4 digits) is before `today`."""
     try:

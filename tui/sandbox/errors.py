@@ -148,6 +148,21 @@ def _field_name(loc: Iterable[str | int]) -> str:
     return out or "body"
 
 
+def _real_wording(kind: str, value: Any) -> str | None:
+    """The real service's own words for a card field it checks itself (its payments helpers'
+    card validation), where the spec gives none: a CVC that is not 3 or 4 characters long (an
+    empty one too), and a month of digits but not 1 to 12. Other mistakes in those fields (a
+    CVC of letters, a month written out) keep the models' more detailed words."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    text = str(value).strip()
+    if kind == "card_cvc" and not 3 <= len(text) <= 4:
+        return "Invalid card_cvc length"
+    if kind == "card_exp_month" and text.isascii() and text.isdigit():
+        return "Invalid Expiry Month"
+    return None
+
+
 def from_validation_errors(errors: Sequence[Any]) -> SandboxError:
     """Map pydantic errors to the envelope: `missing` -> IR_01, anything else -> IR_04.
 
@@ -195,6 +210,9 @@ def from_validation_errors(errors: Sequence[Any]) -> SandboxError:
             "The request body must be a JSON object (Content-Type: application/json); "
             f"it could not be read: {first.get('msg', 'invalid JSON')}.",
         )
+    real = _real_wording(kind, first.get("input"))
+    if real is not None:
+        return SandboxError(400, INVALID, "IR_04", real)
     message = str(first.get("msg", "invalid value")).removeprefix("Value error, ")
     if field.rsplit(".", 1)[-1] not in message:
         message = f"Invalid value for {field}: {message}"

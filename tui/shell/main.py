@@ -10,6 +10,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import ContentSwitcher, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -51,6 +52,8 @@ class NavRail(OptionList):
 # How often the background sandbox is checked (a state file, a lock, /proc): a dead one is
 # noticed within two of these.
 SANDBOX_CHECK_INTERVAL = 1.0
+# The status bar's count of events follows the deliveries at most this often.
+COUNT_EVERY = 0.25
 
 
 class Banner(Static):
@@ -90,6 +93,8 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     AUTO_FOCUS = "#payments-table"
     # Set once the user shows or hides the rail (Ctrl+N): resizing no longer decides for them.
     _nav_chosen = False
+    _uncounted = 0  # deliveries counted, not yet in the status bar
+    _count_timer: Timer | None = None
 
     DEFAULT_CSS = """
     MainScreen { layout: vertical; }
@@ -444,8 +449,17 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def _count_delivery(self, delivery: Any) -> None:
         # Deliveries, not changes: payscope announces changes of its own that no webhook brings.
+        # Counted at once, shown at most four times a second (a feed of 100 a second would
+        # redraw the status line at every frame).
         if delivery.accepted and not delivery.duplicate:
-            self.query_one(StatusBar).event_count += 1
+            self._uncounted += 1
+            if self._count_timer is None:
+                self._count_timer = self.set_timer(COUNT_EVERY, self._show_count)
+
+    def _show_count(self) -> None:
+        self._count_timer = None
+        self.query_one(StatusBar).event_count += self._uncounted
+        self._uncounted = 0
 
     # -- actions -----------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import SystemCommand
 from textual.containers import Vertical
+from textual.visual import VisualType
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker
@@ -42,8 +43,14 @@ class TitleBar(Static):
     """The one-line bar on top of an area or a detail: title, counts, state."""
 
     DEFAULT_CSS = """
-    TitleBar { height: 1; padding: 0 1; background: $surface; color: $text; }
+    TitleBar { height: 1; width: 1fr; padding: 0 1; background: $surface; color: $text; }
     """
+
+    def update(self, content: VisualType = "", *, layout: bool = False) -> None:
+        """Its size never depends on what it says (one line, the width it is given), so an
+        update redraws the bar alone, without a layout of the screen (a live count changes
+        several times a second)."""
+        super().update(content, layout=layout)
 
 
 class AreaView(AppAccess, Vertical):  # type: ignore[misc]

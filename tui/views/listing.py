@@ -96,6 +96,7 @@ class ResourceListView(AreaView, Generic[T]):
     ]
 
     filterable = True
+    _empty_said: str | None = None  # what the empty state says now (None: not said yet)
     # -- the spec a subclass gives -----------------------------------------------------------
     title: ClassVar[str] = "Records"
     noun: ClassVar[str] = "records"  # plural, lower case: "no refunds yet"
@@ -344,7 +345,10 @@ class ResourceListView(AreaView, Generic[T]):
         self.query_one(f"#{self.scope}-header", TitleBar).update(self.header_text())
         empty = self.loaded and not self.rows
         self.show_empty(empty, self.table)
-        self.query_one(".empty", Static).update(self.empty_text())
+        said = self.empty_text()
+        if said != self._empty_said:  # unchanged most times: no layout for nothing
+            self._empty_said = said
+            self.query_one(".empty", Static).update(said)
 
     def empty_text(self) -> str:
         """What the empty area says, with the key that helps (markup)."""

@@ -36,6 +36,22 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
         def control(self) -> ResourceTable[Any]:
             return self.table
 
+    class Top(Message):
+        """Ctrl+Home reached the first row shown: a view that shows a window of its records
+        (Events) goes on to the newest of them all."""
+
+        def __init__(self, table: ResourceTable[Any]) -> None:
+            super().__init__()
+            self.table = table
+
+        @property
+        def control(self) -> ResourceTable[Any]:
+            return self.table
+
+    def action_scroll_top(self) -> None:
+        super().action_scroll_top()
+        self.post_message(self.Top(self))
+
     def __init__(
         self,
         columns: Sequence[Column[T]],

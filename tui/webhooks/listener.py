@@ -125,6 +125,7 @@ _ID_FIELDS = {
     "dispute_details": "dispute_id",
     "payout_details": "payout_id",
     "subscription_details": "subscription_id",
+    "mandate_details": "mandate_id",
 }
 _ID_FALLBACK = (
     "refund_id",

@@ -63,7 +63,9 @@ class StatusBar(Horizontal):
             text = self._line(compact=True)
         text.no_wrap = True
         text.overflow = "ellipsis"
-        line.update(text)
+        # One line as wide as the bar whatever it says (CSS): no layout. A live feed changes
+        # the event count many times a second, and a layout a time cost the whole screen.
+        line.update(text, layout=False)
 
     def _line(self, compact: bool) -> Text:
         muted = theme_colour(self.app.theme_variables, "muted")

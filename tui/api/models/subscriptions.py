@@ -439,6 +439,9 @@ class SubscriptionPayment(ResponseModel):
     amount: int | None = None
     currency: str | None = None
     payment_method_type: str | None = None
+    payment_method_id: str | None = None
+    # The mandate a renewal was charged on (the local sandbox sends it).
+    mandate_id: str | None = None
     # Why it failed: the local sandbox sends the unified code, the real service error_code.
     unified_code: str | None = None
     unified_message: str | None = None
@@ -459,8 +462,14 @@ class Invoice(ResponseModel):
     status: str | None = None
     payment_id: str | None = None
     payment_intent_id: str | None = None
+    payment_method_id: str | None = None
     created: str | None = None
     payment: SubscriptionPayment | None = None
+    # The local sandbox: the mandate it was charged on, and why no payment was made when the
+    # mandate could not be charged (the payments API's error code and message).
+    mandate_id: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
 
     @property
     def paid_by(self) -> str | None:
@@ -487,6 +496,8 @@ class Subscription(ResponseModel):
     # Sent by the local sandbox (and, for the *_at fields, by the real pause, cancel and resume
     # answers); absent elsewhere.
     payment_method_id: str | None = None
+    # The off-session mandate the first charge set up; every renewal is charged on it.
+    mandate_id: str | None = None
     trial_end: str | None = None
     scheduled_change: dict[str, Any] | None = None
     paused_at: str | None = None

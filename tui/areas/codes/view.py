@@ -129,6 +129,12 @@ def unified_codes() -> list[CodeInfo]:
     return [explain(code) for code in sorted(ALL_UNIFIED_CODES)]
 
 
+def code_rows(cards: dict[str, tuple[dict[str, Any], ...]]) -> list[CodeRow]:
+    """Every unified code explained, with the test cards (by code) that produce it: the list
+    and `payscope export` read them so."""
+    return [CodeRow(info, cards.get(info.code, ())) for info in unified_codes()]
+
+
 async def cards_by_code(runtime: Any) -> dict[str, tuple[dict[str, Any], ...]]:
     """The local sandbox's test cards by the unified code they produce ({} on a remote
     profile: its cards are the acquirer's)."""
@@ -207,8 +213,7 @@ class CodesView(ResourceListView[CodeRow]):
     async def _rows(self) -> list[CodeRow]:
         if self.cards is None:
             self.cards = await cards_by_code(self.runtime)
-        cards = self.cards
-        return [CodeRow(info, cards.get(info.code, ())) for info in unified_codes()]
+        return code_rows(self.cards)
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int

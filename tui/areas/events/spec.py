@@ -88,3 +88,12 @@ def remote_empty_text(runtime: Any) -> str:
         f"[b]payscope keys set --profile {safe_markup(runtime.profile_name)} --kind webhook[/b]"
         "\n\n[b]h[/b] shows what the service says it sent, with manual retry."
     )
+
+
+def journal_page(
+    journal: Any, filters: dict[str, Any], offset: int, limit: int
+) -> tuple[list[Any], int]:
+    """A page of the events the listener journaled, newest first, and how many match: the
+    list and `payscope export` read them so."""
+    kind, obj = filters.get("event_type"), filters.get("object_id")
+    return journal.recent(limit, offset, kind, obj), journal.count(kind, obj)

@@ -190,3 +190,16 @@ def link_grammar() -> Grammar:
         bare=_bare,
         bare_example="plink_… or words of the description",
     )
+
+
+async def read_page(
+    api: Any, filters: Mapping[str, Any], offset: int, limit: int
+) -> tuple[list[PaymentLink], int]:
+    """A page of the links list and its total (the list and `payscope export` read it so).
+    The real service answers a bare array: no total, count what came."""
+    from tui.api.models.links import PaymentLinkListRequest
+    from tui.views.listing import listed_total
+
+    request = PaymentLinkListRequest(limit=limit, offset=offset, **filters)
+    page = await api.payment_links.list(request)
+    return list(page.data), listed_total(page.total_count, offset, len(page.data))

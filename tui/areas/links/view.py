@@ -28,10 +28,11 @@ from tui.areas.links.spec import (
     PAGE_SIZE,
     expires_at,
     link_grammar,
+    read_page,
     waiting,
 )
 from tui.views.filters import Grammar
-from tui.views.listing import ResourceListView, listed_total
+from tui.views.listing import ResourceListView
 from tui.widgets.format import format_amount
 
 if TYPE_CHECKING:
@@ -76,13 +77,7 @@ class LinksView(ResourceListView["PaymentLink"]):
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
     ) -> tuple[list[PaymentLink], int]:
-        from tui.api.models.links import PaymentLinkListRequest
-
-        request = PaymentLinkListRequest(limit=limit, offset=offset, **filters)
-        page = await self.runtime.api.payment_links.list(request)
-        # The real service answers a bare array: no total, count what came.
-        total = listed_total(page.total_count, offset, len(page.data))
-        return list(page.data), total
+        return await read_page(self.runtime.api, filters, offset, limit)
 
     async def fetch_one(self, record_id: str) -> PaymentLink:
         return await self.runtime.api.payment_links.retrieve(record_id)

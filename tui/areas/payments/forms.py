@@ -7,13 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
-from textual import work
-from textual.widgets import Checkbox, Input, Select, Static
+from textual.widgets import Checkbox, Input, Select
 
 from tui.api.models.disputes import NETWORK_REASONS, OPENING_STAGES
-from tui.views.card_form import CardFormScreen, card_data, card_fields
-from tui.views.choices import Choice, ChoiceFormScreen
 from tui.views.forms import (
     ConfirmScreen,
     Field,
@@ -22,8 +18,9 @@ from tui.views.forms import (
     amount_field,
     read_amount,
 )
+from tui.views.pay_method import PayMethodFormScreen
 from tui.widgets.format import format_amount, parse_amount
-from tui.widgets.inputs import Picker, SafeInput
+from tui.widgets.inputs import SafeInput
 
 
 class CaptureForm(FormScreen):
@@ -175,35 +172,37 @@ def review_form(client: Any, payment_id: str, action: str) -> ConfirmScreen:
     )
 
 
-_BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country": "US"}}
-
-
-class ConfirmForm(CardFormScreen):
-    """Confirm (authorise) a payment created with confirm=false."""
+class ConfirmForm(PayMethodFormScreen):
+    """Confirm (authorise) a payment created with confirm=false, with any way to pay New
+    payment offers (`PayMethodFormScreen`): a redirect or a transfer then waits on the
+    customer, as it would have in one step."""
 
     title_text = "Confirm payment"
 
     def __init__(self, payment: Any) -> None:
         super().__init__()
         self.payment = payment
-        self.intro = f"Authorise {payment.payment_id} with a card."
+        self.intro = f"Authorise {payment.payment_id} with a card or another way to pay."
         self.submit_label = f"Confirm {format_amount(payment.amount, payment.currency)}"
 
     def fields(self) -> list[Field]:
-        return card_fields(self.local)
+        # Authentication was chosen when the payment was created: a confirm cannot change it.
+        return self.method_fields(authentication=False)
+
+    def submit_text(self) -> str | None:
+        kind = self.kind()
+        if kind is None:
+            return None
+        return f"{self.submit_label} · pay with {kind.title}"
 
     def build(self) -> Any:
         from tui.api.models.payments import PaymentConfirmRequest
 
-        return PaymentConfirmRequest.model_validate(
-            {
-                "payment_method": "card",
-                "payment_method_type": "credit",
-                "payment_method_data": card_data(self),
-                "billing": _BILLING,
-                "return_url": "https://example.com/return",
-            }
-        )
+        errors: dict[str, str] = {}
+        body = self.method_body(errors) | {"return_url": "https://example.com/return"}
+        if errors:
+            raise FormErrors(errors)
+        return PaymentConfirmRequest.model_validate(body)
 
     async def send(self, request: Any) -> Any:
         return await self.client.payments.confirm(self.payment.payment_id, request)
@@ -292,56 +291,16 @@ class ThreeDSForm(FormScreen):
         return await self.client.sandbox.complete_redirect(self.payment_id, self.value("result"))
 
 
-FAMILY_LABELS = {
-    "card": "Card",
-    "wallet": "Wallet",
-    "pay_later": "Pay later",
-    "bank_redirect": "Bank redirect",
-    "bank_transfer": "Bank transfer",
-    "bank_debit": "Bank debit",
-    "crypto": "Crypto",
-    "upi": "UPI",
-    "voucher": "Voucher",
-    "gift_card": "Gift card",
-    "reward": "Reward",
-    "open_banking": "Open banking",
-    "mobile_payment": "Mobile payment",
-    "real_time_payment": "Real-time payment",
-    "card_redirect": "Card redirect",
-    "network_token": "Network token",
-}
-_CARD_FIELDS = ("card", "expiry", "cvc", "authentication_type")
-_CARD_HINT = "A card, or any other family the service takes (its fields follow it)."
-
-
-class NewPaymentScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[misc]
-    # Method fields are compact, as the payout form's (one line each, on a tinted band).
-    DEFAULT_CSS = """
-    NewPaymentScreen Input.-textual-compact {
-        margin: 0 1 0 1; padding: 0 1; background: $foreground 8%;
-    }
-    NewPaymentScreen Input.-textual-compact:focus { background: $primary 25%; }
-    """
-
+class NewPaymentScreen(PayMethodFormScreen):
     """Create a payment: amount, currency, customer, capture, and a way to pay: a card, or any
-    family and type the request models name, whose fields follow it (built from
-    `tui.api.models.methods`). On local profiles Ctrl+T picks a test card, or the chosen
-    method's test value from `GET /_sandbox/test-methods`."""
+    family and type the request models name, whose fields follow it (`PayMethodFormScreen`)."""
 
     title_text = "New payment"
     intro = "Validated before sending; the service's answer appears on the payment."
     submit_label = "Create payment"
 
-    def __init__(self) -> None:
-        super().__init__()
-        # family/type/variant -> its row of GET /_sandbox/test-methods (local profiles)
-        self.method_rows: dict[tuple[str, str, str | None], dict[str, Any]] = {}
-
     def fields(self) -> list[Field]:
-        from tui.api.models.methods import FAMILIES, kinds_of
-        from tui.views.model_fields import nested_inputs
-
-        result = [
+        return [
             Field("amount", "Amount", Input(value="25.00", id="field-amount")),
             Field("currency", "Currency", Input(value="USD", id="field-currency"), "ISO 4217"),
             Field(
@@ -370,171 +329,13 @@ class NewPaymentScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[misc]
                 ),
             ),
             Field("confirm", "", Checkbox("Confirm now (one step)", True, id="field-confirm")),
-            Field(
-                "method",
-                "Pay with",
-                Select(
-                    [(FAMILY_LABELS.get(f, f), f) for f in ("card", *FAMILIES)],
-                    value="card",
-                    allow_blank=False,
-                    id="field-method",
-                ),
-                _CARD_HINT,
-            ),
-            Field(
-                "authentication_type",
-                "Authentication",
-                Select(
-                    [("no 3-D Secure", "no_three_ds"), ("3-D Secure", "three_ds")],
-                    value="no_three_ds",
-                    allow_blank=False,
-                    id="field-authentication_type",
-                ),
-            ),
-            *card_fields(self.local),
-        ]
-        for family in FAMILIES:
-            kinds = kinds_of(family)
-            if len(kinds) > 1:
-                result.append(
-                    Field(
-                        f"{family}-kind",
-                        "Type",
-                        Picker(
-                            [(k.title, k.key) for k in kinds],
-                            value=kinds[0].key,
-                            allow_blank=False,
-                            id=f"field-{family}-kind",
-                        ),
-                        _about(kinds[0].model),
-                    )
-                )
-            for kind in kinds:
-                result.extend(nested_inputs(kind.model, kind.key, fill=self.local))
-        result.append(
+            *self.method_fields(),
             Field(
                 "payment_id",
                 "Payment id (optional)",
                 Input(placeholder="your own id makes retries safe", id="field-payment_id"),
-            )
-        )
-        return result
-
-    def choices(self) -> list[Choice]:
-        from tui.api.models.methods import FAMILIES, kinds_of
-
-        names = [f.name for f in self._fields]
-
-        def of(key: str) -> list[str]:
-            return [n for n in names if n.startswith(f"{key}-")]
-
-        by_family: dict[Any, list[str]] = {"card": list(_CARD_FIELDS)}
-        kinds_choices = []
-        for family in FAMILIES:
-            kinds = kinds_of(family)
-            if len(kinds) > 1:
-                by_family[family] = [f"{family}-kind"]
-                kinds_choices.append(Choice(f"{family}-kind", {k.key: of(k.key) for k in kinds}))
-            else:
-                by_family[family] = of(kinds[0].key)
-        return [Choice("method", by_family), *kinds_choices]
-
-    def kind(self) -> Any:
-        """The method kind chosen (a `MethodKind`), or None for a card."""
-        from tui.api.models.methods import BY_KEY, kinds_of
-
-        family = self.value("method")
-        if not family or family == "card":
-            return None
-        kinds = kinds_of(str(family))
-        if len(kinds) == 1:
-            return kinds[0]
-        return BY_KEY.get(str(self.value(f"{family}-kind")), kinds[0])
-
-    def method_row(self, kind: Any) -> dict[str, Any] | None:
-        """The kind's row of the sandbox's test methods (None: not loaded, or remote)."""
-        variant = kind.variant if kind.variant not in (None, "bare") else None
-        return self.method_rows.get((kind.family, kind.type, variant))
-
-    # -- test values (local profiles) -------------------------------------------------------------
-
-    def on_mount(self) -> None:
-        # FormScreen/ChoiceFormScreen.on_mount run as well (Textual calls each class's).
-        if self.local:
-            self._load_test_methods()
-
-    @work(group="test-methods", exit_on_error=False, description="Test methods")
-    async def _load_test_methods(self) -> None:
-        for row in await self.client.sandbox.test_methods():
-            family = str(row.get("payment_method") or "")
-            data = (row.get("payment_method_data") or {}).get(family)
-            variant = next(iter(data)) if isinstance(data, dict) and len(data) == 1 else None
-            if family == "voucher" and isinstance(data, str):
-                variant = None
-            key = (family, str(row.get("payment_method_type") or ""), variant)
-            if family in ("crypto", "network_token", "reward"):
-                key = (family, key[1], None)
-            self.method_rows.setdefault(key, row)
-        self._say_kind()
-
-    def choice_changed(self, name: str) -> None:
-        self._say_kind()
-
-    def _say_kind(self, about: str | None = None) -> None:
-        """Under the type (or the method) picker: what the chosen kind does (or `about`)."""
-        kind = self.kind()
-        if kind is None:
-            self.query_one("#hint-method", Static).update(_CARD_HINT)
-            return
-        row = self.method_row(kind)
-        if about is None:
-            about = _about(kind.model)
-            if row is not None:
-                about = f"{row.get('flow') or ''}: {row.get('description') or ''}"
-                if row.get("test_values"):
-                    about += " · Ctrl+T picks a test value"
-        target = f"{kind.family}-kind" if self.shown(f"{kind.family}-kind") else "method"
-        self.query_one(f"#hint-{target}", Static).update(Text(about))
-
-    def action_pick_card(self) -> None:
-        kind = self.kind()
-        if kind is None:
-            super().action_pick_card()
-            return
-        if not self.local:
-            return
-        from tui.widgets.method_picker import TestValuePicker, test_values
-
-        row = self.method_row(kind)
-        if row is None or not test_values(row):
-            self.app.notify(
-                f"{kind.title} has no test value: its outcome is chosen on the sandbox's page "
-                "(o opens it, 3 answers it from here).",
-                title="No test values",
-                markup=False,
-            )
-            return
-        self.app.push_screen(TestValuePicker(kind.title, row), self.use_value)
-
-    def use_value(self, value: dict[str, Any] | None) -> None:
-        """Fill the chosen method's test field (None: the picker was closed)."""
-        kind = self.kind()
-        if value is None or kind is None:
-            return
-        row = self.method_row(kind) or {}
-        name = f"{kind.key}-" + str(row.get("test_field") or "").replace(".", "-")
-        widget = next((f.widget for f in self._fields if f.name == name), None)
-        if not isinstance(widget, Input):
-            return
-        widget.value = str(value["value"])
-        code = f" {value['unified_code']}" if value.get("unified_code") else ""
-        self._say_kind(
-            f"Test value {value['value']} · {value.get('outcome')}{code}: "
-            f"{value.get('description') or ''}"
-        )
-        widget.focus()
-
-    # -- reading -----------------------------------------------------------------------------
+            ),
+        ]
 
     def submit_text(self) -> str | None:
         kind = self.kind()
@@ -543,12 +344,8 @@ class NewPaymentScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[misc]
         return f"Create · pay with {kind.title}"
 
     def build(self) -> Any:
-        from pydantic import ValidationError
-
         from tui.api.models._iso import is_currency
-        from tui.api.models.methods import method_data
         from tui.api.models.payments import PaymentCreateRequest
-        from tui.views.model_fields import nested_errors, read_nested
 
         errors: dict[str, str] = {}
         currency = str(self.value("currency") or "").upper()
@@ -575,40 +372,14 @@ class NewPaymentScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[misc]
             "payment_id": self.value("payment_id"),
             "return_url": "https://example.com/return",
         }
-        if confirm and kind is None:
-            body |= {
-                "payment_method": "card",
-                "payment_method_type": "credit",
-                "payment_method_data": card_data(self),
-                "billing": _BILLING,
-            }
-        elif confirm:
-            data = read_nested(self, kind.model, kind.key)
-            try:
-                kind.model.model_validate(data)
-            except ValidationError as exc:
-                errors.update(nested_errors(exc, kind.key, self.shown_fields()))
-            body |= {
-                "payment_method": kind.family,
-                "payment_method_type": kind.type,
-                "payment_method_data": method_data(kind, data),
-                "billing": _BILLING,
-            }
+        if confirm:
+            body |= self.method_body(errors)
         if errors:
             raise FormErrors(errors)
         return PaymentCreateRequest.model_validate({k: v for k, v in body.items() if v is not None})
 
-    def card_needs_3ds(self) -> None:
-        self.query_one("#field-authentication_type", Select).value = "three_ds"
-
     async def send(self, request: Any) -> Any:
         return await self.client.payments.create(request)
-
-
-def _about(model: Any) -> str:
-    """A model's own description (its docstring's first line)."""
-    doc = (model.__doc__ or "").strip()
-    return doc.splitlines()[0] if doc else ""
 
 
 # -- opening a dispute on a payment (the payment's action) ---------------------------------------

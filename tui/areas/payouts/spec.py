@@ -299,3 +299,18 @@ def list_request(filters: Mapping[str, Any], offset: int, limit: int) -> Any:
         # The range needs a start: "to:" alone is everything up to then.
         body["time_range"] = {"start_time": start or "1970-01-01T00:00:00Z", "end_time": end}
     return PayoutListRequest.model_validate({**body, "limit": limit, "offset": offset})
+
+
+async def read_page(
+    api: Any, filters: Mapping[str, Any], offset: int, limit: int
+) -> tuple[list[Payout], int]:
+    """A page of the payouts list and its total (the list and `payscope export` read it so).
+
+    The real service answers {size, data, total_count?}: without a total, count what came (one
+    more page is offered while pages come back full)."""
+    page = await api.payouts.list(list_request(filters, offset, limit))
+    if page.total_count is not None:
+        total = int(page.total_count)
+    else:
+        total = offset + len(page.data) + (1 if len(page.data) >= limit else 0)
+    return list(page.data), total

@@ -20,8 +20,8 @@ from tui.areas.payouts.spec import (
     COLUMNS,
     PAGE_SIZE,
     REMOTE_PAGE_SIZE,
-    list_request,
     payout_grammar,
+    read_page,
 )
 from tui.views.filters import Grammar
 from tui.views.listing import ResourceListView
@@ -56,14 +56,7 @@ class PayoutsView(ResourceListView["Payout"]):
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
     ) -> tuple[list[Payout], int]:
-        page = await self.runtime.api.payouts.list(list_request(filters, offset, limit))
-        # The real service answers {size, data, total_count?}: without a total, count what came
-        # (one more page is offered while pages come back full).
-        if page.total_count is not None:
-            total = page.total_count
-        else:
-            total = offset + len(page.data) + (1 if len(page.data) >= limit else 0)
-        return list(page.data), total
+        return await read_page(self.runtime.api, filters, offset, limit)
 
     async def fetch_one(self, record_id: str) -> Payout:
         return await self.runtime.api.payouts.retrieve(record_id)

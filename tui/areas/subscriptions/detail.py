@@ -68,6 +68,7 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
     sections: ClassVar[tuple[tuple[str, str], ...]] = (
         ("summary", "Subscription"),
         ("decline", "Why the last charge failed"),
+        ("mandate", "Mandate (its renewals are charged on it)"),
         ("payment", "Latest payment (g or Enter opens it)"),
         ("invoice", "Latest invoice"),
         ("renewals", "Renewal history"),
@@ -79,6 +80,7 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         self.catalogue = Catalogue()
         self.payment: Related[Any] = Related()
         self.customer: Related[Any] = Related()
+        self.mandate: Related[Any] = Related()
         self.renewals: list[Renewal] = []
         self.renewals_problem = ""
         self._read_at = 0.0
@@ -86,6 +88,7 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
     def on_mount(self) -> None:
         # Textual calls DetailScreen.on_mount (the first read) after this one by itself.
         self.show_section("decline", False)
+        self.show_section("mandate", False)
 
     def on_screen_resume(self) -> None:
         # Back on it (from a payment, the clock, :sandbox): if the service's clock moved since the
@@ -103,12 +106,13 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         async def nothing() -> Any:
             return None
 
-        payment, customer, _ = await asyncio.gather(
+        payment, customer, mandate, _ = await asyncio.gather(
             read_related(api.payments.retrieve(payment_id) if payment_id else nothing()),
             read_related(api.customers.retrieve(sub.customer_id) if sub.customer_id else nothing()),
+            read_related(api.mandates.retrieve(sub.mandate_id) if sub.mandate_id else nothing()),
             self._read_renewals(sub),
         )
-        self.payment, self.customer = payment, customer
+        self.payment, self.customer, self.mandate = payment, customer, mandate
         return sub
 
     async def _read_renewals(self, sub: Subscription) -> None:
@@ -138,7 +142,9 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
                 when=i.created,
                 payment_id=i.paid_by or (i.payment.payment_id if i.payment else None),
                 payment_status=i.payment.status if i.payment else None,
-                code=(i.payment.unified_code or i.payment.error_code) if i.payment else None,
+                code=(i.payment.unified_code or i.payment.error_code)
+                if i.payment
+                else i.error_code,
             )
             for i in found.data
         ]
@@ -149,6 +155,8 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
             ids.add(payment_id)
         if sub.invoice is not None:
             ids.add(sub.invoice.id)
+        if sub.mandate_id:
+            ids.add(sub.mandate_id)  # revoked elsewhere: its status here follows
         return ids
 
     def on_change(self, change: Change) -> None:
@@ -181,6 +189,10 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         self.show_section("decline", decline is not None)
         if decline is not None:
             self.section("decline").update(decline)
+        mandate = self._mandate(sub)
+        self.show_section("mandate", mandate is not None)
+        if mandate is not None:
+            self.section("mandate").update(mandate)
         self.section("payment").update(self._payment(sub))
         self.section("invoice").update(self._invoice(sub))
         self.section("renewals").update(self._renewals(sub))
@@ -306,6 +318,11 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         elif brief is not None:
             code = brief.unified_code or brief.error_code
             message = brief.unified_message or brief.error_message
+        invoice = sub.invoice
+        if brief is None and invoice is not None and invoice.error_code:
+            # No payment was made: the mandate could not be charged (revoked, say).
+            what = "The charge was refused before any payment was made, so billing stopped."
+            return Group(Text(what), explained_code(invoice.error_code, invoice.error_message))
         if not code or (brief is not None and brief.status not in ("failed", None)):
             return None
         what = {
@@ -314,9 +331,41 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         }.get(str(sub.status), "The latest charge was declined.")
         return Group(Text(what), explained_code(code, message, acquirer or None))
 
+    def _mandate(self, sub: Subscription) -> RenderableType | None:
+        """The off-session mandate the first charge set up: its status and what it charges
+        (None, the section hidden, when it has none: seeded history, the real service)."""
+        if not sub.mandate_id:
+            if self.runtime.options.is_local and sub.status in ("created", "trial"):
+                return empty("None yet: the first charge sets it up.")
+            return None
+        variables = self.app.theme_variables
+        rows = grid()
+        mandate = self.mandate.record
+        rows.add_row("Mandate", safe(sub.mandate_id, "bold"))
+        if mandate is None:
+            if self.mandate.problem:
+                rows.add_row("", safe(self.mandate.problem, "dim", multiline=True))
+            return rows
+        note = ""
+        if mandate.status != "active":
+            note = "  the next charge will fail: the customer must accept a new one"
+        rows.add_row("Status", Text.assemble(status_text(mandate.status, variables), (note, "dim")))
+        method = " ".join(
+            str(v) for v in (mandate.payment_method, mandate.payment_method_type) if v
+        )
+        rows.add_row("Charges", safe(method or None, empty="-"))
+        if mandate.payment_method_id:
+            rows.add_row("Saved method", safe(mandate.payment_method_id))
+        acceptance = (mandate.customer_acceptance or {}).get("acceptance_type")
+        rows.add_row("Accepted", safe(acceptance, empty="-"))
+        return rows
+
     def _payment(self, sub: Subscription) -> RenderableType:
         brief = sub.payment
         if brief is None:
+            invoice = sub.invoice
+            if invoice is not None and invoice.error_code:
+                return empty("No payment: the last charge was refused (see why above).")
             return empty(
                 "No payment recorded on it yet (seeded history keeps its invoice only; "
                 "the next charge will show here)."
@@ -352,6 +401,8 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
             rows.add_row("Date", _when(invoice.created))
         if invoice.paid_by:
             rows.add_row("Payment", safe(invoice.paid_by))
+        if invoice.mandate_id:
+            rows.add_row("Mandate", safe(invoice.mandate_id))
         return rows
 
     def _renewals(self, sub: Subscription) -> RenderableType:

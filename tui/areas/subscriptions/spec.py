@@ -297,3 +297,18 @@ def with_subscription(change: Change) -> Change:
     if sub_id is None or sub_id in change.ids:
         return change
     return replace(change, related=change.related | {sub_id})
+
+
+async def read_sandbox_page(
+    api: Any, filters: dict[str, Any], offset: int, limit: int
+) -> tuple[list[Subscription], int]:
+    """A page of the local sandbox's list of subscriptions (the service has none) and its
+    total: the list and `payscope export` read it so."""
+    from tui.api.models.subscriptions import SubscriptionListRequest
+    from tui.views.listing import listed_total
+
+    request = SubscriptionListRequest.model_validate(
+        {**filters, "limit": min(limit, 100), "offset": offset}
+    )
+    found = await api.sandbox.subscriptions(request)
+    return list(found.data), listed_total(found.total_count, offset, len(found.data))

@@ -29,12 +29,13 @@ from tui.areas.subscriptions.spec import (
     Catalogue,
     SubscriptionCells,
     catalogue,
+    read_sandbox_page,
     subscription_grammar,
     with_subscription,
 )
 from tui.views.columns import CellContext
 from tui.views.filters import Grammar
-from tui.views.listing import ResourceListView, listed_total
+from tui.views.listing import ResourceListView
 
 if TYPE_CHECKING:
     from tui.views.live import Change
@@ -86,14 +87,7 @@ class SubscriptionsView(ResourceListView["Subscription"]):
             from tui.areas.subscriptions.remote import page
 
             return await page(self.runtime, filters, offset, limit)
-        from tui.api.models.subscriptions import SubscriptionListRequest
-
-        request = SubscriptionListRequest.model_validate(
-            {**filters, "limit": min(limit, 100), "offset": offset}
-        )
-        found = await api.sandbox.subscriptions(request)
-        total = listed_total(found.total_count, offset, len(found.data))
-        return list(found.data), total
+        return await read_sandbox_page(api, filters, offset, limit)
 
     async def fetch_one(self, record_id: str) -> Subscription:
         return await self.runtime.api.subscriptions.retrieve(record_id)

@@ -151,3 +151,10 @@ async def find_user(api: Any, email: str) -> Any:
 async def read_users(api: Any) -> list[Any]:
     """Every user, in the service's order (oldest invitation first)."""
     return list((await api.users.list()).data)
+
+
+async def users_page(api: Any, offset: int, limit: int) -> tuple[list[Any], int]:
+    """A page of the users (the service lists them all at once) and how many there are: the
+    list and `payscope export` read them so."""
+    users = await read_users(api)
+    return users[offset : offset + limit], len(users)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 from rich.text import Text
 
-from tui.areas.users.actions import INVITE, ROW_ACTIONS, find_user, read_users
+from tui.areas.users.actions import INVITE, ROW_ACTIONS, find_user, users_page
 from tui.areas.users.detail import UserDetailScreen
 from tui.areas.users.forms import InviteForm
 from tui.areas.users.spec import (
@@ -62,7 +62,7 @@ class UsersView(ResourceListView[Any]):
         self, filters: dict[str, Any], offset: int, limit: int
     ) -> tuple[list[Any], int]:
         try:
-            users = await read_users(self.runtime.api)
+            page = await users_page(self.runtime.api, offset, limit)
         except Exception as exc:
             said = dashboard_refusal(exc, not self.runtime.options.is_local)
             if said is None:
@@ -70,7 +70,7 @@ class UsersView(ResourceListView[Any]):
             self.refused = said
             return [], 0
         self.refused = ""
-        return users[offset : offset + limit], len(users)
+        return page
 
     async def fetch_one(self, record_id: str) -> Any:
         return await find_user(self.runtime.api, record_id)

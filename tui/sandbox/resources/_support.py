@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from tui.sandbox import cards, ids
+from tui.sandbox import cards, ids, methods
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import from_validation_error
@@ -63,26 +63,20 @@ def new_payment(
     return payments.Row("requires_payment_method", data, None, None)
 
 
-def charge_off_session(
-    row: payments.Row, rule: dict[str, Any], card: dict[str, Any], now: float
-) -> bool:
-    """Charge a stored card without the customer present; True when the money was taken.
+def charge_off_session(row: payments.Row, now: float) -> bool:
+    """Charge the payment's method without the customer present; True when the money was taken.
 
-    `rule` is the card's stored outcome (`payments.card_rule`), `card` its display view. A
-    merchant-initiated charge has no one to run 3-D Secure or a review, so only a decline
-    fails it (a card needing authentication declines with UE_2002).
+    `row.card_rule` is the method's stored outcome (`payments.card_rule`, a saved method's
+    rule, or a mandate's). A merchant-initiated charge has no one to run 3-D Secure, a review
+    or a bank's page, so only a decline fails it (a card needing authentication declines with
+    UE_2002; a debit whose test value fails declines with its code).
     """
-    row.card_rule = {k: rule.get(k) for k in ("outcome", "code", "brand")}
-    row.data.update(
-        {
-            "payment_method": "card",
-            "payment_method_type": "credit",
-            "payment_method_data": {"card": card},
-        }
-    )
+    rule = row.card_rule or {}
     outcome, code = rule.get("outcome"), rule.get("code")
     if outcome == cards.NEEDS_3DS:
         outcome, code = cards.DECLINED, "UE_2002"
+    if rule.get("settle") == methods.FAILED:
+        outcome, code = cards.DECLINED, rule.get("settle_code") or rule.get("fail_code")
     if outcome == cards.DECLINED or rule.get("fails_renewals"):
         decline = cards.decline(str(code or "UE_1001")).fields(str(rule.get("brand", "Unknown")))
         row.status = "failed"
@@ -124,7 +118,7 @@ def insert_payment(conn: sqlite3.Connection, state: SandboxState, row: payments.
             "status": "charged" if row.status == "succeeded" else "failure",
             "amount": data["amount"],
             "currency": data["currency"],
-            "payment_method": "card",
+            "payment_method": data.get("payment_method"),
             "authentication_type": data.get("authentication_type"),
             "created_at": data["created"],
             "modified_at": data["created"],

@@ -214,6 +214,51 @@ def _load_method(
     return json.loads(found[0]), rule, str(found[2]), bool(found[3])
 
 
+def _not_theirs(payment_method_id: str, customer_id: str, advice: str) -> SandboxError:
+    return SandboxError(
+        400,
+        INVALID,
+        "IR_04",
+        f"Payment method {payment_method_id} was not saved for customer {customer_id!r}: {advice}",
+    )
+
+
+def method_record(conn: sqlite3.Connection, payment_method_id: str) -> dict[str, Any]:
+    """A saved method's record, or 404 IR_05."""
+    return _load_method(conn, payment_method_id)[0]
+
+
+def saved_for(
+    conn: sqlite3.Connection, payment_method_id: str, customer_id: str
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(record, rule) of a method `customer_id` saved, when it holds something to charge;
+    None when no saved method has this id. 400 when it is another customer's or holds
+    nothing the sandbox can charge."""
+    found = conn.execute(
+        "SELECT data, rule FROM payment_methods WHERE payment_method_id = ?",
+        (payment_method_id,),
+    ).fetchone()
+    if found is None:
+        return None
+    data: dict[str, Any] = json.loads(found[0])
+    if data.get("customer_id") != customer_id:
+        raise _not_theirs(
+            payment_method_id,
+            customer_id,
+            "pay with one of that customer's own saved methods "
+            "(GET /customers/{customer_id}/payment_methods).",
+        )
+    if not found[1]:
+        raise SandboxError(
+            400,
+            INVALID,
+            "IR_04",
+            f"The saved method {payment_method_id} ({data['payment_method']}) holds nothing "
+            "the sandbox can charge: pay with a saved card or wallet.",
+        )
+    return data, json.loads(found[1])
+
+
 def by_token(
     conn: sqlite3.Connection, token: str, customer_id: str | None
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
@@ -429,11 +474,9 @@ async def set_default_payment_method(
         _customer_must_exist(conn, customer_id)
         data, _rule, _token, _default = _load_method(conn, payment_method_id)
         if data.get("customer_id") != customer_id:
-            raise SandboxError(
-                400,
-                INVALID,
-                "IR_04",
-                f"Payment method {payment_method_id} was not saved for customer {customer_id!r}: "
+            raise _not_theirs(
+                payment_method_id,
+                customer_id,
                 "a customer's default must be one of its own saved methods.",
             )
         conn.execute(

@@ -322,9 +322,13 @@ def this_month(state: SandboxState) -> tuple[int, int]:
 def refuse_expired_expiry(state: SandboxState, month: Any, year: Any, what: str) -> None:
     """400 PE_03 "Card Expired" when `month`/`year` is before this month on the sandbox clock:
     like the real service, refused before any attempt (create, update and confirm alike)."""
-    if cards.expired(month, year, this_month(state)):
+    today = this_month(state)
+    if cards.expired(month, year, today):
         # The spec's code for an expired card; the type is the real service's (an API
-        # rejection of the request, not a processing outcome).
+        # rejection of the request, not a processing outcome). A year already over is, in the
+        # real service's words, "Invalid Expiry Year" (it checks the year before the date).
+        if cards.year_over(year, today):
+            raise SandboxError(400, "invalid_request", "PE_03", "Invalid Expiry Year")
         raise SandboxError(
             400,
             "invalid_request",
@@ -438,7 +442,7 @@ def _fail(row: Row, code: str) -> dict[str, Any]:
 
 def _authorise(conn: sqlite3.Connection, state: SandboxState, row: Row, now: float) -> str:
     """Money authorised: capture now (automatic) or hold it (manual). Returns attempt status."""
-    _authorised(conn, state, row)
+    authorised(conn, state, row)
     _clear_decline(row.data)
     row.data["next_action"] = None
     if row.data.get("capture_method") in MANUAL:
@@ -455,7 +459,7 @@ def _authorise(conn: sqlite3.Connection, state: SandboxState, row: Row, now: flo
     return "charged"
 
 
-def _authorised(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None:
+def authorised(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None:
     """After money is authorised: a recurring payment uses its mandate up (single_use), and a
     payment with `setup_future_usage` and a customer saves its method (with a mandate when
     off_session and accepted). Done once: the ids written here mark it done."""
@@ -465,22 +469,30 @@ def _authorised(conn: sqlite3.Connection, state: SandboxState, row: Row) -> None
         return
     usage = row.data.get("setup_future_usage")
     customer_id = row.data.get("customer_id")
-    if not usage or not customer_id or row.data.get("payment_method_id"):
+    if not usage or not customer_id:
         return
-    pmd = row.data.get("payment_method_data") or {}
-    details = {k: v for k, v in pmd.items() if k not in ("card", "billing")} or None
-    method = payment_methods.save_method(
-        conn,
-        state,
-        customer_id=str(customer_id),
-        payment_method=str(row.data.get("payment_method") or "card"),
-        payment_method_type=row.data.get("payment_method_type"),
-        card=pmd.get("card"),
-        details=details,
-        rule=row.card_rule,
-        billing=pmd.get("billing") or row.data.get("billing"),
-    )
-    row.data["payment_method_id"] = method["payment_method_id"]
+    if row.data.get("payment_method_id"):
+        # Paid with a method saved before: only a mandate on it is left to set up.
+        if usage != "off_session" or not (row.data.get("mandate_data") or {}).get(
+            "customer_acceptance"
+        ):
+            return
+        method = payment_methods.method_record(conn, str(row.data["payment_method_id"]))
+    else:
+        pmd = row.data.get("payment_method_data") or {}
+        details = {k: v for k, v in pmd.items() if k not in ("card", "billing")} or None
+        method = payment_methods.save_method(
+            conn,
+            state,
+            customer_id=str(customer_id),
+            payment_method=str(row.data.get("payment_method") or "card"),
+            payment_method_type=row.data.get("payment_method_type"),
+            card=pmd.get("card"),
+            details=details,
+            rule=row.card_rule,
+            billing=pmd.get("billing") or row.data.get("billing"),
+        )
+        row.data["payment_method_id"] = method["payment_method_id"]
     mandate = row.data.get("mandate_data") or {}
     if usage == "off_session" and mandate.get("customer_acceptance"):
         row.data["mandate_id"] = payment_methods.create_mandate(
@@ -839,7 +851,7 @@ def _apply_saved(conn: sqlite3.Connection, state: SandboxState, row: Row, body: 
         method, rule = payment_methods.by_token(conn, token, row.data.get("customer_id"))
         # A saved card's security code may come again as card_cvc (checked for length by
         # the model); the saved card's own rule decides the outcome.
-        _use_saved(state, row, method, rule)
+        use_saved(state, row, method, rule)
     if mandate_id is not None:
         if row.data.get("off_session") is not True:
             raise invalid(
@@ -848,33 +860,44 @@ def _apply_saved(conn: sqlite3.Connection, state: SandboxState, row: Row, body: 
                 "true with mandate_id (off_session should be true for mandates: the customer "
                 "is not there)",
             )
-        recurring = payment_methods.for_payment(
-            conn,
-            mandate_id,
-            row.data.get("customer_id"),
-            int(row.data["amount"]),
-            str(row.data["currency"]),
-        )
-        row.data["mandate_id"] = mandate_id
-        row.data["customer_id"] = row.data.get("customer_id") or recurring.customer_id
-        row.data["mandate_data"] = {
-            "update_mandate_id": None,
-            "customer_acceptance": recurring.mandate.get("customer_acceptance"),
-            "mandate_type": recurring.terms,
-        }
-        rule = dict(recurring.rule or {})
-        # The customer is not there to authenticate: a merchant-initiated charge on a
-        # mandate skips 3-D Secure, so the challenge cards authorise.
-        if rule.get("outcome") in (cards.CHALLENGE, cards.NEEDS_3DS):
-            rule["outcome"] = cards.SUCCEEDED
-            rule["code"] = None
-        if rule.get("fails_later"):
-            rule["outcome"], rule["code"] = cards.DECLINED, "UE_1001"
-        rule["mandate"] = mandate_id
-        _use_saved(state, row, recurring.method, rule)
+        pay_on_mandate(conn, state, row, mandate_id)
 
 
-def _use_saved(
+def pay_on_mandate(
+    conn: sqlite3.Connection, state: SandboxState, row: Row, mandate_id: str
+) -> None:
+    """Make `row` a recurring (merchant-initiated) payment on `mandate_id`: its saved method
+    and that method's test value decide the outcome. Refused (400, nothing written) when the
+    mandate cannot be charged (`payment_methods.for_payment`). POST /payments with `mandate_id`
+    and a subscription's renewals both come here."""
+    recurring = payment_methods.for_payment(
+        conn,
+        mandate_id,
+        row.data.get("customer_id"),
+        int(row.data["amount"]),
+        str(row.data["currency"]),
+    )
+    row.data["mandate_id"] = mandate_id
+    row.data["off_session"] = True
+    row.data["customer_id"] = row.data.get("customer_id") or recurring.customer_id
+    row.data["mandate_data"] = {
+        "update_mandate_id": None,
+        "customer_acceptance": recurring.mandate.get("customer_acceptance"),
+        "mandate_type": recurring.terms,
+    }
+    rule = dict(recurring.rule or {})
+    # The customer is not there to authenticate: a merchant-initiated charge on a
+    # mandate skips 3-D Secure, so the challenge cards authorise.
+    if rule.get("outcome") in (cards.CHALLENGE, cards.NEEDS_3DS):
+        rule["outcome"] = cards.SUCCEEDED
+        rule["code"] = None
+    if rule.get("fails_later"):
+        rule["outcome"], rule["code"] = cards.DECLINED, "UE_1001"
+    rule["mandate"] = mandate_id
+    use_saved(state, row, recurring.method, rule)
+
+
+def use_saved(
     state: SandboxState, row: Row, method: dict[str, Any], rule: dict[str, Any] | None
 ) -> None:
     """Pay with a saved method: its rule decides, the payment shows its card or data."""

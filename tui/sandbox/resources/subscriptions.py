@@ -17,6 +17,17 @@ payments (they show in the payments list and analytics) made off-session with th
     resume   paused/pending/unpaid -> active (immediately or on a specific_date)
     cancel   -> cancelled (immediately, end_of_term or specific_date)
 
+Charges go through mandates, as the real service's do. The first charge is customer-initiated
+with `setup_future_usage: off_session` and the `payment_details.customer_acceptance`: once
+authorised it saves the card (or uses the saved `payment_method_id`) and sets up an `active`
+mandate (`mandate_active`), named on the subscription as `mandate_id`. Every later charge
+(renewal, plan change, resume) is a recurring payment on it (`mandate_id`, `off_session: true`,
+no method data), declining by the saved method's test value. A mandate that can no longer be
+charged (revoked, its method deleted) makes no payment: the invoice is `payment_failed` with
+the payments API's `error_code` and `error_message`, and the subscription goes `unpaid` (the
+spec's status for a failed charge). Without the customer's acceptance there is no mandate, and
+later charges take the stored card off-session (so does seeded history).
+
 `client_secret` lives 15 minutes on the sandbox clock, then reads null. The card
 4000000000000341 pays the first term and fails every later charge (renewals, plan changes).
 
@@ -61,7 +72,7 @@ from tui.sandbox.db import dumps
 from tui.sandbox.errors import SandboxError, bad_state, conflict, invalid, missing, not_found
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
-from tui.sandbox.resources import payments
+from tui.sandbox.resources import payment_methods, payments
 from tui.sandbox.resources._support import (
     charge_off_session,
     insert_payment,
@@ -297,10 +308,77 @@ def _price(sub: Sub) -> dict[str, Any]:
     return PRICES[str(sub.data["item_price_id"])][1]
 
 
-def _charge(conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float) -> bool:
-    """Invoice the current price and charge the stored card; True when it was paid."""
-    price = _price(sub)
+# The keys of a subscription's stored rule that say what its method does when charged (the
+# rest say what it is: `card`, `saved`, `acceptance`, ...).
+_OUTCOME_KEYS: Final[tuple[str, ...]] = (
+    "outcome",
+    "code",
+    "brand",
+    "issuer",
+    "fails_later",
+    "family",
+    "type",
+    "flow",
+    "fail_code",
+    "settle",
+    "settle_code",
+)
+
+
+def _first_payment(
+    conn: sqlite3.Connection, state: SandboxState, sub: Sub, row: payments.Row
+) -> None:
+    """The first charge pays with the subscription's method (a new card, or one the customer
+    saved), customer-initiated with `setup_future_usage: off_session` and, when the customer
+    accepted, `customer_acceptance`: once authorised it saves the method and sets up the
+    mandate every later charge uses."""
     rule = sub.rule or {}
+    outcome = {k: rule[k] for k in _OUTCOME_KEYS if k in rule}
+    saved = rule.get("saved")
+    if saved:
+        payments.use_saved(state, row, payment_methods.method_record(conn, str(saved)), outcome)
+    else:
+        row.card_rule = outcome
+        row.data.update(
+            {
+                "payment_method": "card",
+                "payment_method_type": "credit",
+                "payment_method_data": {"card": dict(rule.get("card") or {}), "billing": None},
+            }
+        )
+    row.data["setup_future_usage"] = "off_session"
+    if rule.get("acceptance"):
+        row.data["mandate_data"] = {
+            "update_mandate_id": None,
+            "customer_acceptance": rule["acceptance"],
+            "mandate_type": None,
+        }
+
+
+def _legacy_payment(sub: Sub, row: payments.Row) -> None:
+    """A later charge of a subscription with no mandate (made without the customer's
+    acceptance, or seeded): its stored card, charged off-session as before."""
+    rule = sub.rule or {}
+    row.card_rule = {k: rule[k] for k in _OUTCOME_KEYS if k in rule}
+    row.card_rule["fails_renewals"] = bool(rule.get("fails_renewals"))
+    row.data.update(
+        {
+            "payment_method": "card",
+            "payment_method_type": "credit",
+            "payment_method_data": {"card": dict(rule.get("card") or {}), "billing": None},
+            "off_session": True,
+        }
+    )
+
+
+def _charge(conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float) -> bool:
+    """Invoice the current price and charge it; True when it was paid.
+
+    The first charge sets up the mandate (`_first_payment`); every later one is a recurring
+    payment on it (`mandate_id`, `off_session`), declining as the saved method's test value
+    says. A mandate that can no longer be charged (revoked, its method deleted, its card
+    expired) makes no payment: the invoice fails with the reason the payments API gives."""
+    price = _price(sub)
     row = new_payment(
         state,
         amount=int(price["amount"]),
@@ -310,34 +388,59 @@ def _charge(conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float)
         description=f"Subscription {sub.data['id']} ({price['price_id']})",
         metadata={"subscription_id": sub.data["id"]},
     )
-    # Only the first charge of the renewal-failure card succeeds.
-    first = sub.data.get("invoice") is None
-    effective = {**rule, "fails_renewals": bool(rule.get("fails_renewals")) and not first}
-    paid = charge_off_session(row, effective, dict(rule.get("card") or {}), now)
-    insert_payment(conn, state, row)
-    invoice = {
+    mandate_id = sub.data.get("mandate_id")
+    refused: SandboxError | None = None
+    if mandate_id:
+        try:
+            payments.pay_on_mandate(conn, state, row, str(mandate_id))
+        except SandboxError as exc:
+            refused = exc
+    elif sub.data.get("invoice") is None:
+        _first_payment(conn, state, sub, row)
+    else:
+        _legacy_payment(sub, row)
+    paid = refused is None and charge_off_session(row, now)
+    if paid:
+        payments.authorised(conn, state, row)
+        if not mandate_id and row.data.get("mandate_id"):
+            sub.data["mandate_id"] = row.data["mandate_id"]
+        if row.data.get("payment_method_id"):
+            sub.data["payment_method_id"] = row.data["payment_method_id"]
+    invoice: dict[str, Any] = {
         "id": ids.new_id("inv"),
         "subscription_id": sub.data["id"],
         "amount": price["amount"],
         "currency": price["currency"],
         "status": "invoice_paid" if paid else "payment_failed",
-        "payment_id": row.payment_id,
+        "payment_id": None,
+        "payment_method_id": sub.data.get("payment_method_id"),
+        "mandate_id": sub.data.get("mandate_id"),
         "created": iso(now),
     }
+    if refused is not None:
+        # No payment was made: the reason is what POST /payments would have answered.
+        invoice["error_code"] = refused.code
+        invoice["error_message"] = refused.message
+        sub.data["payment"] = None
+    else:
+        insert_payment(conn, state, row)
+        invoice["payment_id"] = row.payment_id
+        sub.data["payment"] = {
+            "payment_id": row.payment_id,
+            "status": row.data["status"],
+            "amount": row.data["amount"],
+            "currency": row.data["currency"],
+            "payment_method_type": row.data.get("payment_method_type"),
+            "payment_method_id": row.data.get("payment_method_id"),
+            "mandate_id": row.data.get("mandate_id"),
+            "unified_code": row.data.get("unified_code"),
+            "unified_message": row.data.get("unified_message"),
+        }
     conn.execute(
         "INSERT INTO subscription_invoices(id, subscription_id, created, data) VALUES (?, ?, ?, ?)",
         (invoice["id"], sub.data["id"], invoice["created"], dumps(invoice)),
     )
     sub.data["invoice"] = invoice
-    sub.data["payment"] = {
-        "payment_id": row.payment_id,
-        "status": row.data["status"],
-        "amount": row.data["amount"],
-        "currency": row.data["currency"],
-        "payment_method_type": row.data.get("payment_method_type"),
-        "unified_code": row.data.get("unified_code"),
-        "unified_message": row.data.get("unified_message"),
-    }
     return paid
 
 
@@ -487,28 +590,45 @@ def _resolve_price(plan_id: str | None, price_id: str, status: int) -> dict[str,
 def _card_of(
     conn: sqlite3.Connection, state: SandboxState, details: PaymentDetails, customer_id: str
 ) -> dict[str, Any]:
-    """The stored outcome and view of the subscription's card (new, or saved earlier)."""
+    """The stored rule of the subscription's method (a new card, or one saved earlier): what
+    it does when charged, how it shows, and the customer's acceptance of the mandate its first
+    charge sets up (`acceptance`)."""
     if details.payment_method is not None and details.payment_method.value != "card":
         raise invalid(
             "payment_details.payment_method",
             details.payment_method.value,
-            "'card' (the local sandbox charges subscriptions to cards)",
+            "'card' (the local sandbox charges subscriptions to cards, or to a saved "
+            "payment_method_id)",
         )
+    acceptance = (
+        details.customer_acceptance.to_body() if details.customer_acceptance is not None else None
+    )
     card = details.payment_method_data.card if details.payment_method_data else None
     if card is not None:
         rule = payments.card_rule(state, card)
         rule["card"] = payments.card_view(card)
         rule["fails_renewals"] = card.card_number == cards.RENEWAL_FAILS_CARD
-        rule["payment_method_id"] = ids.new_id("pm")
+        rule["payment_method_id"] = None  # set when the first charge saves it
+        rule["acceptance"] = acceptance
         return rule
     if details.payment_method_id:
+        found = payment_methods.saved_for(conn, details.payment_method_id, customer_id)
+        if found is not None:
+            method, saved_rule = found
+            return {
+                **saved_rule,
+                "card": payment_methods.card_of(method),
+                "saved": details.payment_method_id,
+                "payment_method_id": details.payment_method_id,
+                "acceptance": acceptance,
+            }
         for (text,) in conn.execute(
             "SELECT card_rule FROM subscriptions WHERE customer_id = ? AND card_rule IS NOT NULL",
             (customer_id,),
         ):
-            saved: dict[str, Any] = json.loads(text)
-            if saved.get("payment_method_id") == details.payment_method_id:
-                return saved
+            stored: dict[str, Any] = json.loads(text)
+            if stored.get("payment_method_id") == details.payment_method_id:
+                return {**stored, "acceptance": acceptance}
         raise not_found("Payment method", details.payment_method_id)
     raise missing(
         "payment_details.payment_method_data",
@@ -620,6 +740,7 @@ def _insert(
         "client_secret": f"{sub_id}_secret_{ids.random_part(20)}",
         "client_secret_expires_at": iso(now + CLIENT_SECRET_LIFETIME),
         "payment_method_id": rule.get("payment_method_id") if rule else None,
+        "mandate_id": None,
         "payment": None,
         "invoice": None,
         "next_billing_at": None,
@@ -1017,6 +1138,7 @@ def seed_subscriptions(ctx: SeedContext) -> None:
             "coupon_code": None,
             "client_secret": None,
             "payment_method_id": None,
+            "mandate_id": None,
             "payment": None,
             "invoice": invoice,
             "next_billing_at": iso(billing) if billing is not None else None,
