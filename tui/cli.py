@@ -101,6 +101,12 @@ def _pace(text: str) -> float:
     )
 
 
+def _bind_options(parser: argparse.ArgumentParser, port: int) -> None:
+    """--host (loopback by default) and --port of a command that serves."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=_port, default=port, help=f"port (default {port})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="payscope", description=DESCRIPTION, epilog=EPILOG, formatter_class=_Formatter
@@ -209,8 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         "event_id, journal every event before answering, and print one line per event.",
         formatter_class=_Formatter,
     )
-    listen.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    listen.add_argument("--port", type=_port, default=8787, help="port (default 8787)")
+    _bind_options(listen, 8787)
     listen.add_argument(
         "--secret",
         metavar="S",
@@ -282,8 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
         "port drives payscope with its keys). Ctrl+C stops it.",
         formatter_class=_Formatter,
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--port", type=_port, default=8000, help="port (default 8000)")
+    _bind_options(serve, 8000)
     serve.add_argument(
         "--public",
         action="store_true",
