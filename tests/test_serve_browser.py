@@ -310,9 +310,15 @@ def serve(tmp_path: Path) -> Iterator[Any]:
 
     yield start
     for served in started:
+        apps = _apps(served.process.pid)
         if served.process.poll() is None:  # the process this fixture started (its Popen)
             served.process.kill()
             served.process.wait()
+        # Its tabs' payscopes quit once it is gone; until then one could start the sandbox
+        # again, so the sandbox is stopped after them.
+        deadline = time.monotonic() + 15
+        while any(_alive(pid) for pid in apps) and time.monotonic() < deadline:
+            time.sleep(0.1)
         daemon.stop(served.data / "sandbox")  # proven to be this directory's daemon first
 
 
