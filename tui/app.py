@@ -224,9 +224,39 @@ class PayscopeApp(App[int]):
 
         return MainScreen()
 
+    def on_app_focus(self) -> None:
+        """The terminal (a browser tab under `payscope serve`) has the focus again: Textual puts
+        it back on the widget that had it when focus left, and on nothing when focus left before
+        a screen had focused anything (a served page sends blur as it loads, before the table
+        takes the focus). Then the screen's own first widget takes it, as when it opened."""
+        self.call_after_refresh(self._focus_if_none)
+
+    def _focus_if_none(self) -> None:
+        screen = self.screen
+        if screen.focused is not None or not self.app_focus:
+            return
+        target = self.AUTO_FOCUS if screen.AUTO_FOCUS is None else screen.AUTO_FOCUS
+        if not target:
+            return
+        for widget in screen.query(target):  # as Textual picks it when a screen opens
+            if widget.focusable:
+                widget.focus(scroll_visible=False)
+                return
+
     def on_mount(self) -> None:
         for problem in self.startup_problems:
             self.notify(problem, title="Theme problem", severity="warning", timeout=10)
+        from tui.serve_cli import served_by
+
+        server = served_by() if self.is_web else None
+        if server is not None:
+            # A tab of `payscope serve`: this payscope quits (cleanly: its listener detached)
+            # once the server is gone, however it stopped (Ctrl+C, or killed).
+            self.set_interval(1.0, lambda: self._quit_when_server_gone(server))
+
+    def _quit_when_server_gone(self, server: int) -> None:
+        if os.getppid() != server:
+            self.exit(0)
 
     def first_frame_out(self) -> None:
         """The shell is on screen: start the runtime."""
@@ -460,6 +490,7 @@ def make_app(
     retry_sleep: Callable[[float], Awaitable[Any]] | None = None,
     daemon: bool = False,
     read_only: bool = False,
+    app_class: type[PayscopeApp] | None = None,
     **sandbox_options: Any,
 ) -> PayscopeApp:
     """Build the app the CLI runs and the tests drive; nothing starts until it is mounted.
@@ -469,6 +500,7 @@ def make_app(
     `retry_rng` replaces the API client's backoff jitter (`random.random`) so tests repeat exactly;
     `retry_sleep` its wait before a retry (`asyncio.sleep`), so tests need not sit through it.
     `read_only` (`--read-only`): no action that writes is offered, and the client refuses them.
+    `app_class`: a subclass to build instead (`payscope demo`'s player).
     """
     from tui.runtime import RuntimeOptions
 
@@ -486,7 +518,7 @@ def make_app(
     options.retry_sleep = retry_sleep
     options.daemon = daemon and not sandbox_options
     options.read_only = read_only
-    return PayscopeApp(options, runtime)
+    return (app_class or PayscopeApp)(options, runtime)
 
 
 def run_tui(args: argparse.Namespace) -> int:

@@ -36,6 +36,8 @@ commands:
   payscope fixtures --help  run your own scenario (a file of API calls)
   payscope export --help    every record a filter matches, to CSV or JSON Lines
   payscope send-event --help  a signed webhook event to any URL, and its answer
+  payscope serve --help     the TUI in a browser (textual-serve)
+  payscope demo --help      a guided tour that plays itself (developer, support, tour)
 
 docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
 site into site/)
@@ -79,16 +81,30 @@ def _port(text: str) -> int:
     return value
 
 
-def _rate(text: str) -> float:
+def _bounded(text: str, low: float, high: float, expected: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number between 0 and 1, got {text!r}"
-        ) from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value}")
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {value}")
     return value
+
+
+def _rate(text: str) -> float:
+    return _bounded(text, 0.0, 1.0, "a number between 0 and 1")
+
+
+def _pace(text: str) -> float:
+    return _bounded(
+        text, 0.05, 100.0, "a pace from 0.05 to 100 (1.0 is as written, 2 is twice as fast)"
+    )
+
+
+def _bind_options(parser: argparse.ArgumentParser, port: int) -> None:
+    """--host (loopback by default) and --port of a command that serves."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=_port, default=port, help=f"port (default {port})")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -199,8 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
         "event_id, journal every event before answering, and print one line per event.",
         formatter_class=_Formatter,
     )
-    listen.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    listen.add_argument("--port", type=_port, default=8787, help="port (default 8787)")
+    _bind_options(listen, 8787)
     listen.add_argument(
         "--secret",
         metavar="S",
@@ -263,6 +278,64 @@ def build_parser() -> argparse.ArgumentParser:
 
     from tui.headless import add_connection_options
 
+    serve = sub.add_parser(
+        "serve",
+        help="the TUI in a browser (textual-serve); each tab is its own payscope",
+        description="Serve payscope to a browser with textual-serve: each tab is its own "
+        "payscope, on the same background sandbox, and every one gets the webhooks live. "
+        "Binds to loopback; a host that is not loopback needs --public (whoever reaches the "
+        "port drives payscope with its keys). Ctrl+C stops it.",
+        formatter_class=_Formatter,
+    )
+    _bind_options(serve, 8000)
+    serve.add_argument(
+        "--public",
+        action="store_true",
+        help="allow a host that is not loopback (anyone reaching it drives the TUI)",
+    )
+    serve.add_argument(
+        "--demo",
+        metavar="STORY|FILE",
+        help="serve a demo instead: each tab plays this story (developer, support, tour, or "
+        "your own story file) on a demo sandbox of its own",
+    )
+    serve.add_argument(
+        "--pace",
+        type=_pace,
+        default=1.0,
+        metavar="X",
+        help="with --demo: its speed (default 1.0)",
+    )
+    demo = sub.add_parser(
+        "demo",
+        help="play a guided story in the TUI, on a demo sandbox of its own",
+        description="Play a scripted story in the real TUI, with a caption line saying what "
+        "happens and why, on a demo sandbox of its own (seeded the same way every time, never "
+        "your data). Keys while it plays: Space pauses and resumes, right goes on to the next "
+        "step, left shows the previous caption again, Esc hands the TUI over, q quits. "
+        "Stories are TOML files (see docs/demo.md); a story with a mistake is refused before "
+        "it starts, naming the step and the field.",
+        formatter_class=_Formatter,
+    )
+    demo.add_argument(
+        "story",
+        nargs="?",
+        default="tour",
+        metavar="STORY|FILE",
+        help="developer, support, tour (default), or your own story file",
+    )
+    demo.add_argument(
+        "--pace",
+        type=_pace,
+        default=1.0,
+        metavar="X",
+        help="speed: 2 plays twice as fast, 0.5 half as fast (default 1.0)",
+    )
+    demo.add_argument(
+        "--screenshots",
+        metavar="DIR",
+        help="save an SVG of every captioned step into DIR (for slides and docs)",
+    )
     fixtures = sub.add_parser(
         "fixtures",
         epilog=see("tools", "fixtures"),
@@ -381,6 +454,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.fixtures_cli import run as run_fixtures
 
             return run_fixtures(args)
+        if args.command == "serve":
+            from tui.serve_cli import run as run_serve
+
+            return run_serve(args)
+        if args.command == "demo":
+            from tui.demo.cli import run as run_demo
+
+            return run_demo(args)
         import os
 
         from tui.paths import ENV_SANDBOX_MODE

@@ -73,6 +73,33 @@ def listener_dir_for(data_dir: Path, profile: str | None) -> Path:
     return data_dir / "listeners" / safe
 
 
+JOURNAL_LOCK = "in-use.lock"  # held (flock) by the payscope whose listener journals there
+
+
+def claim_listener_dir(first: Path, data_dir: Path) -> tuple[Path, int]:
+    """A journal directory no other running payscope uses, and the open lock that holds it
+    (close it to let go): `first` when free, else `<data>/listeners/local-2`, `-3`, ... .
+
+    Two payscopes on one background sandbox both get every webhook (each listener is attached),
+    and a journal has one writer: the second one journals in a directory of its own."""
+    import fcntl
+
+    from tui.private_files import private_dir
+
+    number = 1
+    while True:
+        directory = first if number == 1 else data_dir / "listeners" / f"local-{number}"
+        private_dir(directory)
+        fd = os.open(directory / JOURNAL_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            number += 1
+            continue
+        return directory, fd
+
+
 class StartupError(RuntimeError):
     """Something payscope needs could not start; the message says what to do about it."""
 
@@ -248,8 +275,10 @@ class Runtime:
         self.daemon_dir: Path | None = None
         self.spawned_daemon: int | None = None
         self._hooking: asyncio.Task[None] | None = None
+        self._claimed: tuple[Path, int] | None = None  # (journal directory, its lock's fd)
         self._hook = ""  # the listener URL this run pointed the background sandbox at
-        self._hook_read: tuple[str | None, float] = (None, -10.0)  # (its webhook URL, read at)
+        # (the listeners attached to the background sandbox, read at)
+        self._hook_read: tuple[list[str] | None, float] = (None, -10.0)
         self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
         self.business_profile_id: str | None = None
         # Set once the client is up (actions can run), then once everything is (`start` done).
@@ -260,7 +289,10 @@ class Runtime:
 
     @property
     def listener_dir(self) -> Path:
-        """The directory of this profile's webhook journal (known before `start`)."""
+        """The directory of this profile's webhook journal (known before `start`; another of
+        its own when another payscope journals there already, once attached)."""
+        if self._claimed is not None:
+            return self._claimed[0]
         return listener_dir_for(self.options.data_dir, self.options.profile)
 
     async def start(self, progress: Progress | None = None) -> None:
@@ -373,6 +405,8 @@ class Runtime:
         self.client_ready.set()  # actions run from here; the listener comes up next
         report("", 1.0)
         listener_mod, _server, *_ = await (rest or self._import_rest())
+        if self._claimed is None:
+            self._claimed = claim_listener_dir(self.listener_dir, self.options.data_dir)
         self.listener = listener = listener_mod.Listener(
             self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
         )  # no freshness window on the local sandbox: see _start_local
@@ -509,7 +543,7 @@ class Runtime:
     async def _point_webhooks(self, hook: str) -> None:
         for attempt in range(3):
             try:
-                await self.api.sandbox.set_webhook(hook)
+                await self.api.sandbox.attach_webhook(hook)
                 return
             except Exception as exc:  # said to the user (the status bar's poll shows notices)
                 if attempt == 2:
@@ -517,8 +551,8 @@ class Runtime:
 
                     title, message = describe_error(exc)
                     self.notices.append(
-                        f"The local sandbox's webhooks could not be pointed at this run's "
-                        f"listener ({title}: {message}); live updates will not arrive."
+                        f"This run's listener could not be attached to the local sandbox's "
+                        f"webhooks ({title}: {message}); live updates will not arrive."
                     )
                     return
                 await asyncio.sleep(0.5)
@@ -716,29 +750,30 @@ class Runtime:
             return time.time() + offset
         return time.time()
 
-    def webhooks_elsewhere(self) -> str | None:
-        """Where the background sandbox now sends the webhooks this run pointed at its own
-        listener, when that is somewhere else (another payscope started since, or a curl);
-        None while they still come here. Read from the sandbox's database, at most every 2 s."""
+    def webhooks_detached(self) -> bool:
+        """True when this run's listener is no longer attached to the background sandbox (a
+        curl, or a tool, detached it); every running payscope's listener is attached at once,
+        so another payscope starting takes nothing from this one. Read from the sandbox's
+        database, at most every 2 s."""
         import time
 
         if self.daemon_dir is None or not self._hook or self._hooking is None:
-            return None
+            return False
         if not self._hooking.done():
-            return None
+            return False
         wall = time.monotonic()
         if wall - self._hook_read[1] > 2.0:
-            from tui.sandbox.daemon import read_webhook_url
+            from tui.sandbox.daemon import read_webhook_listeners
 
-            self._hook_read = (read_webhook_url(self.daemon_dir), wall)
-        url = self._hook_read[0]
-        return url if url != self._hook else None
+            self._hook_read = (read_webhook_listeners(self.daemon_dir), wall)
+        attached = self._hook_read[0]
+        return attached is not None and self._hook not in attached
 
     async def reclaim_webhooks(self) -> None:
-        """Point the background sandbox's webhooks back at this run's listener."""
+        """Attach this run's listener to the background sandbox's webhooks again."""
         if self.daemon_dir is not None and self._hook:
-            await self.api.sandbox.set_webhook(self._hook)
-            self._hook_read = (self._hook, -10.0)
+            await self.api.sandbox.attach_webhook(self._hook)
+            self._hook_read = (None, -10.0)
 
     def forget_clock(self) -> None:
         """The clock was just moved: read it afresh next time."""
@@ -755,15 +790,14 @@ class Runtime:
     async def stop(self) -> None:
         """Stop what was started (each part on its own, so one failure does not leak the rest).
 
-        A background sandbox keeps running; its webhooks are held until a listener attaches."""
+        A background sandbox keeps running; this run's listener is detached from it (the other
+        payscopes' listeners keep getting its webhooks; with none, they are held)."""
         if self._hooking is not None:
             self._hooking.cancel()
             self._hooking = None
         if self.daemon_dir is not None and self.client is not None and self._hook:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(
-                    self.client.sandbox.set_webhook(None, if_url=self._hook), 1.0
-                )
+                await asyncio.wait_for(self.client.sandbox.detach_webhook(self._hook), 1.0)
 
         async def close(part: Any) -> None:
             closer = getattr(part, "aclose", None) or getattr(part, "stop", None)
@@ -776,6 +810,9 @@ class Runtime:
         await asyncio.gather(
             *(close(part) for part in (self.client, self.listener, self.sandbox) if part)
         )
+        if self._claimed is not None:
+            os.close(self._claimed[1])  # the journal is closed: another payscope may take it
+            self._claimed = None
 
 
 async def _maybe_await(value: Any) -> Any:

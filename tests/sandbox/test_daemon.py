@@ -316,17 +316,41 @@ async def test_a_runtime_attaches_gets_webhooks_and_quits_without_losing_anythin
 
 async def test_the_webhook_control_takes_back_only_its_own_url(raw: httpx.AsyncClient) -> None:
     first, second = "http://127.0.0.1:1/webhooks", "http://127.0.0.1:2/webhooks"
-    assert (await raw.post("/_sandbox/webhook", json={"url": first})).json() == {"url": first}
+    set_first = await raw.post("/_sandbox/webhook", json={"url": first})
+    assert set_first.json() == {"url": first, "listeners": []}
     assert (await raw.post("/_sandbox/webhook", json={"url": second})).json()["url"] == second
-    # The first run quits: it takes back its own URL only, so the second keeps its webhooks.
+    # The profile's one URL: taken back only while it is still that one.
     kept = await raw.post("/_sandbox/webhook", json={"url": None, "if_url": first})
-    assert kept.json() == {"url": second}
+    assert kept.json()["url"] == second
     gone = await raw.post("/_sandbox/webhook", json={"url": None, "if_url": second})
-    assert gone.json() == {"url": None}
-    for bad in ({"url": "ftp://x"}, {"url": 5}, {}):
+    assert gone.json()["url"] is None
+    for bad in (
+        {"url": "ftp://x"},
+        {"url": 5},
+        {},
+        {"attach": None},
+        {"detach": "ftp://x"},
+        {"attach": first, "url": "nope"},  # nothing changes when one field is wrong
+    ):
         refused = await raw.post("/_sandbox/webhook", json=bad)
         assert refused.status_code == 400, bad
         assert refused.json()["error"]["code"] in ("IR_01", "IR_04")
+    assert (await raw.post("/_sandbox/webhook", json={"url": None})).json()["listeners"] == []
+
+
+async def test_listeners_attach_beside_each_other_and_detach_alone(raw: httpx.AsyncClient) -> None:
+    first, second = "http://127.0.0.1:1/webhooks", "http://127.0.0.1:2/webhooks"
+    assert (await raw.post("/_sandbox/webhook", json={"attach": first})).json()["listeners"] == [
+        first
+    ]
+    both = await raw.post("/_sandbox/webhook", json={"attach": second})
+    assert both.json() == {"url": None, "listeners": [first, second]}
+    again = await raw.post("/_sandbox/webhook", json={"attach": first})  # attached once
+    assert again.json()["listeners"] == [first, second]
+    left = await raw.post("/_sandbox/webhook", json={"detach": first})
+    assert left.json()["listeners"] == [second]
+    unknown = await raw.post("/_sandbox/webhook", json={"detach": first})
+    assert unknown.status_code == 200 and unknown.json()["listeners"] == [second]
 
 
 def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: Path) -> None:

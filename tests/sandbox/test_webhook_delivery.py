@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import socket
 import sqlite3
 import time
 from collections.abc import AsyncIterator
@@ -328,3 +329,46 @@ async def test_a_data_dir_of_the_older_event_key_is_rebuilt(
         "payment_captured",
         "payment_captured",
     ]
+
+
+async def test_an_attached_listener_that_is_gone_is_detached_and_holds_no_one_back(
+    sandbox: Sandbox, http: httpx.AsyncClient, receiver: Receiver, silent: Silent
+) -> None:
+    # Issue 34: three payscopes attached; one died (nothing listens at its port any more), one
+    # is stopped (it takes the connection and never answers). The live one gets every event.
+    with socket.socket() as gone:
+        gone.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{gone.getsockname()[1]}/webhooks"
+    # (closed: nothing listens there)
+    for url in (dead, silent.url, receiver.url):
+        assert (await http.post("/_sandbox/webhook", json={"attach": url})).status_code == 200
+    merchant = sandbox.credentials.merchant_id
+    assert (await http.post("/payments", json=payment_body())).status_code == 200
+    await until(lambda: len(receiver.received) >= 1, "the live listener's first event", 5)
+    # The attempt ends once the silent one's timeout has passed: both are detached then.
+    await until(
+        lambda: sandbox.state.attached_listeners() == [receiver.url],
+        "the dead and the silent listeners detached",
+        DELIVERY_TIMEOUT + 5,
+    )
+    first_event = (await event_ids(http, merchant))[-1]
+    rows = (await http.get(f"/events/{merchant}/{first_event}/attempts")).json()
+    by_url = {row["request"]["url"]: row for row in rows}
+    assert by_url[receiver.url]["is_delivery_successful"]
+    for url, kind in ((dead, "ConnectError"), (silent.url, "Timeout")):
+        error = by_url[url]["response"]["error"]
+        assert error.startswith(kind) and error.endswith("this listener was detached"), error
+    # From here the live one's events go out at once and alone: no row for the others.
+    before = len(receiver.received)
+    assert (await http.post("/payments", json=payment_body())).status_code == 200
+    await until(lambda: len(receiver.received) > before, "the next event", FAST)
+    newest = (await event_ids(http, merchant))[0]
+    for _ in range(200):
+        rows = (await http.get(f"/events/{merchant}/{newest}/attempts")).json()
+        if rows:
+            break
+        await asyncio.sleep(0.01)
+    assert [row["request"]["url"] for row in rows] == [receiver.url]
+    posts = silent.posts
+    await asyncio.sleep(0.3)
+    assert silent.posts == posts  # the stopped one is not sent to any more

@@ -9,6 +9,8 @@ from typing import Any, TypeVar
 
 import pytest
 
+from tui.widgets.keys import key_name
+
 _CARD = {
     "card_exp_month": "12",
     "card_exp_year": "2030",
@@ -33,23 +35,6 @@ async def type_text(pilot: Any, text: str) -> None:
         app.post_message(event)
     await pilot.pause()
     await pilot.pause()
-
-
-def key_name(character: str) -> str:
-    """The name Textual gives the key of a typed character: itself for a letter or a digit, else
-    its Unicode name in snake case ("colon", "full_stop"), with Textual's own short names
-    (`textual.keys.KEY_NAME_REPLACEMENTS`: "space", "underscore", ...)."""
-    import unicodedata
-
-    from textual.keys import KEY_NAME_REPLACEMENTS
-
-    if character.isalnum():
-        return character
-    try:
-        name = unicodedata.name(character).lower().replace("-", "_").replace(" ", "_")
-    except ValueError:  # a control character has no name
-        name = {"\t": "tab"}.get(character, character)
-    return KEY_NAME_REPLACEMENTS.get(name, name)
 
 
 async def run_command(pilot: Any, text: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tui.conftest import frozen_clock
-from tests.tui.pilot import create_payment, run_command, until
+from tests.tui.pilot import create_payment, run_command, screen_text, until
 
 
 @pytest.fixture
@@ -73,6 +73,10 @@ async def test_service_history_lists_attempts_and_retries(
         await until(lambda: len(screen.attempts.get(event_id, [])) >= 1)
         before = len(screen.attempts[event_id])
         assert all(a.is_delivery_successful for a in screen.attempts[event_id])
+        # Each attempt names the endpoint it went to, in the history's "To" column.
+        assert {a.request.url for a in screen.attempts[event_id]} == {listener.url}
+        endpoint = listener.url.split("://", 1)[1]
+        await until(lambda: endpoint[:20] in screen_text(app))
 
         await pilot.press("r")
         await until(lambda: len(screen.attempts.get(event_id, [])) == before + 1)

@@ -1,5 +1,6 @@
-"""One background sandbox, one webhook URL: when another payscope (or a curl) takes the
-webhooks, this one says so once, and Ctrl+R takes them back. A real background sandbox."""
+"""One background sandbox, every payscope's listener attached: another payscope starting takes
+nothing from this one (no warning), a detach from outside is said once, and Ctrl+R attaches the
+listener again. A real background sandbox."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from tui.app import make_app
 from tui.sandbox import daemon
 
 
-async def test_webhooks_taken_elsewhere_are_said_and_taken_back(tmp_path: Path) -> None:
+async def test_a_detached_listener_is_said_and_attached_again(tmp_path: Path) -> None:
     config, data = tmp_path / "config", tmp_path / "data"
     config.mkdir()
     try:
@@ -21,28 +22,33 @@ async def test_webhooks_taken_elsewhere_are_said_and_taken_back(tmp_path: Path) 
             runtime = app.runtime
             await runtime.ready.wait()
             await until(lambda: runtime._hooking is not None and runtime._hooking.done(), 10)
-            ours = daemon.read_webhook_url(data / "sandbox")
-            assert ours is not None and ours.startswith(runtime.listener_url.rsplit("/", 1)[0])
+            ours = runtime.listener_url
+            assert ours in (daemon.read_webhook_listeners(data / "sandbox") or [])
             said = lambda: [n.message for n in app.told]  # noqa: E731
-            await pilot.pause(1.2)
-            assert not any("live updates here have stopped" in m for m in said())
-
-            # What a second payscope does when it starts (its own listener's URL).
-            other = "http://127.0.0.1:9/webhooks"
             credentials = runtime.credentials
-            async with httpx.AsyncClient(base_url=runtime.base_url) as http:
-                answer = await http.post(
-                    "/_sandbox/webhook",
-                    json={"url": other},
-                    headers={"api-key": credentials.api_key},
-                )
-            assert answer.status_code == 200, answer.text
-            await until(lambda: any(other in m and "stopped" in m for m in said()), 10)
+
+            async def control(body: dict[str, str]) -> None:
+                async with httpx.AsyncClient(base_url=runtime.base_url) as http:
+                    answer = await http.post(
+                        "/_sandbox/webhook", json=body, headers={"api-key": credentials.api_key}
+                    )
+                assert answer.status_code == 200, answer.text
+
+            # What a second payscope does when it starts: attach its own listener. Nothing is
+            # taken from this one, so nothing is said.
+            await control({"attach": "http://127.0.0.1:9/webhooks"})
+            await pilot.pause(2.5)  # the status bar polls every second; the database every 2 s
+            assert not any("live updates here have stopped" in m for m in said())
+            assert ours in (daemon.read_webhook_listeners(data / "sandbox") or [])
+
+            # Detached from outside (a curl): said once.
+            await control({"detach": ours})
+            await until(lambda: any("no longer attached" in m for m in said()), 10)
             told = len([m for m in said() if "stopped" in m])
 
             await pilot.press("ctrl+r")
             await until(lambda: any("come here again" in m for m in said()), 10)
-            assert daemon.read_webhook_url(data / "sandbox") == ours
+            assert ours in (daemon.read_webhook_listeners(data / "sandbox") or [])
             await pilot.pause(2.5)  # polled again: no second warning for the same change
             assert len([m for m in said() if "stopped" in m]) == told
     finally:

@@ -141,6 +141,20 @@ def read_webhook_url(directory: Path) -> str | None:
     return str(value) if value else None
 
 
+def read_webhook_listeners(directory: Path) -> list[str] | None:
+    """The listeners attached to the sandbox (each running payscope's); None when unknown."""
+    value = _read_one(
+        directory,
+        "SELECT json_group_array(url) FROM (SELECT url FROM webhook_listeners "
+        "ORDER BY attached_at, url)",
+    )
+    if value is None:
+        return None
+    import json
+
+    return [str(url) for url in json.loads(value)]
+
+
 def _read_one(directory: Path, sql: str) -> Any:
     """The first column of the first row `sql` reads from the sandbox's database, read-only
     (None when there is none, or the database cannot be read)."""

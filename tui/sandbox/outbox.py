@@ -16,6 +16,16 @@ its next retry), so a receiver never sees `payment_succeeded` before that paymen
 result is written, so one in flight when the process dies is sent again after a restart (at
 least once; receivers dedupe on `event_id`).
 
+Endpoints (issue 34): every delivery goes to the business profile's `webhook_url` and to each
+listener attached with `POST /_sandbox/webhook {"attach": url}` (each running payscope attaches
+its own, so two payscopes on one sandbox both get every webhook). One attempt posts to all of
+them at once and records one row per endpoint; it counts as delivered when any endpoint
+accepted it (a payscope that died without detaching does not hold the others' events back).
+An attached listener that cannot be reached (nothing accepts a connection at its port, or it
+gives no answer within the timeout: its payscope died, or is stopped) is detached when that
+attempt is recorded, its row saying so: later events no longer wait for it or add failed rows
+for it. A payscope that is still running sees it was detached and attaches again (Ctrl+R).
+
 The clock: `SandboxState.advance` calls `dispatch()` at each due time on the way and never
 waits for an answer. An attempt counts at the sandbox time it was due when that time was
 jumped over by an advance (`note_jump`), so retries that fall due during a jump keep the
@@ -77,6 +87,10 @@ CREATE TABLE IF NOT EXISTS event_attempts (
     delivered INTEGER NOT NULL,
     PRIMARY KEY (event_id, seq)
 );
+CREATE TABLE IF NOT EXISTS webhook_listeners (
+    url TEXT PRIMARY KEY,
+    attached_at TEXT NOT NULL
+);
 """
 
 _COLUMNS = (
@@ -92,6 +106,9 @@ RETRY_DELAYS: tuple[int, ...] = (60,) + (300,) * 2 + (600,) * 5 + (3600,) * 5 + 
 DELIVERY_CONCURRENCY = 32
 DELIVERY_TIMEOUT = 10.0  # seconds for a whole attempt, of which connecting at most:
 CONNECT_TIMEOUT = 5.0
+# What an attached listener that is gone (or stopped) answers with: it is detached.
+UNREACHABLE = ("ConnectError", "ConnectTimeout", "Timeout")
+DETACHED_NOTE = "; nothing answers there, so this listener was detached"
 # How long `POST /events/.../retry` waits for the endpoint's answer before it answers with the
 # attempt still under way (recorded in the event's attempts once it ends).
 MANUAL_RETRY_WAIT = 0.25
@@ -202,12 +219,12 @@ class _Flight:
     object_id: str
     kind: str  # "automatic" (first try or scheduled retry) or "manual_retry"
     at: float  # the sandbox time the attempt counts at
-    url: str
+    urls: tuple[str, ...]  # every endpoint this attempt goes to (one row each when recorded)
     headers: dict[str, str]
     body: str
-    status: int | None = None
-    response_body: str | None = None
-    error: str | None = None
+    # per endpoint, in the order of `urls`: (status, response body, error)
+    answers: list[tuple[int | None, str | None, str | None]] = field(default_factory=list)
+    unreachable: set[str] = field(default_factory=set)  # endpoints with no connection/answer
     waiters: list[asyncio.Future[dict[str, Any]]] = field(default_factory=list)
 
 
@@ -282,7 +299,7 @@ class Outbox:
     def next_due(self, conn: sqlite3.Connection) -> float | None:
         """The earliest time an automatic attempt could start, or None: no webhook URL, no
         pending event, or every delivery slot in use (the background loop sends those)."""
-        if not self._state.webhook_target()[0] or self._automatic >= self.concurrency:
+        if not self._state.webhook_targets()[0] or self._automatic >= self.concurrency:
             return None
         for _event_id, object_id, due, _body in self._due_rows(conn, None):
             if object_id not in self._busy:
@@ -297,10 +314,10 @@ class Outbox:
         state = self._state
         # Only committed events go out (group commit may hold some in an open transaction).
         state.db.flush()
-        url, secret = state.webhook_target()
-        started = self._start_manual(url, secret, now)
+        urls, secret = state.webhook_targets()
+        started = self._start_manual(urls, secret, now)
         free = self.concurrency - self._automatic
-        if not url or free <= 0:
+        if not urls or free <= 0:
             return started
         rows = self._due_rows(state.db.conn, now).fetchmany(free + len(self._busy))
         for event_id, object_id, due, body in rows:
@@ -312,7 +329,7 @@ class Outbox:
                     str(object_id),
                     "automatic",
                     self._counts_at(float(due), now),
-                    url,
+                    urls,
                     _headers(str(body), secret),
                     str(body),
                 )
@@ -323,7 +340,7 @@ class Outbox:
                 break
         return started
 
-    def _start_manual(self, url: str | None, secret: str, now: float) -> int:
+    def _start_manual(self, urls: tuple[str, ...], secret: str, now: float) -> int:
         started = 0
         for event_id in list(self._manual):
             row = self._state.db.conn.execute(
@@ -338,11 +355,24 @@ class Outbox:
             del self._manual[event_id]
             body = str(row[1])
             flight = _Flight(
-                event_id, str(row[0]), "manual_retry", now, url or "", _headers(body, secret), body
+                event_id,
+                str(row[0]),
+                "manual_retry",
+                now,
+                urls or ("",),
+                _headers(body, secret),
+                body,
             )
             flight.waiters = waiters
-            if not url:
-                flight.error = "no webhook_url is set on the business profile"
+            if not urls:
+                flight.answers = [
+                    (
+                        None,
+                        None,
+                        "no webhook_url is set on the business profile, and no listener "
+                        "is attached",
+                    )
+                ]
                 self._busy[flight.object_id] = flight
                 self._ended.append(flight)
                 self.wake()
@@ -359,18 +389,27 @@ class Outbox:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _send(self, flight: _Flight) -> None:
-        """POST one attempt; the result is queued for `record_results` (no database here)."""
+    async def _post(self, url: str, flight: _Flight) -> tuple[int | None, str | None, str | None]:
         try:
-            status, text = await self.sender.post(
-                flight.url, flight.body.encode("utf-8"), flight.headers
-            )
-            flight.status = status
-            flight.response_body = text[:_MAX_STORED_RESPONSE]
+            status, text = await self.sender.post(url, flight.body.encode("utf-8"), flight.headers)
         except DeliveryError as exc:
-            flight.error = str(exc)
+            if exc.kind in UNREACHABLE:
+                flight.unreachable.add(url)
+            return None, None, str(exc)
         except Exception as exc:  # pragma: no cover - recorded like any failed attempt
-            flight.error = f"{type(exc).__name__}: {exc}"
+            return None, None, f"{type(exc).__name__}: {exc}"
+        return status, text[:_MAX_STORED_RESPONSE], None
+
+    async def _send(self, flight: _Flight) -> None:
+        """POST one attempt to each endpoint at once; the results are queued for
+        `record_results` (no database here)."""
+        try:
+            if len(flight.urls) == 1:
+                flight.answers = [await self._post(flight.urls[0], flight)]
+            else:
+                flight.answers = list(
+                    await asyncio.gather(*(self._post(url, flight) for url in flight.urls))
+                )
         except asyncio.CancelledError:
             # Stopping: nothing is recorded, so the event stays due and goes out after a
             # restart (at least once).
@@ -400,6 +439,8 @@ class Outbox:
             with self._state.db.transaction() as tx:
                 for flight in ended:
                     records.append((flight, _record(tx, flight)))
+                    for url in flight.unreachable:
+                        tx.execute("DELETE FROM webhook_listeners WHERE url = ?", (url,))
         finally:
             for flight in ended:
                 self._release(flight)
@@ -418,7 +459,7 @@ class Outbox:
         waiter: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._manual.setdefault(event_id, []).append(waiter)
         now = self._state.clock.now()
-        self._start_manual(*self._state.webhook_target(), now)
+        self._start_manual(*self._state.webhook_targets(), now)
         self.wake()
         try:
             return await asyncio.wait_for(asyncio.shield(waiter), wait)
@@ -426,7 +467,8 @@ class Outbox:
             return self._under_way(event_id, now, wait)
 
     def _under_way(self, event_id: str, now: float, wait: float) -> dict[str, Any]:
-        url, secret = self._state.webhook_target()
+        urls, secret = self._state.webhook_targets()
+        url = ", ".join(urls)
         row = self._state.db.conn.execute(
             "SELECT body FROM events WHERE event_id = ?", (event_id,)
         ).fetchone()
@@ -443,6 +485,7 @@ class Outbox:
             f"no answer from {url} within {wait:g} s yet; the attempt goes on and "
             "is listed under the event's attempts when it ends",
             False,
+            url,
         )
         record["attempt_id"] = None
         return record
@@ -488,40 +531,66 @@ def _headers(body: str, secret: str) -> dict[str, str]:
 
 
 def _record(tx: sqlite3.Connection, flight: _Flight) -> dict[str, Any]:
-    """Write one ended attempt and the event's new state; returns the attempt's record."""
+    """Write one ended attempt (a row per endpoint) and the event's new state; returns the
+    record of the endpoint that accepted it (else of the first one)."""
     event_id = flight.event_id
     row = tx.execute(
         "SELECT retries, delivered, COALESCE((SELECT MAX(seq) FROM event_attempts "
         "WHERE event_id = ?), 0) + 1 FROM events WHERE event_id = ?",
         (event_id, event_id),
     ).fetchone()
-    retries, delivered, seq = int(row[0]), bool(row[1]), int(row[2])
+    retries, delivered, first_seq = int(row[0]), bool(row[1]), int(row[2])
     if flight.kind == "manual_retry":
         kind = "manual_retry"
     else:
-        kind = "initial_attempt" if seq == 1 else "automatic_retry"
-    status = flight.status
-    ok = status is not None and 200 <= status < 300
+        kind = "initial_attempt" if first_seq == 1 else "automatic_retry"
     created = iso(flight.at)
-    tx.execute(
-        "INSERT INTO event_attempts(event_id, seq, created, delivery_attempt, url, "
-        "request_headers, request_body, response_status, response_body, error, "
-        "delivered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            event_id,
-            seq,
-            created,
-            kind,
-            flight.url,
-            json.dumps(flight.headers),
-            flight.body,
-            status,
-            flight.response_body,
-            flight.error,
-            int(ok),
-        ),
-    )
-    if ok:
+    headers = json.dumps(flight.headers)
+    records: list[dict[str, Any]] = []
+    any_ok = False
+    attached = {str(url) for (url,) in tx.execute("SELECT url FROM webhook_listeners").fetchall()}
+    for offset, (url, (status, response_body, error)) in enumerate(
+        zip(flight.urls, flight.answers, strict=False)
+    ):
+        ok = status is not None and 200 <= status < 300
+        if url in flight.unreachable and url in attached:
+            error = (error or "") + DETACHED_NOTE
+        any_ok = any_ok or ok
+        seq = first_seq + offset
+        tx.execute(
+            "INSERT INTO event_attempts(event_id, seq, created, delivery_attempt, url, "
+            "request_headers, request_body, response_status, response_body, error, "
+            "delivered) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                event_id,
+                seq,
+                created,
+                kind,
+                url,
+                headers,
+                flight.body,
+                status,
+                response_body,
+                error,
+                int(ok),
+            ),
+        )
+        records.append(
+            attempt_record(
+                event_id,
+                seq,
+                created,
+                kind,
+                flight.headers,
+                flight.body,
+                status,
+                response_body,
+                error,
+                ok,
+                url,
+            )
+        )
+    if any_ok:
         tx.execute(
             "UPDATE events SET delivered = 1, next_attempt_at = NULL WHERE event_id = ?",
             (event_id,),
@@ -532,18 +601,8 @@ def _record(tx: sqlite3.Connection, flight: _Flight) -> dict[str, Any]:
             "UPDATE events SET retries = ?, next_attempt_at = ? WHERE event_id = ?",
             (retries + 1, next_at, event_id),
         )
-    return attempt_record(
-        event_id,
-        seq,
-        created,
-        kind,
-        flight.headers,
-        flight.body,
-        status,
-        flight.response_body,
-        flight.error,
-        ok,
-    )
+    accepted = [r for r in records if r["is_delivery_successful"]]
+    return (accepted or records)[0]
 
 
 def attempt_record(
@@ -557,14 +616,16 @@ def attempt_record(
     response_body: str | None,
     error: str | None,
     delivered: bool,
+    url: str,
 ) -> dict[str, Any]:
-    """The events API's view of one attempt (the signature header is part of the request)."""
+    """The events API's view of one attempt (the signature header is part of the request;
+    `request.url` is the endpoint it went to, one of several when listeners are attached)."""
     return {
         "event_id": event_id,
         "attempt_id": f"{event_id}_{seq}",
         "created": created,
         "delivery_attempt": kind,
         "is_delivery_successful": delivered,
-        "request": {"headers": headers, "body": body},
+        "request": {"url": url, "headers": headers, "body": body},
         "response": {"status_code": status, "body": response_body, "error": error},
     }

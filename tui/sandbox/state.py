@@ -95,6 +95,42 @@ class SandboxState:
             return None, self.credentials.webhook_secret
         return (row[0] or None), str(row[1])
 
+    def webhook_targets(self) -> tuple[tuple[str, ...], str]:
+        """(every endpoint a delivery goes to, signing secret): the business profile's
+        `webhook_url` first, then each attached listener (each running payscope's), once."""
+        url, secret = self.webhook_target()
+        urls = [url] if url else []
+        for (attached,) in self.db.conn.execute(
+            "SELECT url FROM webhook_listeners ORDER BY attached_at, url"
+        ):
+            if attached not in urls:
+                urls.append(str(attached))
+        return tuple(urls), secret
+
+    def attached_listeners(self) -> list[str]:
+        """The listeners attached with `attach_listener`, first attached first."""
+        return [
+            str(url)
+            for (url,) in self.db.conn.execute(
+                "SELECT url FROM webhook_listeners ORDER BY attached_at, url"
+            )
+        ]
+
+    def attach_listener(self, url: str) -> None:
+        """Deliver every webhook to `url` too (a payscope's listener), until detached."""
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO webhook_listeners(url, attached_at) VALUES (?, ?)",
+                (url, self.clock.now_iso()),
+            )
+        self.outbox.wake()
+
+    def detach_listener(self, url: str) -> bool:
+        """Stop delivering to `url` (a payscope that quits); False when it was not attached."""
+        with self.db.transaction() as conn:
+            gone = conn.execute("DELETE FROM webhook_listeners WHERE url = ?", (url,)).rowcount
+        return bool(gone)
+
     def set_webhook(self, url: str | None, secret: str | None = None) -> None:
         """Point deliveries at `url` (None stops them), optionally with a new signing secret."""
         now = self.clock.now_iso()

@@ -152,7 +152,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     service_is_down = False
     _resumed_once = False
-    _webhooks_elsewhere: str | None = None  # told once, until it changes
+    _webhooks_detached = False  # told once, until it changes
     _status_timer: Any = None
     _health_wake: Any = None
     _counting = False
@@ -431,15 +431,16 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             status.clock = runtime.clock_text()
         while runtime.notices:  # e.g. from work the runtime finishes after start-up
             self.notify(runtime.notices.pop(0), title="Sandbox", severity="warning", timeout=12)
-        elsewhere = runtime.webhooks_elsewhere() if runtime.ready.is_set() else None
-        if elsewhere != self._webhooks_elsewhere:
-            self._webhooks_elsewhere = elsewhere
-            if elsewhere is not None:
-                # One sandbox, one webhook URL: the payscope started last (or a curl) has it.
+        detached = runtime.ready.is_set() and runtime.webhooks_detached()
+        if detached != self._webhooks_detached:
+            self._webhooks_detached = detached
+            if detached:
+                # Every payscope's listener is attached at once; only a detach stops them (a
+                # curl's, or the sandbox's own when the listener did not answer: stopped).
                 self.notify(
-                    f"The local sandbox now sends its webhooks to {elsewhere} (another payscope, "
-                    "or a change made outside this one): live updates here have stopped. "
-                    "Ctrl+R takes them back.",
+                    "This payscope's listener is no longer attached to the local sandbox (it "
+                    "was detached from outside, or did not answer a delivery in time): live "
+                    "updates here have stopped. Ctrl+R attaches it again.",
                     title="Webhooks",
                     severity="warning",
                     timeout=20,
@@ -503,7 +504,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             return
         runtime = self.app.runtime
         if runtime.ready.is_set() and not self.query_one(Banner).has_class("-shown"):
-            if self._webhooks_elsewhere is not None:
+            if self._webhooks_detached:
                 self.run_worker(self._reclaim_webhooks(), group="webhooks", exit_on_error=False)
             # Everything is up; a view's load failed (a 5xx, say): load the views again.
             self._reload_views()
@@ -513,7 +514,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     async def _reclaim_webhooks(self) -> None:
         await self.app.runtime.reclaim_webhooks()
-        self._webhooks_elsewhere = None
+        self._webhooks_detached = False
         self.notify("The local sandbox's webhooks come here again.", title="Webhooks")
 
     def action_toggle_nav(self) -> None:

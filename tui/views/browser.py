@@ -5,6 +5,11 @@ freeze the screen), and only where a graphical browser can show up: with no disp
 session, a container) `webbrowser` would start a console browser inside the terminal the app is
 drawing in, so the user is told to copy the link instead. `$BROWSER` set by the user is taken
 as their choice. Each outcome is said in a toast.
+
+Served to a browser (`payscope serve`: Textual's web driver, `App.is_web`), the link opens in
+the viewer's browser through `App.open_url` (textual-serve passes it to the page, which opens a
+tab), never on the server machine; copying goes to the viewer's clipboard the same way every
+copy does (OSC 52, which the page's terminal hands to the browser's clipboard).
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ def graphical_browser_likely() -> bool:
 
 def open_in_browser(app: Any, url: str, what: str = "the link") -> None:
     """Open `url` in the user's browser (in a thread), with a toast saying what happened."""
+    if app.is_web:  # served: the viewer's browser opens it, not the server machine's
+        app.open_url(url, new_tab=True)
+        app.notify(url, title=f"Opened {what} in a new tab of your browser", markup=False)
+        return
     if not graphical_browser_likely():
         app.notify(
             f"No graphical browser here (no display): y copies {what} to open it elsewhere.",

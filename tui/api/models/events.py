@@ -210,8 +210,10 @@ def _header_pairs(value: Any) -> Any:
 
 
 class EventDeliveryRequest(ResponseModel):
-    """The request a delivery attempt sent: headers and the exact body."""
+    """The request a delivery attempt sent: where to (the local sandbox names the endpoint),
+    headers and the exact body."""
 
+    url: str | None = None
     headers: Annotated[dict[str, str], BeforeValidator(_header_pairs)] = Field(default_factory=dict)
     body: str = ""
 

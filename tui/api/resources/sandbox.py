@@ -112,6 +112,15 @@ class SandboxResource(Resource):
             body["if_url"] = if_url
         return await self._client.call_json("POST", "/_sandbox/webhook", body=body)
 
+    async def attach_webhook(self, url: str) -> dict[str, Any]:
+        """POST /_sandbox/webhook {attach}: deliver every webhook to `url` too (this payscope's
+        listener), beside the profile's URL and the other attached listeners."""
+        return await self._client.call_json("POST", "/_sandbox/webhook", body={"attach": url})
+
+    async def detach_webhook(self, url: str) -> dict[str, Any]:
+        """POST /_sandbox/webhook {detach}: stop delivering to `url` (a payscope that quits)."""
+        return await self._client.call_json("POST", "/_sandbox/webhook", body={"detach": url})
+
     async def complete_3ds(self, payment_id: str, result: ThreeDsResult = "authorize") -> Payment:
         """POST /_sandbox/payments/{payment_id}/3ds: finish the customer's challenge."""
         if result not in ("authorize", "fail", "abandon"):

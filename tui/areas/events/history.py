@@ -180,16 +180,22 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         grid = Table(box=None, header_style="bold", pad_edge=False, expand=True)
         for column in ("#", "When", "Kind", "Delivered"):
             grid.add_column(column, no_wrap=True)
+        # The local sandbox sends each event to every attached payscope: which one, per row.
+        endpoints = any(attempt.request.url for attempt in attempts)
+        if endpoints:
+            grid.add_column("To", no_wrap=True, overflow="ellipsis")
         grid.add_column("Answer", no_wrap=True, overflow="ellipsis", ratio=1)
         for number, attempt in enumerate(attempts, 1):
             ok = bool(attempt.is_delivery_successful or attempt.delivered)
-            grid.add_row(
+            cells: list[str | Text] = [
                 str(number),
                 safe(_when(attempt.created)),
                 safe(KINDS.get(attempt.delivery_attempt or "", attempt.delivery_attempt)),
                 delivered_cell(ok, self.app.theme_variables),
-                _answer(attempt.response),
-            )
+            ]
+            if endpoints:
+                cells.append(safe(_endpoint(attempt.request.url)))
+            grid.add_row(*cells, _answer(attempt.response))
         panel.update(grid)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -249,6 +255,13 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 def _when(created: str | None) -> str:
     # The service's ISO time (UTC), to the second: `2024-05-01T12:00:00.000Z` -> `... 12:00:00`.
     return created.replace("T", " ")[:19] if created else "-"
+
+
+def _endpoint(url: str | None) -> str:
+    """Where an attempt went, short: host:port and path (every local listener is http)."""
+    if not url:
+        return "—"
+    return url.split("://", 1)[-1]
 
 
 def _answer(response: Any) -> Text:

@@ -131,7 +131,7 @@ async def upcoming_work(
             raise invalid("until", until, "an ISO 8601 time, e.g. 2024-05-02T12:00:00Z") from None
         if not now <= end <= LATEST:
             raise invalid("until", until, f"a time from now ({iso(now)}) on")
-    items, total = upcoming(state.db.conn, now, end, webhooks=bool(state.webhook_target()[0]))
+    items, total = upcoming(state.db.conn, now, end, webhooks=bool(state.webhook_targets()[0]))
     return respond(
         {
             "now": iso(now),
@@ -149,8 +149,12 @@ _WEBHOOK_BODY = {
             "application/json": {
                 "schema": {
                     "type": "object",
-                    "properties": {"url": {"type": ["string", "null"]}},
-                    "required": ["url"],
+                    "properties": {
+                        "url": {"type": ["string", "null"]},
+                        "if_url": {"type": ["string", "null"]},
+                        "attach": {"type": "string"},
+                        "detach": {"type": "string"},
+                    },
                 }
             }
         },
@@ -158,33 +162,55 @@ _WEBHOOK_BODY = {
 }
 
 
+def _webhook_url(parsed: dict[str, Any], name: str, *, nullable: bool) -> str | None:
+    url = parsed[name]
+    if url is None and nullable:
+        return None
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")) or len(url) > 2048:
+        expected = "an http(s) URL of at most 2048 characters"
+        raise invalid(name, url, expected + (", or null" if nullable else ""))
+    return url
+
+
 @router.post(
     "/_sandbox/webhook",
     tags=["sandbox controls"],
-    summary="Point webhook deliveries at a URL (null stops them)",
+    summary="Where webhooks go: the profile's URL, and the attached listeners",
     openapi_extra=_WEBHOOK_BODY,
 )
 async def set_webhook(request: Request) -> Response:
-    """Body `{url}`: where the sandbox delivers webhooks from now on, signed with the profile's
-    `payment_response_hash_key`; `null` holds them until a URL is set again (then they go out).
-    With `if_url`, only while the current URL is that one. The TUI sets its listener's URL here
-    each time it attaches to a running sandbox, and takes it back (if still its own) on quit."""
-    parsed = await read_object(request, '{"url": "http://127.0.0.1:8787/webhooks"}')
-    if "url" not in parsed:
-        raise missing("url", 'Where to deliver, e.g. {"url": "http://127.0.0.1:8787/webhooks"}.')
-    url = parsed["url"]
-    if url is not None and (
-        not isinstance(url, str) or not url.startswith(("http://", "https://")) or len(url) > 2048
-    ):
-        raise invalid("url", url, "an http(s) URL of at most 2048 characters, or null")
+    """Where the sandbox delivers webhooks, signed with the profile's `payment_response_hash_key`.
+
+    - `{"attach": url}` delivers every webhook to `url` as well, until `{"detach": url}`. Each
+      running payscope attaches its own listener (and detaches it on quit), so two payscopes on
+      one sandbox both get every webhook.
+    - `{"url": url}` sets the business profile's one `webhook_url` (what the service has);
+      `null` clears it. With `if_url`, only while the current URL is that one.
+
+    The answer: `{"url": the profile's URL, "listeners": [the attached ones]}`."""
+    parsed = await read_object(request, '{"attach": "http://127.0.0.1:8787/webhooks"}')
+    if not {"url", "attach", "detach"} & parsed.keys():
+        raise missing(
+            "url",
+            'Attach a listener with {"attach": "http://127.0.0.1:8787/webhooks"}, or set the '
+            'profile\'s URL with {"url": ...}.',
+        )
+    # Every field is checked before anything changes (a mistake changes nothing).
+    url = _webhook_url(parsed, "url", nullable=True) if "url" in parsed else None
+    attach = _webhook_url(parsed, "attach", nullable=False) if "attach" in parsed else None
+    detach = _webhook_url(parsed, "detach", nullable=False) if "detach" in parsed else None
     state = state_of(request)
-    current, _secret = state.webhook_target()
-    # `if_url`: change it only while it is still that one (a TUI that quits must not take the
-    # webhooks away from another one started after it).
-    if "if_url" not in parsed or parsed["if_url"] == current:
-        state.set_webhook(url)
+    if "url" in parsed:
+        current, _secret = state.webhook_target()
+        # `if_url`: change it only while it is still that one.
+        if "if_url" not in parsed or parsed["if_url"] == current:
+            state.set_webhook(url)
+    if attach is not None:
+        state.attach_listener(attach)
+    if detach is not None:
+        state.detach_listener(detach)
     target, _secret = state.webhook_target()
-    return respond({"url": target})
+    return respond({"url": target, "listeners": state.attached_listeners()})
 
 
 RESOURCE = Resource(name="controls", router=router)

@@ -82,13 +82,23 @@ async def event_attempts(request: Request, merchant_id: str, event_id: str) -> R
     _check_event(state, event_id)
     rows = state.db.conn.execute(
         "SELECT seq, created, delivery_attempt, request_headers, request_body, response_status, "
-        "response_body, error, delivered FROM event_attempts WHERE event_id = ? ORDER BY seq",
+        "response_body, error, delivered, url FROM event_attempts WHERE event_id = ? ORDER BY seq",
         (event_id,),
     ).fetchall()
     return respond(
         [
             attempt_record(
-                event_id, r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6], r[7], bool(r[8])
+                event_id,
+                r[0],
+                r[1],
+                r[2],
+                json.loads(r[3]),
+                r[4],
+                r[5],
+                r[6],
+                r[7],
+                bool(r[8]),
+                r[9],
             )
             for r in rows
         ]
