@@ -368,7 +368,7 @@ class Runtime:
             self._start_sandbox(sandbox),
             listener.start(HOST, self.options.listener_port or 0, own_thread=True),
         )
-        self.listener_url = self._shown_url(hook)
+        self.listener_url = self.shown_url(hook)
         if not await _maybe_await(sandbox.is_seeded()) and self.options.seed:
             total = self.options.seed
 
@@ -412,7 +412,7 @@ class Runtime:
         )  # no freshness window on the local sandbox: see _start_local
         # Its own thread: acknowledgements never wait on the UI drawing (issue 30).
         hook = await listener.start(HOST, self.options.listener_port or 0, own_thread=True)
-        self.listener_url = self._shown_url(hook)
+        self.listener_url = self.shown_url(hook)
         # Pointing the sandbox's webhooks here writes its database: done beside the first page's
         # read, not before it. Webhooks raised meanwhile (an action's, before this) are held,
         # then sent here.
@@ -672,7 +672,7 @@ class Runtime:
         )
         # The profile's port (0 = any free one): the user registers this URL with the service.
         hook = await self.listener.start(HOST, profile.listener_port, own_thread=True)
-        self.listener_url = self._shown_url(hook)
+        self.listener_url = self.shown_url(hook)
         report("", 1.0)
 
     async def _remote_client(self, report: Progress) -> Any:
@@ -708,7 +708,8 @@ class Runtime:
         )
         return profile
 
-    def _shown_url(self, url: str) -> str:
+    def shown_url(self, url: str) -> str:
+        """`url` as the screen shows it: its port hidden in a stable display (snapshots)."""
         if self.options.stable_display:
             import re
 

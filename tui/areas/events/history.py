@@ -183,8 +183,9 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         # The local sandbox sends each event to every attached payscope: which one, per row.
         endpoints = any(attempt.request.url for attempt in attempts)
         if endpoints:
-            grid.add_column("To", no_wrap=True, overflow="ellipsis")
-        grid.add_column("Answer", no_wrap=True, overflow="ellipsis", ratio=1)
+            # Sharing the room left with the answer: neither crowds the other out at 80 columns.
+            grid.add_column("To", no_wrap=True, overflow="ellipsis", ratio=1, min_width=8)
+        grid.add_column("Answer", no_wrap=True, overflow="ellipsis", ratio=1, min_width=12)
         for number, attempt in enumerate(attempts, 1):
             ok = bool(attempt.is_delivery_successful or attempt.delivered)
             cells: list[str | Text] = [
@@ -194,7 +195,7 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
                 delivered_cell(ok, self.app.theme_variables),
             ]
             if endpoints:
-                cells.append(safe(_endpoint(attempt.request.url)))
+                cells.append(safe(_endpoint(self.runtime.shown_url(attempt.request.url or ""))))
             grid.add_row(*cells, _answer(attempt.response))
         panel.update(grid)
 
