@@ -15,6 +15,7 @@ it), so a picture cannot go stale.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import sys
 import tempfile
@@ -40,17 +41,24 @@ class Shot(NamedTuple):
     size: tuple[int, int] = (120, 40)
     theme: str = "payscope-dark"
     read_only: bool = False
+    story: str | None = None  # a `payscope demo` story (TOML) the app plays, caption line and all
 
 
 # -- driving the app as a user does ------------------------------------------------------------
 
 
 async def settle(pilot: Any) -> None:
-    """Wait until what was asked is done and drawn: workers finished, nothing scheduled."""
+    """Wait until what was asked is done and drawn: workers finished (but a demo's player,
+    which plays on), nothing scheduled."""
     app = pilot.app
     for _ in range(2):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        from textual.worker import WorkerError
+
+        for worker in list(app.workers):
+            if worker.group != "demo":
+                with contextlib.suppress(WorkerError):  # ended, however it ended
+                    await worker.wait()
         await pilot.pause()
         await pilot.wait_for_scheduled_animations()
     await pilot.pause()
@@ -237,6 +245,24 @@ async def fixture(pilot: Any) -> None:
     await settle(pilot)
 
 
+# `payscope demo`: the tour's first step, held on screen with its caption line.
+_DEMO_STORY = """title = "A tour of payscope"
+
+[[step]]
+caption = "Payments: every payment in the sandbox, newest first, live as webhooks arrive"
+wait_for = "succeeded"
+pause = 60
+"""
+
+
+async def demo(pilot: Any) -> None:
+    from tui.demo.player import Caption
+
+    await started(pilot)
+    await until(lambda: "1/1" in str(pilot.app.screen.query_one(Caption).render()))
+    await settle(pilot)
+
+
 async def export(pilot: Any) -> None:
     from textual.widgets import Input
 
@@ -293,6 +319,7 @@ SHOTS: dict[str, Shot] = {
     "export": Shot(export),
     "composer": Shot(composer),
     "read-only": Shot(payments, read_only=True),
+    "demo": Shot(demo, story=_DEMO_STORY),
 }
 
 
@@ -332,6 +359,7 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
     os.chdir(work)  # files a shot writes, and the paths it shows, are relative to here
     try:
         app = make_app(
+            app_class=_player(shot.story),
             theme=shot.theme,
             config_dir=config,
             data_dir=data,
@@ -352,6 +380,19 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def _player(story: str | None) -> Any:
+    """`payscope demo`'s app class playing `story` (None: payscope itself)."""
+    if story is None:
+        return None
+    import tomllib
+
+    from tui.demo.player import DemoApp
+    from tui.demo.story import parse_story
+
+    played = parse_story(tomllib.loads(story), "picture", "docs/screenshots.py")
+    return type("DemoApp", (DemoApp,), {"story": played, "pace": 1.0, "screenshots": None})
 
 
 def render(names: list[str]) -> dict[str, str]:
