@@ -75,7 +75,7 @@ async def test_service_history_lists_attempts_and_retries(
         assert all(a.is_delivery_successful for a in screen.attempts[event_id])
         # Each attempt names the endpoint it went to, in the history's "To" column.
         assert {a.request.url for a in screen.attempts[event_id]} == {listener.url}
-        endpoint = listener.url.split("://", 1)[1]
+        endpoint = app.runtime.shown_url(listener.url).split("://", 1)[1]  # its port hidden
         await until(lambda: endpoint[:20] in screen_text(app))
 
         await pilot.press("r")

@@ -162,6 +162,10 @@ class EventsView(ResourceListView[Any]):
         # events up to `head_seq`, every later one is read after it).
         self.unseen = 0
         self._last_cursor = None
+        # Deliveries that came while the page loaded were not followed (nothing is, until it
+        # is shown): one look at the journal after it, for any newer than the page.
+        if self._live_timer is None:
+            self._live_timer = self.set_timer(LIVE_FRAME, self._show_live)
         if self.page_offset == 0 and not self.filter.local:
             self.head_seq = max((r.seq for r in records), default=0)
             return
