@@ -163,8 +163,9 @@ class ResourceListView(AreaView, Generic[T]):
 
     @property
     def rows(self) -> dict[str, T]:
-        """The records on screen, by id, in their order."""
-        return self.table.records
+        """The records on screen, by id, in their order (none before the view is composed)."""
+        table: ResourceTable[T] | None = getattr(self, "_table", None)
+        return table.records if table is not None else {}
 
     @property
     def table(self) -> ResourceTable[T]:
