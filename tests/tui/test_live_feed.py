@@ -62,6 +62,25 @@ async def _post_all(app: Any, numbers: range, *, at_once: bool = True) -> None:
                 await post(n)
 
 
+def _small_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events with a window of WINDOW rows paged 15 at a time (small enough to page in a test)."""
+    monkeypatch.setattr(events_module, "WINDOW", WINDOW)
+    monkeypatch.setattr(events_module, "BATCH", 15)
+    monkeypatch.setattr(EventsView, "page_size", 15)
+
+
+async def _events_after(pilot: Any, count: int) -> Any:
+    """Start, post `count` events one after the other, open Events and focus its table."""
+    app = pilot.app
+    await ready(pilot)
+    await _post_all(app, range(count), at_once=False)
+    await run_command(pilot, "events")
+    view = app.screen.query_one(EventsView)
+    await until(lambda: view.loaded and len(view.rows) >= 15)
+    view.table.focus()
+    return view
+
+
 def _header(view: Any) -> str:
     return str(view.query_one(f"#{view.scope}-header", Static).render())
 
@@ -146,17 +165,10 @@ async def test_a_burst_is_shown_exactly_once_and_the_window_stays_bounded(
 async def test_paging_down_and_back_keeps_the_window_bounded(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(events_module, "WINDOW", WINDOW)
-    monkeypatch.setattr(events_module, "BATCH", 15)
-    monkeypatch.setattr(EventsView, "page_size", 15)
+    _small_window(monkeypatch)
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        await _post_all(app, range(100), at_once=False)
-        await run_command(pilot, "events")
-        view = app.screen.query_one(EventsView)
-        await until(lambda: view.loaded and len(view.rows) >= 15)
-        view.table.focus()
+        view = await _events_after(pilot, 100)
         # Down to the oldest event: older pages come in, the newest leave the window.
         for _ in range(120):
             await pilot.press("down")
@@ -179,17 +191,10 @@ async def test_paging_down_and_back_keeps_the_window_bounded(
 async def test_events_further_down_are_counted_as_new_and_r_shows_them(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(events_module, "WINDOW", WINDOW)
-    monkeypatch.setattr(events_module, "BATCH", 15)
-    monkeypatch.setattr(EventsView, "page_size", 15)
+    _small_window(monkeypatch)
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        await _post_all(app, range(60), at_once=False)
-        await run_command(pilot, "events")
-        view = app.screen.query_one(EventsView)
-        await until(lambda: view.loaded and len(view.rows) >= 15)
-        view.table.focus()
+        view = await _events_after(pilot, 60)
         await pilot.press("]")  # the second page: not following the newest
         await until(lambda: view.page_offset >= 15 and "evt_feed_00044" in view.rows)
         assert "evt_feed_00059" not in view.rows
@@ -204,17 +209,10 @@ async def test_events_further_down_are_counted_as_new_and_r_shows_them(
 async def test_ctrl_home_goes_to_the_newest_event_not_only_to_the_top_of_the_window(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(events_module, "WINDOW", WINDOW)
-    monkeypatch.setattr(events_module, "BATCH", 15)
-    monkeypatch.setattr(EventsView, "page_size", 15)
+    _small_window(monkeypatch)
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(pilot)
-        await _post_all(app, range(60), at_once=False)
-        await run_command(pilot, "events")
-        view = app.screen.query_one(EventsView)
-        await until(lambda: view.loaded and len(view.rows) >= 15)
-        view.table.focus()
+        view = await _events_after(pilot, 60)
         await pilot.press("]", "]")  # two pages down: the window holds older events only
         await until(lambda: view.page_offset >= 30 and "evt_feed_00059" not in view.rows)
         await _post_all(app, range(60, 63))
