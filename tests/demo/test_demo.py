@@ -121,3 +121,15 @@ def test_a_broken_story_file_is_refused_by_the_command(
     assert "step 2, field 'timeout'" in err and "mine.toml" in err
     assert main(["demo", "no-such-story"]) == 2
     assert "developer, support, tour" in capsys.readouterr().err
+
+
+async def test_a_caption_is_shown_literally_whatever_it_holds(tmp_path: Path) -> None:
+    # A story is a file anyone writes: its caption is text, never markup for Rich.
+    caption = "[bold red]not markup[/] [link=x]and[/link] [/]"
+    story = parse_story({"step": [{"caption": caption, "pause": 0}]}, "literal", "test")
+    app = make_demo_app(story, pace=20, directory=tmp_path / "demo")
+    async with app.run_test(size=(120, 40)):
+        await _play_to_end(app)
+        assert not app.demo.failed
+        # The screen's text while the step showed: its caption with every bracket in it.
+        assert caption in app.demo.played[0].text

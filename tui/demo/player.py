@@ -34,6 +34,7 @@ from textual.widgets import Static
 from tui.app import PayscopeApp, make_app
 from tui.demo.story import Step, Story
 from tui.widgets.keys import key_name
+from tui.widgets.text import safe
 
 DEMO_SEED = 60  # payments seeded in the demo sandbox
 DEMO_EPOCH = 1_767_225_600.0  # 2026-01-01 00:00 UTC: the demo sandbox's clock starts here
@@ -202,7 +203,7 @@ class DemoApp(PayscopeApp):
             self.screen.mount(caption)
         if self._demo_shown.get(id(caption)) != text:
             self._demo_shown = {id(caption): text}
-            caption.update(text)
+            caption.update(safe(text, multiline=True))  # a story file's words, literally
         caption.display = bool(text)
 
     def _post_key(self, key: str, character: str | None = None) -> None:
