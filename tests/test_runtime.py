@@ -196,7 +196,8 @@ async def test_the_sandbox_port_can_be_set_in_the_settings(tmp_path: Path) -> No
 
 
 def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
-    # Once the sandbox is ready, the app starts its listener, builds the client and reads the
+    # Once the sandbox is ready, the app starts its listener (a process of its own: uvicorn
+    # loads there, never here), builds the client and reads the
     # first page on its loop: whatever those import there holds the live page back (a first
     # run waits on it right after the seeding). `CLIENT_MODULES`, `LISTENER_MODULES` and
     # `FIRST_CALLS` are imported in a thread before; this runs the same steps in a fresh
@@ -218,11 +219,13 @@ for name in CLIENT_MODULES + LISTENER_MODULES + FIRST_CALLS:
     importlib.import_module(name)
 from tui.api.client import ApiClient
 from tui.api.models.payments import PaymentListRequest
-from tui.webhooks.listener import Listener
+from tui.webhooks.process import ListenerProcess
 before = set(sys.modules)
 
 async def main():
-    listener = Listener(Path({str(tmp_path / "listener")!r}), secrets=["whsec_test"], max_age=None)
+    listener = ListenerProcess(
+        Path({str(tmp_path / "listener")!r}), secrets=["whsec_test"], max_age=None
+    )
     await listener.start("127.0.0.1", 0)
     async with ApiClient({state.url!r}, {credentials.api_key!r}) as client:
         page = await client.payments.list(PaymentListRequest(limit=5))

@@ -44,9 +44,10 @@ SEED_LIMIT_EACH = 0.01
 # httpx's, whose httpcore, h11 and anyio took a fifth of this): actions are usable once the
 # client is up.
 CLIENT_MODULES = ("tui.api.client",)
-# Then the listener and its server (uvicorn), about a third of the imports: a warm start brings
-# them up after the client, so that an action need not wait for them (see `_attach_daemon`).
-LISTENER_MODULES = ("tui.webhooks.listener", "tui.asgi_server")
+# Then the TUI's end of the listener, which serves from a process of its own (its server,
+# uvicorn, loads there): a warm start brings it up after the client, so that an action need not
+# wait for it (see `_attach_daemon`).
+LISTENER_MODULES = ("tui.webhooks.process",)
 # What the first calls on the background sandbox need: Payments' first page, and pointing the
 # sandbox's webhooks at this run's listener.
 FIRST_CALLS = ("tui.api.resources.payments", "tui.api.resources.sandbox")
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from tui.sandbox.server import Sandbox
     from tui.webhooks.journal import Journal as EventJournal
     from tui.webhooks.listener import Listener
+    from tui.webhooks.process import ListenerProcess
 
 Progress = Callable[[str, float | None], None]
 
@@ -262,7 +264,10 @@ class Runtime:
     def __init__(self, options: RuntimeOptions) -> None:
         self.options = options
         self.sandbox: Sandbox | None = None
-        self.listener: Listener | None = None
+        # The embedded sandbox's listener serves from a thread of this process (that mode keeps
+        # everything in one process); the background sandbox's and a remote profile's from a
+        # process of its own (`tui.webhooks.process`: acknowledgements never wait on drawing).
+        self.listener: Listener | ListenerProcess | None = None
         self.client: ApiClient | None = None
         self.environment = "local" if options.is_local else "sandbox"
         self.profile_name = options.profile or "local"
@@ -404,14 +409,14 @@ class Runtime:
         credentials, rest = await self._attach_client(report)
         self.client_ready.set()  # actions run from here; the listener comes up next
         report("", 1.0)
-        listener_mod, _server, *_ = await (rest or self._import_rest())
+        process, *_ = await (rest or self._import_rest())
         if self._claimed is None:
             self._claimed = claim_listener_dir(self.listener_dir, self.options.data_dir)
-        self.listener = listener = listener_mod.Listener(
+        self.listener = listener = process.ListenerProcess(
             self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
         )  # no freshness window on the local sandbox: see _start_local
-        # Its own thread: acknowledgements never wait on the UI drawing (issue 30).
-        hook = await listener.start(HOST, self.options.listener_port or 0, own_thread=True)
+        # Its own process: acknowledgements never wait on the UI drawing (issue 30).
+        hook = await listener.start(HOST, self.options.listener_port or 0)
         self.listener_url = self.shown_url(hook)
         # Pointing the sandbox's webhooks here writes its database: done beside the first page's
         # read, not before it. Webhooks raised meanwhile (an action's, before this) are held,
@@ -657,7 +662,7 @@ class Runtime:
         from tui import secrets
 
         profile = await self._remote_client(report)
-        (listener_mod,) = await self._import("tui.webhooks.listener")
+        (process,) = await self._import(*LISTENER_MODULES)
         try:
             webhook_secret = secrets.get_secret(profile.name, "webhook")
         except Exception:
@@ -665,13 +670,13 @@ class Runtime:
         # Its own journal: the embedded sandbox's events are not this profile's. No freshness
         # window here either: a sandbox's clock is its own (moved, or held still), and this
         # listener shows what the service sends; `payscope listen`, feeding a backend, checks.
-        self.listener = listener_mod.Listener(
+        self.listener = listener = process.ListenerProcess(
             self.listener_dir,
             secrets=[webhook_secret] if webhook_secret else None,
             max_age=None,
         )
         # The profile's port (0 = any free one): the user registers this URL with the service.
-        hook = await self.listener.start(HOST, profile.listener_port, own_thread=True)
+        hook = await listener.start(HOST, profile.listener_port)
         self.listener_url = self.shown_url(hook)
         report("", 1.0)
 

@@ -486,20 +486,20 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
 
         form.query_one("#field-x", Input).value = "typed in x"
         form.query_one("#field-kind", Select).value = "b"
-        await pilot.pause()
+        await until(lambda: form.mounted("wp") and actual(form) == expected(form))
         assert {f.name for f in form._fields if not form.mounted(f.name)} == {"wq"}
         assert actual(form) == expected(form)
         assert form.shown_fields() == {"kind", "y", "z", "w", "wp", "last"}
         assert form.query_one("#field-x").has_class("-off")
 
         form.query_one("#field-w", Select).value = "q"
-        await pilot.pause()
+        await until(lambda: form.mounted("wq") and actual(form) == expected(form))
         assert all(form.mounted(f.name) for f in form._fields)
         assert actual(form) == expected(form)
         assert form.query_one("#field-wp").has_class("-off")
 
         form.query_one("#field-kind", Select).value = "a"
-        await pilot.pause()
+        await until(lambda: not form.query_one("#field-x").has_class("-off"))
         assert form.shown_value("x") == "typed in x"
         assert not form.query_one("#field-x").has_class("-off")
 

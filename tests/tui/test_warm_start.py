@@ -38,7 +38,7 @@ def _held_start(
     until the test sets their gates (returned: the app, the client's gate, the listener's)."""
     app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
     runtime = app.runtime
-    gates = {"tui.api.client": asyncio.Event(), "tui.webhooks.listener": asyncio.Event()}
+    gates = {"tui.api.client": asyncio.Event(), "tui.webhooks.process": asyncio.Event()}
     importing = runtime._import
 
     async def held(*modules: str) -> list[Any]:
@@ -49,7 +49,7 @@ def _held_start(
 
     monkeypatch.setattr(runtime, "_import", held)
     runtime.spawn_early()  # as `payscope` does before the app runs
-    return app, gates["tui.api.client"], gates["tui.webhooks.listener"]
+    return app, gates["tui.api.client"], gates["tui.webhooks.process"]
 
 
 def _list_reads(runtime: Any) -> int:

@@ -5,7 +5,8 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
     listener = Listener(data_dir, secrets=None, forward_to=None, routes=None,
                         max_age=DEFAULT_MAX_AGE)   # None: no freshness check
     url = await listener.start(host="127.0.0.1", port=8787, fallback_to_free_port=True,
-                               own_thread=False)   # True: its own thread and loop (the TUI)
+                               own_thread=False)   # True: its own thread and loop
+    # (the TUI runs it in a process of its own instead: tui/webhooks/process.py)
     listener.url          # ".../webhooks", or None before start
     listener.port         # the port actually bound (differs from the one asked when it was taken)
     listener.secrets      # the accepted signing secrets (never log them)
@@ -198,7 +199,7 @@ class Delivery:
 class Subscription:
     """An async iterator of deliveries with a bounded queue (see the module docstring)."""
 
-    def __init__(self, listener: Listener, maxsize: int) -> None:
+    def __init__(self, listener: Publisher, maxsize: int) -> None:
         self._listener = listener
         # Unbounded underneath: `offer` enforces the bound so the end marker always fits.
         self._queue: asyncio.Queue[Delivery | None] = asyncio.Queue()
@@ -262,6 +263,58 @@ class Subscription:
         self._queue.put_nowait(None)  # the end marker never counts against the bound
 
 
+class Publisher:
+    """What hands deliveries to subscribers: the listener itself, or the TUI's end of a listener
+    serving from a process of its own (`tui.webhooks.process.ListenerProcess`)."""
+
+    def __init__(self) -> None:
+        self._subscriptions: set[Subscription] = set()
+        self._callback_tasks: set[asyncio.Task[None]] = set()
+
+    # -- subscribers -------------------------------------------------------------------------
+
+    def subscribe(self, maxsize: int = SUBSCRIBER_QUEUE_SIZE) -> Subscription:
+        """A new stream of every delivery from now on; `close()` it (or use `async with`)."""
+        sub = Subscription(self, maxsize)
+        self._subscriptions.add(sub)
+        return sub
+
+    def add_subscriber(
+        self,
+        callback: Callable[[Delivery], object],
+        maxsize: int = SUBSCRIBER_QUEUE_SIZE,
+    ) -> Callable[[], None]:
+        """Call `callback(delivery)` for every delivery (sync or async); returns unsubscribe.
+
+        The callback runs in its own task fed by a bounded queue, so it never delays an
+        acknowledgement; an exception in it is logged and the stream goes on.
+        """
+        sub = self.subscribe(maxsize)
+
+        async def pump() -> None:
+            async for delivery in sub:
+                try:
+                    result = callback(delivery)
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception:
+                    log.exception("a listener subscriber failed on %s", delivery.event_id)
+
+        task = asyncio.get_running_loop().create_task(pump())
+        self._callback_tasks.add(task)
+        task.add_done_callback(self._callback_tasks.discard)
+        return sub.close
+
+    async def _end_subscriptions(self) -> None:
+        """Close every subscription; give the callbacks' tasks a second to finish."""
+        for sub in list(self._subscriptions):
+            sub.close()
+        if self._callback_tasks:
+            await asyncio.wait(list(self._callback_tasks), timeout=1.0)
+        for task in list(self._callback_tasks):
+            task.cancel()
+
+
 class ListenerApp:
     """The listener's raw ASGI 3 application (an object, so servers detect ASGI 3 by itself)."""
 
@@ -279,7 +332,7 @@ class ListenerApp:
             await self.listener._lifespan(receive, send)
 
 
-class Listener:
+class Listener(Publisher):
     """The webhook listener (see the module docstring for the whole API)."""
 
     def __init__(
@@ -291,6 +344,7 @@ class Listener:
         routes: Mapping[str, str] | None = None,
         max_age: float | None = DEFAULT_MAX_AGE,
     ) -> None:
+        super().__init__()
         self.data_dir = Path(data_dir)
         if max_age is not None and max_age <= 0:
             raise ValueError(f"max_age must be more than 0 seconds (or None), got {max_age}")
@@ -308,8 +362,6 @@ class Listener:
         self.url: str | None = None
         self.port: int | None = None
         self._server: Any = None
-        self._subscriptions: set[Subscription] = set()
-        self._callback_tasks: set[asyncio.Task[None]] = set()
         # Serving from a thread of its own (`start(own_thread=True)`): that thread and its loop.
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -325,6 +377,10 @@ class Listener:
         # The keyed HMAC states are prepared once per set of secrets, not per request.
         self._secrets = tuple(value)
         self._verify = Verifier(self._secrets)
+
+    def forward_target(self, event_type: str | None) -> str | None:
+        """Where forwarding sends an event of this type (None: it is not forwarded)."""
+        return self.forwarder.target_for(event_type)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -429,12 +485,7 @@ class Listener:
                 self._thread = self._loop = None
         else:
             await self._stop_serving(forward_grace)
-        for sub in list(self._subscriptions):
-            sub.close()
-        if self._callback_tasks:
-            await asyncio.wait(list(self._callback_tasks), timeout=1.0)
-        for task in list(self._callback_tasks):
-            task.cancel()
+        await self._end_subscriptions()
         self.journal.close()
         self.url = None
 
@@ -444,40 +495,6 @@ class Listener:
             self._server = None
         await self.forwarder.drain(forward_grace)
         await self.forwarder.close()
-
-    # -- subscribers -------------------------------------------------------------------------
-
-    def subscribe(self, maxsize: int = SUBSCRIBER_QUEUE_SIZE) -> Subscription:
-        """A new stream of every delivery from now on; `close()` it (or use `async with`)."""
-        sub = Subscription(self, maxsize)
-        self._subscriptions.add(sub)
-        return sub
-
-    def add_subscriber(
-        self,
-        callback: Callable[[Delivery], object],
-        maxsize: int = SUBSCRIBER_QUEUE_SIZE,
-    ) -> Callable[[], None]:
-        """Call `callback(delivery)` for every delivery (sync or async); returns unsubscribe.
-
-        The callback runs in its own task fed by a bounded queue, so it never delays an
-        acknowledgement; an exception in it is logged and the stream goes on.
-        """
-        sub = self.subscribe(maxsize)
-
-        async def pump() -> None:
-            async for delivery in sub:
-                try:
-                    result = callback(delivery)
-                    if inspect.isawaitable(result):
-                        await result
-                except Exception:
-                    log.exception("a listener subscriber failed on %s", delivery.event_id)
-
-        task = asyncio.get_running_loop().create_task(pump())
-        self._callback_tasks.add(task)
-        task.add_done_callback(self._callback_tasks.discard)
-        return sub.close
 
     def _publish(self, delivery: Delivery) -> None:
         for sub in list(self._subscriptions):

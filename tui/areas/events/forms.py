@@ -27,7 +27,7 @@ class ReplayForm(FormScreen):
         from tui import config
 
         listener = self.runtime.listener
-        target = listener.forwarder.target_for(None) if listener is not None else None
+        target = listener.forward_target(None) if listener is not None else None
         try:
             return target or config.get_forward_url(self.runtime.profile_name) or ""
         except Exception:  # an unreadable config: the field starts empty, nothing lost
