@@ -440,15 +440,14 @@ async def test_challenge_with_evidence_by_category_after_a_validation_error(dirs
         # first field, scrolled back into view.
         scroll = form.query_one(VerticalScroll)
         scroll.scroll_end(animate=False)
-        await pilot.pause()
-        assert scroll.scroll_y > 0
+        await until(lambda: scroll.scroll_y > 0)  # scrolled once laid out
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await until(lambda: bool(field_error(form, "customer_name")))
         assert "No evidence given: fill at least one evidence field" in field_error(
             form, "customer_name"
         )
         error = form.query_one("#error-customer_name")
-        assert scroll.region.contains_region(error.region)
+        await until(lambda: scroll.region.contains_region(error.region))
         assert isinstance(app.screen, EvidenceForm)
 
         values = {

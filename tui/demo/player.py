@@ -311,8 +311,10 @@ class DemoApp(PayscopeApp):
         await self._focused(Input)
 
     async def _focused(self, kind: type) -> None:
+        # Generous: it returns as soon as the focus is there, and keys typed before it would
+        # go elsewhere (a loaded machine took over 3 s to mount a form).
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 3
+        deadline = loop.time() + 10
         await asyncio.sleep(KEY_GAP / self.pace)
         while not isinstance(self.focused, kind) and loop.time() < deadline:
             await asyncio.sleep(0.02)

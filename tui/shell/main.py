@@ -234,9 +234,13 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def show_progress(self, text: str, fraction: float | None) -> None:
         """Start-up progress from the runtime (seeding shows a bar)."""
+        from textual.css.query import NoMatches
         from textual.widgets import ProgressBar
 
-        box = self.query_one(StartupProgress)
+        try:
+            box = self.query_one(StartupProgress)
+        except NoMatches:  # the app is closing (quit while starting): nothing left to tell
+            return
         box.set_class(bool(text), "-shown")
         self.query_one("#progress-text", Static).update(text)
         bars = box.query(ProgressBar)
@@ -252,8 +256,13 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def runtime_ready(self) -> None:
         """Everything is up: fill the status bar and let every built view load its data."""
+        from textual.css.query import NoMatches
+
         runtime = self.app.runtime
-        self.query_one(Banner).remove_class("-shown")
+        try:
+            self.query_one(Banner).remove_class("-shown")
+        except NoMatches:  # the app is closing (quit while starting): nothing to fill
+            return
         self.query_one(StartupProgress).remove_class("-shown")
         status = self.query_one(StatusBar)
         status.state = ""
