@@ -91,9 +91,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _apps(pid: int) -> dict[int, str]:
+def _apps(pid: int, *, listeners: bool = False) -> dict[int, str]:
     """The payscope processes under `pid` (its children, theirs, ...; the background sandbox is
-    left out: it outlives every payscope by design), with their command lines, from /proc."""
+    left out: it outlives every payscope by design), with their command lines, from /proc.
+    Each payscope's listener (a process of its own) is counted only with `listeners`."""
     parents: dict[int, int] = {}
     commands: dict[int, str] = {}
     for entry in Path("/proc").iterdir():
@@ -115,7 +116,9 @@ def _apps(pid: int) -> dict[int, str]:
     return {
         child: commands[child]
         for child in under - {pid}
-        if "-m tui" in commands[child] and "sandbox.daemon" not in commands[child]
+        if "-m tui" in commands[child]
+        and "sandbox.daemon" not in commands[child]
+        and (listeners or "tui.webhooks.process" not in commands[child])
     }
 
 
@@ -323,7 +326,9 @@ def serve(tmp_path: Path) -> Iterator[Any]:
 
 
 def _stop(served: Served, apps: dict[int, str]) -> str:
-    """Ctrl+C to the server; it ends cleanly and no app process of its tabs is left."""
+    """Ctrl+C to the server; it ends cleanly and no app process of its tabs is left (nor any
+    of their listeners' processes)."""
+    apps = {**apps, **_apps(served.process.pid, listeners=True)}
     served.process.send_signal(signal.SIGINT)  # what Ctrl+C sends, to the process we started
     out, _ = served.process.communicate(timeout=30)
     assert served.process.returncode == 0, out
@@ -352,6 +357,14 @@ async def test_payscope_serve_in_a_real_browser(browser: Browser, serve: Any) ->
     await second.until(lambda t: seen & set(_PAYMENT_ID.findall(t)), "no rows in the second tab")
     apps = _apps(served.process.pid)
     assert len(apps) == 2, apps  # one payscope per tab, the server's own children (exec)
+    # Each with its listener, a process of its own (started once its client is up).
+    deadline = time.monotonic() + 20
+    while True:
+        everything = _apps(served.process.pid, listeners=True)
+        if sum("tui.webhooks.process" in c for c in everything.values()) == 2:
+            break
+        assert time.monotonic() < deadline, everything
+        await asyncio.sleep(0.1)
 
     # Enter opens the payment under the cursor (the first row).
     top = _PAYMENT_ID.findall(listed)[0]

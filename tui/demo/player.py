@@ -260,7 +260,7 @@ class DemoApp(PayscopeApp):
                 # On the screen the step ended on (a record it opened is a screen of its own).
                 self._show(self._demo_caption)
                 loop = asyncio.get_running_loop()
-                shown = loop.time() + 5  # a loaded machine can take seconds to draw it
+                shown = loop.time() + 15  # a loaded machine can take seconds to draw it
                 while step.caption[:20] not in screen_text(self) and loop.time() < shown:
                     await asyncio.sleep(0.05)
                     self._place_caption()

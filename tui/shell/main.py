@@ -393,8 +393,13 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def runtime_failed(self, title: str, message: str) -> None:
         """Start-up failed: say so on a banner that offers a retry (Ctrl+R)."""
-        self.query_one(StartupProgress).remove_class("-shown")
-        banner = self.query_one(Banner)
+        from textual.css.query import NoMatches
+
+        try:
+            self.query_one(StartupProgress).remove_class("-shown")
+            banner = self.query_one(Banner)
+        except NoMatches:  # quit while starting: the start was cut short, nobody to tell
+            return
         banner.update(
             f"[b]{safe_markup(title)}.[/b] {safe_markup(message, multiline=True)}\n"
             "[dim]Press Ctrl+R to retry.[/dim]"
