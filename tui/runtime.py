@@ -416,6 +416,7 @@ class Runtime:
             self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
         )  # no freshness window on the local sandbox: see _start_local
         # Its own process: acknowledgements never wait on the UI drawing (issue 30).
+        listener.on_notice = self.notices.append
         hook = await listener.start(HOST, self.options.listener_port or 0)
         self.listener_url = self.shown_url(hook)
         # Pointing the sandbox's webhooks here writes its database: done beside the first page's
@@ -676,6 +677,7 @@ class Runtime:
             max_age=None,
         )
         # The profile's port (0 = any free one): the user registers this URL with the service.
+        listener.on_notice = self.notices.append
         hook = await listener.start(HOST, profile.listener_port)
         self.listener_url = self.shown_url(hook)
         report("", 1.0)

@@ -224,3 +224,49 @@ def test_a_delivery_crosses_the_pipe_whole() -> None:
         body=b'{"a":1}\xff\x00',  # any bytes
     )
     assert delivery_from_wire(delivery_to_wire(delivery)) == delivery
+
+
+async def test_a_child_killed_is_started_again_on_the_same_url_and_the_tui_is_told(
+    tmp_path: Path, client: httpx.AsyncClient
+) -> None:
+    listener = ListenerProcess(tmp_path / "listener", [SECRET])
+    told: list[str] = []
+    listener.on_notice = told.append
+    url = await listener.start(port=0)
+    seen: list[Delivery] = []
+    listener.add_subscriber(seen.append)
+    try:
+        first = listener.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)  # its own child, by the pid of its own Process object
+        await eventually(lambda: listener.pid != first and bool(told), timeout=20)
+        assert told == [
+            "The webhook listener's process ended (exit code -9); it was started again on "
+            "the same port."
+        ]
+        assert listener.url == url and listener.problem == ""
+        answer = await post_signed(client, url, event_body("evt_after_restart"))
+        assert answer.status_code == 200
+        await eventually(lambda: [d.event_id for d in seen] == ["evt_after_restart"])
+    finally:
+        await listener.stop()
+
+
+async def test_a_child_that_keeps_dying_is_not_started_forever(tmp_path: Path) -> None:
+    from tui.webhooks import process
+
+    listener = ListenerProcess(tmp_path / "listener", [SECRET])
+    told: list[str] = []
+    listener.on_notice = told.append
+    await listener.start(port=0)
+    try:
+        for _ in range(process.RESTARTS + 1):
+            pid = listener.pid
+            assert pid is not None
+            count = len(told)
+            os.kill(pid, signal.SIGKILL)  # its own child (its Process object's pid)
+            await eventually(lambda n=count: len(told) > n, timeout=20)  # type: ignore[misc]
+        assert "4 times within a minute" in told[-1] and "Quit and start payscope" in told[-1]
+        assert listener.problem == told[-1]
+    finally:
+        await listener.stop()

@@ -32,7 +32,8 @@ import base64
 import contextlib
 import logging
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,8 @@ log = logging.getLogger("payscope.listener")
 
 # How long the child may take to import and bind before the start is called failed.
 START_TIMEOUT = 20.0
+# How many times a minute a child that ended unasked is started again.
+RESTARTS = 3
 # A replay waits at most the forwarder's timeout (10 s) and this much more for its answer.
 REPLAY_MARGIN = 5.0
 # Past this many bytes of lines not yet read, the child waits to write more (its subscriber
@@ -105,6 +108,11 @@ class ListenerProcess(Publisher):
         self.pid: int | None = None
         # Why the child stopped serving when nobody asked it to ("" while it serves).
         self.problem = ""
+        # Told (one sentence for a person) when the child ends unasked and is started again, or
+        # cannot be: the TUI shows it (`Runtime.notices`).
+        self.on_notice: Callable[[str], object] | None = None
+        self._host = "127.0.0.1"
+        self._restarts: list[float] = []
         self._child: asyncio.subprocess.Process | None = None
         self._reader: asyncio.Task[None] | None = None
         self._errors: asyncio.Task[None] | None = None
@@ -135,6 +143,7 @@ class ListenerProcess(Publisher):
         self, host: str = "127.0.0.1", port: int = 0, *, fallback_to_free_port: bool = True
     ) -> str:
         """Start the child and wait until it serves; the URL of its POST /webhooks."""
+        self._host = host
         settings = {
             "directory": str(self.data_dir),
             "secrets": list(self._secrets),
@@ -167,6 +176,9 @@ class ListenerProcess(Publisher):
                 f"the webhook listener did not start within {START_TIMEOUT:.0f} s; "
                 "the machine may be very busy: try again (Ctrl+R)"
             ) from None
+        except asyncio.CancelledError:  # stopped while starting: no child is left behind
+            await self._end_child()
+            raise
         answer = _parse_line(first)
         if answer is None or "ready" not in answer:
             told = answer.get("error") if answer else None
@@ -270,8 +282,37 @@ class ListenerProcess(Publisher):
                 if answer is not None and not answer.done():
                     answer.set_result(message)
         if not self._stopping:
-            self.problem = "the webhook listener's process ended; restart payscope to get it back"
-            log.error(self.problem)
+            await self._started_again()
+
+    async def _started_again(self) -> None:
+        """The child ended unasked (killed, crashed): start another on the same port, so the
+        URL the sender was given still works; at most `RESTARTS` times a minute."""
+        child = self._child
+        code = await child.wait() if child is not None else None
+        self._child = None
+        ended = f"The webhook listener's process ended (exit code {code})"
+        now = time.monotonic()
+        self._restarts = [t for t in self._restarts if now - t < 60.0] + [now]
+        if len(self._restarts) > RESTARTS:
+            self.problem = (
+                f"{ended} {RESTARTS + 1} times within a minute, so it was not started again: "
+                "webhooks are not received. Quit and start payscope again."
+            )
+        else:
+            port = self.port or 0
+            try:
+                await self.start(self._host, port, fallback_to_free_port=False)
+            except ListenerError as exc:
+                self.problem = f"{ended} and could not be started again: {exc}"
+            else:
+                self._tell_user(f"{ended}; it was started again on the same port.")
+                return
+        log.error(self.problem)
+        self._tell_user(self.problem)
+
+    def _tell_user(self, text: str) -> None:
+        if self.on_notice is not None:
+            self.on_notice(text)
 
     async def _log_errors(self, stderr: asyncio.StreamReader) -> None:
         while line := await stderr.readline():
