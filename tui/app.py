@@ -319,10 +319,12 @@ class PayscopeApp(App[int]):
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """An input focused keeps its cursor still when the user asked for that (the setting
         `cursor_blink = false`, or `PAYSCOPE_CURSOR_BLINK=off` for one run)."""
+        if not self.cursors_still():
+            return  # first: the table's focus at start-up need not import TextArea (5 ms)
         from textual.widgets import Input, TextArea
 
         widget = event.widget
-        if isinstance(widget, Input | TextArea) and widget.cursor_blink and self.cursors_still():
+        if isinstance(widget, Input | TextArea) and widget.cursor_blink:
             widget.cursor_blink = False
 
     def cursors_still(self) -> bool:

@@ -207,3 +207,34 @@ async def test_the_header_counts_the_rows_shown_at_every_frame_of_a_warm_start(
     assert counts[0] == 12 and counts[-1] == 15, seen
     assert any("shown last time" in said for said, _ in seen)
     assert any("1-15 of 15" in said for said, _ in seen)
+
+
+async def test_a_first_run_shows_the_seeding_on_a_bar_that_goes_once_the_sandbox_serves(
+    tmp_path: Path,
+) -> None:
+    """The bar's module is imported only for a seeding (not on a warm start): a first run still
+    gets its bar, moving, and the status bar says "starting" until the client is up."""
+    from textual.widgets import ProgressBar
+
+    from tui.shell.main import StartupProgress
+    from tui.widgets.status_bar import StatusBar
+
+    config, data = tmp_path / "config", tmp_path / "data"
+    config.mkdir()
+    app = make_app(config_dir=config, data_dir=data, seed=20_000, daemon=True)
+    app.runtime.spawn_early()
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            box = app.query_one(StartupProgress)
+
+            def bar() -> ProgressBar | None:
+                return next(box.query("#progress-bar").results(ProgressBar), None)
+
+            await until(lambda: (found := bar()) is not None and (found.progress or 0) > 0, 30)
+            assert box.has_class("-shown") and app.query_one(StatusBar).state == "starting"
+            await until(app.runtime.client_ready.is_set, 60)
+            await pilot.pause()
+            assert not box.has_class("-shown") and app.query_one(StatusBar).state == ""
+            assert len(box.query("#progress-bar")) == 1  # the bar moved; no second one came
+    finally:
+        daemon.stop(data / "sandbox")

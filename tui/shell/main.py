@@ -9,6 +9,7 @@ from textual import events, on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import ContentSwitcher, OptionList, Static
@@ -95,6 +96,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     _nav_chosen = False
     _uncounted = 0  # deliveries counted, not yet in the status bar
     _count_timer: Timer | None = None
+    _laid_out_for: Size | None = None  # the size of the screen's last full layout
 
     DEFAULT_CSS = """
     MainScreen { layout: vertical; }
@@ -170,6 +172,8 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         yield KeyFooter(show_command_palette=False)
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Screen's own handler, after this one, lays the screen out for the app's size.
+        self._laid_out_for = self.app.size
         # Runs before Screen's own handler (Textual calls the subclass's first). The first
         # resume comes straight after the mount, which styled every node already: Textual would
         # style them all once more (6 ms before the first frame). Focus given on resume
@@ -177,6 +181,12 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         if not self._resumed_once:
             self._resumed_once = True
             event.refresh_styles = False
+            # The runtime starts once the first frame is out: Screen's own handler, after this
+            # one, lays the screen out and draws it, and `call_next` runs once the handlers are
+            # done. Before it, the import thread would compete with the first paint; after the
+            # screen settles (`call_after_refresh`) was 50 ms later: the terminal's answers
+            # to Textual's queries bring three more layouts, then the focus and the footer's keys.
+            self.call_next(self.app.first_frame_out)
 
     def on_mount(self) -> None:
         status = self.query_one(StatusBar)
@@ -185,8 +195,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status.read_only = runtime.options.read_only
         status.set_environment(runtime.environment)
         self.query_one(NavRail).highlighted = 0
-        # After the first frame: the import thread would otherwise compete with the first paint.
-        self.call_after_refresh(self.app.first_frame_out)
 
     # -- areas -------------------------------------------------------------------------------
 
@@ -235,7 +243,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     def show_progress(self, text: str, fraction: float | None) -> None:
         """Start-up progress from the runtime (seeding shows a bar)."""
         from textual.css.query import NoMatches
-        from textual.widgets import ProgressBar
 
         try:
             box = self.query_one(StartupProgress)
@@ -243,15 +250,21 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             return
         box.set_class(bool(text), "-shown")
         self.query_one("#progress-text", Static).update(text)
-        bars = box.query(ProgressBar)
-        if fraction is not None and not bars and text:
+        # Looked for by id: the bar's module is imported only when a first run's seeding shows
+        # one, not when a warm start's client comes up, just before the live page.
+        if box.query("#progress-bar"):
+            from textual.widgets import ProgressBar
+
+            for bar in box.query("#progress-bar").results(ProgressBar):
+                bar.display = fraction is not None
+                if fraction is not None:
+                    bar.update(progress=fraction)
+        elif fraction is not None and text:
+            from textual.widgets import ProgressBar
+
             bar = ProgressBar(total=1.0, show_eta=False, id="progress-bar")
             box.mount(bar)
             self.call_after_refresh(bar.update, progress=fraction)
-        for bar in bars:
-            bar.display = fraction is not None
-            if fraction is not None:
-                bar.update(progress=fraction)
         self.query_one(StatusBar).state = "starting" if text else ""
 
     def runtime_ready(self) -> None:
@@ -537,6 +550,15 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self._nav_chosen = True  # from now on the rail stays as the user left it
 
     def on_resize(self, event: events.Resize) -> None:
+        if event.size == self._laid_out_for:
+            # Textual's own handler lays the whole screen out again and draws it, whatever the
+            # size: three times after the first frame (the app's first size, the terminal's
+            # answer with the same size, the screen's own first layout), 12 ms of CPU while the
+            # client starts. A size it was laid out for already needs none of that; a change
+            # of content lays itself out.
+            event.prevent_default()
+            return
+        self._laid_out_for = event.size
         if not self._nav_chosen:
             self.query_one(NavRail).display = nav_shown_at(event.size.width)
 
