@@ -56,8 +56,12 @@ async def _run(events: int) -> tuple[list[float], list[float]]:
     import httpx
     from textual.widgets import DataTable
 
+    from tui import gc_pause
     from tui.app import make_app
 
+    # As `payscope` runs (tui/cli.py): the collector paused from launch, then resumed by the app
+    # with what start-up made frozen, so full collections skip it.
+    gc_pause.pause()
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
         app = make_app(config_dir=Path(tmp) / "config", data_dir=Path(tmp) / "data", seed=50)
         async with app.run_test(size=(120, 40)) as pilot:

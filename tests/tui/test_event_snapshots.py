@@ -70,8 +70,13 @@ async def _deliveries(pilot: Any) -> None:
         assert await _post(client, url, SUCCEEDED, sign(SUCCEEDED, secret)) == 200
         forged = sign(SUCCEEDED, "not-the-secret")
         assert await _post(client, url, SUCCEEDED, forged) == 401
+    from tui.widgets.status_bar import StatusBar
+
     view = app.screen.query_one(EventsView)
+    status = app.screen.query_one(StatusBar)
+    # The rows, the refusal, and the status bar's count (it follows at most 4 times a second).
     await until(lambda: len(view.rows) == 2 and len(view.rejected) == 1)
+    await until(lambda: status.event_count == 2)
     await pilot.pause()
 
 

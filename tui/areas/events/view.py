@@ -9,6 +9,7 @@ The actions are in `actions`, the detail in `detail`, the replay form in `forms`
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from rich.console import Group
@@ -41,10 +42,15 @@ from tui.widgets.text import safe
 # new row grows with the events received.
 WINDOW = 2 * BATCH
 # Deliveries arriving within this long are shown together: one journal read and one re-order
-# of the window for all of them, at most this often (the screen stays well within 1 s). Each
+# of the window for all of them, at most this often (the screen stays well within 1 s); the
+# frames are shorter while few come (FAST_FRAME an event: within 100 ms of arriving). Each
 # costs a drawing of the table's visible rows (about 1 ms a row): at 100 events a second, a
 # fifth of a second between them took 15% of a core more than a third does.
 LIVE_FRAME = 0.33
+# The shortest frame: one event's (see `_schedule_live`).
+FAST_FRAME = 0.03
+# The least wait of that timer (a delivery is announced once its row is committed).
+MIN_WAIT = 0.005
 
 
 class EventsView(ResourceListView[Any]):
@@ -82,6 +88,8 @@ class EventsView(ResourceListView[Any]):
         self.head_seq = 0  # the newest event known (shown, or counted in `unseen`)
         self.unseen = 0  # events newer than the window, not shown (the cursor is further down)
         self._live_timer: Any = None
+        self._last_live = 0.0  # when the live rows were last taken from the journal
+        self._last_count = 0  # how many they were
         self._rejected_dirty = False
         self._last_cursor: int | None = None  # where the cursor was at its last move
 
@@ -164,8 +172,7 @@ class EventsView(ResourceListView[Any]):
         self._last_cursor = None
         # Deliveries that came while the page loaded were not followed (nothing is, until it
         # is shown): one look at the journal after it, for any newer than the page.
-        if self._live_timer is None:
-            self._live_timer = self.set_timer(LIVE_FRAME, self._show_live)
+        self._schedule_live()
         if self.page_offset == 0 and not self.filter.local:
             self.head_seq = max((r.seq for r in records), default=0)
             return
@@ -215,14 +222,27 @@ class EventsView(ResourceListView[Any]):
 
                 self.table.update(replace(known, duplicates=delivery.duplicate_count))
             return
-        if self._live_timer is None:
-            self._live_timer = self.set_timer(LIVE_FRAME, self._show_live)
+        self._schedule_live()
+
+    def _schedule_live(self) -> None:
+        """Show what arrived at once when nothing was shown for a frame (one event is on screen
+        within milliseconds), else at the end of the frame: a burst costs one re-order of the
+        window per frame, however fast it comes."""
+        if self._live_timer is not None:
+            return
+        # A frame as long as what the last one carried needs (FAST_FRAME an event): a webhook
+        # now and then is on screen within FAST_FRAME; a burst is taken in frames of LIVE_FRAME.
+        frame = min(LIVE_FRAME, max(FAST_FRAME, FAST_FRAME * self._last_count))
+        wait = self._last_live + frame - time.monotonic()
+        self._live_timer = self.set_timer(max(wait, MIN_WAIT), self._show_live)
 
     def _show_live(self) -> None:
         """Show what the journal stored since `head_seq`: on top of the window while it starts
         at the newest event and the cursor is in its upper half (the oldest rows leave from the
         bottom); otherwise counted as new in the header (`r` shows them)."""
         self._live_timer = None
+        self._last_live = time.monotonic()
+        self._last_count = 0
         if self._rejected_dirty:
             self._rejected_dirty = False
             self._show_rejected()
@@ -240,6 +260,7 @@ class EventsView(ResourceListView[Any]):
             if count == WINDOW:  # more came than the window holds: the rest are paged
                 count = journal.count_newer(self.head_seq, kind, obj)
             self.head_seq = fresh[0].seq
+            self._last_count = count
             self.total += count
             self.table.put_on_top(fresh, WINDOW, slack=WINDOW // 4)
         else:
@@ -248,6 +269,7 @@ class EventsView(ResourceListView[Any]):
                 return
             count = journal.count_newer(self.head_seq, kind, obj)
             self.head_seq = newest[0].seq
+            self._last_count = count
             self.unseen += count
             self.page_offset += count  # the window is that much further from the newest
             self.total += count
