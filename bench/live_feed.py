@@ -91,15 +91,12 @@ async def _tui(tmp: Path) -> None:
         daemon.stop(tmp / "data" / "sandbox")  # the one this run started, in its own data dir
 
 
-def _cpu_of(pid: int | None) -> float:
-    """Seconds of CPU a process has used (user and system), from /proc; nan when unknown."""
-    if pid is None:
-        return float("nan")
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _cpu_of(pid: int) -> float:
+    """Seconds of CPU a process has used (bench/sandbox.py reads it); nan when unknown."""
+    from sandbox import server_cpu_seconds  # bench/ is on the path when run as a script
+
+    used = server_cpu_seconds(pid)
+    return float("nan") if used is None else used
 
 
 async def _measure(app: Any) -> None:
@@ -147,7 +144,7 @@ async def _measure(app: Any) -> None:
         gc.callbacks.append(timed)
         await started.wait()
         rss_start = _rss_mib()
-        listener_pid = getattr(listener, "pid", None)
+        listener_pid = listener.pid  # its own process (tui/webhooks/process.py)
         cpu_start, wall_start = time.process_time(), time.perf_counter()
         listener_cpu_start = _cpu_of(listener_pid)
         # How many times each event entered the table, by the number in its id (the sender

@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -28,6 +29,15 @@ from tui.webhooks.listener import Delivery, ListenerError, NoForwardTarget
 from tui.webhooks.process import ListenerProcess, delivery_from_wire, delivery_to_wire
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+async def child(tmp_path: Path) -> AsyncIterator[ListenerProcess]:
+    """A listener serving from its own process, on a free port; stopped after the test."""
+    listener = ListenerProcess(tmp_path / "listener", [SECRET])
+    await listener.start(port=0)
+    yield listener
+    await listener.stop()
 
 
 def _alive(pid: int) -> bool:
@@ -112,26 +122,22 @@ async def test_a_secret_changed_here_is_the_one_the_child_checks(
 
 
 async def test_replay_goes_through_the_child_and_its_errors_come_back_as_theirs(
-    tmp_path: Path, client: httpx.AsyncClient, receiver: Receiver
+    child: ListenerProcess, client: httpx.AsyncClient, receiver: Receiver
 ) -> None:
-    listener = ListenerProcess(tmp_path / "listener", [SECRET])
-    url = await listener.start(port=0)
-    try:
-        body = event_body("evt_replayed")
-        assert (await post_signed(client, url, body)).status_code == 200
+    listener, url = child, str(child.url)
+    body = event_body("evt_replayed")
+    assert (await post_signed(client, url, body)).status_code == 200
 
-        record = await listener.replay("evt_replayed", receiver.url)
-        assert record.status == 202 and record.delivered and record.url == receiver.url
-        assert [r.body for r in receiver.requests] == [body]
-        detail = listener.journal.get("evt_replayed")
-        assert detail is not None and [f.status for f in detail.forwards] == [202]
+    record = await listener.replay("evt_replayed", receiver.url)
+    assert record.status == 202 and record.delivered and record.url == receiver.url
+    assert [r.body for r in receiver.requests] == [body]
+    detail = listener.journal.get("evt_replayed")
+    assert detail is not None and [f.status for f in detail.forwards] == [202]
 
-        with pytest.raises(NoForwardTarget):
-            await listener.replay("evt_replayed")
-        with pytest.raises(LookupError, match="evt_never"):
-            await listener.replay("evt_never", receiver.url)
-    finally:
-        await listener.stop()
+    with pytest.raises(NoForwardTarget):
+        await listener.replay("evt_replayed")
+    with pytest.raises(LookupError, match="evt_never"):
+        await listener.replay("evt_never", receiver.url)
 
 
 async def test_stopping_ends_the_child_and_frees_the_port(tmp_path: Path) -> None:
@@ -227,46 +233,38 @@ def test_a_delivery_crosses_the_pipe_whole() -> None:
 
 
 async def test_a_child_killed_is_started_again_on_the_same_url_and_the_tui_is_told(
-    tmp_path: Path, client: httpx.AsyncClient
+    child: ListenerProcess, client: httpx.AsyncClient
 ) -> None:
-    listener = ListenerProcess(tmp_path / "listener", [SECRET])
+    listener, url = child, str(child.url)
     told: list[str] = []
     listener.on_notice = told.append
-    url = await listener.start(port=0)
     seen: list[Delivery] = []
     listener.add_subscriber(seen.append)
-    try:
-        first = listener.pid
-        assert first is not None
-        os.kill(first, signal.SIGKILL)  # its own child, by the pid of its own Process object
-        await eventually(lambda: listener.pid != first and bool(told), timeout=20)
-        assert told == [
-            "The webhook listener's process ended (exit code -9); it was started again on "
-            "the same port."
-        ]
-        assert listener.url == url and listener.problem == ""
-        answer = await post_signed(client, url, event_body("evt_after_restart"))
-        assert answer.status_code == 200
-        await eventually(lambda: [d.event_id for d in seen] == ["evt_after_restart"])
-    finally:
-        await listener.stop()
+    first = listener.pid
+    assert first is not None
+    os.kill(first, signal.SIGKILL)  # its own child, by the pid of its own Process object
+    await eventually(lambda: listener.pid != first and bool(told), timeout=20)
+    assert told == [
+        "The webhook listener's process ended (exit code -9); it was started again on "
+        "the same port."
+    ]
+    assert listener.url == url and listener.problem == ""
+    answer = await post_signed(client, url, event_body("evt_after_restart"))
+    assert answer.status_code == 200
+    await eventually(lambda: [d.event_id for d in seen] == ["evt_after_restart"])
 
 
-async def test_a_child_that_keeps_dying_is_not_started_forever(tmp_path: Path) -> None:
+async def test_a_child_that_keeps_dying_is_not_started_forever(child: ListenerProcess) -> None:
     from tui.webhooks import process
 
-    listener = ListenerProcess(tmp_path / "listener", [SECRET])
+    listener = child
     told: list[str] = []
     listener.on_notice = told.append
-    await listener.start(port=0)
-    try:
-        for _ in range(process.RESTARTS + 1):
-            pid = listener.pid
-            assert pid is not None
-            count = len(told)
-            os.kill(pid, signal.SIGKILL)  # its own child (its Process object's pid)
-            await eventually(lambda n=count: len(told) > n, timeout=20)  # type: ignore[misc]
-        assert "4 times within a minute" in told[-1] and "Quit and start payscope" in told[-1]
-        assert listener.problem == told[-1]
-    finally:
-        await listener.stop()
+    for _ in range(process.RESTARTS + 1):
+        pid = listener.pid
+        assert pid is not None
+        count = len(told)
+        os.kill(pid, signal.SIGKILL)  # its own child (its Process object's pid)
+        await eventually(lambda n=count: len(told) > n, timeout=20)  # type: ignore[misc]
+    assert "4 times within a minute" in told[-1] and "Quit and start payscope" in told[-1]
+    assert listener.problem == told[-1]

@@ -263,6 +263,22 @@ class Subscription:
         self._queue.put_nowait(None)  # the end marker never counts against the bound
 
 
+def checked_max_age(max_age: float | None) -> float | None:
+    """A listener's freshness window as given; ValueError when it is not a positive time."""
+    if max_age is not None and max_age <= 0:
+        raise ValueError(f"max_age must be more than 0 seconds (or None), got {max_age}")
+    return max_age
+
+
+def checked_secrets(secrets: Sequence[str] | None) -> tuple[str, ...]:
+    """A listener's signing secrets: those given, or a fresh one that lives in memory only
+    (secrets are never written to disk); ValueError for an empty one."""
+    given = [s for s in (secrets or []) if s is not None]
+    if any(not s.strip() for s in given):
+        raise ValueError("a webhook signing secret cannot be empty")
+    return tuple(given) or (generate_secret(),)
+
+
 class Publisher:
     """What hands deliveries to subscribers: the listener itself, or the TUI's end of a listener
     serving from a process of its own (`tui.webhooks.process.ListenerProcess`)."""
@@ -346,15 +362,9 @@ class Listener(Publisher):
     ) -> None:
         super().__init__()
         self.data_dir = Path(data_dir)
-        if max_age is not None and max_age <= 0:
-            raise ValueError(f"max_age must be more than 0 seconds (or None), got {max_age}")
         # The freshness window on an event's `timestamp`, in seconds; None turns it off.
-        self.max_age = max_age
-        given = [s for s in (secrets or []) if s is not None]
-        if any(not s.strip() for s in given):
-            raise ValueError("a webhook signing secret cannot be empty")
-        # Without a secret, a fresh one lives in memory only: secrets are never written to disk.
-        self.secrets = tuple(given) or (generate_secret(),)
+        self.max_age = checked_max_age(max_age)
+        self.secrets = checked_secrets(secrets)
         self.journal = Journal(self.data_dir)
         # Raises ValueError, saying why, for a forward URL that cannot be used.
         self.forwarder = Forwarder(self.journal, forward_to, routes)

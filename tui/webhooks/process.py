@@ -50,8 +50,9 @@ from tui.webhooks.listener import (
     ListenerError,
     ListenerStats,
     Publisher,
+    checked_max_age,
+    checked_secrets,
 )
-from tui.webhooks.secret_store import generate_secret
 
 log = logging.getLogger("payscope.listener")
 
@@ -93,13 +94,8 @@ class ListenerProcess(Publisher):
     ) -> None:
         super().__init__()
         self.data_dir = Path(data_dir)
-        if max_age is not None and max_age <= 0:
-            raise ValueError(f"max_age must be more than 0 seconds (or None), got {max_age}")
-        self.max_age = max_age
-        given = [s for s in (secrets or []) if s is not None]
-        if any(not s.strip() for s in given):
-            raise ValueError("a webhook signing secret cannot be empty")
-        self._secrets = tuple(given) or (generate_secret(),)
+        self.max_age = checked_max_age(max_age)
+        self._secrets = checked_secrets(secrets)
         # Read here, written by the child (never opened here: no writer thread of this side).
         self.journal = Journal(self.data_dir)
         self.stats = ListenerStats()
