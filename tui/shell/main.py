@@ -283,9 +283,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status.listener_url = runtime.listener_url
         status.read_only = runtime.options.read_only  # a profile's mark is read at its start
         status.set_environment(runtime.environment)
-        for notice in runtime.notices:
-            self.notify(notice, title="Sandbox", severity="warning", timeout=12)
-        runtime.notices.clear()
+        self._tell_notices()
         self._reload_views()
         self._watch_runtime()
         if not runtime.options.is_local:
@@ -352,16 +350,13 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         banner.add_class("-shown")
 
     def _sandbox_back(self, url: str) -> None:
-        runtime = self.app.runtime
         self.service_is_down = False
         self.query_one(Banner).remove_class("-shown")
         self.query_one(StartupProgress).remove_class("-shown")
         status = self.query_one(StatusBar)
         status.state = ""
         self.notify(f"The local sandbox is back on {url}.", title="Sandbox")
-        for notice in runtime.notices:
-            self.notify(notice, title="Sandbox", severity="warning", timeout=12)
-        runtime.notices.clear()
+        self._tell_notices()
         self._reload_views()
 
     async def _watch_health(self) -> None:
@@ -420,6 +415,13 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         banner.add_class("-shown")
         self.query_one(StatusBar).state = "offline"
 
+    def _tell_notices(self) -> None:
+        """Say what the runtime has to tell (a port taken, a journal moved aside, its listener
+        started again), once each (toasts are plain text: `PayscopeApp.notify`)."""
+        notices = self.app.runtime.notices
+        while notices:
+            self.notify(notices.pop(0), title="Sandbox", severity="warning", timeout=12)
+
     def _watch_runtime(self) -> None:
         from tui.views.live import watch_deliveries, watch_requests
 
@@ -456,8 +458,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             status.rate_limit = f"{limit.remaining}/{limit.limit}"
         if runtime.has_local_sandbox:
             status.clock = runtime.clock_text()
-        while runtime.notices:  # e.g. from work the runtime finishes after start-up
-            self.notify(runtime.notices.pop(0), title="Sandbox", severity="warning", timeout=12)
+        self._tell_notices()  # e.g. from work the runtime finishes after start-up
         detached = runtime.ready.is_set() and runtime.webhooks_detached()
         if detached != self._webhooks_detached:
             self._webhooks_detached = detached
