@@ -417,10 +417,13 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def _tell_notices(self) -> None:
         """Say what the runtime has to tell (a port taken, a journal moved aside, its listener
-        started again), once each (toasts are plain text: `PayscopeApp.notify`)."""
+        started again), once each, as plain text: paths and errors may hold '[' (a screen's
+        `notify` reads markup unless told not to)."""
         notices = self.app.runtime.notices
         while notices:
-            self.notify(notices.pop(0), title="Sandbox", severity="warning", timeout=12)
+            self.notify(
+                notices.pop(0), title="Sandbox", severity="warning", timeout=12, markup=False
+            )
 
     def _watch_runtime(self) -> None:
         from tui.views.live import watch_deliveries, watch_requests
