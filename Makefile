@@ -4,10 +4,8 @@ PYTHON ?= python3
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 # The suite runs in parallel (pytest-xdist), two workers per core and one more: about a third
-# of a TUI test's time is spent waiting (timers, the sandbox's answers, webhooks), which another
-# worker fills. Measured on 2 cores: tests/tui/test_refunds.py and test_disputes.py took 141 s
-# with 2 workers and 97 s with 4; the whole suite 372 s with 4 and 384 s with 3 (2026-11-26);
-# later, alternated: 300.0 and 306.3 s with 4, 280.9 and 300.4 s with 5, 292.0 s with 6.
+# of a TUI test's time is spent waiting (the sandbox's answers, webhooks, frames), which another
+# worker fills; fewer workers leave a core idle, more only add start-up cost.
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 + 1 )))
 PYTEST_ARGS ?= -n $(WORKERS)
 
@@ -53,8 +51,8 @@ screenshots: $(STAMP)
 	$(PY) docs/screenshots.py $(ARGS)
 
 # The tests' files go to memory (/dev/shm) when it has 2 GB free: the sandboxes and journals
-# of the tests commit with fsync, which on this machine's disk cost the suite 3% of its time
-# (276.9 s of pytest against 286.0 s, 2026-11-26). Elsewhere they stay in the usual temp dir.
+# of the tests commit with fsync, which a disk makes the suite wait for. Elsewhere they stay in
+# the usual temp dir.
 TEST_TMPDIR ?= $(shell d=/dev/shm; test -d $$d -a -w $$d && \
 	test "$$(df -Pk $$d 2>/dev/null | awk 'NR == 2 {print $$4}')" -gt 2000000 2>/dev/null && echo $$d)
 

@@ -287,3 +287,72 @@ def test_the_checker_sees_a_reach_into_a_dependency(source: str) -> None:
 @pytest.mark.parametrize("source", GOOD)
 def test_the_checker_passes_public_use(source: str) -> None:
     assert problems_in(source) == []
+
+
+# An instance's private attribute (`select._options`) is not seen by the names above: a test
+# reads no private attribute that a watched dependency defines and payscope does not. -------
+
+
+def _own_private_names() -> frozenset[str]:
+    """Every `_name` payscope, its tests and benchmarks define (functions, classes, attributes)."""
+    return frozenset(
+        name
+        for folder in ("tui", "tests", "bench")
+        for path in _files(folder)
+        for name in _defined_private(path)
+    )
+
+
+def _defined_private(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+    return {name for name in names if _private(name)}
+
+
+@functools.cache
+def _dependency_private_names() -> frozenset[str]:
+    """Every `_name` the watched packages define: functions, classes, assigned attributes."""
+    import importlib.util
+
+    names: set[str] = set()
+    for package in WATCHED:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            continue
+        for folder in spec.submodule_search_locations:
+            for path in Path(folder).rglob("*.py"):
+                names |= _defined_private(path)
+    return frozenset(names)
+
+
+def _private_reads(source: str, theirs: frozenset[str]) -> list[str]:
+    return [
+        f"line {node.lineno}: .{node.attr}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute)
+        and node.attr in theirs
+        and not (isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"})
+    ]
+
+
+def test_the_tests_read_no_private_attribute_of_a_dependency() -> None:
+    theirs = _dependency_private_names() - _own_private_names()
+    assert "_options" in theirs, "the dependencies' private names were not read"
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}: {line}"
+        for path in _files("tests")
+        for line in _private_reads(path.read_text(encoding="utf-8"), theirs)
+    ]
+    assert found == [], "private attributes of a dependency read by the tests:\n" + "\n".join(found)
+
+
+def test_the_private_read_checker_sees_one() -> None:
+    theirs = frozenset({"_options", "_rows"})
+    assert _private_reads("options = select._options\n", theirs) == ["line 1: ._options"]
+    assert _private_reads("self._rows = []\nrows = self._rows\n", theirs) == []

@@ -22,7 +22,7 @@ from tui.runtime import Runtime, RuntimeOptions, listener_dir_for
 WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"
 
 
-def _options(profile: str | None, data: Path) -> RuntimeOptions:
+def _runtime_options(profile: str | None, data: Path) -> RuntimeOptions:
     return RuntimeOptions(
         profile=profile,
         seed=0,  # no demo data: these tests are about the listener
@@ -52,8 +52,10 @@ def test_the_local_profile_keeps_its_listener_dir_and_remote_ones_get_their_own(
 ) -> None:
     assert listener_dir_for(tmp_path, None) == tmp_path / "listener"  # existing data stays
     assert listener_dir_for(tmp_path, "staging") == tmp_path / "listeners" / "staging"
-    assert Runtime(_options(None, tmp_path)).listener_dir == tmp_path / "listener"
-    assert Runtime(_options("eu-1", tmp_path)).listener_dir == tmp_path / "listeners" / "eu-1"
+    assert Runtime(_runtime_options(None, tmp_path)).listener_dir == tmp_path / "listener"
+    assert (
+        Runtime(_runtime_options("eu-1", tmp_path)).listener_dir == tmp_path / "listeners" / "eu-1"
+    )
     # A remote profile named like the local one still does not share its journal.
     assert listener_dir_for(tmp_path, "local") != listener_dir_for(tmp_path, None)
 
@@ -68,7 +70,7 @@ def test_remote_listener_dirs_are_file_safe(tmp_path: Path, name: str) -> None:
 
 async def test_a_remote_profile_sees_only_its_own_events() -> None:
     data = paths.data_dir()
-    local = Runtime(_options(None, data))
+    local = Runtime(_runtime_options(None, data))
     await local.start()
     remotes: list[Runtime] = []
     try:
@@ -94,7 +96,7 @@ async def test_a_remote_profile_sees_only_its_own_events() -> None:
         config.save_settings(settings)
 
         for name in ("remote", "other"):
-            remote = Runtime(_options(name, data))
+            remote = Runtime(_runtime_options(name, data))
             await remote.start()
             remotes.append(remote)
             # Nothing of the local profile's: the Events screen and the status bar count.
@@ -112,7 +114,7 @@ async def test_a_remote_profile_sees_only_its_own_events() -> None:
             await runtime.stop()
 
     # Started again, each profile finds its own history where it left it.
-    again = Runtime(_options("remote", data))
+    again = Runtime(_runtime_options("remote", data))
     await again.start()
     try:
         assert _journaled(again) == {"evt_remote_only"}
@@ -126,14 +128,14 @@ async def test_the_sandbox_keeps_its_port_between_runs_and_says_when_it_is_taken
     import socket
 
     data = tmp_path / "data"
-    first = Runtime(_options(None, data))
+    first = Runtime(_runtime_options(None, data))
     await first.start()
     port = int(first.base_url.rsplit(":", 1)[1])
     await first.stop()
     assert first.notices == []
     assert (data / "sandbox" / "last-port").read_text().strip() == str(port)
 
-    again = Runtime(_options(None, data))
+    again = Runtime(_runtime_options(None, data))
     await again.start()
     try:
         assert again.base_url == f"http://127.0.0.1:{port}"  # a copied curl still runs
@@ -145,7 +147,7 @@ async def test_the_sandbox_keeps_its_port_between_runs_and_says_when_it_is_taken
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", port))
         holder.listen(1)
-        third = Runtime(_options(None, data))
+        third = Runtime(_runtime_options(None, data))
         await third.start()
         try:
             moved = int(third.base_url.rsplit(":", 1)[1])
@@ -259,7 +261,7 @@ async def test_a_damaged_webhook_journal_is_moved_aside_and_payments_still_work(
     journal_dir.mkdir(parents=True)
     junk = os.urandom(49152)
     (journal_dir / "journal.sqlite3").write_bytes(junk)
-    runtime = Runtime(_options(None, data))
+    runtime = Runtime(_runtime_options(None, data))
     await runtime.start()
     try:
         moved = runtime.listener.journal.moved_aside

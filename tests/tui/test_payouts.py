@@ -35,7 +35,7 @@ from tui.areas.payouts.spec import list_request, method_of, method_text
 from tui.areas.payouts.view import PayoutsView
 from tui.views.forms import ConfirmScreen
 from tui.views.model_fields import ACCOUNT_NUMBERS
-from tui.widgets.inputs import MaskedInput, last_digits, mask
+from tui.widgets.inputs import MaskedInput, Picker, last_digits, mask
 
 Dirs = tuple[Path, Path]
 HOSTILE = "[b]x[/b]\x1b[5m"
@@ -576,23 +576,22 @@ async def test_the_new_form_names_the_sandbox_test_accounts(dirs: Dirs) -> None:
 
 
 async def test_a_real_service_profile_is_offered_only_the_bank_schemes_it_takes(dirs: Dirs) -> None:
-    from textual.widgets import Select
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         await _payouts(pilot)
         form = await _new_form(pilot)
         await _choose(pilot, form, "method", "bank_transfer")
-        schemes = form.query_one("#field-bank_transfer-kind", Select)
-        spec = [value for _label, value in schemes._options if value is not Select.BLANK]
+        schemes = form.query_one("#field-bank_transfer-kind", Picker)
+        spec = [value for _label, value in schemes.choices]
         assert {"trustly", "pix_key", "pix_emv", "open_banking"} <= set(spec)  # the spec's
         await pilot.press("escape")
 
         app.runtime.api.contract_setting = "real"  # a profile speaking the real contract
         form = await _new_form(pilot)
         await _choose(pilot, form, "method", "bank_transfer")
-        schemes = form.query_one("#field-bank_transfer-kind", Select)
-        real = [value for _label, value in schemes._options if value is not Select.BLANK]
+        schemes = form.query_one("#field-bank_transfer-kind", Picker)
+        real = [value for _label, value in schemes.choices]
         assert real == ["ach", "bacs", "sepa", "pix"]
 
 

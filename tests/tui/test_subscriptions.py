@@ -36,6 +36,7 @@ from tui.areas.subscriptions.forms import (
 )
 from tui.areas.subscriptions.view import SubscriptionsView
 from tui.views.forms import ConfirmScreen
+from tui.widgets.inputs import Picker
 
 Dirs = tuple[Path, Path]
 RENEWAL_FAILS_CARD = "4000000000000341"
@@ -212,8 +213,8 @@ async def _new_form(pilot: Any) -> NewSubscriptionForm:
     await until(lambda: isinstance(app.screen, NewSubscriptionForm))
     form = app.screen
     assert isinstance(form, NewSubscriptionForm)
-    picker = form.query_one("#field-customers", Select)
-    await until(lambda: len(picker._options) > 1)
+    picker = form.query_one("#field-customers", Picker)
+    await until(lambda: len(picker.choices) > 0)
     await pilot.pause()
     return form
 
@@ -245,7 +246,7 @@ async def test_new_subscription_end_to_end(dirs: Dirs) -> None:
         assert form.query_one("#field-customer_id", Input).value == customer.customer_id
         await until(lambda: str(customer.email) in shown_text(form.query_one("#hint-customer_id")))
 
-        prices = form.query_one("#field-item_price_id", Select)
+        prices = form.query_one("#field-item_price_id", Picker)
         prices.value = "price_pro_monthly_trial"
         await pilot.pause()
         label = str(form.query_one("#form-submit").label)
@@ -329,10 +330,10 @@ async def test_a_saved_card_of_the_customer_pays_without_card_fields(dirs: Dirs)
         first = await _create(client, customer.customer_id, card="5555555555554444")
         form = await _new_form(pilot)
         form.query_one("#field-customer_id", Input).value = customer.customer_id
-        method = form.query_one("#field-method", Select)
-        await until(lambda: first.payment_method_id in {v for _p, v in method._options})
+        method = form.query_one("#field-method", Picker)
+        await until(lambda: first.payment_method_id in {v for _p, v in method.choices})
         assert "Mastercard •••• 4444" in str(
-            next(p for p, v in method._options if v == first.payment_method_id)
+            next(p for p, v in method.choices if v == first.payment_method_id)
         )
         method.value = first.payment_method_id
         await pilot.pause()
@@ -360,8 +361,8 @@ async def test_change_plan_charges_the_new_price_and_the_list_follows(dirs: Dirs
         await pilot.press("e")
         await until(lambda: isinstance(app.screen, UpdatePlanForm))
         form = app.screen
-        prices = form.query_one("#field-item_price_id", Select)
-        assert active.item_price_id not in {v for _p, v in prices._options}
+        prices = form.query_one("#field-item_price_id", Picker)
+        assert active.item_price_id not in {v for _p, v in prices.choices}
         prices.value = "price_pro_yearly"
         await pilot.pause()
         assert str(form.query_one("#form-submit").label) == "Switch to Pro · 290.00 USD / year"
@@ -455,7 +456,7 @@ async def test_cancel_asks_once_more_and_leaves_no_action(dirs: Dirs) -> None:
         await pilot.press("x")
         await until(lambda: isinstance(app.screen, CancelForm))
         form = app.screen
-        options = {v for _p, v in form.query_one("#field-cancel_option", Select)._options}
+        options = {v for _p, v in form.query_one("#field-cancel_option", Picker).choices}
         assert options == {"immediately", "end_of_term", "specific_date"}
         await pilot.press("ctrl+s")
         await until(lambda: isinstance(app.screen, ConfirmScreen))

@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
-from textual.widgets import Input, Select, Static
+from textual.widgets import Input, Static
 
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import shown_text, submit, until
@@ -28,6 +28,7 @@ from tui.areas.subscriptions.detail import SubscriptionDetailScreen
 from tui.areas.subscriptions.forms import NewSubscriptionForm
 from tui.areas.subscriptions.view import SubscriptionsView
 from tui.asgi_server import EmbeddedServer
+from tui.widgets.inputs import Picker
 
 Dirs = tuple[Path, Path]
 NOT_A_ROUTE = {
@@ -196,8 +197,8 @@ async def test_the_remote_list_shows_what_payscope_has_seen_and_says_so(
         assert not form.query("#form-pick-card")  # no test-card picker remotely
         customer = (await client.customers.list()).data[0]
         form.query_one("#field-customer_id", Input).value = customer.customer_id
-        prices = form.query_one("#field-item_price_id", Select)
-        assert "price_pro_monthly_trial" in {v for _p, v in prices._options}
+        prices = form.query_one("#field-item_price_id", Picker)
+        assert "price_pro_monthly_trial" in {v for _p, v in prices.choices}
         prices.value = "price_basic_monthly"
         form.query_one("#field-card", Input).value = "4242 4242 4242 4242"
         await submit(pilot, NewSubscriptionForm)

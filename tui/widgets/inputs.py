@@ -121,7 +121,8 @@ class Picker(Select[V]):
     """A `Select` that says, before it is mounted, which value it will start with
     (`starting_value`): Textual gives `value` only on mount, from the value it was built with,
     or its first option when it may not be blank. A form reads the fields it holds back
-    unmounted (`tui.views.forms`)."""
+    unmounted (`tui.views.forms`). `choices` is what it offers now, (prompt, value) pairs, as
+    it was last given them (Textual's Select keeps its options to itself)."""
 
     def __init__(
         self,
@@ -132,7 +133,13 @@ class Picker(Select[V]):
         **settings: Any,
     ) -> None:
         options = list(options)
+        self.choices: list[tuple[RenderableType, V]] = options
         super().__init__(options, allow_blank=allow_blank, value=value, **settings)
         self.starting_value: V | NoSelection = value
         if value == Select.NULL and not allow_blank and options:
             self.starting_value = options[0][1]
+
+    def set_options(self, options: Iterable[tuple[RenderableType, V]]) -> None:
+        options = list(options)
+        self.choices = options
+        super().set_options(options)

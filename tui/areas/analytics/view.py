@@ -258,7 +258,7 @@ class AnalyticsView(AreaView):
         self._narrow = narrow
         yield TitleBar(Text.assemble(("Analytics", "bold")), id="analytics-header")
         with Horizontal(id="analytics-controls", classes="-narrow" if narrow else ""):
-            yield self._select("domain", self._options("domain"))
+            yield self._select("domain", self._offered("domain"))
             yield self._select("metric", self._metric_options())
             yield self._select("range", self._range_options())
             yield self._select("granularity", self._granularity_options())
@@ -314,7 +314,7 @@ class AnalyticsView(AreaView):
         self.query_one("#analytics-controls").set_class(narrow, "-narrow")
         for name in ("domain", "metric", "range", "granularity", "group"):
             select = self.query_one(f"#analytics-{name}", Select)
-            select.styles.width = "1fr" if narrow else _select_width(self._options(name))
+            select.styles.width = "1fr" if narrow else _select_width(self._offered(name))
         charts = self.query_one("#analytics-charts")
         charts.set_class(narrow, "-narrow")
         self.table.fit_to(max(30, width - 6))
@@ -384,7 +384,7 @@ class AnalyticsView(AreaView):
             for d in data.dimensions_of(self.choice.domain)
         ]
 
-    def _options(self, name: str) -> list[tuple[str, str]]:
+    def _offered(self, name: str) -> list[tuple[str, str]]:
         if name == "domain":
             return [(label, key) for key, label in data.DOMAINS]
         return {
@@ -405,7 +405,7 @@ class AnalyticsView(AreaView):
         """Make every select show the choice (their options follow the domain)."""
         for name in ("domain", "metric", "range", "granularity", "group"):
             select = self.query_one(f"#analytics-{name}", Select)
-            options = self._options(name)
+            options = self._offered(name)
             if self._shown_options.get(name, options) != options:
                 select.set_options(options)
                 if not self._narrow:
@@ -471,7 +471,7 @@ class AnalyticsView(AreaView):
             preset = data.PRESET_BY_KEY[nxt]
             self._apply(replace(self.choice, range=nxt, granularity=preset.granularity))
             return
-        values = [v for _, v in self._options(name)]
+        values = [v for _, v in self._offered(name)]
         current = self._control_value(name)
         nxt = values[(values.index(current) + 1) % len(values)] if current in values else values[0]
         if name == "domain":
