@@ -1,61 +1,51 @@
-"""The layers below the UI never import Textual, and the API contract stays free of the
-sandbox and the listener (see the architecture card). Checked on the source itself, so it
-holds whether or not import-linter runs."""
+"""The import-linter contracts (pyproject.toml, `lint-imports` in `make lint`) hold the layers;
+these tests keep the contracts whole: every area and every module below the UI is named in the
+contracts that must name it, so a new one cannot slip past them. And importing the layers
+below the UI really loads no Textual."""
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BELOW_UI = ["tui/api", "tui/sandbox", "tui/webhooks", "tui/config.py", "tui/secrets.py"]
+PACKAGE = ROOT / "tui"
+NAME = PACKAGE.name  # the package's import name
 
 
-def _python_files(rel: str) -> list[Path]:
-    path = ROOT / rel
-    if path.is_file():
-        return [path]
-    return sorted(path.rglob("*.py"))
+def _contracts() -> dict[str, dict[str, object]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return {c["name"]: c for c in config["tool"]["importlinter"]["contracts"]}
 
 
-def _imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-    return found
+def _contract(start: str) -> dict[str, object]:
+    found = [c for name, c in _contracts().items() if name.startswith(start)]
+    assert len(found) == 1, f"no one contract named {start!r}…"
+    return found[0]
 
 
-def _offenders(rels: list[str], forbidden: tuple[str, ...]) -> list[str]:
-    bad = []
-    for rel in rels:
-        for path in _python_files(rel):
-            for module in _imported_modules(path):
-                if module == forbidden or module.startswith(forbidden):
-                    bad.append(f"{path.relative_to(ROOT)} imports {module}")
-    return bad
+def _areas() -> set[str]:
+    return {f"{NAME}.areas.{p.parent.name}" for p in (PACKAGE / "areas").glob("*/__init__.py")}
 
 
-def test_layers_below_the_ui_never_import_textual() -> None:
-    assert _offenders(BELOW_UI, ("textual", "textual.")) == []
+def test_every_area_is_in_the_independence_contract() -> None:
+    named = set(_contract("Areas never import each other")["modules"])  # type: ignore[arg-type]
+    assert _areas(), "no area packages found"
+    assert _areas() - named == set(), "areas missing from the independence contract"
+    assert named - _areas() == set(), "the contract names areas that do not exist"
 
 
-def test_api_never_imports_the_sandbox_or_the_listener() -> None:
-    forbidden = ("tui.sandbox", "tui.webhooks")
-    assert _offenders(["tui/api"], forbidden) == []
+def test_every_area_is_in_the_inside_an_area_contract() -> None:
+    named = set(_contract("Inside an area")["containers"])  # type: ignore[arg-type]
+    assert _areas() - named == set(), "areas missing from the inside-an-area contract"
 
 
-def test_the_checker_sees_a_textual_import(tmp_path: Path) -> None:
-    # Guard against a checker that passes because it looks at nothing.
-    offender = tmp_path / "leak.py"
-    offender.write_text("from textual.app import App\n", encoding="utf-8")
-    assert "textual.app" in _imported_modules(offender)
-    assert _python_files("tui/api"), "tui/api has no Python files to check"
+def test_every_module_below_the_ui_is_kept_free_of_textual() -> None:
+    named = set(_contract("Layers below the UI never import Textual")["source_modules"])  # type: ignore[arg-type]
+    for below in ("api", "sandbox", "webhooks", "config", "secrets"):
+        assert f"{NAME}.{below}" in named, f"{NAME}.{below} is not in the contract"
 
 
 def test_importing_the_lower_layers_does_not_load_textual() -> None:
