@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 
+from tui.host_guard import LoopbackHostGuard
 from tui.sandbox.errors import API, INVALID, SandboxError, from_validation_errors
 from tui.sandbox.middleware import SandboxMiddleware
 from tui.sandbox.public import is_public
@@ -115,6 +116,8 @@ def create_app(state: SandboxState) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
     app.add_exception_handler(Exception, _on_crash)
     app.add_middleware(SandboxMiddleware, state=state)
+    # Outermost: bound to loopback, only loopback names in Host (DNS rebinding; host_guard.py).
+    app.add_middleware(LoopbackHostGuard, what="local sandbox")
     return app
 
 
