@@ -21,23 +21,26 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
                                          # NoForwardTarget / InvalidForwardUrl (ForwardTargetError)
     await listener.stop()
 
-What a request gets, in the order checked: bound to loopback, a `Host` that is not a loopback name
--> 400 in the spec's error envelope (DNS rebinding; tui/host_guard.py); another path -> 404; another
-method -> 405 (with `Allow: POST`); a content type other than application/json (or two different
-ones) -> 415; a body over 1 MiB -> 413 (reading stops there); a sender that hangs up before its
-whole body arrived -> recorded as 499 with no body, never verified or processed; a missing, repeated
-or wrong `X-Webhook-Signature-512` -> 401; a body that is not a JSON object with a string `event_id`
-of 1 to 255 printable characters -> 400 (so is JSON nested too deeply to read, or holding an
-unpaired UTF-16 surrogate escape, which SQLite cannot store); a `timestamp` older than `max_age`
-seconds (7 days by default) -> 400 `stale_event`, its reason starting "stale:" (a date in the
-future, or a missing or unreadable one, is not judged: the sandbox's clock may run ahead); otherwise
-200, after the journal has committed the event (and, when forwarding, the forward it is owed: see
-tui/webhooks/forward.py). When the journal cannot commit (disk full, file locked) the answer is 503
-with `Retry-After`, and subscribers see that delivery with its reason. A duplicate `event_id` is
-answered 200 too, counted, marked duplicate, and neither forwarded nor announced as new. Every
-attempt (rejected ones included, with their reason) is in the journal; rejected ones are never
-processed; unsigned ones keep only their headers and the first 4 KiB of their body, and the journal
-drops the oldest rejected ones past its cap (accepted events never).
+Before anything else: bound to loopback, a `Host` that is not a loopback name -> 400 in the
+spec's error envelope (DNS rebinding; tui/host_guard.py).
+
+What a request gets, in the order checked: another path -> 404; another method -> 405 (with
+`Allow: POST`); a content type other than application/json (or two different ones) -> 415; a
+body over 1 MiB -> 413 (reading stops there); a sender that hangs up before its whole body
+arrived -> recorded as 499 with no body, never verified or processed; a missing, repeated or
+wrong `X-Webhook-Signature-512` -> 401; a body that is not a JSON object with a string
+`event_id` of 1 to 255 printable characters -> 400 (so is JSON nested too deeply to read, or
+holding an unpaired UTF-16 surrogate escape, which SQLite cannot store); a `timestamp` older
+than `max_age` seconds (7 days by default) -> 400 `stale_event`, its reason starting "stale:"
+(a date in the future, or a missing or unreadable one, is not judged: the sandbox's clock may
+run ahead); otherwise 200, after the journal has committed the event (and, when forwarding, the
+forward it is owed: see tui/webhooks/forward.py). When the journal cannot commit (disk full,
+file locked) the answer is 503 with `Retry-After`, and subscribers see that delivery with its
+reason. A duplicate `event_id` is answered 200 too, counted, marked duplicate, and neither
+forwarded nor announced as new. Every attempt (rejected ones included, with their reason) is in
+the journal; rejected ones are never processed; unsigned ones keep only their headers and the
+first 4 KiB of their body, and the journal drops the oldest rejected ones past its cap (accepted
+events never).
 
 Subscribers each get a bounded queue (1,000 deliveries by default). Publishing never waits: when
 a subscriber falls that far behind, its oldest undelivered delivery is dropped and counted in
