@@ -50,7 +50,8 @@ def _page(status: int, title: str, text: str, **headers: str) -> web.Response:
         f"<title>payscope serve: {html.escape(title)}</title></head>"
         "<body style='font-family: sans-serif; max-width: 44em; margin: 3em auto; "
         "line-height: 1.5'>"
-        f"<h1>payscope serve: {html.escape(title)}</h1><p>{html.escape(text, quote=False)}</p></body></html>"
+        f"<h1>payscope serve: {html.escape(title)}</h1>"
+        f"<p>{html.escape(text, quote=False)}</p></body></html>"
     )
     return web.Response(
         status=status,
@@ -187,4 +188,3 @@ def _refused_token(why: str) -> web.Response:
         "?token=…); the token is the password of this server. This browser must keep its "
         "cookie for a reload to work.",
     )
-
