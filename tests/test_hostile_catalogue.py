@@ -7,9 +7,9 @@ and then a new connection is served.
 
 `CATALOGUE` lists what is sent here; `ELSEWHERE` names the hostile inputs whose checks need
 more than one exchange and live in other modules (`test_every_reference_exists` keeps those
-names honest). Two deliberate omissions on the listener: duplicate JSON keys and the `Host`
-header. Its bodies are signed by their sender, so a duplicate cannot be slipped in by anyone
-else, and it builds no URL from a request.
+names honest). One deliberate omission on the listener: duplicate JSON keys. Its bodies are
+signed by their sender, so a duplicate cannot be slipped in by anyone else. (A forged `Host` is
+refused by both servers: tests/test_host_guard.py.)
 """
 
 from __future__ import annotations
@@ -654,7 +654,9 @@ def test_every_reference_exists() -> None:
 
 # -- inputs whose check is more than an error ----------------------------------------------------
 
-EVIL = "evil.example"
+# A loopback name (the sandbox refuses any other Host: tests/test_host_guard.py), but not the
+# one it serves on: what a caller puts in Host must still never reach a stored URL.
+EVIL = "evil.localhost:9"
 
 
 @pytest.fixture

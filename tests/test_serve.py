@@ -4,13 +4,17 @@ said plainly with it, the URL printed, a real textual-serve page served, Ctrl+C 
 
 from __future__ import annotations
 
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import aiohttp
 import httpx
 import pytest
 
@@ -48,38 +52,153 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_it_serves_the_page_prints_the_url_and_stops_on_ctrl_c() -> None:
+_PRINTED = re.compile(r"open (http://127\.0\.0\.1:(\d+)/\?token=([A-Za-z0-9_-]+)) in a browser")
+
+
+@dataclass
+class Served:
+    process: subprocess.Popen[str]
+    url: str  # as printed, with its token
+    origin: str
+    token: str
+    first_line: str
+
+
+def start_serve(*extra: str) -> Served:
+    """`payscope serve` in a real process; returns once it accepts connections."""
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tui", "serve", "--port", str(port)],
+        [sys.executable, "-m", "tui", "serve", "--port", str(port), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
+    assert process.stdout is not None
+    line = process.stdout.readline()  # said before it serves
+    found = _PRINTED.search(line)
+    assert found, line + process.communicate(timeout=10)[0]
+    origin = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        assert process.poll() is None, process.communicate()[0]
+        assert time.monotonic() < deadline, "nothing served"
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return Served(process, found.group(1), origin, found.group(3), line)
+        time.sleep(0.05)
+
+
+def stop_serve(served: Served) -> str:
+    """Ctrl+C (SIGINT) to the process started here; what it printed in all."""
+    served.process.send_signal(signal.SIGINT)  # what Ctrl+C sends, to the process we started
+    out, _ = served.process.communicate(timeout=30)
+    assert served.process.returncode == 0, out
+    return served.first_line + out
+
+
+@pytest.fixture
+def served() -> Iterator[Served]:
+    running = start_serve()
     try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        page = None
-        while page is None:
-            assert process.poll() is None, process.communicate()[0]
-            assert time.monotonic() < deadline, "nothing served"
-            try:
-                page = httpx.get(url + "/", timeout=2)
-            except httpx.TransportError:
-                time.sleep(0.1)
-        assert page.status_code == 200
-        assert "textual.js" in page.text and "payscope" in page.text  # textual-serve's page
-        process.send_signal(signal.SIGINT)  # what Ctrl+C sends
-        out, _ = process.communicate(timeout=15)
-        assert process.returncode == 0, out
-        assert f"open {url} in a browser" in out
-        assert "payscope serve: stopped" in out
-        with pytest.raises(httpx.TransportError):
-            httpx.get(url + "/", timeout=2)
+        yield running
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
+        if running.process.poll() is None:  # the process this fixture started
+            running.process.kill()
+            running.process.wait()
+
+
+def test_it_serves_the_page_prints_the_url_and_stops_on_ctrl_c(served: Served) -> None:
+    with httpx.Client(timeout=10, follow_redirects=True) as browser:  # cookies kept, as a browser
+        opened = browser.get(served.url)  # the printed URL: its cookie, then the page at /
+        assert [r.status_code for r in opened.history] == [303]
+        assert opened.status_code == 200 and str(opened.url) == served.origin + "/"
+        assert "textual.js" in opened.text and "payscope" in opened.text  # textual-serve's page
+        assert served.token not in opened.text
+        cookie = opened.history[0].headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        reloaded = browser.get(served.origin + "/")  # a reload: the cookie is enough
+        assert reloaded.status_code == 200 and "textual.js" in reloaded.text
+        assert browser.get(served.origin + "/static/js/textual.js").status_code == 200
+    out = stop_serve(served)
+    assert f"open {served.url} in a browser" in out
+    assert "payscope serve: stopped" in out
+    assert out.count(served.token) == 1  # said once: the printed URL, nothing else
+    with pytest.raises(httpx.TransportError):
+        httpx.get(served.origin + "/", timeout=2)
+
+
+def test_without_the_token_nothing_is_served(served: Served) -> None:
+    for path in ("/", "/?fontsize=20", "/static/js/textual.js", "/download/x", "/ws"):
+        bare = httpx.get(served.origin + path, timeout=10)
+        assert bare.status_code == 403, (path, bare.text)
+        assert "token needed" in bare.text and "printed" in bare.text
+    wrong = httpx.get(served.origin + "/?token=" + "x" * len(served.token), timeout=10)
+    assert wrong.status_code == 403 and "not this server's" in wrong.text
+    other_port = httpx.get(
+        served.origin + "/", cookies={"payscope-serve-1": served.token}, timeout=10
+    )
+    assert other_port.status_code == 403  # the cookie is this port's own
+    for answer in (bare, wrong):
+        assert served.token not in answer.text
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:{port}", "localhost:{port}", "127.0.0.1", "[::1]:{port}"]
+)
+def test_a_forged_host_is_refused_even_with_the_token(served: Served, host: str) -> None:
+    # DNS rebinding: a page at evil.example, its name pointed at 127.0.0.1, says its own name.
+    port = served.origin.rsplit(":", 1)[1]
+    forged = host.format(port=port)
+    for url in (served.url, served.origin + "/ws"):
+        answer = httpx.get(
+            url,
+            headers={"Host": forged},
+            cookies={f"payscope-serve-{port}": served.token},
+            timeout=10,
+        )
+        assert answer.status_code == 403, answer.text
+        assert "wrong address" in answer.text and "DNS rebinding" in answer.text
+        assert served.token not in answer.text
+
+
+async def test_a_websocket_from_another_origin_is_refused(served: Served) -> None:
+    port = served.origin.rsplit(":", 1)[1]
+    cookie = {f"payscope-serve-{port}": served.token}
+    async with aiohttp.ClientSession(cookies=cookie) as session:
+        for origin in ("http://evil.example", "null", "http://localhost:" + port, None):
+            headers = {"Origin": origin} if origin is not None else {}
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await session.ws_connect(served.origin + "/ws", headers=headers)
+            assert refused.value.status == 403, origin
+    # The right origin without the cookie or the token: refused too.
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(served.origin + "/ws", headers={"Origin": served.origin})
+        assert refused.value.status == 403
+    assert _apps_under(served.process.pid) == []  # no payscope was started for any of them
+
+
+def _apps_under(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (a tab's payscope is the server's own child)."""
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                children.append(int(entry.name))
+    return children
+
+
+def test_public_still_needs_the_token_and_says_how_to_pass_it_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Refused before it binds (no port opened on another address in a test): the message.
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 2
+    err = capsys.readouterr().err
+    assert "holds the URL's token" in err and "--public" in err
 
 
 def test_serve_demo_refuses_a_broken_story_before_serving(

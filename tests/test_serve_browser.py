@@ -20,6 +20,8 @@ without it fails there; elsewhere the test is skipped, saying why.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import http.server
 import itertools
 import json
 import os
@@ -29,6 +31,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -40,6 +43,7 @@ import pytest
 
 from tui.sandbox import daemon
 
+EVIL_NAME = "evil.example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 REQUIRED = os.environ.get("PAYSCOPE_REQUIRE_BROWSER") == "1"
 
@@ -135,6 +139,7 @@ class Tab:
     """One browser tab, driven over its DevTools websocket."""
 
     ws: aiohttp.ClientWebSocketResponse
+    target: str = ""
     ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
     waiting: dict[int, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
 
@@ -168,6 +173,19 @@ class Tab:
             ".map(row => row.textContent).join('\\n')"
         )
         return str(rows or "").replace("\xa0", " ")
+
+    async def page(self) -> str:
+        """The page's own text (a refusal page: no terminal)."""
+        return str(await self.js("document.body ? document.body.innerText : ''") or "")
+
+    async def until_page(self, words: str, timeout: float = 30.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            text = await self.page()
+            if words in text:
+                return text
+            assert time.monotonic() < deadline, f"no {words!r}; the page showed:\n{text}"
+            await asyncio.sleep(0.1)
 
     async def until(self, check: Any, what: str, timeout: float = 45.0) -> str:
         """The terminal's text once `check(text)` holds; fails with the text it showed."""
@@ -214,7 +232,7 @@ class Browser:
         async with self.session.put(f"http://127.0.0.1:{self.port}/json/new?about:blank") as r:
             target = await r.json()
         ws = await self.session.ws_connect(target["webSocketDebuggerUrl"], max_msg_size=0)
-        tab = Tab(ws)
+        tab = Tab(ws, target["id"])
         self.tabs.append(tab)
         self.pumps.append(asyncio.create_task(tab.pump()))
         await tab.call("Page.enable")
@@ -244,6 +262,8 @@ async def browser(tmp_path: Path) -> AsyncIterator[Browser]:
         f"--user-data-dir={profile}",
         "--no-first-run",
         "--disable-gpu",
+        # DNS rebinding, for real: a page's own name that resolves to this machine.
+        f"--host-resolver-rules=MAP {EVIL_NAME} 127.0.0.1",
         "about:blank",
     ]
     if os.getuid() == 0:
@@ -278,8 +298,9 @@ async def browser(tmp_path: Path) -> AsyncIterator[Browser]:
 @dataclass
 class Served:
     process: subprocess.Popen[str]
-    url: str
+    url: str  # as printed: with its token
     data: Path
+    origin: str  # http://127.0.0.1:PORT
 
 
 @pytest.fixture
@@ -300,7 +321,11 @@ def serve(tmp_path: Path) -> Iterator[Any]:
             text=True,
             env=env,
         )
-        served = Served(process, f"http://127.0.0.1:{port}", data)
+        assert process.stdout is not None
+        line = process.stdout.readline()  # the URL it prints, with its token, before it serves
+        printed = re.search(r"open (http://127\.0\.0\.1:\d+/\?token=[\w-]+) in a browser", line)
+        assert printed, line
+        served = Served(process, printed.group(1), data, f"http://127.0.0.1:{port}")
         started.append(served)
         deadline = time.monotonic() + 30
         while True:
@@ -426,3 +451,104 @@ async def test_payscope_serve_demo_plays_in_a_real_browser(browser: Browser, ser
     apps = _apps(served.process.pid)
     assert len(apps) == 1 and " demo tour" in next(iter(apps.values())), apps
     _stop(served, apps)
+
+
+# Another site's page: it opens a WebSocket to payscope serve and records what came of it.
+_HOSTILE_PAGE = """<!DOCTYPE html><html><body>hostile page<script>
+window.__ws = [];
+const ws = new WebSocket("ws://127.0.0.1:%d/ws?width=80&height=24");
+ws.onopen = () => { window.__ws.push("open"); ws.send(JSON.stringify(["stdin", ":sandbox\\r"])); };
+ws.onmessage = () => window.__ws.push("message");
+ws.onerror = () => window.__ws.push("error");
+ws.onclose = (event) => window.__ws.push("close " + event.code);
+</script></body></html>"""
+
+
+@contextlib.contextmanager
+def _hostile_site(target_port: int) -> Iterator[int]:
+    """A web server of its own on a free loopback port, serving `_HOSTILE_PAGE`."""
+    page = (_HOSTILE_PAGE % target_port).encode()
+
+    class Hostile(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
+    thread = threading.Thread(target=site.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield int(site.server_address[1])
+    finally:
+        site.shutdown()
+        site.server_close()
+        thread.join()
+
+
+async def _handshake_refused(tab: Tab) -> list[str]:
+    deadline = time.monotonic() + 30
+    while True:
+        seen = list(await tab.js("window.__ws || []") or [])
+        if any(entry.startswith("close") for entry in seen):
+            return seen
+        assert time.monotonic() < deadline, f"the WebSocket never ended: {seen}"
+        await asyncio.sleep(0.1)
+
+
+async def test_only_the_printed_url_opens_it_in_a_real_browser(
+    browser: Browser, serve: Any
+) -> None:
+    """Issue 38: a bare URL, a rebinding name and another site's WebSocket are refused in a
+    real browser; the printed URL opens payscope, a reload works by the cookie alone, and a
+    tab past --max-tabs gets a page saying so."""
+    served = serve("--max-tabs", "1")
+    port = int(served.origin.rsplit(":", 1)[1])
+    token = served.url.split("token=", 1)[1]
+
+    # The bare URL (no token, no cookie yet): the refusal page, no terminal, no payscope.
+    bare = await browser.open(served.origin + "/")
+    refused = await bare.until_page("token needed")
+    assert "printed" in refused and token not in refused
+
+    # The printed URL: payscope in the page, the token gone from the address bar.
+    first = await browser.open(served.url)
+    await first.until(lambda t: len(_PAYMENT_ID.findall(t)) >= 5, "no Payments rows")
+    assert await first.js("location.href") == served.origin + "/"
+    assert len(_apps(served.process.pid)) == 1
+
+    # DNS rebinding: evil.example resolves to 127.0.0.1; its page names itself in Host.
+    await bare.call("Page.navigate", url=f"http://{EVIL_NAME}:{port}/")
+    rebound = await bare.until_page("wrong address")
+    assert "DNS rebinding" in rebound and token not in rebound
+
+    # Another site's pages open a WebSocket to payscope serve: refused, nothing started.
+    # 127.0.0.1 on another port is the same *site* (the cookie goes along) but another origin.
+    with _hostile_site(port) as hostile_port:
+        for site in (f"http://{EVIL_NAME}:{hostile_port}/", f"http://127.0.0.1:{hostile_port}/"):
+            await bare.call("Page.navigate", url=site)
+            await bare.until_page("hostile page")
+            seen = await _handshake_refused(bare)
+            assert "open" not in seen and "message" not in seen, (site, seen)
+    assert len(_apps(served.process.pid)) == 1  # still only the first tab's payscope
+
+    # A second tab past --max-tabs 1: a page says so (and starts nothing).
+    second = await browser.open(served.url)
+    full = await second.until_page("all tabs taken")
+    assert "--max-tabs 1" in full and "Close one" in full
+    assert len(_apps(served.process.pid)) == 1
+
+    # The first tab closes; the second one's reload opens payscope by its cookie alone.
+    await browser.session.get(f"http://127.0.0.1:{browser.port}/json/close/{first.target}")
+    deadline = time.monotonic() + 20
+    while _apps(served.process.pid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    await second.call("Page.reload")
+    await second.until(lambda t: len(_PAYMENT_ID.findall(t)) >= 5, "no rows after the reload")
+    assert await second.js("location.href") == served.origin + "/"
+    _stop(served, _apps(served.process.pid))

@@ -31,12 +31,12 @@ async def _send_huge_head(url: str, where: str) -> bytes:
         if where == "url":
             writer.write(b"GET /health?q=")
         else:
-            writer.write(b"POST /webhooks HTTP/1.1\r\nHost: x\r\nX-Big: ")
+            writer.write(b"POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ")
         for _ in range(_HUGE // len(chunk)):
             writer.write(chunk)
             await writer.drain()
         if where == "url":
-            writer.write(b" HTTP/1.1\r\nHost: x\r\n")
+            writer.write(b" HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         writer.write(b"\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
         await writer.drain()
     except ConnectionError:

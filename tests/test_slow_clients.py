@@ -57,7 +57,7 @@ async def _connect(server: EmbeddedServer) -> tuple[asyncio.StreamReader, asynci
 
 async def test_a_head_that_never_ends_is_answered_408_and_closed(server: EmbeddedServer) -> None:
     reader, writer = await _connect(server)
-    writer.write(b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: a")
+    writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
     await writer.drain()
     answer = await asyncio.wait_for(reader.read(), 10)  # read() returns at the close
     writer.close()
@@ -76,7 +76,7 @@ async def test_a_body_that_never_ends_is_cut_and_the_app_sees_the_client_gone(
     server: EmbeddedServer,
 ) -> None:
     reader, writer = await _connect(server)
-    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nonly part")
+    writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nonly part")
     await writer.drain()
     answer = await asyncio.wait_for(reader.read(), 10)
     writer.close()
@@ -116,8 +116,8 @@ async def test_a_slow_second_request_on_a_kept_alive_connection_is_answered_408(
     server: EmbeddedServer,
 ) -> None:
     reader, writer = await _connect(server)
-    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst")
-    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Le")
+    writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nfirst")
+    writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")
     await writer.drain()
     answer = await asyncio.wait_for(reader.read(), 10)
     writer.close()
@@ -128,10 +128,10 @@ async def test_a_slow_second_request_on_a_kept_alive_connection_is_answered_408(
 
 async def test_a_slow_body_after_a_whole_request_is_cut(server: EmbeddedServer) -> None:
     reader, writer = await _connect(server)
-    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nfirst")
+    writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nfirst")
     await writer.drain()
     assert (await reader.readuntil(b"\r\n0\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
-    writer.write(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\npart")
+    writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\npart")
     await writer.drain()
     assert await asyncio.wait_for(reader.read(), 10) == b""
     writer.close()

@@ -283,15 +283,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="the TUI in a browser (textual-serve); each tab is its own payscope",
         description="Serve payscope to a browser with textual-serve: each tab is its own "
         "payscope, on the same background sandbox, and every one gets the webhooks live. "
-        "Binds to loopback; a host that is not loopback needs --public (whoever reaches the "
-        "port drives payscope with its keys). Ctrl+C stops it.",
+        "Binds to loopback; a host that is not loopback needs --public. Only the URL it "
+        "prints opens it: that URL holds a random token (then kept in a cookie), and the "
+        "page's Host and its WebSocket's Origin must be the address served on. Ctrl+C stops it.",
         formatter_class=_Formatter,
     )
     _bind_options(serve, 8000)
     serve.add_argument(
         "--public",
         action="store_true",
-        help="allow a host that is not loopback (anyone reaching it drives the TUI)",
+        help="allow a host that is not loopback (whoever reaches it with the printed URL's "
+        "token drives the TUI: pass that URL on only to them)",
+    )
+    serve.add_argument(
+        "--max-tabs",
+        type=_positive_int,
+        default=4,
+        metavar="N",
+        help="the most browser tabs open at once (each is a payscope process; default 4)",
     )
     serve.add_argument(
         "--demo",

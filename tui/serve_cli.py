@@ -63,20 +63,15 @@ def command_for(args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     host, port = args.host, args.port
-    if not is_loopback(host):
-        if not args.public:
-            print(
-                f"payscope serve: {host} is not a loopback address: anyone who reaches port "
-                f"{port} there drives payscope with its keys (creates payments, refunds, reads "
-                "the keys shown in :sandbox). Add --public if that is what you want.",
-                file=sys.stderr,
-            )
-            return 2
+    if not is_loopback(host) and not args.public:
         print(
-            f"payscope serve: WARNING: serving on {host}: anyone who reaches port {port} "
-            "drives payscope with its keys.",
+            f"payscope serve: {host} is not a loopback address: anyone who reaches port "
+            f"{port} there and holds the URL's token drives payscope with its keys "
+            "(creates payments, refunds, reads the keys shown in :sandbox). Add --public "
+            "if that is what you want.",
             file=sys.stderr,
         )
+        return 2
     if getattr(args, "demo", None):
         from tui.demo.story import StoryError, load_story
 
@@ -85,17 +80,29 @@ def run(args: argparse.Namespace) -> int:
         except StoryError as exc:
             print(f"payscope serve: {exc}", file=sys.stderr)
             return 2
-    from textual_serve.server import Server
+    from tui.serve_guard import Guard, served_name
 
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}"
+    guard = Guard(host, port, max_tabs=args.max_tabs)
+    url = f"http://{served_name(host, port)}/?token={guard.token}"
     os.environ[ENV_SERVED_BY] = str(os.getpid())  # each tab's payscope inherits it
-    server = Server(command_for(args), host=host, port=port, title="payscope")
     what = f"the demo {args.demo!r}" if getattr(args, "demo", None) else "its own payscope"
-    print(f"payscope serve: open {url} in a browser (each tab is {what}); Ctrl+C stops")
+    if not is_loopback(host):
+        print(
+            f"payscope serve: WARNING: serving on {host}: anyone who reaches port {port} there "
+            "and holds the token in the URL below drives payscope with its keys. Pass the whole "
+            "URL on only to whom should drive it, over a channel you trust (a chat message, not "
+            "a public page). The traffic is plain http: anyone on the network path can read the "
+            "token and the screen. Without the token the page and its WebSocket are refused.",
+            file=sys.stderr,
+        )
+    # The one place the token is said: this line (never a log, never an error message).
+    print(
+        f"payscope serve: open {url} in a browser (each tab is {what}; at most "
+        f"{args.max_tabs} at once); Ctrl+C stops"
+    )
     sys.stdout.flush()
     with contextlib.suppress(KeyboardInterrupt):
-        server.serve()
+        guard.serve(command_for(args))
     # Each tab's payscope sees the server is gone within a second and quits on its own.
     print("payscope serve: stopped", flush=True)
     return 0

@@ -272,7 +272,7 @@ def test_ctrl_c_during_a_burst_with_a_stuck_sender_exits_cleanly_with_the_journa
         # Holds a request open (the body never ends): stopping must not wait for it forever.
         stuck = socket.create_connection((host, int(port)))
         stuck.sendall(
-            b"POST /webhooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"POST /webhooks HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             b'Content-Length: 500\r\n\r\n{"event_id":'
         )
 

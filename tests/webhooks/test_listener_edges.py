@@ -36,7 +36,7 @@ Headers = Sequence[tuple[str, str]]
 
 def _request(path: str, body: bytes, headers: Headers, length: int | None = None) -> bytes:
     size = len(body) if length is None else length
-    lines = [f"POST {path} HTTP/1.1", "Host: test", *(f"{k}: {v}" for k, v in headers)]
+    lines = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", *(f"{k}: {v}" for k, v in headers)]
     lines.append(f"Content-Length: {size}")
     return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
 
@@ -121,7 +121,7 @@ async def test_pipelined_chunked_and_trickled_requests_are_each_acknowledged(
     chunked_body = event_body("evt_chunked")
     head = [
         f"POST {path} HTTP/1.1",
-        "Host: test",
+        "Host: 127.0.0.1",
         *(f"{k}: {v}" for k, v in _signed_headers(chunked_body)),
         "Transfer-Encoding: chunked",
         "Connection: close",

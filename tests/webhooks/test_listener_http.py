@@ -148,7 +148,7 @@ async def _announced_only(listener: Listener, length: int) -> bytes:
     assert listener.url is not None
     path = urlsplit(listener.url).path
     declared = (
-        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"Content-Length: {length}\r\n\r\n"
     ).encode()
     return await _raw_exchange(listener.url, declared, [])
@@ -163,7 +163,7 @@ async def test_an_oversized_body_is_refused_before_it_is_read(listener: Listener
 
     # Chunked, no length: refused as soon as it passes 1 MiB, while the body is still "open".
     chunked = (
-        f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         "Transfer-Encoding: chunked\r\n\r\n"
     ).encode()
     chunk = b"z" * 65536

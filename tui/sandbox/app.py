@@ -9,6 +9,7 @@ wrong methods (IR_03) and crashes (500). `/docs` serves Swagger UI from the inst
 from __future__ import annotations
 
 import logging
+import sqlite3
 from typing import Any
 
 from fastapi import FastAPI
@@ -20,8 +21,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 
+from tui.disk import is_disk_full
+from tui.host_guard import LoopbackHostGuard
 from tui.sandbox.errors import API, INVALID, SandboxError, from_validation_errors
-from tui.sandbox.middleware import SandboxMiddleware
+from tui.sandbox.middleware import SandboxMiddleware, not_stored
 from tui.sandbox.public import is_public
 from tui.sandbox.responses import doc_schemas
 from tui.sandbox.state import SandboxState
@@ -77,6 +80,17 @@ async def _on_http_error(request: Request, exc: Exception) -> Response:
     return response
 
 
+async def _on_storage_error(request: Request, exc: Exception) -> Response:
+    """A write the disk refused (full): 503 with Retry-After, said once in the log (db.py);
+    any other database or file error is a crash, as below."""
+    state: SandboxState = request.app.state.sandbox
+    if is_disk_full(exc) or state.db.disk_full is not None:
+        response = _error_response(not_stored(state, exc))
+        response.headers["Retry-After"] = "30"
+        return response
+    return await _on_crash(request, exc)
+
+
 async def _on_crash(request: Request, exc: Exception) -> Response:
     log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return _error_response(
@@ -113,8 +127,13 @@ def create_app(state: SandboxState) -> FastAPI:
     app.add_exception_handler(SandboxError, _on_sandbox_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
+    # Handled inside the app (no traceback per request); a crash of any other kind is not.
+    app.add_exception_handler(sqlite3.Error, _on_storage_error)
+    app.add_exception_handler(OSError, _on_storage_error)
     app.add_exception_handler(Exception, _on_crash)
     app.add_middleware(SandboxMiddleware, state=state)
+    # Outermost: bound to loopback, only loopback names in Host (DNS rebinding; host_guard.py).
+    app.add_middleware(LoopbackHostGuard, what="local sandbox")
     return app
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ import orjson
 from tui.private_files import create_private, tighten_sqlite
 from tui.sandbox.errors import INVALID, SandboxError
 
+log = logging.getLogger("tui.sandbox")
 CORE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
@@ -87,6 +89,8 @@ class Database:
         self.conn = connect(path)
         self.conn.executescript(CORE_SCHEMA)
         self._batch: asyncio.Future[None] | None = None
+        # Why writes fail now (a full disk), said once in the log until a commit succeeds.
+        self.disk_full: str | None = None
         # Turned on when the sandbox starts serving (`SandboxState.ensure_worker`).
         self.group_commit = False
 
@@ -113,6 +117,12 @@ class Database:
                 raise
             conn.execute("COMMIT")
             return
+        if self._batch is not None and not conn.in_transaction:
+            # SQLite rolled the shared transaction back itself (SQLITE_FULL can): the changes
+            # its waiters made are gone, so they are told, and a new one begins.
+            lost, self._batch = self._batch, None
+            if not lost.done():
+                lost.set_exception(sqlite3.OperationalError("the write transaction was lost"))
         if self._batch is None:
             conn.execute("BEGIN IMMEDIATE")
             self._batch = loop.create_future()
@@ -136,11 +146,37 @@ class Database:
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 self.conn.execute("ROLLBACK")
+            self.note_failure(exc)
             if not batch.done():
                 batch.set_exception(exc)
             return
+        self.note_success()
         if not batch.done():
             batch.set_result(None)
+
+    def note_failure(self, exc: BaseException) -> bool:
+        """Record a failed write; True when it is a full disk. The first one since the last
+        good commit is logged (one line, no traceback); the ones after it are not."""
+        from tui.disk import is_disk_full
+
+        if not is_disk_full(exc) and self.disk_full is None:
+            return False
+        if self.disk_full is None:
+            self.disk_full = (
+                f"The sandbox's disk is full: it cannot write {self.path}. Nothing of this "
+                "request was stored; free some space on that disk and retry."
+            )
+            log.error(
+                "disk full: cannot write %s (%s); writes are answered 503 until there is room",
+                self.path,
+                exc,
+            )
+        return True
+
+    def note_success(self) -> None:
+        if self.disk_full is not None:
+            self.disk_full = None
+            log.warning("disk has room again: %s is written again", self.path)
 
     async def committed(self) -> None:
         """Wait until every change made so far is committed."""

@@ -24,6 +24,7 @@ answer (no status line): the server's `DROP_CONNECTION` scope extension closes i
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -197,11 +198,21 @@ class SandboxMiddleware:
             (b"x-ratelimit-reset", str(reset).encode()),
         ]
 
+        unstored = False
+
         async def send_with_limits(message: Message) -> None:
+            nonlocal unstored
+            if unstored:  # the app's own answer, replaced by the 503 below: dropped
+                return
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", ()), *extra]
                 # Nothing is acknowledged before it is committed (group commit, see db.py).
-                await state.db.committed()
+                try:
+                    await state.db.committed()
+                except sqlite3.Error as exc:  # not stored, so not acknowledged: 503
+                    unstored = True
+                    await _send_error(send, not_stored(state, exc), _RETRY_LATER)
+                    return
             await send(message)
 
         try:
@@ -335,6 +346,24 @@ _FAULTS = {
         429, RATE_LIMIT, "RL_01", "Injected fault (--fault-rate): rate limited, retry shortly."
     ),
 }
+
+
+# The `Retry-After` of a 503 for a write that could not be stored (a full disk).
+_RETRY_LATER = ((b"retry-after", b"30"),)
+
+
+def not_stored(state: SandboxState, exc: BaseException) -> SandboxError:
+    """The 503 for a change the database could not commit (its disk full, most often)."""
+    state.db.note_failure(exc)
+    full = state.db.disk_full
+    if full is not None:
+        return SandboxError(503, API, "HE_00", full)
+    return SandboxError(
+        503,
+        API,
+        "HE_00",
+        f"The sandbox could not store this change ({exc}); nothing of it was kept. Retry.",
+    )
 
 
 # The `Retry-After` of the injected 429 and 503 (seconds).

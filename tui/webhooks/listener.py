@@ -21,6 +21,9 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
                                          # NoForwardTarget / InvalidForwardUrl (ForwardTargetError)
     await listener.stop()
 
+Before anything else: bound to loopback, a `Host` that is not a loopback name -> 400 in the
+spec's error envelope (DNS rebinding; tui/host_guard.py).
+
 What a request gets, in the order checked: another path -> 404; another method -> 405 (with
 `Allow: POST`); a content type other than application/json (or two different ones) -> 415; a
 body over 1 MiB -> 413 (reading stops there); a sender that hangs up before its whole body
@@ -63,6 +66,7 @@ from typing import Any
 
 import orjson
 
+from tui.host_guard import refusal, refused_host
 from tui.webhooks.forward import Forwarder, check_url
 
 # Re-exported: what `replay` raises, importable from here with the rest of the listener's API.
@@ -343,6 +347,14 @@ class ListenerApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         if kind == "http":
+            # Bound to loopback, only loopback names in Host (DNS rebinding; host_guard.py).
+            refused = refused_host(scope)
+            if refused is not None:
+                status, body = refusal(refused, "webhook listener")
+                headers, body = _json_answer(body)
+                await send({"type": "http.response.start", "status": status, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
             await self._http(scope, receive, send)
         elif kind == "lifespan":
             await self.listener._lifespan(receive, send)
