@@ -14,7 +14,7 @@ import pytest
 
 from tests.api.conftest import KEY
 from tests.hostile_server import Answer, Seen, deep_json, envelope, payment, raw_server
-from tui.api import bounded
+from tui import bounded
 from tui.api import errors as e
 from tui.api.client import ApiClient
 from tui.api.local_transport import LocalTransport

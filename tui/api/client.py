@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from tui import __version__
-from tui.api import bounded, errors
+from tui import __version__, bounded
+from tui.api import errors
 from tui.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
 from tui.api.local_transport import LocalTransport, serves_locally
 from tui.api.retry import (
@@ -587,7 +587,7 @@ class ApiClient:
         if not response.content.strip():
             return None
         try:
-            # orjson first (tui.api.bounded): about twice as fast, the GIL held throughout.
+            # orjson first (tui.bounded): about twice as fast, the GIL held throughout.
             return bounded.loads_json(response.content)
         except bounded.TooDeep:
             raise errors.ResponseFormatError(

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.api import bounded
+from tui import bounded
 from tui.api.cards import luhn_ok
 
 log = logging.getLogger(__name__)

@@ -3,21 +3,17 @@ stories, `profiles.toml`) has a size and a nesting depth it will not go past, an
 JSON answer (the client caps an answer's size itself). Past a bound the reader says so, naming
 the file or the URL, instead of a parser's RecursionError (a few thousand `[` are enough).
 
-    text = read_text(path, max_bytes=MAX_FILE_BYTES, what="fixture")   # TooLarge / OSError
-    data = loads_toml(text, source=str(path))                          # TooDeep, TOMLDecodeError
-    data = loads_json(raw, source=url)                                 # TooDeep, ValueError
+    text = read_text(path)                        # TooLarge (over MAX_FILE_BYTES), OSError
+    data = loads_toml(text, source=str(path))     # TooDeep, TOMLDecodeError
+    data = loads_json(raw, source=url)            # TooDeep, ValueError (not JSON)
 
 `TooDeep` and `TooLarge` are `ValueError`s whose message is for a person. No Textual here.
 """
 
 from __future__ import annotations
 
-import json
-import tomllib
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 __all__ = [
     "MAX_DEPTH",
@@ -40,29 +36,33 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 class OutOfBounds(ValueError):
-    """Input past one of payscope's bounds, said for a person (the source named)."""
+    """Input past one of payscope's bounds: `problem` said for a person, after its `source`
+    (a file or a URL) when there is one."""
+
+    def __init__(self, source: str, problem: str) -> None:
+        self.source = source
+        self.problem = problem
+        super().__init__(f"{source}: {problem}" if source else problem)
 
 
 class TooDeep(OutOfBounds):
     def __init__(self, source: str, limit: int = MAX_DEPTH) -> None:
-        self.source = source
         self.limit = limit
-        where = f"{source}: " if source else ""
         super().__init__(
-            f"{where}nested too deeply (payscope reads at most {limit} levels of lists and "
-            "tables), so it was not read."
+            source,
+            f"nested too deeply (payscope reads at most {limit} levels of lists and tables), "
+            "so it was not read",
         )
 
 
 class TooLarge(OutOfBounds):
     def __init__(self, source: str, size: int, limit: int) -> None:
-        self.source = source
         self.size = size
         self.limit = limit
-        where = f"{source}: " if source else ""
         super().__init__(
-            f"{where}the file is over {limit / 1_048_576:.0f} MiB, larger than payscope reads "
-            "(it was not read)."
+            source,
+            f"the file is over {limit / 1_048_576:.0f} MiB, larger than payscope reads, so it "
+            "was not read",
         )
 
 
@@ -95,6 +95,10 @@ def check_depth(value: Any, *, source: str = "", limit: int = MAX_DEPTH) -> Any:
 def loads_json(raw: bytes | str, *, source: str = "", limit: int = MAX_DEPTH) -> Any:
     """JSON text parsed, nested at most `limit` deep: `TooDeep` past it, ValueError (a
     json.JSONDecodeError with its line and column) when it is not JSON."""
+    import json
+
+    import orjson
+
     try:
         # orjson: fast, and it stops at 1024 levels by itself. What it refuses that JSON
         # allows (NaN, integers past 64 bits) goes to the standard parser.
@@ -112,6 +116,8 @@ def loads_json(raw: bytes | str, *, source: str = "", limit: int = MAX_DEPTH) ->
 def loads_toml(text: str, *, source: str = "", limit: int = MAX_DEPTH) -> dict[str, Any]:
     """TOML text parsed, nested at most `limit` deep: `TooDeep` past it (the standard parser
     recurses on each nested array or inline table), tomllib.TOMLDecodeError when not TOML."""
+    import tomllib  # 3 ms: imported by the first read that needs it (tui.launch)
+
     try:
         data = tomllib.loads(text)
     except RecursionError:
