@@ -543,7 +543,9 @@ def run_tui(args: argparse.Namespace) -> int:
         except OptionsError as exc:
             import sys
 
-            print(f"payscope: {exc}", file=sys.stderr)
+            from tui.api.terminal import say
+
+            say(f"payscope: {exc}", file=sys.stderr)
             return 2
         app.runtime.spawn_early()  # the sandbox starts while Textual loads
         result = app.run()

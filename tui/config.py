@@ -46,6 +46,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from tui import bounded
 from tui.docs import page
 
 # Re-exported: `tui.config.config_dir()` etc. stay the public names.
@@ -373,18 +374,20 @@ def load_settings(path: Path | None = None) -> Settings:
     """
     path = path or config_path()
     try:
-        raw = path.read_bytes()
+        text = bounded.read_text(path)
     except FileNotFoundError:
         return Settings()
+    except bounded.TooLarge as exc:
+        raise ConfigError(f"{path}: {exc.problem}. Fix or remove it.") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config file ({exc.strerror}).") from exc
-    try:
-        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: the config file is not UTF-8 text; fix or remove it.") from None
     _scan_for_keys(path, text)
     try:
-        data = tomllib.loads(text)
+        data = bounded.loads_toml(text)
+    except bounded.TooDeep as exc:
+        raise ConfigError(f"{path}: {exc.problem}. Fix or remove it.") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"{path}: not valid TOML: {exc}. Fix that line (the format: "

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.api.terminal import safe_text, say
+
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
     from tui.api.export import ListSource
@@ -172,11 +174,11 @@ def _events_fetch(
     try:
         options = runtime_options(args)
     except (OptionsError, ValueError) as exc:
-        print(f"payscope: {exc}", file=sys.stderr)
+        say(f"payscope: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     folder = listener_dir_for(options.data_dir, options.profile)
     if not (folder / JOURNAL_FILE).is_file():
-        print(
+        say(
             f"payscope export: no webhook has been journaled for this profile yet ({folder} "
             "holds no journal): start payscope or payscope listen to receive events.",
             file=sys.stderr,
@@ -203,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         parsed = area.grammar().parse(args.filter or "")
     except ValueError as exc:
-        print(f"payscope export: the filter is not understood: {exc}", file=sys.stderr)
+        say(f"payscope export: the filter is not understood: {exc}", file=sys.stderr)
         return 2
     output = Path(args.output or f"{args.area}-{time.strftime('%Y%m%d-%H%M%S')}.{args.format}")
     quiet = args.quiet
@@ -211,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
     def progress(done: int, total: int | None) -> None:
         if not quiet:
             of = f" of {total}" if total is not None else ""
-            print(f"\rread {done}{of} {args.area}…", end="", file=sys.stderr, flush=True)
+            said = safe_text(f"read {done}{of} {args.area}…", one_line=True)
+            print(f"\r{said}", end="", file=sys.stderr, flush=True)
 
     async def write(
         fetch: Callable[[int, int], Awaitable[tuple[list[Any], int | None]]], key: Any
@@ -226,18 +229,18 @@ def run(args: argparse.Namespace) -> int:
                 progress=progress,
             )
         except ExportError as exc:
-            print(f"\npayscope export: {exc}", file=sys.stderr)
+            say(f"\npayscope export: {exc}", file=sys.stderr)
             return 1
         except ClientError as exc:
             title, message = describe_error(exc)
-            print(
+            say(
                 f"\npayscope export: {title}: {message} Nothing was written to {output}.",
                 file=sys.stderr,
             )
             return 1
         if not quiet:
             print(file=sys.stderr)
-        print(f"{result.count} {args.area} written to {result.path}")
+        say(f"{result.count} {args.area} written to {result.path}")
         return 0
 
     async def work(client: ApiClient) -> int:
@@ -254,5 +257,5 @@ def run(args: argparse.Namespace) -> int:
             return asyncio.run(write(_events_fetch(args, parsed.server), lambda r: r.event_id))
         return run_with_client(args, work)
     except KeyboardInterrupt:
-        print(f"\npayscope export: cancelled; nothing was written to {output}", file=sys.stderr)
+        say(f"\npayscope export: cancelled; nothing was written to {output}", file=sys.stderr)
         return 130

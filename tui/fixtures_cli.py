@@ -4,9 +4,10 @@ object) per step, and what was made (tui/api/fixtures.py runs them)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, TextIO
+
+from tui.api.terminal import safe_json, say
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -28,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
 
         out = sys.stdout
         if args.format == "text":
-            print(
+            say(
                 f"fixture {fixture.name}: {len(fixture.steps)} step(s) on {client.base_url}",
                 file=out,
             )
@@ -61,10 +62,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _print_step(result: StepResult, fmt: str, out: TextIO) -> None:
     if fmt == "json":
-        print(json.dumps(result.to_json(), ensure_ascii=False), file=out, flush=True)
+        print(safe_json(result.to_json()), file=out, flush=True)
         return
     made = ", ".join(m.id for m in result.made)
-    print(
+    say(
         f"{result.step.index:>2}. {result.step.name}: {result.method} {result.path} -> "
         f"{result.status}" + (f"  made {made}" if made else ""),
         file=out,
@@ -74,5 +75,5 @@ def _print_step(result: StepResult, fmt: str, out: TextIO) -> None:
 
 def _fail(exc: FixtureError, fmt: str, out: TextIO) -> None:
     if fmt == "json":
-        print(json.dumps(exc.to_json(), ensure_ascii=False), file=out, flush=True)
-    print(f"payscope fixtures: {exc}", file=sys.stderr, flush=True)
+        print(safe_json(exc.to_json()), file=out, flush=True)
+    say(f"payscope fixtures: {exc}", file=sys.stderr, flush=True)

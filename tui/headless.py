@@ -10,6 +10,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from tui.api.terminal import say
+
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
     from tui.runtime import RuntimeOptions
@@ -80,7 +82,7 @@ async def _run(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T
         secrets.SecretsError,
         ValueError,
     ) as exc:
-        print(f"payscope: {exc}", file=sys.stderr)
+        say(f"payscope: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     try:
         return await work(client)

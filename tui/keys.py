@@ -12,13 +12,14 @@ import getpass
 import sys
 
 from tui import secrets
+from tui.api.terminal import say
 from tui.secrets import KIND_LABELS, SecretsError
 
 MAX_KEY_LENGTH = 4096
 
 
 def _error(message: str) -> None:
-    print(f"payscope keys: {message}", file=sys.stderr)
+    say(f"payscope keys: {message}", file=sys.stderr)
 
 
 def _command(args: argparse.Namespace, action: str) -> str:
@@ -33,7 +34,7 @@ def _command(args: argparse.Namespace, action: str) -> str:
 def _refuse_argv_key(args: argparse.Namespace) -> int:
     # The value is never echoed: it may be a real key, and stderr ends up in logs.
     command = _command(args, "set")
-    print(
+    say(
         "payscope keys: refusing to take a key from the command line: arguments are saved in "
         "your shell history and visible to other users in the process list.\n"
         "  type it at a hidden prompt:   " + command + "\n"
@@ -81,13 +82,13 @@ def _set(args: argparse.Namespace) -> int:
         )
         return 1
     secrets.set_secret(args.profile, value, args.kind, allow_production=args.allow_production)
-    print(
+    say(
         f"stored the {label} {_describe(value, args.kind)} for profile {args.profile!r} in the "
         f"OS keyring ({secrets.backend_name(store)}; service {secrets.SERVICE!r}, "
         f"user {secrets.username(args.profile, args.kind)!r})"
     )
     if args.kind == "secret" and secrets.env_api_key():
-        print(
+        say(
             f"note: {secrets.ENV_API_KEY} is set in this environment and overrides the stored key "
             "for runs started from it",
             file=sys.stderr,
@@ -104,9 +105,9 @@ def _show(args: argparse.Namespace) -> int:
             f"`{_command(args, 'set')}` (it prompts, or reads stdin)"
         )
         return 1
-    print(f"{args.profile} {label}: {_describe(value, args.kind)}, in the OS keyring")
+    say(f"{args.profile} {label}: {_describe(value, args.kind)}, in the OS keyring")
     if args.kind == "secret" and secrets.env_api_key():
-        print(
+        say(
             f"note: {secrets.ENV_API_KEY} is set and overrides it for runs in this environment",
             file=sys.stderr,
         )
@@ -116,9 +117,9 @@ def _show(args: argparse.Namespace) -> int:
 def _delete(args: argparse.Namespace) -> int:
     label = KIND_LABELS[args.kind]
     if secrets.delete_secret(args.profile, args.kind):
-        print(f"deleted the {label} of profile {args.profile!r} from the OS keyring")
+        say(f"deleted the {label} of profile {args.profile!r} from the OS keyring")
     else:
-        print(f"no {label} was stored for profile {args.profile!r}; nothing to delete")
+        say(f"no {label} was stored for profile {args.profile!r}; nothing to delete")
     return 0
 
 

@@ -32,17 +32,17 @@ class Peek(NamedTuple):
 
 def peek_settings(path: Path, profile: str | None) -> Peek | None:
     """What the first paint needs from the settings file, unvalidated; None when in doubt."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None if profile else Peek({})
-    except (OSError, ValueError):
-        return None
-    import tomllib  # only for a file that is there: 3 ms of the first frame of a run without one
+    from tui import bounded  # its parsers are imported only for a file that is there
 
     try:
-        data = tomllib.loads(text)
-    except ValueError:
+        text = bounded.read_text(path)
+    except FileNotFoundError:
+        return None if profile else Peek({})
+    except (OSError, ValueError):  # too large too: the full read says so (tui.config)
+        return None
+    try:
+        data = bounded.loads_toml(text)
+    except ValueError:  # not TOML, or nested too deeply: the same
         return None
     default = data.get("default_profile")
     theme = data.get("theme")

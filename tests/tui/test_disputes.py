@@ -44,7 +44,7 @@ from tui.widgets.format import format_amount
 Dirs = tuple[Path, Path]
 DAY = 86400
 HOSTILE = "[b]x[/b]\x1b[5m"
-HOSTILE_SHOWN = "[b]x[/b]\u241b[5m"  # ESC made visible, brackets kept
+HOSTILE_SHOWN = "[b]x[/b]\\x1b[5m"  # ESC shown escaped, brackets kept
 EVIDENCE = {
     "customer_name": "Jane Doe",
     "receipt": "file_receipt_0042",

@@ -40,7 +40,7 @@ from tui.widgets.qr import DARK, LIGHT, QRScreen
 
 Dirs = tuple[Path, Path]
 HOSTILE = "[b]x[/b]\x1b[5m"
-HOSTILE_SHOWN = "[b]x[/b]\u241b[5m"  # ESC made visible, brackets kept
+HOSTILE_SHOWN = "[b]x[/b]\\x1b[5m"  # ESC shown escaped, brackets kept
 NOW = datetime.fromtimestamp(frozen_clock(), UTC)
 
 

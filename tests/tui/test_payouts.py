@@ -39,7 +39,7 @@ from tui.widgets.inputs import MaskedInput, Picker, last_digits, mask
 
 Dirs = tuple[Path, Path]
 HOSTILE = "[b]x[/b]\x1b[5m"
-HOSTILE_SHOWN = "[b]x[/b]\u241b[5m"  # ESC made visible, brackets kept
+HOSTILE_SHOWN = "[b]x[/b]\\x1b[5m"  # ESC shown escaped, brackets kept
 SEEDED = 12  # payouts the conftest's seeded sandbox holds (40 payments: at least 12)
 
 

@@ -34,7 +34,7 @@ from tui.views.forms import parse_metadata
 Dirs = tuple[Path, Path]
 REFUND_FAILS_CARD = "4000000000005126"
 HOSTILE = "[b]x[/b]\x1b[5m"
-HOSTILE_SHOWN = "[b]x[/b]\u241b[5m"  # ESC made visible, brackets kept
+HOSTILE_SHOWN = "[b]x[/b]\\x1b[5m"  # ESC shown escaped, brackets kept
 
 
 async def _refunds(pilot: Any) -> RefundsView:

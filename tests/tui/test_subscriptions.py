@@ -42,7 +42,7 @@ Dirs = tuple[Path, Path]
 RENEWAL_FAILS_CARD = "4000000000000341"
 DECLINED_CARD = "4000000000010019"  # UE_1001, insufficient funds
 HOSTILE = "[b]x[/b]\x1b[5m"
-HOSTILE_SHOWN = "[b]x[/b]\u241b[5m"  # ESC made visible, brackets kept
+HOSTILE_SHOWN = "[b]x[/b]\\x1b[5m"  # ESC shown escaped, brackets kept
 CARD = {
     "card_number": "4242424242424242",
     "card_exp_month": "12",

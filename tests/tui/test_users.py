@@ -50,7 +50,7 @@ TEAM = [
 ACTIVE = TEAM[:3]
 INVITED = TEAM[3:]
 HOSTILE = "[b]x[/b]\x1b[5m"
-HOSTILE_SHOWN = "[b]x[/b]\u241b[5m"  # ESC made visible, brackets kept
+HOSTILE_SHOWN = "[b]x[/b]\\x1b[5m"  # ESC shown escaped, brackets kept
 PASSWORD = "correct horse battery"
 
 

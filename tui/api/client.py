@@ -22,10 +22,9 @@ from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
-import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from tui import __version__
+from tui import __version__, bounded
 from tui.api import errors
 from tui.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
 from tui.api.local_transport import LocalTransport, serves_locally
@@ -588,13 +587,15 @@ class ApiClient:
         if not response.content.strip():
             return None
         try:
-            # orjson: about twice as fast, and the GIL is held throughout a parse. What it
-            # refuses (NaN, integers past 64 bits) goes to the standard parser.
-            return orjson.loads(response.content)
-        except ValueError:
-            pass
-        try:
-            return response.json()
+            # orjson first (tui.bounded): about twice as fast, the GIL held throughout.
+            return bounded.loads_json(response.content)
+        except bounded.TooDeep:
+            raise errors.ResponseFormatError(
+                method,
+                path,
+                f"HTTP {response.status_code} body is JSON nested more than "
+                f"{bounded.MAX_DEPTH} levels deep, more than payscope reads",
+            ) from None
         except ValueError:
             snippet = self._redactor.text(response.text[:120])
             raise errors.ResponseFormatError(
@@ -743,10 +744,12 @@ class ApiClient:
         finally:
             await response.aclose()
         # The same answer, whole and decoded (its encoding headers no longer apply).
+        # As bytes: a value may hold any byte HTTP allows (obs-text, 0x80-0xFF), which a str
+        # header would have to be ASCII to carry.
         headers = [
             (name, value)
-            for name, value in response.headers.multi_items()
-            if name.lower() not in _BODY_FRAMING
+            for name, value in response.headers.raw
+            if name.decode("latin-1").lower() not in _BODY_FRAMING
         ]  # the request log keeps them as they came (`_attempt`)
         return httpx.Response(
             response.status_code,
@@ -828,8 +831,8 @@ class ApiClient:
         message = ""
         error_type_key = False
         try:
-            payload = response.json()
-        except ValueError:
+            payload = bounded.loads_json(response.content) if response.content.strip() else None
+        except ValueError:  # not JSON, or nested too deeply (bounded.TooDeep)
             payload = None
         envelope = payload.get("error") if isinstance(payload, dict) else None
         if envelope is None and isinstance(payload, dict) and "error_type" in payload:

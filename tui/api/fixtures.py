@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui import bounded
 from tui.api import errors
 from tui.api.client import ApiClient, writes
 from tui.api.retry import Replay
@@ -191,9 +192,11 @@ def load_fixture(path: Path | str) -> Fixture:
     path = Path(path)
     source = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = bounded.read_text(path)
     except UnicodeDecodeError:
         raise FixtureError("the file is not UTF-8 text", source=source) from None
+    except bounded.TooLarge as exc:
+        raise FixtureError(exc.problem, source=source) from None
     except OSError as exc:
         raise FixtureError(f"cannot read it ({exc.strerror or exc})", source=source) from None
     suffix = path.suffix.lower()
@@ -210,14 +213,18 @@ def parse_fixture(text: str, fmt: str, *, source: str = "", default_name: str = 
     data: Any
     if fmt == "json":
         try:
-            data = json.loads(text)
+            data = bounded.loads_json(text)
+        except bounded.TooDeep as exc:
+            raise FixtureError(exc.problem, source=source) from None
         except json.JSONDecodeError as exc:
             raise FixtureError(
                 f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", source=source
             ) from None
     else:
         try:
-            data = tomllib.loads(text)
+            data = bounded.loads_toml(text)
+        except bounded.TooDeep as exc:
+            raise FixtureError(exc.problem, source=source) from None
         except tomllib.TOMLDecodeError as exc:
             raise FixtureError(f"bad TOML: {exc}", source=source) from None
     if not isinstance(data, dict):
@@ -281,7 +288,9 @@ def _step(raw: Any, index: int, earlier: list[Step], source: str) -> Step:
     body = raw.get("body")
     if isinstance(body, str):
         try:
-            body = json.loads(body)
+            body = bounded.loads_json(body)
+        except bounded.TooDeep as exc:
+            raise bad(exc.problem, "body") from None
         except json.JSONDecodeError as exc:
             raise bad(
                 f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "body"
@@ -326,7 +335,9 @@ def _event_step(raw: dict[str, Any], index: int, name: str, earlier: list[Step],
     event = raw["event"]
     if isinstance(event, str):
         try:
-            event = json.loads(event)
+            event = bounded.loads_json(event)
+        except bounded.TooDeep as exc:
+            raise bad(exc.problem, "event") from None
         except json.JSONDecodeError as exc:
             raise bad(
                 f"bad JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}", "event"

@@ -25,6 +25,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tui import bounded
 from tui.api.cards import luhn_ok
 
 log = logging.getLogger(__name__)
@@ -187,8 +188,8 @@ class Redactor:
         stripped = text.lstrip()
         if "json" in content_type or stripped[:1] in ("{", "["):
             try:
-                decoded = json.loads(text)
-            except ValueError:
+                decoded = bounded.loads_json(text)
+            except ValueError:  # not JSON, or nested too deeply to walk: masked as text
                 pass
             else:
                 text = json.dumps(self.json_value(decoded), ensure_ascii=False)

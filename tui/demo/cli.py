@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from tui.api.terminal import say
 from tui.demo.story import StoryError, load_story
 
 
@@ -15,7 +16,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         story = load_story(args.story)
     except StoryError as exc:
-        print(f"payscope demo: {exc}", file=sys.stderr)
+        say(f"payscope demo: {exc}", file=sys.stderr)
         return 2
     shots = None
     if args.screenshots:
@@ -23,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             shots.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            print(f"payscope demo: --screenshots {shots}: {exc.strerror}", file=sys.stderr)
+            say(f"payscope demo: --screenshots {shots}: {exc.strerror}", file=sys.stderr)
             return 2
     from tui import gc_pause
     from tui.demo.player import demo_dirs, make_demo_app
@@ -36,10 +37,10 @@ def run(args: argparse.Namespace) -> int:
         finally:
             gc_pause.resume()
         if app.demo.failed:
-            print(f"payscope demo: {app.demo.failed}", file=sys.stderr)
+            say(f"payscope demo: {app.demo.failed}", file=sys.stderr)
         if shots is not None:
             saved = sum(1 for p in app.demo.played if p.screenshot is not None)
-            print(f"payscope demo: {saved} screenshots in {shots}")
+            say(f"payscope demo: {saved} screenshots in {shots}")
         return int(result or 0) if not app.demo.failed else 1
     finally:
         shutil.rmtree(directory, ignore_errors=True)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tui import bounded
+
 STORY_DIR = Path(__file__).parent / "stories"
 STORIES = ("developer", "support", "tour")
 DEFAULT_PAUSE = 1.5
@@ -75,7 +77,9 @@ def load_story(name_or_file: str) -> Story:
     """Read and check a story; `StoryError` names the step and the field of any mistake."""
     path = find_story(name_or_file)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = bounded.loads_toml(bounded.read_text(path))
+    except bounded.OutOfBounds as exc:  # too large, or nested too deeply
+        raise StoryError(f"{path}: {exc.problem}.") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise StoryError(f"{path}: cannot be read ({exc}).") from None
     except tomllib.TOMLDecodeError as exc:

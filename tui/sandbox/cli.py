@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from tui.api.terminal import say
 from tui.sandbox.config import ConfigError, SandboxConfig
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         config = config_from_args(args)
         config.check()
     except ConfigError as exc:
-        print(f"payscope sandbox: {exc}", file=sys.stderr)
+        say(f"payscope sandbox: {exc}", file=sys.stderr)
         return 2
     # Imported once the arguments are known to be good: a mistake is said at once (0.05 s,
     # not the 0.6 s of importing the server and its routes).
@@ -119,10 +120,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         sandbox = Sandbox(config)
     except DatabaseUnusable as exc:
-        print(f"payscope sandbox: {exc}", file=sys.stderr)
+        say(f"payscope sandbox: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
-        print(
+        say(
             f"payscope sandbox: cannot open the state in {config.data_dir}: {exc}. "
             "Pass --data DIR with a writable directory.",
             file=sys.stderr,
@@ -149,7 +150,7 @@ def _manage(action: str, directory: Path) -> int:
     if problem:
         # Reported, never acted on: its pid may belong to any process by now.
         after = "; nothing was signalled" if action == "stop" else ""
-        print(f"payscope sandbox: ignoring {problem}{after}.", file=sys.stderr)
+        say(f"payscope sandbox: ignoring {problem}{after}.", file=sys.stderr)
     if action == "stop":
         if state is None or not daemon.stop(directory):
             print(f"No background sandbox is running for {directory}.")

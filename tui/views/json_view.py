@@ -10,18 +10,21 @@ in a narrow pane) is folded, as a last resort.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.json import JSON
+from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
 from rich.text import Text
 
+from tui import bounded
+from tui.api.terminal import safe_json
 from tui.widgets.text import safe
+
+_HIGHLIGHT = JSONHighlighter()
 
 # A break may follow one of these (or come at a space): JSON's punctuation and a URL's. A
 # comma or colon only between JSON's items (not inside a time such as 12:00:10 or a number).
@@ -105,17 +108,23 @@ def _fold(piece: Text, first: int, rest: int) -> Iterable[Text]:
 
 def json_view(value: Any, *, exact: bool = False) -> WrappedText:
     """JSON for the screen: `value` (an object, or JSON text) pretty-printed and highlighted,
-    or with `exact` the text as it is (a signed raw body: not one byte reformatted; control
-    characters made visible). Text that is not JSON is shown as it is."""
+    or with `exact` the text as it is (a signed raw body: not one byte reformatted). Either way
+    no control or bidi character reaches the terminal (`tui.api.terminal`): in JSON they are
+    its escapes (`\\u001b`, `\\u202e`), in exact text `\\x1b`. Text that is not JSON (or nests
+    deeper than payscope reads) is shown as it is."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     if exact:
         return WrappedText(safe(value, multiline=True))
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     try:
-        return WrappedText(JSON(text).text)
-    except ValueError:
-        return WrappedText(safe(text, multiline=True))
+        data = bounded.loads_json(value) if isinstance(value, str) else value
+        text = safe_json(data, indent=2)
+    except (ValueError, TypeError, RecursionError):
+        return WrappedText(safe(value if isinstance(value, str) else repr(value), multiline=True))
+    shown = _HIGHLIGHT(text)
+    shown.no_wrap = True
+    shown.overflow = None
+    return WrappedText(shown)
 
 
 def value_view(value: Any) -> Text | WrappedText:
@@ -123,4 +132,4 @@ def value_view(value: Any) -> Text | WrappedText:
     JSON that wraps at its punctuation."""
     if isinstance(value, str):
         return safe(value, multiline=True)
-    return WrappedText(safe(json.dumps(value, ensure_ascii=False), multiline=True))
+    return WrappedText(safe(safe_json(value), multiline=True))

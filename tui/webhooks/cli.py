@@ -14,7 +14,6 @@ import asyncio
 import contextlib
 import importlib
 import ipaddress
-import json
 import os
 import signal
 import sys
@@ -22,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from tui.api.terminal import safe_json, safe_text, say
 from tui.api.vocabulary import counted
 from tui.webhooks.forward import url_problem
 from tui.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED, ForwardOutcome
@@ -66,12 +66,11 @@ def is_loopback(host: str) -> bool:
 
 def _shown(value: str | None, missing: str) -> str:
     """`value` safe for one terminal line: control characters (escape sequences, newlines)
-    from a sender's body are shown escaped, never interpreted by the terminal."""
+    and bidi controls from a sender's body are shown escaped (`tui.api.terminal`), never
+    interpreted by the terminal."""
     if value is None:
         return missing
-    if value.isprintable():
-        return value
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in value)
+    return safe_text(value, one_line=True)
 
 
 def format_text(d: Delivery) -> str:
@@ -105,7 +104,7 @@ def format_json(d: Delivery) -> str:
     }
     if not d.accepted:
         record["reason"] = d.reason
-    return json.dumps(record, ensure_ascii=False)
+    return safe_json(record)  # JSON, with no raw control or bidi character in it
 
 
 def _iso(ts: float) -> str:
@@ -157,7 +156,7 @@ def format_forward_json(outcome: ForwardOutcome) -> str:
             "body": f.body,
         },
     }
-    return json.dumps(record, ensure_ascii=False)
+    return safe_json(record)  # JSON, with no raw control or bidi character in it
 
 
 class SecretUnavailable(Exception):
@@ -195,7 +194,7 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], st
             "  (docs/webhooks.md explains the secret; docs/configuration.md#a-headless-linux-box "
             "the keyring)"
         ) from exc
-    print(
+    say(
         f"payscope listen: generated a new signing secret and stored it in the OS keyring "
         f"(payscope keys show --profile {KEYRING_PROFILE} --kind webhook)",
         file=err,
@@ -209,7 +208,7 @@ def run(args: argparse.Namespace) -> int:
     data_dir = Path(args.data).expanduser() if args.data else default_data_dir()
     secrets: list[str] | None = args.secret or None
     if secrets and any(not s.strip() for s in secrets):
-        print("payscope listen: --secret cannot be empty", file=err)
+        say("payscope listen: --secret cannot be empty", file=err)
         return 2
     secret_file: str | None = getattr(args, "secret_file", None)
     if secret_file is not None:
@@ -219,22 +218,22 @@ def run(args: argparse.Namespace) -> int:
         try:
             secrets = [*(secrets or []), *read_secret_lines(secret_file, "--secret-file")]
         except SecretFileError as exc:
-            print(f"payscope listen: {exc}", file=err)
+            say(f"payscope listen: {exc}", file=err)
             return 2
     problem = url_problem(args.forward_to) if args.forward_to else None
     if problem is not None:
-        print(f"payscope listen: --forward-to: {problem}", file=err)
+        say(f"payscope listen: --forward-to: {problem}", file=err)
         return 2
     try:
         secrets, source = resolve_secrets(secrets, err)
         if secret_file is not None:
             source = "--secret and --secret-file" if args.secret else "--secret-file"
     except SecretUnavailable as exc:
-        print(f"payscope listen: {exc}", file=err)
+        say(f"payscope listen: {exc}", file=err)
         return 1
     if args.print_secret:
         for value in secrets:
-            print(value)
+            print(value)  # exactly: a script reads it
         return 0
     try:
         return asyncio.run(_serve(args, data_dir, secrets, source, sys.stdout, err))
@@ -256,7 +255,7 @@ async def _serve(
             args.host, args.port, fallback_to_free_port=args.port == DEFAULT_PORT
         )
     except (ListenerError, OSError, ValueError) as exc:
-        print(f"payscope listen: {exc}", file=err)
+        say(f"payscope listen: {exc}", file=err)
         return 1
     from tui import gc_pause
 
@@ -272,41 +271,41 @@ async def _serve(
     as_json = args.format == "json"
     head = err if as_json else out
     if args.port not in (0, listener.port):
-        print(
+        say(
             f"port {args.port} is in use, so the listener took free port {listener.port} instead",
             file=err,
         )
     if not is_loopback(args.host):
-        print(
+        say(
             f"warning: listening on {args.host}: other machines that can reach it may send "
             "requests (signatures are still checked)",
             file=err,
         )
     shown = ", ".join(mask(s) for s in listener.secrets)
-    print(f"payscope listener on {url}", file=head)
-    print(f"  journal  {listener.journal.path}", file=head)
+    say(f"payscope listener on {url}", file=head)
+    say(f"  journal  {listener.journal.path}", file=head)
     if listener.journal.moved_aside is not None:
-        print(
+        say(
             f"note: the journal was damaged, so a fresh one was started; the old one is kept "
             f"at {listener.journal.moved_aside}",
             file=err,
         )
-    print(f"  secret   {shown} ({source})", file=head)
+    say(f"  secret   {shown} ({source})", file=head)
     owed = listener.journal.forward_counts()["pending"]
     if args.forward_to:
         resumed = f" ({owed} owed by an earlier run, resumed)" if owed else ""
-        print(f"  forward  {args.forward_to}{resumed}", file=head)
+        say(f"  forward  {args.forward_to}{resumed}", file=head)
     elif owed:
-        print(
+        say(
             f"note: {owed} forwards owed by an earlier run wait in the journal; they are sent "
             "when the listener runs with --forward-to again",
             file=err,
         )
     if listener.max_age is None:
-        print("  fresh    not checked (--no-freshness)", file=head)
+        say("  fresh    not checked (--no-freshness)", file=head)
     else:
-        print(f"  fresh    events up to {_duration(listener.max_age)} old", file=head)
-    print("Ctrl+C stops.", file=head, flush=True)
+        say(f"  fresh    events up to {_duration(listener.max_age)} old", file=head)
+    say("Ctrl+C stops.", file=head, flush=True)
 
     subscription = listener.subscribe(maxsize=10_000)
     formatter = format_json if as_json else format_text
@@ -390,7 +389,7 @@ async def _serve(
                 f"(sent on the next start), {c['failed']} failed"
             )
         listener.journal.close()
-        print(
+        say(
             f"stopped; {counted(count, 'event')} in {listener.journal.path}{forwards}",
             file=err,
             flush=True,

@@ -10,6 +10,8 @@ import os
 import sys
 from pathlib import Path
 
+from tui.api.terminal import safe_json, safe_text, say
+
 
 def read_secret(args: argparse.Namespace) -> str | None:
     """The signing secret: --secret-file (- = standard input), else PAYSCOPE_WEBHOOK_SECRET."""
@@ -20,7 +22,8 @@ def read_secret(args: argparse.Namespace) -> str | None:
             else:
                 text = Path(args.secret_file).read_text(encoding="utf-8")
         except OSError as exc:
-            raise SystemExit(f"payscope send-event: --secret-file: {exc.strerror or exc}") from None
+            problem = f"payscope send-event: --secret-file: {exc.strerror or exc}"
+            raise SystemExit(safe_text(problem)) from None
         return text.strip() or None
     return os.environ.get("PAYSCOPE_WEBHOOK_SECRET") or None
 
@@ -33,29 +36,29 @@ def run(args: argparse.Namespace) -> int:
         try:
             text = Path(args.file).read_text(encoding="utf-8")
         except OSError as exc:
-            print(f"payscope send-event: {args.file}: {exc.strerror or exc}", file=err)
+            say(f"payscope send-event: {args.file}: {exc.strerror or exc}", file=err)
             return 2
         problem = compose.problems(text)
         if problem:
-            print(f"payscope send-event: {args.file}: {problem}", file=err)
+            say(f"payscope send-event: {args.file}: {problem}", file=err)
             return 2
         body = text.encode("utf-8")  # sent as written: the signature covers these bytes
         if args.type and json.loads(text).get("event_type") != args.type:
-            print("payscope send-event: --type differs from the file's event_type", file=err)
+            say("payscope send-event: --type differs from the file's event_type", file=err)
             return 2
     elif args.type:
         try:
             event = compose.template(args.type)
         except compose.ComposeError as exc:
-            print(f"payscope send-event: {exc}", file=err)
+            say(f"payscope send-event: {exc}", file=err)
             return 2
         body = json.dumps(event, separators=(",", ":")).encode("utf-8")
     else:
-        print("payscope send-event: give --type (the template) or --file (a whole body)", file=err)
+        say("payscope send-event: give --type (the template) or --file (a whole body)", file=err)
         return 2
     secret = read_secret(args)
     if not secret:
-        print(
+        say(
             "payscope send-event: no signing secret: --secret-file PATH (or - for standard "
             "input), or PAYSCOPE_WEBHOOK_SECRET",
             file=err,
@@ -64,17 +67,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         answer = asyncio.run(compose.send(body, args.to, secret, timeout=args.timeout))
     except compose.ComposeError as exc:
-        print(f"payscope send-event: {exc}", file=err)
+        say(f"payscope send-event: {exc}", file=err)
         return 2
     event_id = json.loads(body).get("event_id")
     if args.format == "json":
-        print(json.dumps({"event_id": event_id, "to": args.to, **answer.to_json()}))
+        print(safe_json({"event_id": event_id, "to": args.to, **answer.to_json()}))
     elif answer.error:
-        print(f"{event_id} -> {args.to}: no answer ({answer.error})")
+        say(f"{event_id} -> {args.to}: no answer ({answer.error})")
     else:
-        print(f"{event_id} -> {args.to}: {answer.status} in {answer.latency_ms:.0f} ms")
+        say(f"{event_id} -> {args.to}: {answer.status} in {answer.latency_ms:.0f} ms")
         for name, value in answer.headers.items():
-            print(f"  {name}: {value}")
+            say(f"  {name}: {value}", one_line=True)
         if answer.body:
-            print(answer.body + (" [cut at 64 KiB]" if answer.truncated else ""))
+            say(answer.body + (" [cut at 64 KiB]" if answer.truncated else ""))
     return 0 if answer.ok else 1

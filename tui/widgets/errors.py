@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tui.api.terminal import safe_text
+
 _TITLES = {
     "AuthenticationError": "Key refused",
     "PermissionDeniedError": "Not allowed",
@@ -65,7 +67,13 @@ def explain_api_code(error: BaseException) -> str | None:
 
 def describe_error(error: BaseException) -> tuple[str, str]:
     """(title, message) for a notification or modal (API errors already read well, with their
-    code explained by the contract their profile speaks)."""
+    code explained by the contract their profile speaks). A remote's message is text from
+    outside: its control and bidi characters come back escaped (`tui.api.terminal`)."""
+    title, message = _described(error)
+    return title, safe_text(message)
+
+
+def _described(error: BaseException) -> tuple[str, str]:
     for cls in type(error).__mro__:
         title = _TITLES.get(cls.__name__)
         if title is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, ClassVar
 
@@ -10,6 +9,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from tui import bounded
 from tui.areas.events.actions import EVENT_ACTIONS
 from tui.areas.events.spec import clock
 from tui.views.detail import DetailScreen, Missing, empty, grid
@@ -129,8 +129,8 @@ class EventDetailScreen(DetailScreen[Any]):
 
     def _pretty(self, d: Any) -> RenderableType:
         try:
-            json.loads(d.body)
-        except ValueError:
+            bounded.loads_json(d.body)
+        except ValueError:  # not JSON, or nested deeper than payscope reads
             return empty("The body is not JSON.")
         return json_view(d.body)
 

@@ -1,0 +1,144 @@
+"""Every file payscope reads has a bounded depth and size (tui/bounded.py): a fixture, a demo
+story and profiles.toml nested a few thousand levels deep, or larger than payscope reads, get a
+clear error naming the file: from the functions that read them and from the real commands
+(`payscope fixtures run`, `payscope demo`, `payscope export`), never a RecursionError."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tui import bounded, config
+from tui.api.fixtures import FixtureError, load_fixture
+from tui.demo.story import StoryError, load_story
+
+ROOT = Path(__file__).resolve().parents[1]
+LEVELS = 5000
+STEP = '[[steps]]\nname = "one"\nmethod = "GET"\npath = "/payments"\n'
+
+# The ways TOML nests: arrays, inline tables, and table headers with dotted keys (which the
+# standard parser builds without recursing, but whoever walks the result would).
+DEEP_TOML = {
+    "arrays": "x = " + "[" * LEVELS + "]" * LEVELS + "\n",
+    "inline_tables": "x = " + "{a = " * LEVELS + "1" + "}" * LEVELS + "\n",
+    "dotted_header": "[" + ".".join(["a"] * LEVELS) + "]\nb = 1\n",
+}
+DEEP_JSON = '{"a":' * LEVELS + "1" + "}" * LEVELS
+
+
+def payscope(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tui", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=os.environ,
+    )
+
+
+def said_plainly(done: subprocess.CompletedProcess[str], path: Path) -> None:
+    assert done.returncode in (1, 2), done
+    assert "Traceback" not in done.stderr and "RecursionError" not in done.stderr
+    assert str(path) in done.stderr and "nested too deeply" in done.stderr
+
+
+@pytest.mark.parametrize("shape", DEEP_TOML)
+def test_a_deep_toml_fixture_is_refused_naming_the_file(tmp_path: Path, shape: str) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text(DEEP_TOML[shape] + STEP)
+    with pytest.raises(FixtureError) as caught:
+        load_fixture(path)
+    assert caught.value.source == str(path)
+    assert f"at most {bounded.MAX_DEPTH} levels" in str(caught.value)
+
+
+def test_a_deep_json_fixture_and_a_deep_json_body_are_refused(tmp_path: Path) -> None:
+    whole = tmp_path / "deep.json"
+    whole.write_text(
+        '{"steps": [{"name": "one", "method": "GET", "path": "/", "x": ' + DEEP_JSON + "}]}"
+    )
+    with pytest.raises(FixtureError, match="nested too deeply") as caught:
+        load_fixture(whole)
+    assert caught.value.source == str(whole)
+    body = tmp_path / "body.toml"
+    body.write_text(
+        STEP.replace('path = "/payments"', 'path = "/payments"\nbody = ' + json.dumps(DEEP_JSON))
+    )
+    with pytest.raises(FixtureError, match="nested too deeply") as caught:
+        load_fixture(body)
+    assert caught.value.field_name == "body" and caught.value.source == str(body)
+
+
+def test_a_fixture_larger_than_payscope_reads_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "big.toml"
+    path.write_text(STEP + "# " + "x" * bounded.MAX_FILE_BYTES + "\n")
+    with pytest.raises(FixtureError, match="larger than payscope reads") as caught:
+        load_fixture(path)
+    assert caught.value.source == str(path)
+
+
+def test_a_fixture_as_deep_as_payscope_reads_is_read(tmp_path: Path) -> None:
+    depth = bounded.MAX_DEPTH - 3  # the document, steps, the step, then the body's levels
+    body = '{"a":' * depth + "1" + "}" * depth
+    path = tmp_path / "ok.toml"
+    path.write_text(
+        STEP.replace('path = "/payments"', 'path = "/payments"\nbody = ' + json.dumps(body))
+    )
+    assert load_fixture(path).steps[0].path == "/payments"
+
+
+def test_fixtures_run_says_a_deep_fixture_plainly(tmp_path: Path) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text(DEEP_TOML["arrays"] + STEP)
+    said_plainly(payscope("fixtures", "run", str(path)), path)
+
+
+@pytest.mark.parametrize("shape", DEEP_TOML)
+def test_a_deep_story_is_refused_naming_the_file(tmp_path: Path, shape: str) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text('title = "deep"\n' + DEEP_TOML[shape] + '[[step]]\nkeys = ["j"]\n')
+    with pytest.raises(StoryError, match="nested too deeply") as caught:
+        load_story(str(path))
+    assert str(path) in str(caught.value)
+
+
+def test_payscope_demo_says_a_deep_story_plainly(tmp_path: Path) -> None:
+    path = tmp_path / "deep.toml"
+    path.write_text(DEEP_TOML["inline_tables"])
+    said_plainly(payscope("demo", str(path)), path)
+
+
+@pytest.mark.parametrize("shape", DEEP_TOML)
+def test_a_deep_profiles_toml_is_refused_naming_the_file(shape: str) -> None:
+    path = config.config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(DEEP_TOML[shape])
+    with pytest.raises(config.ConfigError, match="nested too deeply") as caught:
+        config.load_settings()
+    assert str(path) in str(caught.value)
+
+
+def test_a_profiles_toml_larger_than_payscope_reads_is_refused() -> None:
+    path = config.config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('theme = "dark"\n# ' + "x" * bounded.MAX_FILE_BYTES + "\n")
+    with pytest.raises(config.ConfigError, match="larger than payscope reads") as caught:
+        config.load_settings()
+    assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize("command", ["export", "fixtures"])
+def test_the_commands_say_a_deep_profiles_toml_plainly(tmp_path: Path, command: str) -> None:
+    fixture = tmp_path / "one.toml"
+    fixture.write_text(STEP)
+    path = config.config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(DEEP_TOML["arrays"])
+    args = ["export", "payments"] if command == "export" else ["fixtures", "run", str(fixture)]
+    said_plainly(payscope(*args), path)
