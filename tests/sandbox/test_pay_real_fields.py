@@ -208,7 +208,7 @@ async def test_update_and_confirm_use_the_billing_the_payment_has(
         refused = await live.post("/payments/" + path.format(bare["payment_id"]), json=method)
         assert refused.status_code == 400, path
         error = envelope(refused)
-        assert error["code"] == "IR_01" and "this payment has none" in error["message"]
+        assert error["code"] == "IR_01" and "this payment has no billing" in error["message"]
         # nothing was taken from the refused request
         after = (await live.get(f"/payments/{bare['payment_id']}")).json()
         assert (after["status"], after["payment_method_data"]) == (

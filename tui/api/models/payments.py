@@ -259,11 +259,7 @@ BILLING_REQUIRED: Final = (
     "(and phone or email)"
 )
 # Update and confirm: the real service uses the billing the payment already has.
-BILLING_REQUIRED_LATER: Final = (
-    "billing is required with payment_method_data, and this payment has none yet: "
-    "add billing (or payment_method_data.billing) with the customer's address "
-    "(and phone or email)"
-)
+BILLING_REQUIRED_LATER: Final = BILLING_REQUIRED + "; this payment has no billing yet to use"
 
 
 def lacks_billing(request: Any, *already: Any) -> bool:
