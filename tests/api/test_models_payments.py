@@ -20,6 +20,7 @@ from tui.api.models.payments import (
     PaymentListResponse,
     PaymentStatus,
     PaymentUpdateRequest,
+    lacks_billing,
     luhn_ok,
 )
 
@@ -326,12 +327,22 @@ def test_payment_method_data_needs_billing_on_the_same_request() -> None:
     errors = errors_of(PaymentCreateRequest, data)
     assert locs(errors) == [("billing",)] and errors[0]["type"] == "missing"
     assert "billing is required" in errors[0]["msg"]
+
+
+def test_update_and_confirm_leave_billing_to_the_payment() -> None:
+    """An update or confirm may bring a card without billing: the payment may have billing
+    already (the service checks, with `lacks_billing`)."""
     for model, body in [
         (PaymentUpdateRequest, {"payment_method_data": {"card": CARD}}),
         (PaymentConfirmRequest, {"payment_method": "card", "payment_method_data": {"card": CARD}}),
     ]:
-        assert locs(errors_of(model, body)) == [("billing",)]
-        assert model.model_validate({**body, "billing": BILLING}).to_body()["billing"]["email"]
+        request = model.model_validate(body)
+        assert lacks_billing(request)
+        assert not lacks_billing(request, BILLING)  # the payment's own billing
+        assert not lacks_billing(request, None, BILLING)  # or its method's
+        with_billing = model.model_validate({**body, "billing": BILLING})
+        assert with_billing.to_body()["billing"]["email"] and not lacks_billing(with_billing)
+    assert not lacks_billing(PaymentConfirmRequest.model_validate({}))  # nothing to bill
 
 
 def test_confirming_with_payment_method_data_needs_payment_method() -> None:

@@ -187,6 +187,38 @@ async def test_no_billing_anywhere_is_still_refused(live: httpx.AsyncClient) -> 
     assert error["code"] == "IR_01" and "payment_method_data.billing" in error["message"]
 
 
+async def test_update_and_confirm_use_the_billing_the_payment_has(
+    live: httpx.AsyncClient,
+) -> None:
+    """The real service's way (its own Postman suite: create with billing, confirm with a card
+    alone); the 400 stays when neither the payment nor the request has billing."""
+    method = {k: v for k, v in payment_body().items() if k.startswith("payment_method")}
+    for path in ("{}", "{}/confirm"):
+        made = await live.post(
+            "/payments",
+            json={"amount": 900, "currency": "USD", "confirm": False, "billing": BILLING},
+        )
+        pid = made.json()["payment_id"]
+        answer = await live.post("/payments/" + path.format(pid), json=method)
+        assert answer.status_code == 200, (path, answer.text)
+        assert answer.json()["billing"] == BILLING  # kept, and used
+        bare = (
+            await live.post("/payments", json={"amount": 900, "currency": "USD", "confirm": False})
+        ).json()
+        refused = await live.post("/payments/" + path.format(bare["payment_id"]), json=method)
+        assert refused.status_code == 400, path
+        error = envelope(refused)
+        assert error["code"] == "IR_01" and "this payment has no billing" in error["message"]
+        # nothing was taken from the refused request
+        after = (await live.get(f"/payments/{bare['payment_id']}")).json()
+        assert (after["status"], after["payment_method_data"]) == (
+            "requires_payment_method",
+            None,
+        )
+    confirmed = (await live.get(f"/payments/{pid}")).json()
+    assert confirmed["status"] == "succeeded"
+
+
 async def test_browser_info_is_echoed(live: httpx.AsyncClient) -> None:
     info = {"user_agent": "Mozilla/5.0", "language": "nl-NL", "color_depth": 24}
     payment = (await live.post("/payments", json=payment_body(browser_info=info))).json()

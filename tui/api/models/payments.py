@@ -42,6 +42,8 @@ from tui.api.models.refunds import Refund
 from tui.api.vocabulary import PaymentStatus
 
 __all__ = [
+    "BILLING_REQUIRED",
+    "BILLING_REQUIRED_LATER",
     "SESSION_EXPIRY_MAX",
     "SESSION_EXPIRY_MIN",
     "STATEMENT_DESCRIPTOR_MAX",
@@ -77,6 +79,7 @@ __all__ = [
     "PaymentStatusField",
     "PaymentUpdateRequest",
     "UnifiedDetails",
+    "lacks_billing",
     "luhn_ok",
 ]
 
@@ -250,18 +253,27 @@ _ORDER_DETAILS_WRONG_NAMES: Final = {
 }
 
 
+BILLING_REQUIRED: Final = (
+    "billing is required on a request that carries payment_method_data: "
+    "add billing (or payment_method_data.billing) with the customer's address "
+    "(and phone or email)"
+)
+# Update and confirm: the real service uses the billing the payment already has.
+BILLING_REQUIRED_LATER: Final = BILLING_REQUIRED + "; this payment has no billing yet to use"
+
+
+def lacks_billing(request: Any, *already: Any) -> bool:
+    """True when `request` carries `payment_method_data` without any billing: none on the
+    request, none in its method data, and none of `already` (the billing the payment has)."""
+    pmd = getattr(request, "payment_method_data", None)
+    if pmd is None or request.billing is not None or pmd.billing is not None:
+        return False
+    return not any(already)
+
+
 def _billing_errors(request: Any) -> list[InitErrorDetails]:
-    pmd = request.payment_method_data
-    if pmd is not None and request.billing is None and pmd.billing is None:
-        return [
-            field_error(
-                "billing",
-                "missing",
-                "billing is required on a request that carries payment_method_data: "
-                "add billing (or payment_method_data.billing) with the customer's address "
-                "(and phone or email)",
-            )
-        ]
+    if lacks_billing(request):
+        return [field_error("billing", "missing", BILLING_REQUIRED)]
     return []
 
 
@@ -347,19 +359,17 @@ class PaymentCreateRequest(_PaymentFields):
 
 
 class PaymentUpdateRequest(_PaymentFields):
-    """POST /payments/{payment_id}: allowed before confirmation only."""
+    """POST /payments/{payment_id}: allowed before confirmation only. `payment_method_data`
+    needs billing only when the payment has none yet (the service checks: `lacks_billing`)."""
 
     amount: Amount | None = None
     currency: Currency | None = None
 
-    @model_validator(mode="after")
-    def _conditional_fields(self) -> PaymentUpdateRequest:
-        raise_field_errors(type(self), _billing_errors(self))
-        return self
-
 
 class PaymentConfirmRequest(_SavedMethodFields):
-    """POST /payments/{payment_id}/confirm. `client_secret` is for the publishable-key flow."""
+    """POST /payments/{payment_id}/confirm. `client_secret` is for the publishable-key flow.
+    `payment_method_data` needs billing only when the payment has none yet: the service uses
+    the billing the payment was created (or updated) with (`lacks_billing`)."""
 
     payment_method: str | None = None
     payment_method_type: str | None = None
@@ -370,11 +380,6 @@ class PaymentConfirmRequest(_SavedMethodFields):
     client_secret: str | None = Field(default=None, repr=False)
     # With a saved card's payment_token: the security code the customer typed again.
     card_cvc: CardCvc | None = Field(default=None, repr=False)
-
-    @model_validator(mode="after")
-    def _conditional_fields(self) -> PaymentConfirmRequest:
-        raise_field_errors(type(self), _billing_errors(self))
-        return self
 
 
 class PaymentCaptureRequest(RequestModel):

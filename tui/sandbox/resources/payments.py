@@ -45,6 +45,7 @@ from starlette.responses import Response
 
 from tui.api.models._iso import format_minor_units
 from tui.api.models.payments import (
+    BILLING_REQUIRED_LATER,
     CardData,
     PaymentCancelRequest,
     PaymentCaptureRequest,
@@ -52,11 +53,13 @@ from tui.api.models.payments import (
     PaymentCreateRequest,
     PaymentListRequest,
     PaymentUpdateRequest,
+    lacks_billing,
 )
 from tui.sandbox import cards, ids, methods
 from tui.sandbox.clock import iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import (
+    INVALID,
     SandboxError,
     bad_state,
     conflict,
@@ -745,6 +748,14 @@ def _settle_method(conn: sqlite3.Connection, state: SandboxState, row: Row, now:
         _update_last_attempt(conn, row, "failure", iso(now), {})
 
 
+def _needs_billing(row: Row, body: Any) -> None:
+    """400 IR_01 when an update or confirm brings payment_method_data and no billing while the
+    payment has none either: the real service uses the billing the payment already has."""
+    method = row.data.get("payment_method_data") or {}
+    if lacks_billing(body, row.data.get("billing"), method.get("billing")):
+        raise SandboxError(400, INVALID, "IR_01", BILLING_REQUIRED_LATER)
+
+
 def _apply_method(state: SandboxState, row: Row, body: Any) -> None:
     """Take payment method fields from a create/update/confirm body."""
     for key in ("payment_method", "payment_method_type", "return_url"):
@@ -1396,6 +1407,7 @@ async def update_payment(request: Request, payment_id: str) -> Response:
             row.data["shipping"] = body.shipping.to_body()
         if body.order_details is not None:
             row.data["order_details"] = [o.to_body() for o in body.order_details]
+        _needs_billing(row, body)
         _apply_method(state, row, body)
         _apply_saved(conn, state, row, body)
         if row.card_rule is not None:
@@ -1418,6 +1430,7 @@ async def confirm_payment(request: Request, payment_id: str) -> Response:
         check_client_secret(request, row, body.client_secret)
         if row.status not in CONFIRMABLE:
             raise bad_state("confirm", "payment", row.status, CONFIRMABLE)
+        _needs_billing(row, body)
         _apply_method(state, row, body)
         _apply_saved(conn, state, row, body)
         _confirm(conn, state, row, request, now)
