@@ -316,6 +316,15 @@ class PayscopeApp(App[int]):
                 return screen
         return None
 
+    def on_key(self, event: events.Key) -> None:
+        """A key that reached the app unhandled. Keys typed at once after `n` were sent to the
+        list before its form opened; they come here after, from a screen no longer on show. A
+        screen that takes them (a form: `take_stray_key`) gets them as typed."""
+        take = getattr(self.screen, "take_stray_key", None)
+        if take is not None and take(event):
+            event.stop()
+            event.prevent_default()
+
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """An input focused keeps its cursor still when the user asked for that (the setting
         `cursor_blink = false`, or `PAYSCOPE_CURSOR_BLINK=off` for one run)."""

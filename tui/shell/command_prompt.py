@@ -96,6 +96,12 @@ def complete(text: str, themes: tuple[str, ...] = ()) -> str | None:
     if not text or (text.endswith(" ") and " " not in text.strip()):
         return None
     if not sep:
+        # What Enter would do comes first: `pay` opens Payments (its own word), so the
+        # suggestion is `payments`, never `payouts`; `dp` opens Disputes and suggests nothing.
+        meant = parse_command(head)
+        if meant.kind == "area" and meant.area:
+            lowered = head.lower()
+            return meant.area if meant.area.startswith(lowered) and meant.area != lowered else None
         # Area names first: `ev` means events more often than the `evt <id>` form.
         areas = sorted((a.key for a in AREAS), key=lambda w: (len(w), w))
         for word in [*areas, *ID_COMMANDS, *OTHER_COMMANDS]:

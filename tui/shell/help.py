@@ -56,7 +56,10 @@ class KeyHelpScreen(ModalScreen[None]):
         seen: set[tuple[str, str]] = set()
         for key, active in self.below.active_bindings.items():
             binding = active.binding
-            if binding.system or (key, binding.action) in seen:
+            # payscope's own keys all have an id (they can be remapped); Textual's widgets'
+            # (a table's "Cursor left", "Page Left", the app's "super+c") have none: they are
+            # the keys every table and text box has, not this screen's.
+            if binding.system or binding.id is None or (key, binding.action) in seen:
                 continue
             seen.add((key, binding.action))
             table.add_row(
@@ -65,6 +68,10 @@ class KeyHelpScreen(ModalScreen[None]):
                 Text(binding.tooltip or ""),
                 height=None,
             )
+        # Keys an area reads itself (Sandbox's Trigger keys 1…0 and l).
+        rows = getattr(self.below, "key_help_rows", None)
+        for key, action, what in rows() if rows is not None else ():
+            table.add_row(Text(key, style="bold"), Text(action), Text(what), height=None)
         table.focus()
 
     def action_close(self) -> None:

@@ -600,11 +600,12 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
                     severity="warning",
                 )
         elif command.kind == "new":
-            view = self.show_area("payments")
+            self.app.goto("payments")  # from a detail too: the screens above close
+            view = self.current_view()
             if isinstance(view, ResourceListView):
                 view.new_record()
         elif command.kind == "area" and command.area:
-            self.show_area(command.area)
+            self.app.goto(command.area)  # from a detail too: the screens above close
         elif command.kind == "open" and command.area and command.argument:
             self.open_id(command.area, command.argument)
         elif command.kind == "find" and command.argument:
@@ -625,6 +626,10 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         from tui.shell.find import FindScreen
 
         self.app.push_screen(FindScreen(text))
+
+    def key_help_rows(self) -> Iterable[tuple[str, str, str]]:
+        """The current area's own keys beyond its bindings (Sandbox's Trigger keys), for `?`."""
+        return self.current_view().key_help_rows()
 
     def context_commands(self) -> Iterable[SystemCommand]:
         """Palette commands for what is selected in the current area."""

@@ -46,7 +46,8 @@ class Action(NamedTuple, Generic[T]):
     key: str
     title: str
     help: str
-    run: Callable[[ActionHost, str | None, T | None], None]
+    # It may return what opening its form is awaited with (`push_screen`'s answer).
+    run: Callable[[ActionHost, str | None, T | None], object]
     statuses: frozenset[str] | None = None
     when: Callable[[T], bool] | None = None
     needs_record: bool = True

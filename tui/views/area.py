@@ -113,6 +113,10 @@ class AreaView(AppAccess, Vertical):  # type: ignore[misc]
         """Open the record `record_id` of this area (`:pay <id>` and Enter land here)."""
         self.notify(f"{self.id} has no records to open.", severity="warning")
 
+    def key_help_rows(self) -> Iterable[tuple[str, str, str]]:
+        """Keys the area handles beyond its bindings, for `?`: (key, action, what it does)."""
+        return ()
+
     def context_commands(self) -> Iterable[SystemCommand]:
         """Palette commands for what is selected here."""
         return ()

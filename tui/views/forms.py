@@ -9,11 +9,12 @@ from the service appear in the form, which stays open so the user can fix and re
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -169,6 +170,37 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
                 scroll.mount_all(_parts(field))
             else:
                 scroll.mount_all(_parts(field), before=anchor)
+
+    # Keys that went through this form (`on_key`), and keys typed before it had a field to
+    # give them to (`take_stray_key`), handed over once it has.
+    _keys_seen: Any = None
+    _early_keys: Any = None
+
+    def on_key(self, event: events.Key) -> None:
+        if self._keys_seen is None:
+            self._keys_seen = weakref.WeakSet()
+        self._keys_seen.add(event)
+
+    def take_stray_key(self, event: events.Key) -> bool:
+        """A key the app got that never went through this form: typed while it opened (sent to
+        the screen below it). It goes to the form's field as if typed now (once the form has
+        focused its first field); True when taken."""
+        if self._keys_seen is not None and event in self._keys_seen:
+            return False  # this form's own key, which nothing here handled
+        if self.focused is None:
+            if self._early_keys is None:
+                self._early_keys = []
+            self._early_keys.append((event.key, event.character))
+        else:
+            self.app.post_message(events.Key(event.key, event.character))
+        return True
+
+    def on_descendant_focus(self) -> None:
+        # The first field has the focus now (`focus()` gives it after this turn): the keys
+        # typed before go to it, in order.
+        for key, character in self._early_keys or ():
+            self.app.post_message(events.Key(key, character))
+        self._early_keys = None
 
     def on_mount(self) -> None:
         focusable = [f.widget for f in self._fields if self.mounted(f.name) and f.widget.focusable]

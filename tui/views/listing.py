@@ -10,7 +10,7 @@ palette entries and state checks.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 from rich.text import Text
@@ -548,9 +548,11 @@ class ResourceListView(AreaView, Generic[T]):
         if any(a.show and a.needs_record for a in self.actions):
             self.refresh_bindings()
 
-    def new_record(self) -> None:
+    def new_record(self) -> Awaitable[object] | None:
         """`n`: the area's form for a new record (see `new_record_action`). An area whose list
-        makes records overrides it; what the form made goes to `show_created`."""
+        makes records overrides it; what the form made goes to `show_created`. It returns what
+        `push_screen` returns (the form's mounting), so keys typed at once reach the form."""
+        return None
 
     def show_created(
         self, record_id: str, *, reload: bool = True, first_page: bool = False
@@ -618,22 +620,32 @@ class ResourceListView(AreaView, Generic[T]):
             return False
         return super().check_action(action, parameters)
 
-    def action_act(self, name: str) -> None:
+    async def action_act(self, name: str) -> None:
+        """An action's key: it runs, and a form it opens is mounted and focused before the
+        next key is handled (keys typed at once after `n` reach the form, not nothing)."""
+        opened = self.act(name)
+        if opened is not None:
+            await opened
+
+    def act(self, name: str) -> Awaitable[object] | None:
+        """Run the action `name` on the selected row; what its form's opening is awaited with
+        (None when it opened none)."""
         chosen = find_action(self.actions, name)
-        if chosen is None or self.starting(lambda: self.action_act(name)):
-            return
+        if chosen is None or self.starting(lambda: self.act(name)):
+            return None
         record_id = self.table.selected_id() if chosen.needs_record else None
         if chosen.needs_record and record_id is None:
             self.notify("Select a row first.", severity="warning")
-            return
+            return None
         record = self.table.selected() if chosen.needs_record else None
         if not chosen.allows(
             record,
             local=self.runtime.options.is_local,
             read_only=self.runtime.options.read_only,
         ):
-            return
-        chosen.run(self, record_id, self.record_for_action(record))
+            return None
+        opened = chosen.run(self, record_id, self.record_for_action(record))
+        return opened if isinstance(opened, Awaitable) else None
 
     def record_for_action(self, record: T | None) -> T | None:
         """The record an action gets (Payments: None for a row shown from the cache)."""
@@ -664,7 +676,7 @@ class ResourceListView(AreaView, Generic[T]):
             yield SystemCommand(
                 title,
                 record_id if chosen.needs_record and record_id else chosen.help,
-                lambda name=chosen.name: self.action_act(name),
+                lambda name=chosen.name: self.act(name),
             )
         yield SystemCommand(
             f"Export {self.noun}",
@@ -684,9 +696,9 @@ def new_record_action(
 ) -> Action[Any]:
     """The list's action that makes a record (`n`): it runs the view's `new_record()`."""
 
-    def run(host: ActionHost, _record_id: str | None, _record: Any) -> None:
+    def run(host: ActionHost, _record_id: str | None, _record: Any) -> Awaitable[object] | None:
         assert isinstance(host, ResourceListView), "a new record is made from its list"
-        host.new_record()
+        return host.new_record()
 
     return Action(name, key, title, help, run, needs_record=False, palette=palette)
 

@@ -18,6 +18,8 @@ from tui.views.listing import ResourceListView, new_record_action
 from tui.widgets.format import rich_colour
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from tui.api.models.payments import Payment
     from tui.payments_cache import CachedPayment
     from tui.views.filters import Grammar
@@ -144,13 +146,13 @@ class PaymentsView(ResourceListView["Row"]):
 
     # -- a new payment ------------------------------------------------------------------------
 
-    def new_record(self) -> None:
+    def new_record(self) -> Awaitable[object] | None:
         """Open the new-payment form; the payment created opens on its detail."""
         if self.starting(self.new_record):
-            return
+            return None
         from tui.areas.payments.forms import NewPaymentScreen
 
-        self.app.push_screen(NewPaymentScreen(), self._created)
+        return self.app.push_screen(NewPaymentScreen(), self._created)
 
     def _created(self, payment: Payment | None) -> None:
         if payment is None:

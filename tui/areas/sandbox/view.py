@@ -29,6 +29,8 @@ from tui.widgets.format import theme_colour
 from tui.widgets.text import safe
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from tui.api.scenarios import Scenario
 
 CURL_EXAMPLE = 'curl -sS "$PAYSCOPE_BASE_URL/payments/list" -H "api-key: $PAYSCOPE_API_KEY"'
@@ -319,6 +321,14 @@ class SandboxView(AreaView):
         return True
 
     # -- trigger ----------------------------------------------------------------------------------
+
+    def key_help_rows(self) -> Iterable[tuple[str, str, str]]:
+        """The Trigger keys (`on_key` handles them: one per scenario), for `?`."""
+        if not self._local or self.runtime.options.read_only:
+            return []
+        from tui.api.scenarios import SCENARIOS
+
+        return [(s.key, f"Trigger: {s.title}", s.help) for s in SCENARIOS]
 
     def on_key(self, event: Any) -> None:
         if not self._local or event.character is None or self.runtime.options.read_only:
