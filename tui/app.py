@@ -115,6 +115,7 @@ class PayscopeApp(App[int]):
         # What the toasts said, newest last, until they are cleared: what a user was told, for
         # whatever must know it without reading the screen (the tests, a demo's captions).
         self.told: list[Told] = []
+        self.last_copy: Any = None  # where the latest copy went (tui.views.clipboard.Copied)
         self._own_theme_names: list[str] = []
         self._all_themes_loaded = False
         self._lazy_themes = False

@@ -148,8 +148,9 @@ def build_parser() -> argparse.ArgumentParser:
     sandbox.add_argument(
         "action",
         nargs="?",
-        choices=("status", "stop"),
-        help="status: the background sandbox the TUI keeps (URL, pid, state); stop: stop it. "
+        choices=("status", "stop", "reset"),
+        help="status: the background sandbox the TUI keeps (URL, pid, state); stop: stop it; "
+        "reset: bring back the seeded demo data and the clock (keys stay). "
         "Without one, run a sandbox in this terminal",
     )
     sandbox.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")

@@ -248,7 +248,10 @@ class RuntimeOptions:
 
     def client_options(self) -> dict[str, Any]:
         """Keyword arguments for `ApiClient` that these options change from its defaults."""
-        options: dict[str, Any] = {}
+        # Public test cards stay whole in the request journal: a copied curl runs as copied.
+        from tui.sandbox.cards import is_public_test_card
+
+        options: dict[str, Any] = {"public_card": is_public_test_card}
         if self.retry_rng is not None:
             options["rng"] = self.retry_rng
         if self.retry_sleep is not None:

@@ -274,15 +274,80 @@ async def test_curl_export_reproduces_the_request_without_the_key(
     entry = client.journal.entries()[0]
     command = entry.to_curl()
     assert KEY not in command and CARD not in command
-    argv = shlex.split(command)
+    # This client knows no public test cards: the number and CVC are shell variables.
+    *declared, line = command.split(" && \\\n")
+    assert [d.split("=", 1)[0] for d in declared] == ["CARD_NUMBER", "CARD_CVC"]
+    assert "the card number ending 4242" in declared[0]
+    argv = shlex.split(line)
     assert argv[:5] == ["curl", "-sS", "-X", "POST", f"{url}/payments"]
     headers = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-H"]
     assert "api-key: $PAYSCOPE_API_KEY" in headers
     assert "content-type: application/json" in headers
     assert "accept: application/json" in headers
     body = json.loads(argv[argv.index("--data-raw") + 1])
-    assert body == json.loads(entry.request_body or "")
-    assert body["payment_method_data"]["card"]["card_number"] == "************4242"
+    card = body["payment_method_data"]["card"]
+    assert card["card_number"] == "$CARD_NUMBER" and card["card_cvc"] == "$CARD_CVC"
+    recorded = json.loads(entry.request_body or "")
+    recorded["payment_method_data"]["card"].update(card_number=card["card_number"])
+    recorded["payment_method_data"]["card"].update(card_cvc=card["card_cvc"])
+    assert body == recorded
+
+
+def test_a_public_test_card_is_kept_whole_with_its_cvc() -> None:
+    public = {CARD}.__contains__
+    body = {
+        "payment_method_data": {"card": {"card_number": CARD, "card_cvc": "737"}},
+        "other": {"card": {"card_number": "4000056655665556", "card_cvc": "123"}},
+        "spaced": {"card_number": "4242 4242 4242 4242", "cvc": 999, "password": "pw"},
+        "note": f"paid with {CARD}, refunded to 4000056655665556",
+    }
+    out = Redactor(public_card=public).json_value(body)
+    assert out["payment_method_data"]["card"] == {"card_number": CARD, "card_cvc": "737"}
+    assert out["other"]["card"] == {"card_number": "************5556", "card_cvc": REDACTED}
+    assert out["spaced"] == {"card_number": "4242 4242 4242 4242", "cvc": 999, "password": REDACTED}
+    assert out["note"] == f"paid with {CARD}, refunded to ************5556"
+    # A value that is not a plain number is never taken for a test card.
+    assert Redactor(public_card=public).json_value({"card_number": f"x{CARD}"}) == {
+        "card_number": "************4242"
+    }
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+async def test_a_curl_with_card_variables_stops_until_they_are_set_then_runs(
+    app: Served, make_client: ClientFactory
+) -> None:
+    scripted, url = app
+    scripted.script(
+        "POST",
+        "/payments",
+        Reply(200, {"payment_id": "order_1", "status": "failed", "amount": 1, "currency": "USD"}),
+    )
+    client = make_client(url, profile_id="pro_1")
+    other = _card_payment()
+    other.payment_method_data.card.card_number = "4000056655665556"  # type: ignore[union-attr]
+    await client.payments.create(other)
+    command = client.journal.entries()[0].to_curl()
+    assert "4000056655665556" not in command and "737" not in command
+
+    async def run(**env: str) -> tuple[int | None, str]:
+        proc = await asyncio.create_subprocess_exec(
+            "sh",
+            "-c",
+            command,
+            env={**os.environ, "PAYSCOPE_API_KEY": KEY, **env},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _out, err = await asyncio.wait_for(proc.communicate(), timeout=20)
+        return proc.returncode, err.decode()
+
+    code, err = await run()
+    assert code != 0 and "set CARD_NUMBER to the card number ending 5556" in err
+    assert len(scripted.seen("POST", "/payments")) == 1  # curl never ran
+    code, err = await run(CARD_NUMBER="4000056655665556", CARD_CVC="737")
+    assert code == 0, err
+    first, again = scripted.seen("POST", "/payments")
+    assert again.json == first.json
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")

@@ -163,6 +163,7 @@ class ApiClient:
         contract: str = "spec",
         unreachable_advice: str | None = None,
         read_only: bool = False,
+        public_card: Callable[[str], bool] | None = None,
     ) -> None:
         if contract not in ("spec", "real", "auto"):
             raise errors.ConfigurationError(
@@ -197,7 +198,8 @@ class ApiClient:
         self._sleep = sleep
         self._wall_clock = wall_clock
         self._rng = rng
-        self._redactor = Redactor([key])
+        # `public_card`: which card numbers are public test cards, kept whole in the journal.
+        self._redactor = Redactor([key], public_card=public_card)
         self.journal = RequestJournal(journal_size)
         self._rate_limit = RateLimit()
         self._rate_limit_watchers: list[Callable[[RateLimit], None]] = []

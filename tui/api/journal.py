@@ -4,9 +4,10 @@ Redaction happens before anything is stored, so no entry, subscriber, screen or 
 leak a secret:
 
 - headers `api-key`, `Authorization`, `Cookie`, `Set-Cookie` and the like are replaced;
-- in JSON bodies, at any depth: card numbers keep their last four digits, the CVC goes, and
-  `api_key`, `client_secret`, `payment_response_hash_key`, webhook secrets, `password` and
-  `totp` values are replaced;
+- in JSON bodies, at any depth: card numbers keep their last four digits, the CVC goes (a
+  public test card, as `public_card` says, is kept whole with its CVC: it is no secret, and a
+  copied curl then runs as copied), and `api_key`, `client_secret`,
+  `payment_response_hash_key`, webhook secrets, `password` and `totp` values are replaced;
 - in any text (headers, bodies that are not JSON, JSON string values): key-shaped strings
   (`snd_`, `prd_`, `pk_snd_`, `pk_prd_` followed by key characters), the client's own key, and
   runs of 13-19 digits that pass the Luhn check (card numbers) are masked.
@@ -78,6 +79,9 @@ _SUSPECT = re.compile(
 MAX_STORED_BODY = 64 * 1024
 
 
+_CARD_SEPARATORS = " -"
+
+
 def mask_key(key: str) -> str:
     """A key as it may be shown to a person: its kind prefix and last four characters."""
     match = re.match(r"(pk_)?(snd|prd)_", key)
@@ -96,8 +100,12 @@ def _mask_card(value: str) -> str:
 class Redactor:
     """Removes secrets from headers, JSON bodies and free text (see the module docstring)."""
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
+    def __init__(
+        self, secrets: Iterable[str] = (), public_card: Callable[[str], bool] | None = None
+    ) -> None:
         self._secrets: set[str] = set()
+        # Which card numbers are public test cards (kept whole); None: every number is masked.
+        self._public_card = public_card
         self._header_cache: dict[str, str] = {}
         for secret in secrets:
             self.add_secret(secret)
@@ -117,7 +125,12 @@ class Redactor:
                 value = value.replace(secret, REDACTED)
         if _DIGIT_RUN.search(value):
             value = _DIGIT_RUN.sub(
-                lambda m: _mask_card(m.group(0)) if luhn_ok(m.group(0)) else m.group(0), value
+                lambda m: (
+                    _mask_card(m.group(0))
+                    if luhn_ok(m.group(0)) and not self.public(m.group(0))
+                    else m.group(0)
+                ),
+                value,
             )
         return value
 
@@ -140,15 +153,40 @@ class Redactor:
             out[lowered] = f"{out[lowered]}, {clean}" if lowered in out else clean
         return out
 
+    def public(self, number: Any) -> bool:
+        """Whether `number` is a public test card (kept whole, with its CVC)."""
+        if self._public_card is None or not isinstance(number, str | int):
+            return False
+        text = str(number)
+        if not text or text.strip(_CARD_SEPARATORS + "0123456789"):
+            return False
+        return self._public_card("".join(ch for ch in text if ch.isdigit()))
+
     def json_value(self, value: Any) -> Any:
         """A copy of a decoded JSON value with secret fields masked at any depth."""
         if isinstance(value, dict):
+            # A public test card: its number, and the CVC beside it, are no secret.
+            test_card = any(
+                str(k).lower() in _CARD_NUMBER_FIELDS and self.public(v) for k, v in value.items()
+            )
+            if test_card:
+                return {
+                    k: v if self._kept(str(k), v) else self._field(str(k), v)
+                    for k, v in value.items()
+                }
             return {k: self._field(str(k), v) for k, v in value.items()}
         if isinstance(value, list):
             return [self.json_value(v) for v in value]
         if isinstance(value, str):
             return self.text(value)
         return value
+
+    def _kept(self, name: str, value: Any) -> bool:
+        # Beside a public test card's number: the number itself and a plain CVC stay.
+        lowered = name.lower()
+        if lowered in _CARD_NUMBER_FIELDS:
+            return self.public(value)
+        return lowered in _CVC_FIELDS and isinstance(value, str | int)
 
     def _field(self, name: str, value: Any) -> Any:
         lowered = name.lower()
@@ -272,12 +310,13 @@ class JournalEntry:
         return self.status is not None and 200 <= self.status < 300
 
     def to_curl(self) -> str:
-        """This request as a curl command that runs in a POSIX shell.
+        """This request as a curl command that runs as copied in a POSIX shell.
 
         The key is not in it: the `api-key` header reads `$PAYSCOPE_API_KEY` from the shell
-        (`export PAYSCOPE_API_KEY=snd_...` first). The body is the redacted one: card numbers
-        keep only their last four digits and the CVC, passwords and secrets read `[REDACTED]`,
-        so fill those fields in by hand before running a request that needs them.
+        (`export PAYSCOPE_API_KEY=snd_...` first). A public test card stays in the body as it
+        was sent, with its CVC; any other card number, and its CVC, become shell variables
+        declared at the top (`CARD_NUMBER=...`), which stop the command with a clear message
+        until they are set. Passwords and other secrets read `[REDACTED]`.
         """
         parts = ["curl", "-sS", "-X", self.method, shlex.quote(self.url)]
         headers = [("api-key", f"${CURL_KEY_VARIABLE}")]
@@ -291,9 +330,75 @@ class JournalEntry:
                 parts += ["-H", f'"{name}: {value}"']
             else:
                 parts += ["-H", shlex.quote(f"{name}: {value}")]
+        declarations: list[str] = []
         if self.request_body:
-            parts += ["--data-raw", shlex.quote(self.request_body)]
-        return " ".join(parts)
+            body, variables = _body_with_variables(self.request_body)
+            quoted = shlex.quote(body)
+            for variable, what in variables:
+                # Out of the single quotes, into double ones: the shell puts the value in.
+                quoted = quoted.replace(_placeholder(variable), f"'\"${variable}\"'")
+                declarations.append(
+                    f'{variable}="${{{variable}:?set {variable} to {what}: payscope keeps only '
+                    'public test cards}"'
+                )
+            parts += ["--data-raw", quoted]
+        # One command line: pasted, an unset variable stops it before curl runs.
+        return "".join(f"{line} && \\\n" for line in declarations) + " ".join(parts)
+
+
+def _placeholder(variable: str) -> str:
+    return f"@@payscope:{variable}@@"
+
+
+def _body_with_variables(body: str) -> tuple[str, list[tuple[str, str]]]:
+    """A redacted JSON body with each masked card number and removed CVC swapped for the
+    placeholder of a shell variable; the variables with what each must hold."""
+    try:
+        decoded = json.loads(body)
+    except ValueError:
+        return body, []
+    variables: list[tuple[str, str]] = []
+
+    def name(base: str) -> str:
+        taken = {v for v, _ in variables}
+        variable, n = base, 1
+        while variable in taken:
+            n += 1
+            variable = f"{base}_{n}"
+        return variable
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        out: dict[str, Any] = {}
+        ending = ""
+        for key, item in value.items():
+            lowered = str(key).lower()
+            if lowered in _CARD_NUMBER_FIELDS and isinstance(item, str) and _masked(item):
+                ending = item.lstrip("*")
+                variable = name("CARD_NUMBER")
+                variables.append((variable, f"the card number ending {ending}"))
+                out[key] = _placeholder(variable)
+            else:
+                out[key] = walk(item)
+        for key, item in value.items():
+            if str(key).lower() in _CVC_FIELDS and item == REDACTED:
+                variable = name("CARD_CVC")
+                card = f"the card ending {ending}" if ending else "the card"
+                variables.append((variable, f"the security code of {card}"))
+                out[key] = _placeholder(variable)
+        return out
+
+    walked = walk(decoded)
+    if not variables:
+        return body, []
+    return json.dumps(walked, ensure_ascii=False), variables
+
+
+def _masked(value: str) -> bool:
+    return value == REDACTED or (value.startswith("*") and value.lstrip("*").isdigit())
 
 
 Subscriber = Callable[[JournalEntry], None]

@@ -361,6 +361,13 @@ BY_NUMBER: dict[str, TestCard] = {card.number: card for card in TEST_CARDS}
 assert len(BY_NUMBER) == len(TEST_CARDS), "two test cards share a number"
 
 
+def is_public_test_card(number: str) -> bool:
+    """Whether `number` (digits only) is a public test card: this table, which holds the real
+    service's documented test cards too. The one list payscope consults (the request journal
+    keeps these whole, so a copied curl runs as copied)."""
+    return number in BY_NUMBER
+
+
 @dataclass(frozen=True)
 class Decline:
     """Everything a decline writes on the payment."""

@@ -143,9 +143,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _manage(action: str, directory: Path) -> int:
-    """`payscope sandbox status` and `payscope sandbox stop`: the background sandbox."""
+    """`payscope sandbox status`, `stop` (the background sandbox) and `reset`."""
     from tui.sandbox import daemon
 
+    if action == "reset":
+        return _reset(directory)
     state, problem = daemon.check(directory)
     if problem:
         # Reported, never acted on: its pid may belong to any process by now.
@@ -185,6 +187,84 @@ def _manage(action: str, directory: Path) -> int:
     lines.append(f"  log              {directory / daemon.LOG_FILE}")
     lines.append("Stop it with `payscope sandbox stop`.")
     print("\n".join(lines))
+    return 0
+
+
+def _said_reset(done: dict[str, object], directory: Path) -> str:
+    seeded = done.get("seeded_payments") or 0
+    ahead = float(done.get("clock_offset_seconds") or 0)  # type: ignore[arg-type]
+    data = (
+        f"its {seeded} seeded demo payments (and what goes with them) are back"
+        if seeded
+        else "it holds no records (it was never seeded)"
+    )
+    clock = f"the clock is back at real time (it was {ahead / 86400:.1f} days ahead)"
+    if ahead < 60:
+        clock = "the clock is at real time"
+    return (
+        f"Reset the sandbox in {directory}: every record made since is gone, {data}, and "
+        f"{clock}. Keys, the profile and the webhook settings are unchanged."
+    )
+
+
+def _reset(directory: Path) -> int:
+    """`payscope sandbox reset`: through the background sandbox when one serves `directory`
+    (it serves on, with the demo data back), else on the files themselves."""
+    from tui.sandbox import daemon
+    from tui.sandbox.files import DB_FILE
+
+    state, problem = daemon.check(directory)
+    if problem:
+        print(f"payscope sandbox: ignoring {problem}.", file=sys.stderr)
+    if state is not None:
+        creds = daemon.read_credentials(directory)
+        if creds is None:
+            print(f"payscope sandbox: cannot read the keys in {directory}.", file=sys.stderr)
+            return 1
+        import httpx
+
+        print(f"Resetting the background sandbox on {state.url}...", file=sys.stderr, flush=True)
+        try:
+            answer = httpx.post(
+                f"{state.url}/_sandbox/reset", headers={"api-key": creds.api_key}, timeout=300
+            )
+        except httpx.HTTPError as exc:
+            print(
+                f"payscope sandbox: the background sandbox did not answer: {exc}", file=sys.stderr
+            )
+            return 1
+        if answer.status_code != 200:
+            print(
+                f"payscope sandbox: the background sandbox refused the reset "
+                f"({answer.status_code}): {answer.text[:300]}",
+                file=sys.stderr,
+            )
+            return 1
+        print(_said_reset(answer.json(), directory))
+        return 0
+    if not (directory / DB_FILE).exists():
+        print(f"No sandbox data in {directory}: nothing to reset.")
+        return 0
+    from tui.sandbox.db import DatabaseUnusable
+    from tui.sandbox.seed import reset
+    from tui.sandbox.server import Sandbox
+
+    try:
+        sandbox = Sandbox(SandboxConfig(data_dir=directory))
+    except (DatabaseUnusable, OSError) as exc:
+        print(f"payscope sandbox: cannot open the state in {directory}: {exc}", file=sys.stderr)
+        return 1
+    show, end = _progress_bar(sys.stderr)
+
+    async def run() -> dict[str, object]:
+        try:
+            return await reset(sandbox.state, progress=show)
+        finally:
+            await sandbox.stop()
+
+    done = asyncio.run(run())
+    end()
+    print(_said_reset(done, directory))
     return 0
 
 

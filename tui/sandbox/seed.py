@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
     from tui.sandbox.state import SandboxState
 
 DAY = 86400
+# What a reset keeps: the keys, the profile, the webhook settings and the attached listeners
+# (a curl, a backend or a payscope set up against this sandbox goes on working).
+KEPT_TABLES = frozenset({"meta", "business_profiles", "api_keys", "webhook_listeners"})
 
 
 def is_seeded(state: SandboxState) -> bool:
@@ -33,13 +37,16 @@ def seed(
     progress: Callable[[int, int], None] | None = None,
     *,
     lifelike: bool = True,
+    replace: bool = False,
 ) -> int:
     """Write `n` demo payments (and what goes with them) unless already seeded; returns n written.
 
     `progress(done, total)` is called as payments are written. `lifelike=False` spreads the
     payments evenly over the period, not as a business sees them (see `SeedContext.lifelike`).
+    `replace=True` (a reset) first removes every record but what `KEPT_TABLES` holds, in the
+    same transaction: readers see the old data until the new is whole.
     """
-    if n <= 0 or is_seeded(state):
+    if n <= 0 or (is_seeded(state) and not replace):
         return 0
     try:
         asyncio.get_running_loop()
@@ -64,6 +71,8 @@ def seed(
         )
         conn.execute("BEGIN IMMEDIATE")
         try:
+            if replace:
+                _wipe(conn)
             for resource in state.resources:
                 if resource.seed is not None:
                     resource.seed(ctx)
@@ -71,6 +80,11 @@ def seed(
                 "INSERT INTO meta(key, value) VALUES('seeded', ?) "
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 (str(n),),
+            )
+            conn.execute(
+                "INSERT INTO meta(key, value) VALUES('seeded_lifelike', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                ("1" if lifelike else "0",),
             )
         except BaseException:
             conn.execute("ROLLBACK")
@@ -80,3 +94,58 @@ def seed(
         return n
     finally:
         conn.close()
+
+
+def _wipe(conn: sqlite3.Connection) -> None:
+    """Delete every row but what `KEPT_TABLES` holds (inside the caller's transaction)."""
+    tables = [
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+        if name not in KEPT_TABLES
+    ]
+    for table in tables:
+        conn.execute(f'DELETE FROM "{table}"')  # names from the schema itself, not from outside
+
+
+def seeded_with(state: SandboxState) -> tuple[int, bool]:
+    """How the demo data was seeded: (payments, lifelike); (0, True) when it never was."""
+    try:
+        n = int(state.db.get_meta("seeded") or 0)
+    except ValueError:
+        n = 0
+    return n, state.db.get_meta("seeded_lifelike") != "0"
+
+
+async def reset(
+    state: SandboxState, default_n: int = 0, progress: Callable[[int, int], None] | None = None
+) -> dict[str, object]:
+    """Bring back the seeded demo data and the clock: the clock returns to real time, every
+    record goes, and the demo data is written again as it was seeded (the same payments, laid
+    out back from today), or with `default_n` payments when it never was. Keys, the profile,
+    the webhook settings and the attached listeners stay. On the sandbox's loop; the seeding
+    runs on a thread, while the sandbox serves the old data."""
+    n, lifelike = seeded_with(state)
+    n = n or default_n
+    async with state.outbox.lock:
+        state.outbox.record_results()
+        was = state.clock.offset
+        state.clock.offset = 0.0
+        state.db.set_meta("clock_offset", repr(0.0))
+        state.db.flush()
+        try:
+            if n > 0:
+                written = await asyncio.to_thread(
+                    seed, state, n, progress, lifelike=lifelike, replace=True
+                )
+            else:
+                written = 0
+                with state.db.transaction() as conn:
+                    _wipe(conn)
+                state.db.flush()
+        except BaseException:
+            state.clock.offset = was
+            state.db.set_meta("clock_offset", repr(was))
+            raise
+    return {"seeded_payments": written, "clock_offset_seconds": was}

@@ -9,7 +9,8 @@ as their choice. Each outcome is said in a toast.
 Served to a browser (`payscope serve`: Textual's web driver, `App.is_web`), the link opens in
 the viewer's browser through `App.open_url` (textual-serve passes it to the page, which opens a
 tab), never on the server machine; copying goes to the viewer's clipboard the same way every
-copy does (OSC 52, which the page's terminal hands to the browser's clipboard).
+copy does (`tui.views.clipboard`: OSC 52, which the page's terminal hands to the browser's
+clipboard, and tmux or the desktop's clipboard tool where there is one).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def open_in_browser(app: Any, url: str, what: str = "the link") -> None:
 
 
 def copy_text(app: Any, text: str, what: str = "the link") -> None:
-    """Copy `text` to the clipboard (the terminal's OSC 52), with a toast showing it."""
-    app.copy_to_clipboard(text)
-    app.notify(text, title=f"Copied {what}", markup=False)
+    """Copy `text` to the clipboard (`tui.views.clipboard`), saying where it went."""
+    from tui.views import clipboard
+
+    clipboard.copy_text(app, text, what)

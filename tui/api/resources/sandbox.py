@@ -65,6 +65,12 @@ class SandboxResource(Resource):
             raise ValueError(f"the clock only moves forward: give seconds > 0, got {seconds}")
         return await self._client.call_json("POST", CLOCK_ADVANCE, body={"seconds": seconds})
 
+    async def reset(self) -> dict[str, Any]:
+        """POST /_sandbox/reset: every record goes, the seeded demo data comes back and the clock
+        returns to real time (keys and webhook settings stay): `{now, offset_seconds,
+        seeded_payments, clock_offset_seconds}` (the last: how far ahead it was)."""
+        return await self._client.call_json("POST", "/_sandbox/reset", body={})
+
     async def upcoming(
         self, *, seconds: float | None = None, until: str | None = None
     ) -> dict[str, Any]:

@@ -8,21 +8,20 @@ import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
 from tui.api.vocabulary import counted
 from tui.private_files import open_private
 from tui.views.actions import Action
+from tui.views.clipboard import copy_text
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term
 from tui.views.json_view import json_view
@@ -140,9 +139,20 @@ def _copy_curl(host: ActionHost, entry_id: str | None, entry: Any) -> None:
     if entry is None:
         host.app.notify("No request selected.", severity="warning")
         return
-    curl = entry.to_curl()
-    host.app.copy_to_clipboard(curl)
-    host.app.push_screen(CurlScreen(curl))
+    runtime = getattr(host.app, "runtime", None)
+    where = (
+        " On this local sandbox, :sandbox then x copies the export lines that set it."
+        if runtime is not None and runtime.options.is_local
+        else ""
+    )
+    copy_text(
+        host.app,
+        entry.to_curl(),
+        "as curl",
+        show=True,
+        note="The key is read from $PAYSCOPE_API_KEY; a public test card is kept, any other "
+        f"card number and its CVC are shell variables set at the top.{where}",
+    )
 
 
 def _export(host: ActionHost, _id: str | None, _entry: Any) -> None:
@@ -156,7 +166,7 @@ REQUEST_ACTIONS: tuple[Action[Any], ...] = (
         "curl",
         "y",
         "Copy curl",
-        "Copy as curl (OSC 52)",
+        "Copy as curl (clipboard, tmux, or on screen)",
         _copy_curl,
         palette="Copy this request as curl",
         writes=False,
@@ -296,44 +306,3 @@ def render_entry(entry: Any, stable: bool = False) -> Group:
         if body:
             parts.append(json_view(body))
     return Group(*parts)
-
-
-class CurlScreen(ModalScreen[None]):
-    """The curl command on screen (for terminals without OSC 52 clipboard support)."""
-
-    DEFAULT_CSS = """
-    CurlScreen { align: center middle; }
-    CurlScreen > VerticalScroll {
-        width: 90%; height: auto; max-height: 80%; border: round $primary;
-        background: $surface; padding: 0 1;
-    }
-    CurlScreen #curl-hint { color: $text-muted; }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,enter,q", "close", "Close", id="curl.close", tooltip="Close"),
-    ]
-
-    def __init__(self, curl: str) -> None:
-        super().__init__()
-        self.curl = curl
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll() as box:
-            box.border_title = "Copied as curl"
-            yield Static(safe(self.curl, multiline=True), id="curl-text")
-            runtime = getattr(self.app, "runtime", None)
-            where = (
-                " On this local sandbox, :sandbox then x copies the export lines that set it."
-                if runtime is not None and runtime.options.is_local
-                else ""
-            )
-            yield Static(
-                "Sent to the clipboard with OSC 52 (if your terminal allows it). The key is read "
-                f"from $PAYSCOPE_API_KEY; redacted fields read [REDACTED].{where}",
-                id="curl-hint",
-                markup=False,
-            )
-
-    def action_close(self) -> None:
-        self.dismiss(None)

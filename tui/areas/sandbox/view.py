@@ -23,6 +23,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tui.views.area import AreaView, TitleBar
+from tui.views.clipboard import copy_text
 from tui.views.columns import CellContext, Column
 from tui.views.table import ResourceTable
 from tui.widgets.format import theme_colour
@@ -280,20 +281,27 @@ class SandboxView(AreaView):
         if value is None:
             self.notify("Nothing to copy yet: the sandbox is starting.", severity="warning")
             return
-        self.app.copy_to_clipboard(value.text)
-        what = "masked here, copied in full" if value.secret and not self.reveal else "copied"
-        self.notify(f"{value.label} {what}.", title="Copied")
+        masked = value.secret and not self.reveal
+        copy_text(
+            self.app,
+            value.text,
+            value.label,
+            secret=value.secret,
+            note="Masked here, copied in full (s shows it)." if masked else "",
+        )
 
     def action_copy_exports(self) -> None:
         values = self.values()
         if not values:
             self.notify("Nothing to copy yet: the sandbox is starting.", severity="warning")
             return
-        self.app.copy_to_clipboard(export_lines(values) + "\n")
-        self.notify(
-            "Paste them into another terminal; a curl copied from Requests then runs as-is. "
+        copy_text(
+            self.app,
+            export_lines(values) + "\n",
+            "the export lines",
+            secret=True,  # they hold the key
+            note="Paste them into another terminal; a curl copied from Requests then runs as-is. "
             "In that shell, payscope --profile NAME would use this key too.",
-            title="Export lines copied",
         )
 
     def action_reveal(self) -> None:

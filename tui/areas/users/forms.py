@@ -18,6 +18,7 @@ from textual import on, work
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from tui.areas.users.spec import Deleted, dashboard_refusal
+from tui.views.clipboard import copy_text
 from tui.views.forms import ConfirmScreen, Field, FormErrors, FormScreen, validation_messages
 from tui.widgets.text import safe_markup, visible
 
@@ -351,9 +352,15 @@ class AcceptInvitationForm(FormScreen):
             self.user.email, request, True if totp else None
         )
         if answer.totp_secret:
-            self.app.copy_to_clipboard(answer.totp_secret)
+            copy_text(
+                self.app,
+                answer.totp_secret,
+                "the TOTP secret",
+                secret=True,
+                note="Add it to an authenticator app.",
+            )
         said = (
-            "Active. The TOTP secret is on the clipboard: add it to an authenticator app."
+            "Active. The TOTP secret is copied (see where): add it to an authenticator app."
             if answer.totp_secret
             else "Active: the user signs in with the password."
         )

@@ -99,6 +99,22 @@ async def advance_clock(request: Request) -> Response:
     return respond({**_clock_view(request), "ran": ran})
 
 
+@router.post(
+    "/_sandbox/reset",
+    tags=["sandbox controls"],
+    summary="Bring back the seeded demo data and the clock",
+)
+async def reset_sandbox(request: Request) -> Response:
+    """Every record goes and the seeded demo data is written again as it was seeded (laid out
+    back from today); the clock returns to real time. Keys, the profile, the webhook settings
+    and attached listeners stay. No body."""
+    from tui.sandbox.seed import reset
+
+    state = state_of(request)
+    done = await reset(state)
+    return respond({**_clock_view(request), **done})
+
+
 @router.get(
     "/_sandbox/clock/upcoming",
     tags=["sandbox controls"],
