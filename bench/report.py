@@ -36,6 +36,7 @@ SCRIPTS = {
     "listener_forward": "durable forwarding from the listener",
     "delivery": "the sandbox's webhook delivery under load and to a silent endpoint",
     "big_answer": "the client against a remote service that answers big",
+    "uvicorn_overrides": "why each override of uvicorn stays, against uvicorn as it ships",
 }
 
 NOTES = {

@@ -4,6 +4,17 @@ The sandbox and the listener both run in-process under the TUI (and in tests), s
 must not install signal handlers (the app owns Ctrl+C) and must report the port it actually
 bound when asked for port 0. Standalone commands (`payscope sandbox`) use `serve_forever`,
 which does handle Ctrl+C itself.
+
+uvicorn is driven through `Config` and `Server`, as documented; what is overridden stays for a
+reason `bench/uvicorn_overrides.py` measures against uvicorn as it ships (figures in
+`bench/results/uvicorn_overrides.json`):
+- `_QuietServer.main_loop` and `shutdown`: an idle uvicorn takes 0.1-0.2 s to stop (it polls
+  `should_exit` every 0.1 s and sleeps 0.1 s after closing its connections); the TUI stops its
+  sandbox and listener on every quit.
+- `LimitedHttpToolsProtocol`: httptools bounds neither a request head's size nor its time, so a
+  few long header lines grow the server by their size and slow senders hold connections open
+  for ever; here they are answered 431 or 408 and closed.
+- `_QuietServer.capture_signals`: embedded, the host application owns the signals.
 """
 
 from __future__ import annotations
