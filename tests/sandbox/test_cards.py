@@ -29,6 +29,7 @@ async def test_card_behaves_as_documented(raw: httpx.AsyncClient, test_card: Tes
         cards.PROCESSING: "processing",
         cards.PARTIAL: "failed",  # no enable_partial_authorization: declined UE_1001
         cards.REFUND_REVIEW: "succeeded",
+        cards.REFUND_PENDING: "succeeded",
         cards.PAYOUT_INELIGIBLE: "succeeded",
     }[test_card.outcome]
     assert payment["status"] == expected

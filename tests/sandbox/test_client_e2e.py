@@ -436,13 +436,15 @@ async def test_analytics_payments_refunds_disputes(env: Env) -> None:
     paid = [
         await pay(env, amount=1000, currency="USD"),
         await pay(env, amount=2500, currency="USD"),
-        await pay(env, amount=700, currency="EUR"),
+        # its refund takes the asynchronous path (the refund-pending card)
+        await pay(env, "4000000000007726", amount=700, currency="EUR"),
         await pay(env, "4000000000000002", amount=3000, currency="USD"),
     ]
     assert [p.status for p in paid] == ["succeeded", "succeeded", "succeeded", "failed"]
-    await env.ok(
+    settled = await env.ok(
         env.client.refunds.create(RefundCreateRequest(payment_id=paid[1].payment_id, amount=500))
     )
+    assert settled.status == "succeeded"  # at once
     refund = await env.ok(
         env.client.refunds.create(RefundCreateRequest(payment_id=paid[2].payment_id, amount=200))
     )

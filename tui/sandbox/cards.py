@@ -13,6 +13,11 @@ any card that would otherwise succeed:
 
 A few cards reach the real service's states that no rule above does: `processing` for a while,
 a partial authorisation, a refund held for `review`, and a payout found `ineligible`.
+
+A refund settles at once (`succeeded`), as the real service's own sandbox processor settles it.
+Three cards make their payments' refunds asynchronous: they start `pending` and settle on the
+sandbox clock (`refunds.SETTLE_SECONDS`): `succeeded` (4000000000007726, Stripe's own
+"refund pending" test card), `failed` (4000000000005126) or held for `review` (4000000000000168).
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ NEEDS_3DS = "decline_without_three_ds"
 PROCESSING = "processing"
 PARTIAL = "partial_authorization"
 REFUND_REVIEW = "refund_review"
+REFUND_PENDING = "refund_pending"
 PAYOUT_INELIGIBLE = "payout_ineligible"
 # A subscription on this card pays its first term and fails every later charge.
 RENEWAL_FAILS_CARD = "4000000000000341"
@@ -286,10 +292,18 @@ def _build() -> list[TestCard]:
             f"succeeds, then draws a dispute {DISPUTE_AFTER_HOURS} sandbox-hours later",
         ),
         TestCard(
+            "4000000000007726",
+            REFUND_PENDING,
+            None,
+            "succeeds; every refund of it starts pending and settles succeeded on the sandbox "
+            "clock (10 sandbox-seconds, an hour with refund_type scheduled)",
+        ),
+        TestCard(
             "4000000000005126",
             REFUND_FAILS,
             None,
-            "succeeds, but every refund of it ends failed instead of succeeded",
+            "succeeds, but every refund of it starts pending and ends failed "
+            "(10 sandbox-seconds later)",
         ),
         TestCard(
             "4000000000000077",
@@ -310,8 +324,8 @@ def _build() -> list[TestCard]:
             "4000000000000168",
             REFUND_REVIEW,
             None,
-            "succeeds, but every refund of it is held for review when it settles; "
-            "POST /_sandbox/refunds/{id}/review decides it (succeeded or failed)",
+            "succeeds, but every refund of it starts pending and is held for review when it "
+            "settles; POST /_sandbox/refunds/{id}/review decides it (succeeded or failed)",
         ),
         TestCard(
             "4000000000800005",
