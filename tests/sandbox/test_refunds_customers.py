@@ -7,9 +7,6 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import payment_body
-
-# Refunds of a payment made with this card start pending and settle on the clock.
-PENDING_CARD = "4000000000007726"
 from tui.api import ApiClient
 from tui.api.errors import InvalidRequestError, NotFoundError
 from tui.api.models.customers import (
@@ -20,6 +17,9 @@ from tui.api.models.customers import (
 from tui.api.models.events import EventListRequest
 from tui.api.models.payments import PaymentCreateRequest
 from tui.api.models.refunds import RefundCreateRequest, RefundListRequest, RefundUpdateRequest
+
+# Refunds of a payment made with this card start pending and settle on the clock.
+PENDING_CARD = "4000000000007726"
 
 
 async def paid(client: ApiClient, number: str = "4242424242424242", **fields: object) -> str:

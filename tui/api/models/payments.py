@@ -656,6 +656,8 @@ class Payment(ResponseModel):
     net_amount: int | None = None
     processor_merchant_id: str | None = None
     attempt_count: int | None = None
+    # The processor that handled it (null until it is attempted; `sandbox` on the sandbox).
+    connector: str | None = None
     enable_partial_authorization: bool | None = None
     expires_on: str | None = None
     payment_link: PaymentLinkInfo | None = None
