@@ -289,7 +289,8 @@ async def test_payouts_every_method_variant_masks_and_flows(env: Env) -> None:
         assert "error_code" in env.recorder.answers[-1]
         assert env.recorder.answers[-1]["error_code"] is None
     card_data = made["card"].payout_method_data or {}
-    assert card_data["card"]["card_number"].endswith("1111")
+    assert (card_data["card"]["last4"], card_data["card"]["card_exp_month"]) == ("1111", "10")
+    assert "card_number" not in card_data["card"]  # the real service's card shape
     ach = (made["ach"].payout_method_data or {})["bank_transfer"]
     assert ach["bank_account_number"].endswith("6789") and ach["bank_routing_number"]
     assert made["card"].status == "requires_confirmation"
