@@ -551,6 +551,7 @@ PAYOUT = {
     "unified_message": None,
     "payout_method_id": None,
     "connector": "sandbox",
+    "business_label": "default",  # the real service's, not read by payscope
 }
 
 
@@ -558,7 +559,8 @@ def test_payout_object_parses_nulls_masked_numbers_and_unknown_fields() -> None:
     payout = Payout.model_validate(PAYOUT)
     assert payout.status_enum is PayoutStatus.REQUIRES_FULFILLMENT
     assert payout.customer is not None and payout.customer.email == "jane@example.com"
-    assert payout.model_extra == {"connector": "sandbox"}
+    assert payout.connector == "sandbox"
+    assert payout.model_extra == {"business_label": "default"}
     assert payout.model_dump(exclude_unset=True) == PAYOUT
     assert "payout_secret_abc" not in repr(payout)
     assert PayoutListResponse.model_validate({"count": 1, "data": [PAYOUT]}).data[0].amount == 1000

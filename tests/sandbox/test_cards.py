@@ -29,6 +29,7 @@ async def test_card_behaves_as_documented(raw: httpx.AsyncClient, test_card: Tes
         cards.PROCESSING: "processing",
         cards.PARTIAL: "failed",  # no enable_partial_authorization: declined UE_1001
         cards.REFUND_REVIEW: "succeeded",
+        cards.REFUND_PENDING: "succeeded",
         cards.PAYOUT_INELIGIBLE: "succeeded",
     }[test_card.outcome]
     assert payment["status"] == expected
@@ -38,6 +39,8 @@ async def test_card_behaves_as_documented(raw: httpx.AsyncClient, test_card: Tes
         assert all(payment[f] for f in DECLINE_FIELDS)
         details = payment["error_details"]
         assert details["unified_details"]["message"] == payment["unified_message"]
+        # the real service's unified family (its UnifiedCode enum), not a word of ours
+        assert details["unified_details"]["category"] == cards.category_of(want)
         assert details["issuer_details"]["network_details"]["name"] == test_card.brand
         assert details["connector_details"]["code"] == payment["error_code"]
     else:
@@ -55,6 +58,22 @@ def test_unified_messages_agree_with_the_catalogue_family(code: str) -> None:
     # The sandbox's message and the client's catalogue describe the same code.
     assert cards.UNIFIED[code][0]
     assert explain(code).code == code
+
+
+def test_a_declines_category_is_its_real_unified_family() -> None:
+    """`error_details.unified_details.category` takes the real UnifiedCode values only
+    (UE_1000, UE_2000, UE_3000, UE_4000, UE_9000): each code's own family, and the spec's 3-D
+    Secure codes (UE_5xxx, no family of their own there) go with UE_2000 ("not eligible,
+    blocked or 3DS required")."""
+    expected = {"UE_1": "UE_1000", "UE_2": "UE_2000", "UE_3": "UE_3000", "UE_4": "UE_4000",
+                "UE_5": "UE_2000", "UE_9": "UE_9000"}  # fmt: skip
+    for code in cards.UNIFIED:
+        assert cards.category_of(code) == expected[code[:4]], code
+        assert cards.decline(code).fields("Visa")["error_details"]["unified_details"] == {
+            "category": expected[code[:4]],
+            "message": cards.UNIFIED[code][0],
+        }
+    assert set(map(cards.category_of, cards.UNIFIED)) == set(cards.CATEGORIES)
 
 
 async def test_uE_2002_card_succeeds_with_three_ds(raw: httpx.AsyncClient) -> None:

@@ -289,7 +289,8 @@ async def test_payouts_every_method_variant_masks_and_flows(env: Env) -> None:
         assert "error_code" in env.recorder.answers[-1]
         assert env.recorder.answers[-1]["error_code"] is None
     card_data = made["card"].payout_method_data or {}
-    assert card_data["card"]["card_number"].endswith("1111")
+    assert (card_data["card"]["last4"], card_data["card"]["card_exp_month"]) == ("1111", "10")
+    assert "card_number" not in card_data["card"]  # the real service's card shape
     ach = (made["ach"].payout_method_data or {})["bank_transfer"]
     assert ach["bank_account_number"].endswith("6789") and ach["bank_routing_number"]
     assert made["card"].status == "requires_confirmation"
@@ -436,13 +437,15 @@ async def test_analytics_payments_refunds_disputes(env: Env) -> None:
     paid = [
         await pay(env, amount=1000, currency="USD"),
         await pay(env, amount=2500, currency="USD"),
-        await pay(env, amount=700, currency="EUR"),
+        # its refund takes the asynchronous path (the refund-pending card)
+        await pay(env, "4000000000007726", amount=700, currency="EUR"),
         await pay(env, "4000000000000002", amount=3000, currency="USD"),
     ]
     assert [p.status for p in paid] == ["succeeded", "succeeded", "succeeded", "failed"]
-    await env.ok(
+    settled = await env.ok(
         env.client.refunds.create(RefundCreateRequest(payment_id=paid[1].payment_id, amount=500))
     )
+    assert settled.status == "succeeded"  # at once
     refund = await env.ok(
         env.client.refunds.create(RefundCreateRequest(payment_id=paid[2].payment_id, amount=200))
     )

@@ -471,7 +471,26 @@ async def test_cancel_list_and_saved_method(raw: httpx.AsyncClient) -> None:
         )
     ).json()
     assert again["payout_type"] == "card" and again["status"] == "requires_confirmation"
-    assert again["payout_method_data"]["card"]["card_number"] == "************4242"
+    # the real service's card shape: the last four digits and the BIN, never the number
+    assert (
+        again["payout_method_data"]
+        == card["payout_method_data"]
+        == {
+            "card": {
+                "card_issuer": None,
+                "card_network": "Visa",
+                "card_type": None,
+                "card_issuing_country": None,
+                "bank_code": None,
+                "last4": "4242",
+                "card_isin": "424242",
+                "card_extended_bin": None,
+                "card_exp_month": CARD["card"]["expiry_month"],
+                "card_exp_year": CARD["card"]["expiry_year"],
+                "card_holder_name": CARD["card"]["card_holder_name"],
+            }
+        }
+    )
     assert again["entity_type"] == "Individual"  # none sent: the real service's default
     cancelled = (await raw.post(f"/payouts/{again['payout_id']}/cancel")).json()
     assert cancelled["status"] == "cancelled"
@@ -486,7 +505,7 @@ async def test_cancel_list_and_saved_method(raw: httpx.AsyncClient) -> None:
     by_method = (
         await raw.get("/payouts/list", params={"payout_method": "card", "limit": 1})
     ).json()
-    assert by_method["count"] == 1 and by_method["total_count"] == 2
+    assert by_method["count"] == by_method["size"] == 1 and by_method["total_count"] == 2
     assert (await raw.get("/payouts/payout_nope")).status_code == 404
     bad = await raw.post("/payouts/list", json={"status": ["paid"]})
     assert bad.status_code == 400 and "status" in bad.json()["error"]["message"]
@@ -499,3 +518,60 @@ async def test_unused_payout_link_expires(raw: httpx.AsyncClient) -> None:
     assert made["status"] == "requires_payout_method_data"
     await raw.post("/_sandbox/clock/advance", json={"seconds": 61})
     assert (await raw.get(f"/payouts/{made['payout_id']}")).json()["status"] == "expired"
+
+
+# The real PayoutCreateResponse's fields (additionalProperties: false there), and the spec's
+# `description`, which its payout field list names.
+REAL_PAYOUT_FIELDS = {
+    "payout_id", "merchant_id", "merchant_order_reference_id", "amount", "currency", "connector",
+    "payout_type", "payout_method_data", "billing", "auto_fulfill", "customer_id", "customer",
+    "client_secret", "return_url", "business_country", "business_label", "entity_type",
+    "recurring", "metadata", "merchant_connector_id", "status", "error_message", "error_code",
+    "profile_id", "created", "connector_transaction_id", "priority", "attempts", "payout_link",
+    "email", "name", "phone", "phone_country_code", "unified_code", "unified_message",
+    "payout_method_id",
+}  # fmt: skip
+SPEC_ONLY = {"description"}
+
+
+@pytest.mark.parametrize(
+    ("method", "kind", "method_type"),
+    [
+        (CARD, "card", "debit"),
+        (ACH, "bank", "ach"),
+        ({"bank_transfer": BANKS["bacs"]}, "bank", "bacs"),
+        ({"bank_transfer": BANKS["sepa"]}, "bank", "sepa"),
+        ({"wallet": {"paypal": WALLETS["paypal"]}}, "wallet", "paypal"),
+        ({"bank_redirect": {"interac": {"email": "ada@example.ca"}}}, "bank_redirect", "interac"),
+    ],
+)
+async def test_answers_have_the_real_fields_only_and_real_method_types(
+    raw: httpx.AsyncClient, method: dict[str, Any], kind: str, method_type: str
+) -> None:
+    """Nothing the real schema lacks (source_bank_data, modified_at, payout_token,
+    session_expiry, browser_info were echoed before), in every answer and in the list (with
+    its `size`); each attempt's payout_method_type is a real PaymentMethodType value."""
+    sent = body(
+        payout_type=kind,
+        payout_method_data=method,
+        source_bank_data={"payout_method_type": "sepa", **BANKS["sepa"]},
+        browser_info={"user_agent": "Mozilla/5.0", "language": "en-GB"},
+        session_expiry=600,
+        priority="instant",
+    )
+    made = (await raw.post("/payouts/create", json=sent)).json()
+    pid = made["payout_id"]
+    answers = [made]
+    answers.append((await raw.post(f"/payouts/{pid}/confirm", json={})).json())
+    answers.append((await raw.post(f"/payouts/{pid}/fulfill")).json())
+    await raw.post("/_sandbox/clock/advance", json={"seconds": 11})
+    answers.append((await raw.get(f"/payouts/{pid}")).json())
+    listed = (await raw.post("/payouts/list", json={"payout_id": pid})).json()
+    assert listed["size"] == listed["count"] == len(listed["data"]) == 1
+    answers += listed["data"]
+    for answer in answers:
+        assert set(answer) <= REAL_PAYOUT_FIELDS | SPEC_ONLY, set(answer) - REAL_PAYOUT_FIELDS
+    final = answers[-1]
+    assert final["status"] == "success"
+    [attempt] = final["attempts"]
+    assert (attempt["payment_method"], attempt["payout_method_type"]) == (kind, method_type)

@@ -72,6 +72,7 @@ async def test_payment_fields_through_its_life(
     made = (await raw.post("/payments", json={"amount": 1200, "currency": "EUR"})).json()
     has_required("payment", made)
     assert (made["net_amount"], made["attempt_count"]) == (1200, 0)
+    assert "connector" in made and made["connector"] is None  # no processor has seen it yet
     assert made["processor_merchant_id"] == merchant
     pid = made["payment_id"]
     updated = (
@@ -88,6 +89,7 @@ async def test_payment_fields_through_its_life(
     assert (updated["amount"], updated["net_amount"], updated["attempt_count"]) == (1500, 1500, 0)
     confirmed = (await raw.post(f"/payments/{pid}/confirm", json={})).json()
     assert (confirmed["status"], confirmed["attempt_count"]) == ("succeeded", 1)
+    assert confirmed["connector"] == "sandbox"  # the processor, as its refunds name it
     got = (await raw.get(f"/payments/{pid}")).json()
     assert got["attempt_count"] == len(got["attempts"]) == 1
     listed = (await raw.post("/payments/list", json={"payment_id": pid})).json()["data"][0]
@@ -102,15 +104,18 @@ async def test_payment_fields_through_its_life(
         1,
         merchant,
     )
+    assert sent["connector"] == "sandbox"
     model = Payment.model_validate(got)
     assert (model.net_amount, model.attempt_count, model.processor_merchant_id) == (
         1500,
         1,
         merchant,
     )
+    assert model.connector == "sandbox"
     # one-step: a declined card is one attempt too
     failed = (await raw.post("/payments", json=payment_body("4000000000000002"))).json()
     assert (failed["status"], failed["attempt_count"], failed["net_amount"]) == ("failed", 1, 1500)
+    assert failed["connector"] == "sandbox"
 
 
 async def test_customer_created_at(raw: httpx.AsyncClient) -> None:
@@ -224,6 +229,7 @@ async def test_seeded_objects_carry_them_too(tmp_path: Path) -> None:
             assert payment["processor_merchant_id"] == payment["merchant_id"]
             unconfirmed = payment["status"] in ("requires_payment_method", "requires_confirmation")
             assert payment["attempt_count"] == (0 if unconfirmed else 1), payment["status"]
+            assert payment["connector"] == (None if unconfirmed else "sandbox"), payment["status"]
         attempts = dict(
             conn.execute("SELECT payment_id, COUNT(*) FROM payment_attempts GROUP BY payment_id")
         )

@@ -1,4 +1,5 @@
-"""Refunds (guards, settlement on the clock, failure card) and customers, via ApiClient."""
+"""Refunds (settled at once; the asynchronous cards' settlement on the clock; guards, failure
+card) and customers, via ApiClient."""
 
 from __future__ import annotations
 
@@ -13,8 +14,12 @@ from tui.api.models.customers import (
     CustomerListRequest,
     CustomerUpdateRequest,
 )
+from tui.api.models.events import EventListRequest
 from tui.api.models.payments import PaymentCreateRequest
 from tui.api.models.refunds import RefundCreateRequest, RefundListRequest, RefundUpdateRequest
+
+# Refunds of a payment made with this card start pending and settle on the clock.
+PENDING_CARD = "4000000000007726"
 
 
 async def paid(client: ApiClient, number: str = "4242424242424242", **fields: object) -> str:
@@ -24,8 +29,27 @@ async def paid(client: ApiClient, number: str = "4242424242424242", **fields: ob
     return payment.payment_id
 
 
-async def test_full_refund_settles_on_the_clock(client: ApiClient, raw: httpx.AsyncClient) -> None:
+async def test_a_card_refund_settles_at_once(client: ApiClient, raw: httpx.AsyncClient) -> None:
+    """As the real service's own sandbox processor: `succeeded` in the answer, and the
+    refund_succeeded event is sent all the same."""
     payment_id = await paid(client)
+    refund = await client.refunds.create(RefundCreateRequest(payment_id=payment_id, amount=400))
+    assert (refund.status, refund.amount, refund.error_code) == ("succeeded", 400, None)
+    assert (await client.refunds.retrieve(refund.refund_id)).status == "succeeded"
+    listed = (await client.payments.retrieve(payment_id)).refunds
+    assert listed is not None and [r.status for r in listed] == ["succeeded"]
+    events = await client.events.list(EventListRequest(object_id=refund.refund_id))
+    assert [e.event_type for e in events.events] == ["refund_succeeded"]
+    # scheduled as well: nothing is left to wait for
+    later = await client.refunds.create(
+        RefundCreateRequest.model_validate({"payment_id": payment_id, "refund_type": "scheduled"})
+    )
+    assert (later.status, later.amount) == ("succeeded", 1100)
+
+
+async def test_full_refund_settles_on_the_clock(client: ApiClient, raw: httpx.AsyncClient) -> None:
+    """The asynchronous path: a payment made with the refund-pending card."""
+    payment_id = await paid(client, PENDING_CARD)
     refund = await client.refunds.create(
         RefundCreateRequest.model_validate({"payment_id": payment_id, "refund_type": "Instant"})
     )
@@ -91,7 +115,7 @@ async def test_refund_fails_with_the_refund_fails_card(
 
 
 async def test_scheduled_refund_takes_an_hour(client: ApiClient, raw: httpx.AsyncClient) -> None:
-    payment_id = await paid(client)
+    payment_id = await paid(client, PENDING_CARD)
     refund = await client.refunds.create(
         RefundCreateRequest.model_validate({"payment_id": payment_id, "refund_type": "SCHEDULED"})
     )
@@ -102,8 +126,8 @@ async def test_scheduled_refund_takes_an_hour(client: ApiClient, raw: httpx.Asyn
 
 
 async def test_refund_list_filters_and_update(client: ApiClient) -> None:
-    first = await paid(client)
-    second = await paid(client, currency="EUR")
+    first = await paid(client, PENDING_CARD)
+    second = await paid(client, PENDING_CARD, currency="EUR")
     r1 = await client.refunds.create(RefundCreateRequest(payment_id=first, amount=10))
     await client.refunds.create(RefundCreateRequest(payment_id=second, amount=20))
     everything = await client.refunds.list()

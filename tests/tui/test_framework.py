@@ -22,7 +22,8 @@ async def test_a_pending_refund_turns_succeeded_on_the_payment_detail_by_itself(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         client = app.runtime.client
-        payment = await create_payment(client)
+        # Refunds of this card start pending (a refund of any other settles at once).
+        payment = await create_payment(client, card="4000000000007726")
         detail = await open_detail(pilot, payment.payment_id)
         from tui.api.models.refunds import RefundCreateRequest
 

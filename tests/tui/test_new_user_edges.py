@@ -243,7 +243,8 @@ async def test_a_refunds_history_is_in_order_on_the_services_clock(dirs: Dirs) -
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         client = app.runtime.client
-        payment = await create_payment(client)
+        # Refunds of this card start pending and settle on the clock (others settle at once).
+        payment = await create_payment(client, card="4000000000007726")
         await client.sandbox.advance_clock(3 * 86400)  # the clock moves on, as the user's did
         refund = await client.refunds.create(
             RefundCreateRequest(payment_id=payment.payment_id, amount=1000)

@@ -33,6 +33,9 @@ from tui.views.forms import parse_metadata
 
 Dirs = tuple[Path, Path]
 REFUND_FAILS_CARD = "4000000000005126"
+# A refund settles at once; one of a payment made with this card starts pending (the sandbox's
+# asynchronous path) and settles succeeded 10 sandbox-seconds later.
+REFUND_PENDING_CARD = "4000000000007726"
 HOSTILE = "[b]x[/b]\x1b[5m"
 HOSTILE_SHOWN = "[b]x[/b]\\x1b[5m"  # ESC shown escaped, brackets kept
 
@@ -141,7 +144,7 @@ async def test_new_refund_from_the_list_end_to_end(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _refunds(pilot)
-        payment = await create_payment(app.runtime.client, amount=4200)
+        payment = await create_payment(app.runtime.client, amount=4200, card=REFUND_PENDING_CARD)
         await pilot.press("n")
         await until(lambda: isinstance(app.screen, NewRefundForm))
         form = app.screen
@@ -203,7 +206,7 @@ async def test_a_refund_made_on_the_payment_shows_on_the_list_at_once(dirs: Dirs
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _refunds(pilot)
-        payment = await create_payment(app.runtime.client, amount=2500)
+        payment = await create_payment(app.runtime.client, amount=2500, card=REFUND_PENDING_CARD)
         await open_detail(pilot, payment.payment_id)
         await pilot.press("f")
         await submit(pilot, RefundForm)
@@ -306,7 +309,7 @@ async def test_g_on_a_row_jumps_to_its_payment(dirs: Dirs) -> None:
 
 
 @pytest.mark.parametrize(
-    ("card", "status"), [("4242424242424242", "succeeded"), (REFUND_FAILS_CARD, "failed")]
+    ("card", "status"), [(REFUND_PENDING_CARD, "succeeded"), (REFUND_FAILS_CARD, "failed")]
 )
 async def test_a_pending_refund_settles_live_on_the_list_and_the_detail(
     dirs: Dirs, card: str, status: str

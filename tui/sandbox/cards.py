@@ -13,12 +13,17 @@ any card that would otherwise succeed:
 
 A few cards reach the real service's states that no rule above does: `processing` for a while,
 a partial authorisation, a refund held for `review`, and a payout found `ineligible`.
+
+A refund settles at once (`succeeded`), as the real service's own sandbox processor settles it.
+Three cards make their payments' refunds asynchronous: they start `pending` and settle on the
+sandbox clock (`refunds.SETTLE_SECONDS`): `succeeded` (4000000000007726, Stripe's own
+"refund pending" test card), `failed` (4000000000005126) or held for `review` (4000000000000168).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from tui.api.cards import luhn_ok as passes_luhn
 
@@ -32,6 +37,7 @@ NEEDS_3DS = "decline_without_three_ds"
 PROCESSING = "processing"
 PARTIAL = "partial_authorization"
 REFUND_REVIEW = "refund_review"
+REFUND_PENDING = "refund_pending"
 PAYOUT_INELIGIBLE = "payout_ineligible"
 # A subscription on this card pays its first term and fails every later charge.
 RENEWAL_FAILS_CARD = "4000000000000341"
@@ -42,150 +48,94 @@ PROCESSING_SECONDS = 60
 # How many sandbox hours after success the dispute card draws its dispute.
 DISPUTE_AFTER_HOURS = 6
 
-# unified code -> (unified message, category, acquirer code, acquirer wording)
-UNIFIED: dict[str, tuple[str, str, str, str]] = {
-    "UE_1000": ("Issue with payment method details", "card_or_method", "05", "Do not honor"),
-    "UE_1001": ("Insufficient funds", "card_declined", "51", "Insufficient funds in account"),
-    "UE_1002": ("Card expired", "card_declined", "54", "Expired card"),
-    "UE_1003": ("Card number invalid", "card_declined", "14", "Invalid card number"),
-    "UE_1004": ("Security code wrong", "card_declined", "N7", "Decline for CVV2 failure"),
-    "UE_1005": ("PIN wrong", "card_declined", "55", "Incorrect PIN"),
-    "UE_1006": ("Card reported lost or stolen", "card_declined", "41", "Pick up card (lost)"),
-    "UE_1007": ("Declined by issuer", "card_declined", "05", "Do not honor"),
-    "UE_1008": ("Card not supported", "card_declined", "57", "Card type not supported"),
-    "UE_1009": ("Card restricted", "card_declined", "62", "Restricted card"),
+# unified code -> (unified message, acquirer code, acquirer wording); its category is its family
+# (`category_of`).
+UNIFIED: dict[str, tuple[str, str, str]] = {
+    "UE_1000": ("Issue with payment method details", "05", "Do not honor"),
+    "UE_1001": ("Insufficient funds", "51", "Insufficient funds in account"),
+    "UE_1002": ("Card expired", "54", "Expired card"),
+    "UE_1003": ("Card number invalid", "14", "Invalid card number"),
+    "UE_1004": ("Security code wrong", "N7", "Decline for CVV2 failure"),
+    "UE_1005": ("PIN wrong", "55", "Incorrect PIN"),
+    "UE_1006": ("Card reported lost or stolen", "41", "Pick up card (lost)"),
+    "UE_1007": ("Declined by issuer", "05", "Do not honor"),
+    "UE_1008": ("Card not supported", "57", "Card type not supported"),
+    "UE_1009": ("Card restricted", "62", "Restricted card"),
     "UE_1010": (
         "Transaction not permitted for card",
-        "card_declined",
         "57",
         "Transaction not permitted to cardholder",
     ),
-    "UE_1011": ("Over card limit", "card_declined", "61", "Exceeds withdrawal amount limit"),
-    "UE_1012": ("Declined for security reasons", "card_declined", "59", "Suspected fraud"),
-    "UE_1013": ("Contact issuer", "card_declined", "01", "Refer to card issuer"),
-    "UE_1014": ("No record of card", "card_declined", "56", "No card record"),
-    "UE_1015": ("Card inactive", "card_declined", "78", "Blocked, first used / card inactive"),
-    "UE_1016": (
-        "Account not usable for this payment",
-        "card_declined",
-        "52",
-        "No checking account",
-    ),
-    "UE_1017": ("Cardholder cancelled", "card_declined", "R1", "Cardholder stopped payment"),
-    "UE_1018": (
-        "Possibly already processed",
-        "card_declined",
-        "94",
-        "Duplicate transmission detected",
-    ),
-    "UE_1099": ("Generic decline", "card_declined", "05", "Do not honor"),
-    "UE_2000": (
-        "Not eligible, blocked or 3DS required",
-        "not_eligible",
-        "R0",
-        "Transaction not eligible",
-    ),
-    "UE_2001": (
-        "Payment method unavailable",
-        "not_eligible",
-        "58",
-        "Transaction not permitted to terminal",
-    ),
+    "UE_1011": ("Over card limit", "61", "Exceeds withdrawal amount limit"),
+    "UE_1012": ("Declined for security reasons", "59", "Suspected fraud"),
+    "UE_1013": ("Contact issuer", "01", "Refer to card issuer"),
+    "UE_1014": ("No record of card", "56", "No card record"),
+    "UE_1015": ("Card inactive", "78", "Blocked, first used / card inactive"),
+    "UE_1016": ("Account not usable for this payment", "52", "No checking account"),
+    "UE_1017": ("Cardholder cancelled", "R1", "Cardholder stopped payment"),
+    "UE_1018": ("Possibly already processed", "94", "Duplicate transmission detected"),
+    "UE_1099": ("Generic decline", "05", "Do not honor"),
+    "UE_2000": ("Not eligible, blocked or 3DS required", "R0", "Transaction not eligible"),
+    "UE_2001": ("Payment method unavailable", "58", "Transaction not permitted to terminal"),
     "UE_2002": (
         "Additional authentication required",
-        "not_eligible",
         "1A",
         "Strong customer authentication required",
     ),
-    "UE_2003": ("Blocked", "risk_blocked", "RB", "Blocked by risk rules"),
-    "UE_2004": (
-        "Currency or country unsupported",
-        "not_eligible",
-        "CU",
-        "Currency not supported by the acquirer",
-    ),
-    "UE_3000": ("Temporary issue, try again", "temporary", "91", "Issuer or switch inoperative"),
-    "UE_3001": (
-        "Service temporarily unavailable",
-        "temporary",
-        "91",
-        "Issuer or switch inoperative",
-    ),
-    "UE_3002": ("Could not process, try again", "temporary", "96", "System malfunction"),
-    "UE_3003": ("Timed out", "temporary", "68", "Response received too late"),
-    "UE_4000": ("Request data problem", "request_error", "30", "Format error"),
+    "UE_2003": ("Blocked", "RB", "Blocked by risk rules"),
+    "UE_2004": ("Currency or country unsupported", "CU", "Currency not supported by the acquirer"),
+    "UE_3000": ("Temporary issue, try again", "91", "Issuer or switch inoperative"),
+    "UE_3001": ("Service temporarily unavailable", "91", "Issuer or switch inoperative"),
+    "UE_3002": ("Could not process, try again", "96", "System malfunction"),
+    "UE_3003": ("Timed out", "68", "Response received too late"),
+    "UE_4000": ("Request data problem", "30", "Format error"),
     "UE_4001": (
         "Required payment information missing or invalid",
-        "request_error",
         "30",
         "Format error: missing or invalid field",
     ),
-    "UE_4002": ("Security code wrong length", "request_error", "N7", "Invalid CVV2 length"),
-    "UE_4003": ("Payment session expired", "request_error", "SE", "Payment session expired"),
-    "UE_4004": (
-        "Transaction in invalid state",
-        "request_error",
-        "12",
-        "Invalid transaction state",
-    ),
-    "UE_5001": ("Authentication failed", "authentication", "AF", "3DS authentication failed"),
-    "UE_5002": ("Declined by issuer", "authentication", "AD", "3DS authentication declined"),
-    "UE_5003": ("Not completed", "authentication", "AN", "3DS authentication not completed"),
-    "UE_5004": ("Cardholder not verified", "authentication", "AV", "Cardholder not verified"),
-    "UE_5005": (
-        "Authentication service unavailable",
-        "authentication",
-        "AU",
-        "Directory server unavailable",
-    ),
-    "UE_5006": ("Too many attempts", "authentication", "AT", "Exceeded authentication attempts"),
-    "UE_5007": ("Device not recognised", "authentication", "DR", "Device not recognised"),
-    "UE_5008": (
-        "Invalid authentication response",
-        "authentication",
-        "AR",
-        "Invalid ARes/RReq message",
-    ),
-    "UE_5009": (
-        "No response from authentication service",
-        "authentication",
-        "NR",
-        "No response from ACS",
-    ),
-    "UE_5010": ("Card not enrolled", "authentication", "NE", "Card not enrolled in 3DS"),
-    "UE_5011": ("Timed out", "authentication", "TO", "3DS challenge timed out"),
-    "UE_5012": ("Method unsupported", "authentication", "MU", "Authentication method unsupported"),
-    "UE_5013": ("Card expired", "authentication", "CE", "Card expired (3DS)"),
-    "UE_5014": ("Card number invalid", "authentication", "CI", "Invalid card number (3DS)"),
-    "UE_5015": (
-        "Transaction not valid for authentication",
-        "authentication",
-        "TV",
-        "Transaction not valid for 3DS",
-    ),
-    "UE_5016": ("No record of card", "authentication", "NC", "No card record (3DS)"),
-    "UE_5017": (
-        "Declined for security reasons",
-        "authentication",
-        "SF",
-        "Suspected fraud (3DS)",
-    ),
-    "UE_5018": (
-        "Card reported lost or stolen",
-        "authentication",
-        "LS",
-        "Lost or stolen card (3DS)",
-    ),
-    "UE_5019": ("Not permitted for card", "authentication", "NP", "Not permitted (3DS)"),
-    "UE_5020": (
-        "Required data missing or invalid",
-        "authentication",
-        "DM",
-        "Required 3DS data missing",
-    ),
-    "UE_5021": ("Session expired", "authentication", "SX", "3DS session expired"),
-    "UE_9000": ("Something went wrong", "unknown", "99", "Unrecognised processor response"),
+    "UE_4002": ("Security code wrong length", "N7", "Invalid CVV2 length"),
+    "UE_4003": ("Payment session expired", "SE", "Payment session expired"),
+    "UE_4004": ("Transaction in invalid state", "12", "Invalid transaction state"),
+    "UE_5001": ("Authentication failed", "AF", "3DS authentication failed"),
+    "UE_5002": ("Declined by issuer", "AD", "3DS authentication declined"),
+    "UE_5003": ("Not completed", "AN", "3DS authentication not completed"),
+    "UE_5004": ("Cardholder not verified", "AV", "Cardholder not verified"),
+    "UE_5005": ("Authentication service unavailable", "AU", "Directory server unavailable"),
+    "UE_5006": ("Too many attempts", "AT", "Exceeded authentication attempts"),
+    "UE_5007": ("Device not recognised", "DR", "Device not recognised"),
+    "UE_5008": ("Invalid authentication response", "AR", "Invalid ARes/RReq message"),
+    "UE_5009": ("No response from authentication service", "NR", "No response from ACS"),
+    "UE_5010": ("Card not enrolled", "NE", "Card not enrolled in 3DS"),
+    "UE_5011": ("Timed out", "TO", "3DS challenge timed out"),
+    "UE_5012": ("Method unsupported", "MU", "Authentication method unsupported"),
+    "UE_5013": ("Card expired", "CE", "Card expired (3DS)"),
+    "UE_5014": ("Card number invalid", "CI", "Invalid card number (3DS)"),
+    "UE_5015": ("Transaction not valid for authentication", "TV", "Transaction not valid for 3DS"),
+    "UE_5016": ("No record of card", "NC", "No card record (3DS)"),
+    "UE_5017": ("Declined for security reasons", "SF", "Suspected fraud (3DS)"),
+    "UE_5018": ("Card reported lost or stolen", "LS", "Lost or stolen card (3DS)"),
+    "UE_5019": ("Not permitted for card", "NP", "Not permitted (3DS)"),
+    "UE_5020": ("Required data missing or invalid", "DM", "Required 3DS data missing"),
+    "UE_5021": ("Session expired", "SX", "3DS session expired"),
+    "UE_9000": ("Something went wrong", "99", "Unrecognised processor response"),
 }
+
+
+# The real service's unified families (`error_details.unified_details.category`, its
+# `UnifiedCode` enum: UE_1000, UE_2000, UE_3000, UE_4000, UE_9000). It has no family for the
+# spec's 3-D Secure codes (UE_5xxx): they go with UE_2000, which the spec describes as "not
+# eligible, blocked or 3DS required".
+CATEGORIES: Final = ("UE_1000", "UE_2000", "UE_3000", "UE_4000", "UE_9000")
+
+
+def category_of(code: str) -> str:
+    """The unified family of a unified code: UE_1001 -> UE_1000, UE_5001 -> UE_2000."""
+    number = int(code.removeprefix("UE_"))
+    family = f"UE_{number // 1000}000"
+    if family == "UE_5000":
+        return "UE_2000"
+    return family if family in CATEGORIES else "UE_9000"
 
 
 def luhn_ok(number: str) -> bool:
@@ -204,6 +154,12 @@ def with_check_digit(body: str) -> str:
 def code_card(code: str) -> str:
     """The card number that declines with `code` (e.g. UE_1001 -> 4000000000010019)."""
     return with_check_digit("40000000000" + code.removeprefix("UE_"))
+
+
+# The card networks `brand_of` names that the real service's CardNetwork enum has.
+NETWORKS: Final = frozenset(
+    {"Visa", "Mastercard", "AmericanExpress", "Discover", "JCB", "DinersClub", "UnionPay"}
+)
 
 
 def brand_of(number: str) -> str:
@@ -286,10 +242,18 @@ def _build() -> list[TestCard]:
             f"succeeds, then draws a dispute {DISPUTE_AFTER_HOURS} sandbox-hours later",
         ),
         TestCard(
+            "4000000000007726",
+            REFUND_PENDING,
+            None,
+            "succeeds; every refund of it starts pending and settles succeeded on the sandbox "
+            "clock (10 sandbox-seconds, an hour with refund_type scheduled)",
+        ),
+        TestCard(
             "4000000000005126",
             REFUND_FAILS,
             None,
-            "succeeds, but every refund of it ends failed instead of succeeded",
+            "succeeds, but every refund of it starts pending and ends failed "
+            "(10 sandbox-seconds later)",
         ),
         TestCard(
             "4000000000000077",
@@ -310,8 +274,8 @@ def _build() -> list[TestCard]:
             "4000000000000168",
             REFUND_REVIEW,
             None,
-            "succeeds, but every refund of it is held for review when it settles; "
-            "POST /_sandbox/refunds/{id}/review decides it (succeeded or failed)",
+            "succeeds, but every refund of it starts pending and is held for review when it "
+            "settles; POST /_sandbox/refunds/{id}/review decides it (succeeded or failed)",
         ),
         TestCard(
             "4000000000800005",
@@ -390,7 +354,8 @@ class Decline:
                 "issuer_details": {
                     "code": self.error_code,
                     "message": self.error_message,
-                    "network_details": {"name": brand},
+                    # a network the real CardNetwork enum names, else none (not a card)
+                    "network_details": {"name": brand if brand in NETWORKS else None},
                 },
                 "connector_details": {
                     "code": self.error_code,
@@ -404,10 +369,10 @@ class Decline:
 def decline(code: str, issuer: Any = None) -> Decline:
     """The decline for a unified code; `issuer`, a card's own (code, wording), replaces the
     code's usual issuer answer."""
-    message, category, acq_code, acq_message = UNIFIED[code]
+    message, acq_code, acq_message = UNIFIED[code]
     if isinstance(issuer, list | tuple) and len(issuer) == 2:
         acq_code, acq_message = str(issuer[0]), str(issuer[1])
-    return Decline(code, message, acq_code, acq_message, category)
+    return Decline(code, message, acq_code, acq_message, category_of(code))
 
 
 def outcome_for(

@@ -549,16 +549,24 @@ class PaymentMethodDataResponse(ResponseModel):
 
 
 class UnifiedDetails(ResponseModel):
-    """`error_details.unified_details`."""
+    """`error_details.unified_details`: the unified family (`category`, the real service's
+    UE_1000, UE_2000, UE_3000, UE_4000 or UE_9000) and its message; the real service may add
+    a standardised code, a description, guidance for the customer and a recommended action."""
 
     category: str | None = None
     message: str | None = None
+    standardised_code: str | None = None
+    description: str | None = None
+    user_guidance_message: str | None = None
+    recommended_action: str | None = None
 
 
 class NetworkDetails(ResponseModel):
-    """`error_details.issuer_details.network_details`."""
+    """`error_details.issuer_details.network_details`: the card network, and its advice."""
 
     name: str | None = None
+    advice_code: str | None = None
+    advice_message: str | None = None
 
 
 class IssuerDetails(ResponseModel):
@@ -656,6 +664,8 @@ class Payment(ResponseModel):
     net_amount: int | None = None
     processor_merchant_id: str | None = None
     attempt_count: int | None = None
+    # The processor that handled it (null until it is attempted; `sandbox` on the sandbox).
+    connector: str | None = None
     enable_partial_authorization: bool | None = None
     expires_on: str | None = None
     payment_link: PaymentLinkInfo | None = None

@@ -45,6 +45,7 @@ __all__ = [
     "METADATA_VALUE_MAX",
     "PAYOUT_METHOD_KEYS",
     "REAL_BANK_FIELDS",
+    "REAL_CARD_FIELDS",
     "SOURCE_BANK_VARIANTS",
     "AchBankTransfer",
     "AchSourceBank",
@@ -89,6 +90,7 @@ __all__ = [
     "TrustlyBankTransfer",
     "TrustlySourceBank",
     "Venmo",
+    "real_payout_method_type",
     "real_service_body",
 ]
 
@@ -667,6 +669,67 @@ _METHOD_PAYOUT_TYPE: Final[dict[str, PayoutType]] = {
 }
 
 
+# --- the real service's shapes in answers --------------------------------------------------
+
+# The real service's card payout method in an answer (its CardAdditionalData): the card
+# described, its number reduced to the last four digits and the BIN (`card_isin`).
+REAL_CARD_FIELDS: Final = (
+    "card_issuer",
+    "card_network",
+    "card_type",
+    "card_issuing_country",
+    "bank_code",
+    "last4",
+    "card_isin",
+    "card_extended_bin",
+    "card_exp_month",
+    "card_exp_year",
+    "card_holder_name",
+)
+# payout_method_data kind -> the real service's payout_method_type (its PaymentMethodType):
+# a bank account by its scheme, a wallet or a redirect by its name; a card payout is paid to a
+# debit card.
+_REAL_METHOD_TYPES: Final[dict[str, str]] = {
+    "card": "debit",
+    "ach": "ach",
+    "bacs": "bacs",
+    "sepa": "sepa",
+    "pix": "pix",
+    "pix_key": "pix",
+    "pix_emv": "pix",
+    "trustly": "trustly",
+    "open_banking": "open_banking",
+    "paypal": "paypal",
+    "venmo": "venmo",
+    "apple_pay_decrypt": "apple_pay",
+    "google_pay_decrypt": "google_pay",
+    "interac": "interac",
+    "open_banking_uk": "open_banking_uk",
+}
+
+
+def real_payout_method_type(method_data: Mapping[str, Any] | None) -> str | None:
+    """The real service's `payout_method_type` for `payout_method_data` (as sent, or as the
+    sandbox answers it): "debit" for a card, "ach", "sepa", "paypal", "interac"...; None when
+    it cannot be told (a passthrough token, an unknown shape)."""
+    if not method_data:
+        return None
+    key, inner = next(((k, v) for k, v in method_data.items() if v is not None), ("", None))
+    if key == "card":
+        return _REAL_METHOD_TYPES["card"]
+    if not isinstance(inner, Mapping):
+        return None
+    if key in ("bank_transfer", "bank"):
+        kind = inner.get("payout_method_type") or _bank_variant(inner)
+        if kind is None and "iban" in inner:
+            kind = "sepa"
+        return _REAL_METHOD_TYPES.get(str(kind)) if kind else None
+    if key in ("wallet", "bank_redirect"):
+        nested = [name for name, value in inner.items() if isinstance(value, Mapping)]
+        return _REAL_METHOD_TYPES.get(nested[0]) if len(nested) == 1 else None
+    return None
+
+
 # --- metadata, customer, link config --------------------------------------------------------
 
 METADATA_PAIRS_MAX: Final = 50
@@ -880,7 +943,9 @@ class PayoutCustomerInfo(ResponseModel):
 
 
 class Payout(ResponseModel):
-    """The payout object. Fields without a value come back as null; account numbers masked."""
+    """The payout object. Fields without a value come back as null; account numbers masked
+    (a card as the real service describes it: `card {last4, card_network, card_exp_month,
+    card_exp_year, card_holder_name, ...}`)."""
 
     payout_id: str
     status: str
@@ -912,6 +977,7 @@ class Payout(ResponseModel):
     unified_code: str | None = None
     unified_message: str | None = None
     payout_method_id: str | None = None
+    connector: str | None = None
 
     @property
     def status_enum(self) -> PayoutStatus | None:

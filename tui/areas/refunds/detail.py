@@ -137,7 +137,8 @@ class RefundDetailScreen(DetailScreen["Refund"]):
         rows = table("When (UTC)", "What", "Status", "Event")
         variables = self.app.theme_variables
         settled_later = bool(r.modified_time) and r.modified_time != r.created_time
-        # A refund starts `pending` and settles later: the creation row says what it was then.
+        # A refund that settled later started `pending`: the creation row says what it was then
+        # (one settled at once was created as it is).
         created_status = "pending" if settled_later and r.status != "pending" else r.status
         lines: list[tuple[datetime | None, int, tuple[RenderableType, ...]]] = [
             (moment(r.created_time), 0, ("created", status_text(created_status, variables), ""))

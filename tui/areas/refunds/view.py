@@ -1,8 +1,9 @@
 """Refunds: a server-paged table, filters, live status from webhooks, and a refund's detail.
 
 The actions are declared once in `actions` (`ROW_ACTIONS`) for this list and the detail
-(`detail`); the forms are in `forms`. A refund settles by itself (pending -> succeeded or
-failed) and only its settlement sends a webhook, which redraws its row and reloads its detail.
+(`detail`); the forms are in `forms`. A refund settles at once or, when it starts pending,
+by itself later (pending -> succeeded or failed); only its settlement sends a webhook, which
+redraws its row and reloads its detail.
 """
 
 from __future__ import annotations

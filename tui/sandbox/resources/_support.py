@@ -93,6 +93,7 @@ def insert_payment(conn: sqlite3.Connection, state: SandboxState, row: payments.
     data["status"] = payments.SHOWN.get(row.status, row.status)
     if row.status in ("succeeded", "failed"):
         data["attempt_count"] = 1
+        data["connector"] = payments.CONNECTOR
     conn.execute(
         "INSERT INTO payments(payment_id, merchant_id, status, amount, currency, customer_id,"
         " payment_method, created, client_secret, card_rule, expires_at, data) "

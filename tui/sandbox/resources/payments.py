@@ -152,6 +152,8 @@ STATUS_EVENTS = {
 
 UPDATABLE = ("requires_payment_method", "requires_confirmation")
 CONFIRMABLE = ("requires_payment_method", "requires_confirmation")
+# The processor a payment names once attempted (`connector`), as its refunds and disputes do.
+CONNECTOR = "sandbox"
 CAPTURABLE = (
     "requires_capture",
     "partially_captured_and_capturable",
@@ -384,6 +386,7 @@ def _add_attempt(
         )
     attempt_id = f"{row.payment_id}_{seq}"
     row.data["attempt_count"] = seq
+    row.data["connector"] = CONNECTOR
     # The processor's own reference for the attempt (the real service's connector id).
     row.data["connector_transaction_id"] = ids.new_id("txn")
     attempt = {
@@ -997,10 +1000,11 @@ def payment_object(
     one (the demo seed builds its rows here too, so both always carry the same fields).
 
     Unless given: `net_amount` is the amount (the sandbox adds no surcharge, tax or shipping),
-    `processor_merchant_id` the merchant (no platform account), and `attempt_count` 0 before
-    confirmation, else 1 (each later attempt sets it). Fields that only some payments have
-    (`enable_partial_authorization`, `expires_on`, `payment_link`) are added where they apply,
-    not stored as nulls on every payment (the seed writes hundreds of thousands)."""
+    `processor_merchant_id` the merchant (no platform account), `attempt_count` 0 before
+    confirmation, else 1 (each later attempt sets it), and `connector` null until then, else
+    `sandbox` (the processor that handled it, as refunds name it). Fields that only some
+    payments have (`enable_partial_authorization`, `expires_on`, `payment_link`) are added where
+    they apply, not stored as nulls on every payment (the seed writes hundreds of thousands)."""
     data: dict[str, Any] = {
         "payment_id": payment_id,
         "merchant_id": merchant_id,
@@ -1042,6 +1046,7 @@ def payment_object(
         "error_details": None,
         "next_action": None,
         "cancellation_reason": None,
+        "connector": None,
         "connector_transaction_id": None,
         "browser_info": None,
         "payment_method_id": None,
@@ -1057,6 +1062,8 @@ def payment_object(
         data["net_amount"] = data["amount"]
     if data["attempt_count"] is None:
         data["attempt_count"] = 0 if data["status"] in CONFIRMABLE else 1
+    if data["connector"] is None and data["attempt_count"]:
+        data["connector"] = CONNECTOR
     return data
 
 

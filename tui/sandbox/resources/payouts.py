@@ -14,8 +14,12 @@ The reference's flow, on the sandbox clock:
 Request validation is the shared `PayoutCreateRequest`/`PayoutUpdateRequest` (same rules as the
 client); this module adds what needs state (payout_type before confirmation, the customer,
 saved methods). Account numbers are masked before anything is stored, so no response, event
-or database row holds one. Test accounts are in `TEST_ACCOUNTS` (also at
-`GET /_sandbox/payout-test-accounts`).
+or database row holds one; a card is answered in the real service's shape (`card {last4,
+card_isin, card_network, card_exp_month, card_exp_year, card_holder_name, ...}`), a bank
+account as the spec's `bank_transfer`. Answers carry the real schema's fields only (the
+spec's `description` too): what a request sent that the real answer has no field for
+(`source_bank_data`, `browser_info`, `session_expiry`, `payout_token`) is not echoed. Test
+accounts are in `TEST_ACCOUNTS` (also at `GET /_sandbox/payout-test-accounts`).
 """
 
 from __future__ import annotations
@@ -33,15 +37,16 @@ from tui.api.models.payouts import (
     PayoutCreateRequest,
     PayoutListRequest,
     PayoutUpdateRequest,
+    real_payout_method_type,
 )
-from tui.sandbox import ids
+from tui.sandbox import cards, ids
 from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import SandboxError, bad_state, invalid, missing, not_found
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
 from tui.sandbox.resources._support import validate
-from tui.sandbox.responses import json_body, read_object, respond, respond_list
+from tui.sandbox.responses import json_body, read_object, respond
 from tui.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -156,6 +161,46 @@ def masked(value: Any) -> Any:
     return value
 
 
+def card_shown(card: Mapping[str, Any]) -> dict[str, Any]:
+    """A payout card as the real service answers it (CardAdditionalData): the last four
+    digits and the BIN instead of the number."""
+    number = str(card.get("card_number") or "")
+    # the network sent (one of the real service's), else the one the number says, if any
+    network = card.get("card_network") or cards.brand_of(number)
+    return {
+        "card_issuer": None,
+        "card_network": network if card.get("card_network") or network in cards.NETWORKS else None,
+        "card_type": None,
+        "card_issuing_country": None,
+        "bank_code": None,
+        "last4": number[-4:] or None,
+        "card_isin": number[:6] or None,
+        "card_extended_bin": None,
+        "card_exp_month": card.get("expiry_month"),
+        "card_exp_year": card.get("expiry_year"),
+        "card_holder_name": card.get("card_holder_name"),
+    }
+
+
+def shown_method(method: Mapping[str, Any]) -> dict[str, Any]:
+    """A payout method as answered and stored: a card in the real shape, anything else with
+    every account number masked."""
+    card = method.get("card")
+    if isinstance(card, Mapping):
+        return {"card": card_shown(card)}
+    shown: dict[str, Any] = masked(method)
+    return shown
+
+
+# Kept with a payout for the sandbox's own use, never answered (the real schema has no field).
+_PRIVATE: Final = ("payout_token",)
+
+
+def public(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The payout as answered: without what only the sandbox keeps."""
+    return {k: v for k, v in data.items() if k not in _PRIVATE}
+
+
 def _identifiers(value: Any) -> list[str]:
     found: list[str] = []
     if isinstance(value, Mapping):
@@ -223,7 +268,6 @@ def _move(
         expected = sorted(s for s, outs in EDGES.items() if to in outs)
         raise bad_state(f"move to {to}", "payout", current, expected)
     data["status"] = to
-    data["modified_at"] = iso(now)
     event = EVENTS.get(to)
     if event is not None and to != current:
         emit(
@@ -232,7 +276,7 @@ def _move(
             event_type=event,
             event_class="payouts",
             object_id=str(data["payout_id"]),
-            obj={k: v for k, v in data.items() if k != "client_secret"},
+            obj={k: v for k, v in public(data).items() if k != "client_secret"},
         )
 
 
@@ -329,7 +373,6 @@ def _apply(
         "return_url",
         "metadata",
         "billing",
-        "browser_info",
         "payout_token",
     ):
         if key in sent:
@@ -340,12 +383,10 @@ def _apply(
             body.profile_id,
             f"this sandbox's profile {state.credentials.profile_id!r}",
         )
-    if body.source_bank_data is not None:
-        data["source_bank_data"] = masked(body.source_bank_data.to_body())
     if body.payout_method_data is not None:
         raw = body.payout_method_data.to_body()
         rule = account_rule(raw)
-        data["payout_method_data"] = masked(raw)
+        data["payout_method_data"] = shown_method(raw)
         method_id = ids.new_id("pm")
         data["payout_method_id"] = method_id
         conn.execute(
@@ -431,7 +472,8 @@ def _fulfill(
             "amount": data["amount"],
             "currency": data["currency"],
             "connector": "sandbox",
-            "payout_method_type": data.get("payout_type"),
+            "payment_method": data.get("payout_type"),
+            "payout_method_type": real_payout_method_type(data.get("payout_method_data")),
             "error_code": None,
             "error_message": None,
             "created": iso(now),
@@ -453,7 +495,6 @@ def _new_record(state: SandboxState, payout_id: str, now: float) -> dict[str, An
         "currency": "",
         "payout_type": None,
         "payout_method_data": None,
-        "source_bank_data": None,
         "billing": None,
         "auto_fulfill": False,
         "customer_id": None,
@@ -470,15 +511,11 @@ def _new_record(state: SandboxState, payout_id: str, now: float) -> dict[str, An
         "error_code": None,
         "profile_id": creds.profile_id,
         "created": created,
-        "modified_at": created,
         "connector": "sandbox",
         "connector_transaction_id": None,
         "priority": None,
         "attempts": None,
         "payout_link": None,
-        "payout_token": None,
-        "session_expiry": None,
-        "browser_info": None,
         "unified_code": None,
         "unified_message": None,
         "payout_method_id": None,
@@ -500,20 +537,17 @@ async def create_payout(request: Request, body: PayoutCreateRequest) -> Response
     payout_id = ids.new_id("payout")
     data = _new_record(state, payout_id, now)
     due_at: float | None = None
+    expiry = body.session_expiry or DEFAULT_SESSION_EXPIRY
     if body.payout_link:
-        expiry = body.session_expiry or DEFAULT_SESSION_EXPIRY
         data["payout_link"] = {
             "payout_link_id": ids.new_id("payout_link"),
             "status": "initiated",
             "expiry": iso(now + expiry),
         }
-        data["session_expiry"] = expiry
-    elif body.session_expiry is not None:
-        data["session_expiry"] = body.session_expiry
     with state.db.transaction() as conn:
         rule = _apply(conn, state, data, None, body, now)
         if body.payout_link and data["status"] == "requires_payout_method_data":
-            due_at = now + int(data["session_expiry"])
+            due_at = now + expiry
         conn.execute(
             "INSERT INTO payouts(payout_id, status, amount, currency, customer_id, payout_type, "
             "entity_type, created, due_at, rule, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -534,7 +568,7 @@ async def create_payout(request: Request, body: PayoutCreateRequest) -> Response
         if body.confirm:
             due_at = _confirm(conn, state, data, rule, now)
             _save(conn, data, rule, due_at)
-    return respond(data)
+    return respond(public(data))
 
 
 @router.get("/payouts/list", summary="List payouts (filters in the query string), newest first")
@@ -599,13 +633,23 @@ def _list(state: SandboxState, q: PayoutListRequest) -> Response:
         (*args, q.limit, q.offset),
     ).fetchall()
     total = int(conn.execute(f"SELECT COUNT(*) FROM payouts{clause}", args).fetchone()[0])
-    return respond_list([r[0] for r in rows], total)
+    return _respond_list([dumps(public(json.loads(r[0]))) for r in rows], total)
+
+
+def _respond_list(rows: list[str], total: int) -> Response:
+    """The spec's `{count, total_count, data[]}`, with the real service's `size` (the
+    payouts on this page) too."""
+    body = (
+        f'{{"size":{len(rows)},"count":{len(rows)},"total_count":{total},'
+        f'"data":[{",".join(rows)}]}}'
+    )
+    return Response(body.encode(), media_type="application/json")
 
 
 @router.get("/payouts/{payout_id}", summary="Retrieve a payout")
 async def retrieve_payout(request: Request, payout_id: str) -> Response:
     """The payout, or 404 IR_05."""
-    return respond(_load(state_of(request).db.conn, payout_id)[0])
+    return respond(public(_load(state_of(request).db.conn, payout_id)[0]))
 
 
 async def _update(request: Request, payout_id: str) -> Response:
@@ -623,9 +667,8 @@ async def _update(request: Request, payout_id: str) -> Response:
             due_at = parse_iso(str(data["payout_link"]["expiry"]))
         if body.confirm:
             due_at = _confirm(conn, state, data, rule, now)
-        data["modified_at"] = iso(now)
         _save(conn, data, rule, due_at)
-    return respond(data)
+    return respond(public(data))
 
 
 @router.put(
@@ -667,7 +710,7 @@ async def confirm_payout(request: Request, payout_id: str) -> Response:
             rule = _apply(conn, state, data, rule, body, now)
         due_at = _confirm(conn, state, data, rule, now)
         _save(conn, data, rule, due_at)
-    return respond(data)
+    return respond(public(data))
 
 
 @router.post("/payouts/{payout_id}/fulfill", summary="Fulfill a confirmed payout")
@@ -679,7 +722,7 @@ async def fulfill_payout(request: Request, payout_id: str) -> Response:
         data, rule = _load(conn, payout_id)
         due_at = _fulfill(conn, state, data, now)
         _save(conn, data, rule, due_at)
-    return respond(data)
+    return respond(public(data))
 
 
 @router.post("/payouts/{payout_id}/cancel", summary="Cancel a payout")
@@ -694,7 +737,7 @@ async def cancel_payout(request: Request, payout_id: str) -> Response:
             raise bad_state("cancel", "payout", str(data["status"]), cancellable)
         _move(conn, state, data, "cancelled", now)
         _save(conn, data, rule, None)
-    return respond(data)
+    return respond(public(data))
 
 
 @router.post(
@@ -709,7 +752,7 @@ async def reverse_payout(request: Request, payout_id: str) -> Response:
         data, rule = _load(conn, payout_id)
         _move(conn, state, data, "reversed", state.clock.now())
         _save(conn, data, rule, None)
-    return respond(data)
+    return respond(public(data))
 
 
 @router.get(
@@ -850,8 +893,7 @@ def seed_payouts(ctx: SeedContext) -> None:
             "amount": rng.randrange(1000, 250000, 50),
             "currency": rng.choice(("USD", "USD", "EUR", "GBP")),
             "payout_type": payout_type if has_method else None,
-            "payout_method_data": masked(method) if has_method else None,
-            "source_bank_data": None,
+            "payout_method_data": shown_method(method) if has_method else None,
             "billing": None,
             "auto_fulfill": rng.random() < 0.5,
             "customer_id": customer_id,
@@ -878,15 +920,11 @@ def seed_payouts(ctx: SeedContext) -> None:
             "error_code": "account_closed" if status == "failed" else None,
             "profile_id": ctx.profile_id,
             "created": iso(created),
-            "modified_at": iso(min(ctx.now - 1, created + 3600)),
             "connector": "sandbox",
             "connector_transaction_id": None,
             "priority": rng.choice(("instant", "fast", "regular")),
             "attempts": None,
             "payout_link": None,
-            "payout_token": None,
-            "session_expiry": None,
-            "browser_info": None,
             "unified_code": None,
             "unified_message": None,
             "payout_method_id": None,

@@ -1,11 +1,13 @@
 """Refunds: create (full or partial, `refund_id` idempotent), list, retrieve, update.
 
-A refund starts `pending` and settles on the sandbox clock: `instant` refunds 10 seconds
-later, `scheduled` ones an hour later (advance the clock to skip the wait). It settles
-`succeeded`, or `failed` when the payment was made with the refund-fails test card
-(4000000000005126). A refund of a payment made with the refund-review card (4000000000000168)
-settles into `review` instead and stays there until `POST /_sandbox/refunds/{id}/review`
-decides it. Only decided refunds emit events (`refund_succeeded`, `refund_failed`).
+A refund settles at once: it is answered `succeeded` and emits `refund_succeeded`, as the real
+service's own sandbox processor does. The asynchronous path is the test cards': a refund of a
+payment made with the refund-pending card (4000000000007726), the refund-fails card
+(4000000000005126) or the refund-review card (4000000000000168) is answered `pending` and
+settles on the sandbox clock, `instant` refunds 10 seconds later, `scheduled` ones an hour later
+(advance the clock to skip the wait): `succeeded`, `failed`, or `review`, where it stays until
+`POST /_sandbox/refunds/{id}/review` decides it. Only decided refunds emit events
+(`refund_succeeded`, `refund_failed`).
 
 What may be refunded is the amount received less the refunds that did not fail and what lost
 disputes charged back (the cardholder has that already); more is refused, 400 IR_04.
@@ -65,6 +67,9 @@ CREATE INDEX IF NOT EXISTS refunds_settle ON refunds(settle_at) WHERE settle_at 
 """
 
 SETTLE_SECONDS = {"instant": 10, "scheduled": 3600}
+# The test cards whose refunds start `pending` and settle on the clock (what each settles to is
+# decided then, by `_settle`); every other refund settles at once.
+ASYNC_REFUNDS = frozenset({cards.REFUND_PENDING, cards.REFUND_FAILS, cards.REFUND_REVIEW})
 MAX_REFUNDS_PER_PAYMENT = 10
 REFUNDABLE = ("succeeded", "partially_captured", "partially_captured_and_capturable")
 
@@ -99,7 +104,7 @@ def refunded_so_far(conn: sqlite3.Connection, payment_id: str) -> tuple[int, int
     openapi_extra=json_body(RefundCreateRequest),
 )
 async def create_refund(request: Request) -> Response:
-    """Create a `pending` refund; it settles on the sandbox clock."""
+    """Create a refund: `succeeded` at once, or `pending` for the asynchronous test cards."""
     body = await read_body(request, RefundCreateRequest)
     state = state_of(request)
     now = state.clock.now()
@@ -186,6 +191,8 @@ async def create_refund(request: Request) -> Response:
                 dumps(data),
             ),
         )
+        if (payment.card_rule or {}).get("outcome") not in ASYNC_REFUNDS:
+            _decide(conn, state, data, "succeeded", now)
         disputes.refresh_already_refunded(conn, body.payment_id)
     return respond(data)
 
@@ -234,7 +241,7 @@ async def update_refund(request: Request, refund_id: str) -> Response:
     return respond(data)
 
 
-# -- clock job: pending refunds settle ---------------------------------------------------------
+# -- clock job: pending refunds (of the asynchronous test cards) settle --------------------------
 
 
 def _next_settle(conn: sqlite3.Connection) -> float | None:
