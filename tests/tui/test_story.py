@@ -138,3 +138,26 @@ async def test_each_line_of_the_story_opens_what_it_names(dirs: Dirs) -> None:
         assert opened.record_id == line.record_id
         opened, _ = await open_line("status", f"refund {refund.refund_id}", RefundDetailScreen)
         assert opened.record_id == refund.refund_id
+
+
+async def test_events_filter_takes_part_of_an_id_as_find_does(dirs: Dirs) -> None:
+    from tests.tui.pilot import apply_filter, filter_problem, open_list
+    from tui.areas.events.view import EventsView
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        payment, _refund, dispute = await lived(app)
+        view = await open_list(pilot, "events", EventsView, start=False)
+        part = dispute.dispute_id[:7]  # `dp_odpQ`
+        await apply_filter(pilot, view, part)
+        assert filter_problem(view) == ""
+        await until(lambda: bool(view.rows))
+        assert {e.object_id for e in view.rows.values()} == {dispute.dispute_id}
+        # Any part, any case; the whole id still finds exactly its own.
+        await apply_filter(pilot, view, f"object:{dispute.dispute_id[3:12].lower()}")
+        await until(lambda: bool(view.rows))
+        assert {e.object_id for e in view.rows.values()} == {dispute.dispute_id}
+        await apply_filter(pilot, view, payment.payment_id)
+        await until(lambda: bool(view.rows))
+        assert {e.object_id for e in view.rows.values()} == {payment.payment_id}
