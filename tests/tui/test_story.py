@@ -8,7 +8,9 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from tests.tui.pilot import create_payment, open_detail, until
+import pytest
+
+from tests.tui.pilot import LOOKS, create_payment, open_detail, until
 from tests.tui.snapshot_app import build, ready
 from tui.views.timeline import Line
 
@@ -23,7 +25,7 @@ def _closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-async def lived(app: Any) -> tuple[Any, Any, Any]:
+async def lived(app: Any, *, fixed: bool = False) -> tuple[Any, Any, Any]:
     """A payment with a partial refund, a dispute and a failed delivery (an attached endpoint
     that refuses), a minute of the sandbox's clock between each step."""
     from tui.api.models.refunds import RefundCreateRequest
@@ -31,11 +33,18 @@ async def lived(app: Any) -> tuple[Any, Any, Any]:
     client = app.runtime.client
     listener = app.runtime.listener
     await client.sandbox.attach_webhook(f"http://127.0.0.1:{_closed_port()}/hook")
-    payment = await create_payment(client, amount=4200)
+    payment = await create_payment(
+        client, amount=4200, payment_id="pay_story_snapshot" if fixed else None
+    )
     await until(lambda: listener.journal.count(object_id=payment.payment_id) > 0)
     await client.sandbox.advance_clock(MINUTE)
     refund = await client.refunds.create(
-        RefundCreateRequest(payment_id=payment.payment_id, amount=1000, reason="one cup back")
+        RefundCreateRequest(
+            payment_id=payment.payment_id,
+            amount=1000,
+            reason="one cup back",
+            refund_id="ref_story_snapshot" if fixed else None,
+        )
     )
     await client.sandbox.advance_clock(MINUTE)  # the refund settles: pending, then succeeded
     await until(lambda: listener.journal.count(object_id=refund.refund_id) > 0)
@@ -134,7 +143,7 @@ async def test_each_line_of_the_story_opens_what_it_names(dirs: Dirs) -> None:
         assert opened.record.method == "POST" and refund.refund_id in opened.record.response_body
         opened, line = await open_line("webhook", "refund_succeeded", EventDetailScreen)
         assert opened.record_id == line.record_id
-        opened, line = await open_line("delivery", "1. to", EventDetailScreen)
+        opened, line = await open_line("delivery", "↳ 1.", EventDetailScreen)
         assert opened.record_id == line.record_id
         opened, _ = await open_line("status", f"refund {refund.refund_id}", RefundDetailScreen)
         assert opened.record_id == refund.refund_id
@@ -161,3 +170,27 @@ async def test_events_filter_takes_part_of_an_id_as_find_does(dirs: Dirs) -> Non
         await apply_filter(pilot, view, payment.payment_id)
         await until(lambda: bool(view.rows))
         assert {e.object_id for e in view.rows.values()} == {payment.payment_id}
+
+
+async def _story_shot(pilot: Any) -> None:
+    """The story of a payment with a partial refund, a dispute and a failed delivery, scrolled
+    into view."""
+    app = pilot.app
+    await ready(pilot)
+    payment, _refund, _dispute = await lived(app, fixed=True)
+    detail = await open_detail(pilot, payment.payment_id)
+    await until(lambda: any(line.what == "dispute_opened" for line in _lines(detail)))
+    await app.workers.wait_for_complete()
+    detail.query_one("#detail-body").scroll_end(animate=False)
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("look", LOOKS)
+def test_story_snapshot(
+    look: Any, dirs: Dirs, snap_looks: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tui.sandbox.ids as ids
+    from tests.tui.conftest import SeededSecrets
+
+    monkeypatch.setattr(ids, "secrets", SeededSecrets(2041))  # ids repeat from run to run
+    assert snap_looks(lambda theme: build(*dirs, theme=theme), _story_shot)

@@ -60,6 +60,11 @@ class Line:
     order: tuple[float, int, int, int] = (0.0, 0, 0, 0)
 
 
+# A status seen: when, in what order, of what, which, and whether at a request's time (the
+# wall clock's, hidden in a stable display) rather than an event's.
+Seen = tuple[float, int, Subject, str, bool]
+
+
 @dataclass(frozen=True)
 class Story:
     """The lines in order, and what could not be read (said under them)."""
@@ -113,12 +118,12 @@ def _short_path(path: str) -> str:
 
 def request_lines(
     entries: Iterable[Any], subjects: Sequence[Subject], when: Any
-) -> tuple[list[Line], list[tuple[float, int, Subject, str]], int]:
+) -> tuple[list[Line], list[Seen], int]:
     """The journal's requests that acted on a subject (its id in the path, the request or the
     answer), the statuses their answers showed, and how many only read one."""
     ids = [s.object_id for s in subjects]
     lines: list[Line] = []
-    seen: list[tuple[float, int, Subject, str]] = []
+    seen: list[Seen] = []
     reads = 0
     for entry in entries:
         path = _short_path(entry.path)
@@ -150,7 +155,7 @@ def request_lines(
         for subject in subjects:
             status = _status_in(body, subject)
             if status is not None:
-                seen.append((at, entry.id, subject, status))
+                seen.append((at, entry.id, subject, status, True))
     return lines, seen, reads
 
 
@@ -160,11 +165,11 @@ def webhook_lines(
     attempts: Mapping[str, Sequence[Any]],
     statuses: Mapping[str, str | None],
     shown_url: Any,
-) -> tuple[list[Line], list[tuple[float, int, Subject, str]]]:
+) -> tuple[list[Line], list[Seen]]:
     """The service's events about `subject` (oldest first), each followed by its deliveries
     and their answers; and the statuses the events told."""
     lines: list[Line] = []
-    seen: list[tuple[float, int, Subject, str]] = []
+    seen: list[Seen] = []
     for number, event in enumerate(events):
         at = _iso_seconds(getattr(event, "created", None)) or 0.0
         event_id = str(event.event_id)
@@ -184,7 +189,7 @@ def webhook_lines(
         )
         status = statuses.get(event_id)
         if status:
-            seen.append((at, number, subject, status))
+            seen.append((at, number, subject, status, False))
         for index, attempt in enumerate(attempts.get(event_id, ()), 1):
             moment = _iso_seconds(getattr(attempt, "created", None)) or at
             response = attempt.response
@@ -197,7 +202,7 @@ def webhook_lines(
                     key=f"delivery-{event_id}-{index}",
                     when=moment,
                     kind="delivery",
-                    what=f"↳ {index}. to {where}" if where else f"↳ delivery {index}",
+                    what=f"↳ {index}. {where}" if where else f"↳ delivery {index}",
                     detail=f"{answer} {body}".strip(),
                     ok=ok,
                     area="events",
@@ -208,11 +213,11 @@ def webhook_lines(
     return lines, seen
 
 
-def status_lines(seen: Iterable[tuple[float, int, Subject, str]]) -> list[Line]:
+def status_lines(seen: Iterable[Seen]) -> list[Line]:
     """A line each time a subject's status was seen to change, in time order."""
     lines: list[Line] = []
     last: dict[str, str] = {}
-    for at, sequence, subject, status in sorted(seen, key=lambda s: (s[0], s[1])):
+    for at, sequence, subject, status, moving in sorted(seen, key=lambda s: (s[0], s[1])):
         if last.get(subject.object_id) == status:
             continue
         before = last.get(subject.object_id)
@@ -228,6 +233,7 @@ def status_lines(seen: Iterable[tuple[float, int, Subject, str]]) -> list[Line]:
                 status=status,
                 area=None if subject.kind == "payment" else subject.area,
                 record_id=subject.object_id,
+                moving=moving,
                 order=(at, STATUS, sequence, 0),
             )
         )
@@ -331,7 +337,8 @@ def _answer(row: RelatedRow, context: CellContext) -> Text:
         before, arrow, after = line.detail.rpartition(" → ")
         if not arrow:
             return status_text(line.status, variables)
-        return Text.assemble(safe(before, "dim"), " → ", status_text(after, variables))
+        # A no-break space: the cell drops an ordinary one after a styled word.
+        return Text.assemble(status_text(after, variables), "\u00a0(was ", safe(before), ")")
     if line.ok is None:
         return safe(line.detail, "dim")
     mark = ("✓ ", theme_colour(variables, "event-verified"))
@@ -343,8 +350,9 @@ def _answer(row: RelatedRow, context: CellContext) -> Text:
 TIMELINE_COLUMNS: tuple[Column[RelatedRow], ...] = (
     Column("when", "When", 14, _when),
     Column("kind", "", 7, _kind),
-    Column("what", "What", 26, _what, flex=(14, 48)),
-    Column("answer", "Answer", 26, _answer, flex=(12, 80)),
+    # What happened gives way last: the answer's end (a delivery's body) matters least.
+    Column("what", "What", 31, _what, flex=(20, 48)),
+    Column("answer", "Answer", 20, _answer, flex=(12, 80)),
 )
 
 
@@ -354,8 +362,8 @@ def story_note(story: Story) -> Text:
         text = "Nothing yet: no request of payscope's, no webhook about it."
     else:
         text = "Enter opens a line's request, event or record. Tab reaches the rows."
-    if story.reads:
-        text += f" {story.reads} reads of it are in Requests, not here."
+    if story.reads:  # how many would move from run to run (a reload per webhook)
+        text += " Its reads are in Requests, not here."
     for problem in story.problems:
         text += f" {problem}"
     return Text(text, style="dim")

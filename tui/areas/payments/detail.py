@@ -63,6 +63,11 @@ DISPUTE_COLUMNS: tuple[Column[RelatedRow], ...] = (
 class PaymentDetailScreen(DetailScreen["Payment"]):
     """The detail of one payment; Esc goes back to the table."""
 
+    # The story is read whole (the detail scrolls), not in a window of 12 lines.
+    DEFAULT_CSS = """
+    PaymentDetailScreen #related-story { max-height: 200; }
+    """
+
     noun = "Payment"
     scope = "payment"
     actions = ROW_ACTIONS
