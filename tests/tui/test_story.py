@@ -194,3 +194,29 @@ def test_story_snapshot(
 
     monkeypatch.setattr(ids, "secrets", SeededSecrets(2041))  # ids repeat from run to run
     assert snap_looks(lambda theme: build(*dirs, theme=theme), _story_shot)
+
+
+async def test_a_detail_keeps_the_status_bar_and_its_toasts_leave_the_sections_free(
+    dirs: Dirs,
+) -> None:
+    from tui.widgets.status_bar import StatusBar
+
+    app = build(*dirs)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await ready(pilot)
+        payment = await create_payment(app.runtime.client)
+        detail = await open_detail(pilot, payment.payment_id)
+        bar = detail.query_one(StatusBar)
+        assert bar.display and bar.region.height == 1
+        assert bar.region.y == 22  # above the footer, as on the main screen
+        assert bar.profile == "local"
+        main_bar = app.get_screen_main().query_one(StatusBar)
+        await until(lambda: bar.clock == main_bar.clock and bar.listener_url)
+        detail.notify("A toast a detail shows", title="Told")
+        await until(lambda: bool(detail.query("Toast")))
+        await pilot.pause()
+        toast = detail.query("Toast").first()
+        await until(lambda: toast.region.height > 0)
+        # Under the title line, at the top right: the sections below it stay in sight.
+        assert toast.region.y <= 3
+        assert toast.region.right >= 76

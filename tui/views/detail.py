@@ -165,6 +165,9 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     DetailScreen > #detail-actions { height: auto; padding: 0 1; display: none; }
     DetailScreen > #detail-actions.-shown { display: block; }
     DetailScreen > #detail-actions Button { margin: 0 1 0 0; min-width: 10; }
+    /* Toasts at the top right, under the title: at the bottom (Textual's place) they hid a
+       detail's last sections (a payment's story) for seconds. */
+    DetailScreen ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
     DetailScreen #raw { display: none; }
     DetailScreen.-raw #raw { display: block; }
     DetailScreen.-raw .section { display: none; }
