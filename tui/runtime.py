@@ -289,6 +289,7 @@ class Runtime:
         self._hook_read: tuple[list[str] | None, float] = (None, -10.0)
         self._offset: tuple[float, float] = (0.0, -1.0)  # (clock offset, read at)
         self.business_profile_id: str | None = None
+        self._request_times: dict[int, float] = {}  # journal entry id -> the service's time
         # Set once the client is up (actions can run), then once everything is (`start` done).
         self.client_ready = asyncio.Event()
         self.ready = asyncio.Event()
@@ -485,6 +486,7 @@ class Runtime:
             unreachable_advice=DAEMON_ADVICE if self.daemon_dir is not None else None,
             **self.options.client_options(),
         )
+        self._clock_requests()
 
     def sandbox_gone(self) -> str:
         """Why the background sandbox this run uses no longer serves it ("" while it does, or
@@ -716,7 +718,31 @@ class Runtime:
             contract=profile.contract_setting,
             **self.options.client_options(),
         )
+        self._clock_requests()
         return profile
+
+    def _clock_requests(self) -> None:
+        """Note the service's time of each request the client journals (`request_time`)."""
+        assert self.client is not None
+        times = self._request_times = {}
+        keep = self.client.journal.maxlen
+
+        def note(entry: Any) -> None:
+            import time
+
+            # Recorded once answered: its start is as long ago on the service's clock.
+            times[entry.id] = self.now() - max(0.0, time.time() - entry.started_at)
+            if len(times) > 2 * keep:  # the journal forgets its oldest: so does this
+                for old in sorted(times)[:keep]:
+                    del times[old]
+
+        self.client.journal.subscribe(note)
+
+    def request_time(self, entry: Any) -> float:
+        """When a journaled request was made, by the service's clock (the local sandbox's can
+        be moved): what puts it in order among the service's own records (a payment's story).
+        An entry made before this run's client: its own wall-clock time."""
+        return self._request_times.get(entry.id, entry.started_at)
 
     def shown_url(self, url: str) -> str:
         """`url` as the screen shows it: its port hidden in a stable display (snapshots)."""

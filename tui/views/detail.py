@@ -20,6 +20,7 @@ from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Button, Static
 from textual.worker import Worker
@@ -33,6 +34,7 @@ from tui.views.json_view import json_view, value_view
 from tui.views.live import Change, watch_changes
 from tui.views.related import RelatedRow, RelatedSection
 from tui.widgets.footer import KeyFooter
+from tui.widgets.status_bar import StatusBar
 from tui.widgets.text import safe
 
 if TYPE_CHECKING:
@@ -43,6 +45,8 @@ R = TypeVar("R")
 
 # Webhooks of one burst (an action's answer and the events it causes) become one read.
 RELOAD_DELAY = 0.1
+# How often a detail's status bar takes up what the main screen's says (its clock, events).
+STATUS_EVERY = 0.5
 
 
 class Missing(LookupError):
@@ -161,6 +165,9 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     DetailScreen > #detail-actions { height: auto; padding: 0 1; display: none; }
     DetailScreen > #detail-actions.-shown { display: block; }
     DetailScreen > #detail-actions Button { margin: 0 1 0 0; min-width: 10; }
+    /* Toasts at the top right, under the title: at the bottom (Textual's place) they hid a
+       detail's last sections (a payment's story) for seconds. */
+    DetailScreen ToastRack { dock: top; align: right top; margin-bottom: 0; margin-top: 1; }
     DetailScreen #raw { display: none; }
     DetailScreen.-raw #raw { display: block; }
     DetailScreen.-raw .section { display: none; }
@@ -267,6 +274,8 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                 section.border_title = title
                 yield section
             yield Static(id="raw")
+        # The main screen's status bar stays in sight (profile, environment, listener, clock).
+        yield StatusBar(id="detail-status")
         yield KeyFooter(show_command_palette=False)  # Ctrl+P is already an app binding
 
     def section(self, key: str) -> Static:
@@ -287,7 +296,20 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         """Hide a section that has nothing to say for this record (a payment's decline)."""
         self.query_one(f"#section-{key}").set_class(not shown, "-hidden")
 
+    def _mirror_status(self) -> None:
+        main: Any = self.app.get_screen_main()
+        if main is None:
+            return
+        try:
+            shown = main.query_one(StatusBar)
+        except NoMatches:  # the app is closing
+            return
+        self.query_one("#detail-status", StatusBar).mirror(shown)
+
     def on_mount(self) -> None:
+        self._mirror_status()
+        # What the main screen's bar is told (the clock, the event count) follows here.
+        self.set_interval(STATUS_EVERY, self._mirror_status)
         self.load(now=True)
         watch_changes(self, self.on_change)
         # The sections are drawn with the theme's colours: a theme chosen later redraws them.

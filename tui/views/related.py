@@ -21,11 +21,18 @@ from tui.views.table import ResourceTable
 
 
 class RelatedRow(NamedTuple):
-    """One related record: the area it belongs to, its id, and the record for the columns."""
+    """One related record: the area it belongs to, its id, and the record for the columns;
+    `key` names the row when several rows open one record (a story's lines about one event)."""
 
     area: str
     record_id: str
     record: Any
+    key: str = ""
+
+    @property
+    def row_key(self) -> str:
+        """The row's key in its table: `key`, else the record's id."""
+        return self.key or self.record_id
 
 
 class RelatedSection(Vertical):
@@ -55,7 +62,7 @@ class RelatedSection(Vertical):
         yield Static(id=f"related-{self.related_key}-note")
         table: ResourceTable[RelatedRow] = ResourceTable(
             self.related_columns,
-            lambda row: row.record_id,
+            lambda row: row.row_key,
             self.related_context,
             id=f"related-{self.related_key}",
         )
@@ -85,6 +92,9 @@ class RelatedSection(Vertical):
         from tui.views.areas import AREA_BY_KEY
 
         area = AREA_BY_KEY.get(row.area)
+        if not row.area:  # a line about the record shown (a payment's own status)
+            self.notify(f"{row.record_id} is the record shown here.")
+            return
         if area is None or area.detail is None:
             self.notify(f"{row.record_id} cannot be opened from here.", severity="warning")
             return

@@ -823,10 +823,20 @@ def _filters(event_type: str | None, object_id: str | None) -> tuple[str, tuple[
     if event_type is not None:
         clauses.append("event_type = ?")
         params.append(event_type)
-    if object_id is not None:
-        clauses.append("object_id = ?")
+    if object_id is not None and _WHOLE_ID.fullmatch(object_id):
+        clauses.append("object_id = ?")  # a whole id: the index finds it
         params.append(object_id)
+    elif object_id is not None:
+        # Part of an id (`dp_odpQ`), as Find takes it: anywhere in the object's id, any case.
+        clauses.append("object_id LIKE ? ESCAPE '\\'")
+        escaped = object_id.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        params.append(f"%{escaped}%")
     return ((" WHERE " + " AND ".join(clauses)) if clauses else "", tuple(params))
+
+
+# A whole object id (`pay_` and at least 20 characters): matched exactly. Anything shorter is
+# looked for as a part of one (a whole id shorter than that is found so too, only not by index).
+_WHOLE_ID = re.compile(r"[a-z]+_[A-Za-z0-9]{20,}")
 
 
 def _write_jobs(

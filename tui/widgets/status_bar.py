@@ -128,6 +128,13 @@ class StatusBar(Horizontal):
     def watch_read_only(self) -> None:
         self._render_line()
 
+    def mirror(self, other: StatusBar) -> None:
+        """Say what `other` says (the main screen's bar, on a screen over it: a detail)."""
+        for name in ("profile", "key_source", "rate_limit", "listener_url", "event_count"):
+            setattr(self, name, getattr(other, name))
+        self.clock, self.state, self.read_only = other.clock, other.state, other.read_only
+        self.set_environment(other.query_one(EnvBadge).environment)
+
     def set_environment(self, environment: str) -> None:
         """Show `local`, `sandbox` or `production` on the badge."""
         self.query_one(EnvBadge).environment = environment

@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import work
 
 from tui.areas.payments.actions import ROW_ACTIONS, page_url
 from tui.views.columns import Column
 from tui.views.detail import DetailScreen, empty, explained_code, flat_rows, grid, table
 from tui.views.payment import charged_back, refundable
 from tui.views.related import RelatedRow
+from tui.views.timeline import TIMELINE_COLUMNS, Subject, gather, story_note, story_rows
 from tui.widgets.format import (
     brand_label,
     format_amount,
@@ -56,16 +58,15 @@ DISPUTE_COLUMNS: tuple[Column[RelatedRow], ...] = (
     Column("amount", "Amount", 12, _field("amount")),
     Column("stage", "Stage", 12, _field("stage"), 60),
 )
-EVENT_COLUMNS: tuple[Column[RelatedRow], ...] = (
-    Column("received", "Received", 8, _field("received")),
-    Column("event", "Event", 24, _field("event", "?"), flex=(16, 30)),
-    Column("status", "Status", 17, lambda r, c: _status(r, c.variables)),
-    Column("id", "Event id", 24, lambda r, c: safe(r.record_id), 60, flex=(12, 64)),
-)
 
 
 class PaymentDetailScreen(DetailScreen["Payment"]):
     """The detail of one payment; Esc goes back to the table."""
+
+    # The story is read whole (the detail scrolls), not in a window of 12 lines.
+    DEFAULT_CSS = """
+    PaymentDetailScreen #related-story { max-height: 200; }
+    """
 
     noun = "Payment"
     scope = "payment"
@@ -81,12 +82,12 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         ("attempts", "Attempts"),
         ("refunds", "Refunds"),
         ("disputes", "Disputes"),
-        ("events", "Events"),
+        ("story", "Story"),
     )
     related: ClassVar[dict[str, tuple[Column[RelatedRow], ...]]] = {
         "refunds": REFUND_COLUMNS,
         "disputes": DISPUTE_COLUMNS,
-        "events": EVENT_COLUMNS,
+        "story": TIMELINE_COLUMNS,
     }
 
     def __init__(self, payment_id: str) -> None:
@@ -194,7 +195,7 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         self.section("attempts").update(self._attempts(p))
         self._refunds(p)
         self._disputes(p)
-        self._events()
+        self._story(p)
 
     def _next_action(self, p: Payment) -> RenderableType:
         """What the customer must do: the page to open, the account to pay into, the voucher."""
@@ -282,36 +283,28 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         note = empty("No disputes." if not rows else f"Enter opens a dispute. {OPEN_HINT}")
         self.related_section("disputes").show(rows, note)
 
-    def _events(self) -> None:
-        section = self.related_section("events")
-        listener = self.runtime.listener
-        if listener is None:
-            up = self.runtime.ready.is_set()
-            section.show(
-                [], empty("The listener is not running." if up else "The listener is starting…")
-            )
-            return
-        records = listener.journal.recent(20, 0, None, self.payment_id)
-        # Receive times are the wall clock's: hidden where the display must not move (tests).
-        stable = self.runtime.options.stable_display
-        rows = [
-            RelatedRow(
-                "events",
-                e.event_id,
-                {
-                    "received": "··:··:··"
-                    if stable
-                    else datetime.fromtimestamp(e.first_seen, UTC).strftime("%H:%M:%S"),
-                    "event": e.event_type,
-                    "status": e.object_status,
-                },
-            )
-            for e in records
+    @work(exclusive=True, group="story", exit_on_error=False, description="Story")
+    async def _story(self, p: Payment) -> None:
+        """The payment's story, read again with each reload: its requests, statuses, webhooks
+        and their deliveries, its refunds' and disputes' included (`tui.views.timeline`)."""
+        from tui.api.errors import ClientError
+        from tui.widgets.errors import describe_error
+
+        section = self.related_section("story")
+        if not section.table.records:
+            section.show([], empty("Reading the story…"))
+        subjects = [
+            Subject("payment", p.payment_id, "payments"),
+            *(Subject("refund", r.refund_id, "refunds") for r in p.refunds or []),
+            *(Subject("dispute", d.dispute_id, "disputes") for d in p.disputes or []),
         ]
-        if not rows:
-            section.show([], empty("No webhook received for this payment yet."))
+        try:
+            story = await gather(self.runtime, subjects)
+        except ClientError as exc:
+            title, message = describe_error(exc)
+            section.show([], empty(f"The story could not be read. {title}: {message}"))
             return
-        section.show(rows, empty(f"Enter shows headers, body and replay. {OPEN_HINT}"))
+        section.show(story_rows(story), story_note(story))
 
 
 def method_rows(p: Payment) -> list[tuple[str, str]]:
