@@ -168,7 +168,7 @@ class ClockScreen(FormScreen):
             title, message = describe_error(exc)
             self.show_preview(Text(f"{title}: {message}", style="italic"))
             return
-        self.show_preview(preview_of(found))
+        self.show_preview(preview_of(found, span_text(self.step() or moment - self.now())))
 
     def show_preview(self, text: Text) -> None:
         self.preview_text = text.plain
@@ -197,21 +197,54 @@ class ClockScreen(FormScreen):
         return datetime.fromtimestamp(self.runtime.now(), UTC)
 
 
-def preview_of(found: dict[str, Any]) -> Text:
-    """The list of what falls due, soonest first, as the form shows it."""
+# What each kind of thing due does, said of one and of several.
+_DOES: dict[str, tuple[str, str]] = {
+    "payment_expiry": ("payment expires", "payments expire"),
+    "payment_settles": ("processing payment settles", "processing payments settle"),
+    "refund_settles": ("refund settles", "refunds settle"),
+    "dispute_opens": ("dispute opens", "disputes open"),
+    "dispute_expires": ("dispute expires", "disputes expire"),
+    "link_expires": ("payment link expires", "payment links expire"),
+    "payout_moves": ("payout moves on", "payouts move on"),
+    "subscription_renews": ("subscription renews", "subscriptions renew"),
+    "subscription_change": ("scheduled subscription change applies", "scheduled changes apply"),
+    "webhook_retry": ("webhook is sent again", "webhooks are sent again"),
+}
+
+
+def changes_line(items: list[dict[str, Any]], total: int) -> str:
+    """`3 disputes expire, 1 subscription renews`: what the move changes, by kind, most first."""
+    counts: dict[str, int] = {}
+    for item in items:
+        kind = str(item.get("kind") or "")
+        counts[kind] = counts.get(kind, 0) + 1
+    parts = []
+    for kind, count in sorted(counts.items(), key=lambda pair: -pair[1]):
+        one, many = _DOES.get(kind, (kind.replace("_", " ") or "thing falls due",) * 2)
+        parts.append(f"{count} {one if count == 1 else many}")
+    line = ", ".join(parts)
+    if total > len(items):
+        line += f", and {total - len(items)} more"
+    return line
+
+
+def preview_of(found: dict[str, Any], span: str = "") -> Text:
+    """What the move changes (by kind, then each record soonest first), as the form shows it;
+    `span` (`31d`) heads it."""
     items = [item for item in found.get("items") or [] if isinstance(item, dict)]
     total = int(found.get("total") or len(items))
     if not items:
         return Text("Nothing is due in that time: only the clock moves.", style="italic")
     out = Text()
-    out.append(f"{total} thing{'s' if total != 1 else ''} fall{'' if total != 1 else 's'} due:\n")
+    head = f"Advance {span}: " if span else ""
+    out.append(f"{head}{changes_line(items, total)}.\n", style="bold")
     for item in items[:PREVIEW_LINES]:
         out.append(f"{format_time(str(item.get('at') or ''))}  ", style="dim")
         out.append_text(safe(str(item.get("text") or item.get("kind") or "")))
         out.append("\n")
     if total > PREVIEW_LINES:
         out.append(f"and {total - PREVIEW_LINES} more", style="italic")
-    out.rstrip()
+    out.append("\nThe demo data comes back with R (Reset) in :sandbox.", style="dim")
     return out
 
 

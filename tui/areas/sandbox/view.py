@@ -118,6 +118,13 @@ class SandboxView(AreaView):
         ),
         Binding("t", "clock", "Clock", id="sandbox.clock", tooltip="Advance the sandbox clock"),
         Binding(
+            "R",
+            "reset",
+            "Reset",
+            id="sandbox.reset",
+            tooltip="Bring back the seeded demo data and the clock (asks first)",
+        ),
+        Binding(
             "f",
             "fixture",
             "Fixture",
@@ -316,15 +323,73 @@ class SandboxView(AreaView):
 
         self.app.push_screen(ClockScreen(), lambda _moved: self.show_values())
 
+    def action_reset(self) -> None:
+        """Ask, then bring back the seeded demo data and the clock (`POST /_sandbox/reset`)."""
+        if not self._local:
+            self.notify("Reset belongs to the local sandbox.", severity="warning")
+            return
+        self._ask_reset()
+
+    @work(group="sandbox-reset", exclusive=True, exit_on_error=False)
+    async def _ask_reset(self) -> None:
+        from datetime import timedelta
+
+        from tui.views.forms import ConfirmScreen
+        from tui.views.when import span_text
+
+        try:  # how far ahead the clock runs, as the sandbox says
+            ahead = float((await self.runtime.api.sandbox.clock()).get("offset_seconds") or 0)
+        except Exception:
+            ahead = 0.0  # said as "stays": the reset itself reports an unreachable sandbox
+        clock = (
+            f"the clock returns to real time (it is {span_text(timedelta(seconds=ahead))} ahead)"
+            if ahead >= 60
+            else "the clock stays at real time"
+        )
+        intro = (
+            "Every record goes, payments, refunds, disputes, subscriptions and events made since "
+            "included; the seeded demo data is written again as it was seeded (laid out back "
+            f"from today), and {clock}.\n"
+            "The keys, the profile and the webhook settings stay: curl commands copied before "
+            "still work."
+        )
+
+        async def reset() -> Any:
+            return await self.runtime.api.sandbox.reset()
+
+        screen = ConfirmScreen(
+            "Reset the sandbox", intro, "Reset the sandbox", reset, variant="error"
+        )
+        self.app.push_screen(screen, self._reset_done)
+
+    def _reset_done(self, answer: Any) -> None:
+        if answer is None:
+            return  # closed without resetting
+        self.runtime.forget_clock()
+        seeded = answer.get("seeded_payments") if isinstance(answer, dict) else None
+        self.notify(
+            f"The seeded demo data is back ({seeded} payments and what goes with them), and "
+            "the clock is at real time."
+            if seeded
+            else "Every record is gone (this sandbox was never seeded); the clock is at real time.",
+            title="Sandbox reset",
+        )
+        self.show_values()
+        from tui.views.listing import ResourceListView
+
+        # Every list on screen reads its page again (the others read theirs when opened).
+        for view in self.app.screen.query(ResourceListView):
+            view.action_reload()
+
     def action_fixture(self) -> None:
         from tui.views.fixture_run import FixtureScreen
 
         self.app.push_screen(FixtureScreen())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("clock", "fixture") and self.runtime.options.read_only:
+        if action in ("clock", "fixture", "reset") and self.runtime.options.read_only:
             return False  # they write: a read-only profile offers neither
-        if action in ("copy_value", "reveal", "copy_exports", "clock"):
+        if action in ("copy_value", "reveal", "copy_exports", "clock", "reset"):
             return self._local
         return True
 
