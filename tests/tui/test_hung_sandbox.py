@@ -80,3 +80,72 @@ async def test_a_hung_sandbox_is_said_on_each_screen_and_a_retry_works(tmp_path:
         if stopped is not None:
             os.kill(stopped, signal.SIGCONT)  # the daemon proven ours above
         daemon.stop(directory)  # proven to be this directory's daemon first
+
+
+@pytest.mark.slow
+async def test_a_hung_remote_is_said_on_the_list_and_a_retry_works(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A remote profile on a service that hangs: `payscope sandbox` in a process this test
+    starts (its Popen), stopped with SIGSTOP once the list has loaded."""
+    import re
+    import subprocess
+    import sys
+
+    import httpx
+
+    from tests.sandbox.conftest import API_KEY, payment_body
+    from tui import config, secrets
+
+    config_dir, data = dirs
+    service = subprocess.Popen(
+        [sys.executable, "-m", "tui", "sandbox", "--port", "0", "--data", str(tmp_path / "svc")]
+        + ["--api-key", API_KEY],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    stopped = False
+    try:
+        assert service.stdout is not None
+        url = None
+        for _ in range(200):
+            line = service.stdout.readline()
+            found = re.search(r"listening on (http://\S+)", line)
+            if found or not line:
+                url = found.group(1) if found else None
+                break
+        assert url, "payscope sandbox did not start"
+        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+            for _ in range(3):
+                made = await http.post("/payments", json=payment_body())
+                assert made.status_code == 200, made.text
+        profile = config.Profile(name="remote", base_url=url, listener_port=0)
+        config.save_settings(config.add_profile(config.load_settings(), profile))
+        secrets.set_secret("remote", API_KEY)
+        app = make_app(profile="remote", config_dir=config_dir, data_dir=data)
+        async with app.run_test(size=(140, 40)) as pilot:
+            await app.runtime.ready.wait()
+            main = app.screen
+            view = main.current_view()  # type: ignore[attr-defined]
+            await until(lambda: view.loaded and len(view.rows) >= 3, 20)
+            app.runtime.api.timeout = TIMEOUT
+            service.send_signal(signal.SIGSTOP)  # the process this test started
+            stopped = True
+            await pilot.press("r")
+            said = "no answer from the service in 1 s (stopped or hung?) · Ctrl+R retries"
+            await until(lambda: said in _bar(main, f"#{view.scope}-header"), 10)
+            service.send_signal(signal.SIGCONT)
+            stopped = False
+            await pilot.press("ctrl+r")
+            await until(lambda: "no answer" not in _bar(main, f"#{view.scope}-header"), 20)
+            await until(lambda: view.loaded and len(view.rows) >= 3, 20)
+    finally:
+        if stopped:
+            service.send_signal(signal.SIGCONT)
+        service.terminate()  # the process this test started
+        try:
+            service.wait(15)
+        except subprocess.TimeoutExpired:
+            service.kill()
+            service.wait()
