@@ -165,7 +165,7 @@ async def test_a_first_run_on_a_full_disk_says_so_and_where(
     finally:
         await runtime.stop()
         daemon.stop(data / "sandbox")  # proven to be this directory's daemon first
-    title, message = describe_error(failed.value)
+    _title, message = describe_error(failed.value)
     assert "log is empty" not in message
     assert "disk" in message and "full" in message, message
     assert str(data) in message, message

@@ -98,9 +98,9 @@ async def test_a_hung_remote_is_said_on_the_list_and_a_retry_works(
     from tui import config, secrets
 
     config_dir, data = dirs
+    command = [sys.executable, "-m", "tui", "sandbox", "--port", "0", "--api-key", API_KEY]
     service = subprocess.Popen(
-        [sys.executable, "-m", "tui", "sandbox", "--port", "0", "--data", str(tmp_path / "svc")]
-        + ["--api-key", API_KEY],
+        [*command, "--data", str(tmp_path / "svc")],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
