@@ -146,3 +146,26 @@ def test_disk_full_errors_are_told_apart() -> None:
             wrapped = RuntimeError("wrapped")
             wrapped.__cause__ = inner
             assert is_disk_full(wrapped)
+
+
+async def test_a_first_run_on_a_full_disk_says_so_and_where(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    from tests.daemons import daemon_runtime
+    from tui.runtime import StartupError
+    from tui.sandbox import daemon
+    from tui.widgets.errors import describe_error
+
+    data = small_disk / "data"
+    fill(small_disk)
+    runtime = daemon_runtime(tmp_path, data)
+    try:
+        with pytest.raises(StartupError) as failed:
+            await runtime.start()
+    finally:
+        await runtime.stop()
+        daemon.stop(data / "sandbox")  # proven to be this directory's daemon first
+    _title, message = describe_error(failed.value)
+    assert "log is empty" not in message
+    assert "disk" in message and "full" in message, message
+    assert str(data) in message, message

@@ -32,10 +32,15 @@ _ACCEPTED: set[bytes] = set()
 _ACCEPTED_MAX = 256
 
 
+LOOPBACK_NAMES = ("localhost", "ip6-localhost")
+
+
 def is_loopback_address(host: str) -> bool:
-    """True for an IP literal in 127.0.0.0/8 or ::1 (brackets allowed), or `localhost`."""
+    """True for an IP literal in 127.0.0.0/8 or ::1 (brackets allowed), or `localhost`:
+    addresses other machines cannot reach. (The one test of it: `payscope serve`, `payscope
+    listen` and the Host checks all ask here.)"""
     name = host.strip("[]").lower().rstrip(".")
-    if name == "localhost":
+    if name in LOOPBACK_NAMES:
         return True
     try:
         return ipaddress.ip_address(name).is_loopback

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ipaddress
 import os
 import shlex
 import sys
 from pathlib import Path
 
-LOOPBACK_NAMES = ("localhost", "ip6-localhost")
+from tui.host_guard import is_loopback_address
+
 # Set for each tab's payscope: the server's pid. The tab's process is the server's own child (its
 # shell execs it), and quits once its parent is no longer the server (`served_by`).
 ENV_SERVED_BY = "PAYSCOPE_SERVED_BY"
@@ -30,14 +30,8 @@ def served_by() -> int | None:
     return int(value) if value.isdigit() else None
 
 
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and localhost."""
-    if host.lower() in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
+# True for 127.0.0.0/8, ::1 and localhost (one test of it for every server: tui/host_guard.py).
+is_loopback = is_loopback_address
 
 
 def command_for(args: argparse.Namespace) -> str:

@@ -226,6 +226,17 @@ class ApiClient:
             follow_redirects=False,
         )
 
+    @property
+    def timeout(self) -> float:
+        """Seconds an attempt waits for an answer (each of connect, write, read) before it
+        gives up; what screens wait before they say a read has no answer (tui/views/stall.py)."""
+        read = self._http.timeout.read
+        return 30.0 if read is None else float(read)
+
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self._http.timeout = httpx.Timeout(seconds)
+
     # -- resources: each imported (with its models) on first use, so a client that only lists
     # payments does not load the models of every other area at start-up. --------------------
 

@@ -219,6 +219,16 @@ FAILED = "payscope sandbox daemon failed: "
 def why_stopped(directory: Path) -> str:
     """Why the daemon of `directory` stopped before serving: its own last word on it in its
     log (the log is kept across runs: older runs' lines are not this one's), else its tail."""
+    from tui.disk import full_disk
+
+    # A full disk first: the daemon could not write its database, nor (often) its log.
+    full = full_disk(directory)
+    if full is not None:
+        return (
+            f"{full[0].upper()}{full[1:]}: the sandbox cannot write its database there. "
+            f"Free some space on that disk (or set PAYSCOPE_DATA_DIR to another one), then "
+            "start payscope again."
+        )
     tail = log_tail(directory, 50)
     for line in reversed(tail.splitlines()):
         if line.startswith(FAILED):

@@ -33,6 +33,7 @@ from tui.views.columns import CellContext, Column
 from tui.views.json_view import json_view, value_view
 from tui.views.live import Change, watch_changes
 from tui.views.related import RelatedRow, RelatedSection
+from tui.views.stall import StallWatch
 from tui.widgets.footer import KeyFooter
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.text import safe
@@ -252,6 +253,9 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         self._loading = False
         self._stale = False
         self._timer: Any = None
+        # A read with no answer for the client's timeout: said in the title (tui/views/stall.py).
+        self.stall = StallWatch(self, self._stall_said, "r")
+        self._reader: Any = None
 
     def compose(self) -> ComposeResult:
         yield TitleBar(
@@ -372,8 +376,12 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
 
     @work(group="detail", exit_on_error=False, description="Loading")
     async def _read(self) -> None:
+        from textual.worker import get_current_worker
+
         from tui.api.errors import NotFoundError
 
+        self._reader = me = get_current_worker()
+        read = self.stall.begin()
         try:
             while True:
                 self._stale = False
@@ -390,8 +398,36 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                 self.refresh_actions()
                 if not self._stale:
                     return
+        except Exception as exc:
+            if self.record is None:  # nothing shown yet: the title says it failed, and how to retry
+                from tui.widgets.errors import describe_error
+
+                title, _message = describe_error(exc)
+                self.set_title(
+                    Text.assemble(
+                        (f"{self.noun} ", "bold"),
+                        safe(self.record_id),
+                        (f"  could not load ({title}) · r retries", "dim"),
+                    )
+                )
+            raise  # and the app's toast says why
         finally:
-            self._loading = False
+            if self._reader is me:  # not a read a retry replaced
+                self._loading = False
+                self._reader = None
+            self.stall.end(read)
+
+    def _stall_said(self, note: str | None) -> None:
+        if self.record is not None:
+            title = self.title_text(self.record)
+        else:
+            title = Text.assemble((f"{self.noun} ", "bold"), safe(self.record_id))
+            if note is None and not self.missing:
+                title.append("  loading…", style="dim")
+        if note is not None:
+            title.append(f"  {note}", style="bold")
+        if note is not None or not self.missing:
+            self.set_title(title)
 
     def set_title(self, title: Text) -> None:
         """Say `title` in the title bar, which grows to a second line when it does not fit
@@ -457,6 +493,12 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         self.toggle_class("-raw")
 
     def action_reload(self) -> None:
+        if self.stall.stalled and self._reader is not None:
+            # The read in flight has had no answer for the client's timeout: r starts afresh
+            # (the one waiting is cancelled) rather than queueing behind it.
+            self._reader.cancel()
+            self._reader = None
+            self._loading = False
         self.load(now=True)
 
     def context_commands(self) -> Iterable[SystemCommand]:

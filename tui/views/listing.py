@@ -25,6 +25,7 @@ from tui.views.actions import find as find_action
 from tui.views.area import AreaView, TitleBar, area_width
 from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter
+from tui.views.stall import StallWatch
 from tui.views.table import ResourceTable
 
 if TYPE_CHECKING:
@@ -151,6 +152,9 @@ class ResourceListView(AreaView, Generic[T]):
         self.filter = Filter()
         self.loaded = False
         self.load_error = ""  # the title of the last failed load, until one succeeds
+        # A load with no answer for the client's timeout: said in the header (tui/views/stall.py).
+        self.stall_note: str | None = None
+        self.stall = StallWatch(self, self._stall_said, "Ctrl+R")
         self.scanned: tuple[int, bool] | None = None  # (records looked at, all of them?)
         self._pending: set[str] = set()
         self._pending_new = 0  # new records of this burst being read
@@ -234,6 +238,17 @@ class ResourceListView(AreaView, Generic[T]):
 
     @work(exclusive=True, group="list-page", exit_on_error=False, description="Loading")
     async def _load(self, filter: Filter, offset: int) -> None:
+        read = self.stall.begin()
+        try:
+            await self._load_page(filter, offset)
+        finally:
+            self.stall.end(read)
+
+    def _stall_said(self, note: str | None) -> None:
+        self.stall_note = note
+        self.update_header()
+
+    async def _load_page(self, filter: Filter, offset: int) -> None:
         known = True
         if filter.local:
             records, total, scanned = await self._scan(filter)
@@ -308,7 +323,9 @@ class ResourceListView(AreaView, Generic[T]):
         # The rows the table holds, whenever this is asked (before the view is mounted too): the
         # count never says other than the rows drawn beside it.
         shown = len(self.rows)
-        if not self.loaded and not self.load_error:
+        if self.stall_note is not None and not shown:
+            header.append(self.stall_note, style="bold")
+        elif not self.loaded and not self.load_error:
             header.append(self.loading_text(), style="dim")
         elif self.load_error and not shown:
             header.append(f"could not load ({self.load_error}) · Ctrl+R retries", style="dim")
@@ -333,6 +350,8 @@ class ResourceListView(AreaView, Generic[T]):
             else:  # the service gives no total: what was read, and that more may follow
                 header.append(f"{first:,}-{last:,} of {self.total:,} or more")
                 header.append(f"  page {page}", style="dim")
+        if self.stall_note is not None and shown:  # rows of an earlier load stay shown
+            header.append(f"  {self.stall_note}", style="bold")
         if self.new_count:
             header.append(f"  {self.new_count:,} new · r", style="bold")
         self.header_extra(header)

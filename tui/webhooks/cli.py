@@ -13,7 +13,6 @@ import argparse
 import asyncio
 import contextlib
 import importlib
-import ipaddress
 import os
 import signal
 import sys
@@ -23,6 +22,7 @@ from typing import Any, TextIO
 
 from tui.api.terminal import safe_json, safe_text, say
 from tui.api.vocabulary import counted
+from tui.host_guard import is_loopback_address
 from tui.webhooks.forward import url_problem
 from tui.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED, ForwardOutcome
 from tui.webhooks.listener import (
@@ -54,14 +54,8 @@ def default_data_dir() -> Path:
     return base / "listener"
 
 
-def is_loopback(host: str) -> bool:
-    """True for 127.0.0.0/8, ::1 and localhost: addresses other machines cannot reach."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+# True for 127.0.0.0/8, ::1 and localhost (one test of it for every server: tui/host_guard.py).
+is_loopback = is_loopback_address
 
 
 def _shown(value: str | None, missing: str) -> str:
