@@ -118,3 +118,37 @@ async def test_a_hostile_remote_s_error_is_said_escaped(dirs: Dirs) -> None:
             # The toast and the list's title bar as drawn (the SVG's text, its entities read).
             drawn = html.unescape(app.export_screenshot()).replace("\xa0", " ")
             assert "Request refused" in drawn and raw_controls(drawn) == []
+
+
+async def test_a_fixture_run_shows_a_hostile_file_and_its_failure_escaped(
+    dirs: Dirs, tmp_path: Path
+) -> None:
+    from textual.widgets import Input, Static
+
+    from tui.views.fixture_run import FixtureScreen
+
+    # TOML writes each control as an escape; the loaded names hold the raw characters.
+    name = "pwn\\u001b]52;c;aGk=\\u0007\\u001b[2J\\u009b31m\\u202eevil"
+    fixture = tmp_path / "hostile.toml"
+    fixture.write_text(
+        f'name = "{name}"\n'
+        f'[[steps]]\nname = "{name}"\nmethod = "POST"\npath = "/payments"\n'
+        'body = { amount = 700, currency = "USD", confirm = false }\n'
+        f'[[steps]]\nname = "{name}2"\nmethod = "POST"\n'
+        'path = "/payments/pay_missing/capture"\n'
+    )
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.call_later(app.action_run_fixture)
+        await until(lambda: isinstance(app.screen, FixtureScreen))
+        screen = app.screen
+        assert isinstance(screen, FixtureScreen)
+        screen.query_one(Input).value = str(fixture)
+        await pilot.press("enter")
+        await until(lambda: bool(screen.error), 15)
+        steps = shown_text(screen.query_one("#fixture-steps", Static))
+        title = shown_text(screen.query_one("#fixture-title", Static))
+        for shown in (steps, title, html.unescape(app.export_screenshot())):
+            assert raw_controls(shown) == [], shown
+        assert "pwn\\x1b]52;c;aGk=\\x07\\x1b[2J\\x9b31m\\u202eevil" in steps
