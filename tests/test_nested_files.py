@@ -142,3 +142,35 @@ def test_the_commands_say_a_deep_profiles_toml_plainly(tmp_path: Path, command: 
     path.write_text(DEEP_TOML["arrays"])
     args = ["export", "payments"] if command == "export" else ["fixtures", "run", str(fixture)]
     said_plainly(payscope(*args), path)
+
+
+@pytest.mark.parametrize("shape", DEEP_TOML)
+def test_a_deep_theme_file_is_a_problem_said_not_a_crash(tmp_path: Path, shape: str) -> None:
+    from tui.theming import load_theme_dir
+
+    (tmp_path / "deep.toml").write_text('name = "deep"\n' + DEEP_TOML[shape])
+    (tmp_path / "big.toml").write_text('name = "big"\n# ' + "x" * bounded.MAX_FILE_BYTES)
+    loaded = load_theme_dir(tmp_path)
+    assert loaded.themes == {}
+    deep, big = sorted(loaded.problems, key=lambda p: "deep" in p)[::-1]
+    assert str(tmp_path / "deep.toml") in deep and "nested too deeply" in deep
+    assert str(tmp_path / "big.toml") in big and "larger than payscope reads" in big
+
+
+def test_send_event_says_a_deep_or_large_event_file_plainly(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"event_id": "e", "x": ' + DEEP_JSON + "}")
+    said_plainly(payscope("send-event", "--file", str(deep), "--to", "http://127.0.0.1:9/"), deep)
+    big = tmp_path / "big.json"
+    big.write_text('{"x": "' + "x" * bounded.MAX_FILE_BYTES + '"}')
+    done = payscope("send-event", "--file", str(big), "--to", "http://127.0.0.1:9/")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert str(big) in done.stderr and "larger than payscope reads" in done.stderr
+
+
+def test_a_deep_payments_cache_is_no_cache(tmp_path: Path) -> None:
+    from tui.payments_cache import load_page
+
+    path = tmp_path / "payments-local.json"
+    path.write_text('{"version": 1, "rows": [' + DEEP_JSON + "]}")
+    assert load_page(path) == []

@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from tui import bounded
+
 CACHE_VERSION = 1
 MAX_ROWS = 100
 # Payments' page size: the cache and the list share it.
@@ -43,8 +45,8 @@ def cache_path(data_dir: Path, profile: str) -> Path:
 def load_page(path: Path) -> list[CachedPayment]:
     """The cached rows, newest first; [] when there is no usable cache."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = bounded.loads_json(bounded.read_text(path))
+    except (OSError, ValueError):  # ValueError: not JSON, not UTF-8, too large or too deep
         return []
     if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
         return []

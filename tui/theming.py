@@ -14,6 +14,8 @@ from typing import NamedTuple
 
 from textual.theme import Theme
 
+from tui import bounded
+
 DEFAULT_THEME = "payscope-dark"
 # Installed, the theme files are package data beside this module (setup.py copies them there);
 # in a checkout or an editable install they are read from `themes/` at the repository's root.
@@ -142,7 +144,9 @@ class ThemeLoad(NamedTuple):
 def parse_theme(text: str, source: str) -> Theme:
     """One theme file's TOML text -> a `Theme`; `ThemeFileError` says what is wrong."""
     try:
-        data = tomllib.loads(text)
+        data = bounded.loads_toml(text)
+    except bounded.TooDeep as exc:
+        raise ThemeFileError(f"{source}: {exc.problem}.") from None
     except tomllib.TOMLDecodeError as exc:
         raise ThemeFileError(f"{source}: not valid TOML ({exc}).") from None
     name = data.get("name")
@@ -255,7 +259,10 @@ def load_theme_dir(directory: Path) -> ThemeLoad:
         return ThemeLoad(themes, problems)
     for path in sorted(directory.glob("*.toml")):
         try:
-            theme = parse_theme(path.read_text(encoding="utf-8"), str(path))
+            theme = parse_theme(bounded.read_text(path), str(path))
+        except bounded.TooLarge as exc:
+            problems.append(f"{path}: {exc.problem}.")
+            continue
         except (ThemeFileError, OSError, UnicodeDecodeError) as exc:
             problems.append(str(exc))
             continue

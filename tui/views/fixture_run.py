@@ -138,15 +138,16 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         for result in self.results:
             made = ", ".join(m.id for m in result.made)
             lines.append(f"{result.step.index:>2}. ", style="dim")
-            lines.append(result.step.name, style="bold")
+            lines.append_text(safe(result.step.name, "bold"))  # the file's text: from outside
             lines.append(f"  {result.method} ")
             lines.append_text(safe(result.path))
             lines.append(f"  {result.status}", style="green")
             if made:
-                lines.append(f"  made {made}", style="dim")
+                lines.append_text(safe(f"  made {made}", "dim"))
             lines.append("\n")
         if self.error:
-            lines.append_text(Text(self.error, style="bold red"))
+            # A step's failure quotes the service's message: shown, never obeyed.
+            lines.append_text(safe(self.error, "bold red", multiline=True))
         elif self.made and not self.running:
             lines.append("Ctrl+O opens what it made.", style="dim")
         self.query_one("#fixture-steps", Static).update(lines)

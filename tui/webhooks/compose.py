@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from tui import bounded
 from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
 MAX_ANSWER_BODY = 64 * 1024
@@ -97,7 +98,9 @@ def template(
 def problems(text: str) -> str:
     """What is wrong with `text` as an event body ("" when nothing): said as the user types."""
     try:
-        data = json.loads(text)
+        data = bounded.loads_json(text)
+    except bounded.TooDeep as exc:
+        return exc.problem
     except json.JSONDecodeError as exc:
         return f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
     if not isinstance(data, dict):

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from tui import bounded
 from tui.api.terminal import safe_json, safe_text, say
 
 
@@ -34,7 +35,11 @@ def run(args: argparse.Namespace) -> int:
     err = sys.stderr
     if args.file:
         try:
-            text = Path(args.file).read_text(encoding="utf-8")
+            text = bounded.read_text(args.file)
+        except (bounded.TooLarge, UnicodeDecodeError) as exc:
+            problem = exc.problem if isinstance(exc, bounded.TooLarge) else "not UTF-8 text"
+            say(f"payscope send-event: {args.file}: {problem}", file=err)
+            return 2
         except OSError as exc:
             say(f"payscope send-event: {args.file}: {exc.strerror or exc}", file=err)
             return 2

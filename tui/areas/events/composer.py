@@ -227,7 +227,7 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         answer = self.answer
         text = Text()
         if answer.error:
-            text.append(f"No answer: {answer.error}", style="bold red")
+            text.append_text(safe(f"No answer: {answer.error}", "bold red", multiline=True))
         else:
             style = "bold green" if answer.ok else "bold red"
             text.append(f"HTTP {answer.status}", style=style)
