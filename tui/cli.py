@@ -377,8 +377,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--filter", metavar="TEXT", default="", help="the list's filter")
     export.add_argument("--format", choices=["csv", "jsonl"], default="csv", help="(default csv)")
     export.add_argument(
-        "--output", metavar="FILE", help="where (default AREA-YYYYmmdd-HHMMSS.FORMAT here)"
+        "--output",
+        metavar="FILE",
+        help="where (default AREA-YYYYmmdd-HHMMSS.FORMAT here; - = standard output); only a "
+        "regular file, never a FIFO, a device or a directory",
     )
+    export.add_argument("--force", action="store_true", help="replace a file already at --output")
     export.add_argument("--quiet", action="store_true", help="no progress on standard error")
     add_connection_options(export)
 
