@@ -91,7 +91,6 @@ class ResourceListView(AreaView, Generic[T]):
             "Export",
             id="list.export",
             tooltip="Export every record the filter matches (all pages) to CSV or JSON Lines",
-            show=False,
         ),
     ]
 
