@@ -272,6 +272,8 @@ class Runtime:
         self.environment = "local" if options.is_local else "sandbox"
         self.profile_name = options.profile or "local"
         self.key_source = ""
+        # The profile's service is http:// off this machine, accepted (`allow_insecure_http`).
+        self.insecure_http = False
         self.listener_url = ""
         self.base_url = ""
         self.merchant_id: str | None = None
@@ -711,8 +713,10 @@ class Runtime:
             merchant_id=profile.merchant_id,
             allow_production=self.options.allow_production or profile.allow_production,
             contract=profile.contract_setting,
+            allow_insecure_http=profile.allow_insecure_http,
             **self.options.client_options(),
         )
+        self.insecure_http = bool(self.client.insecure_http)
         return profile
 
     def shown_url(self, url: str) -> str:

@@ -46,6 +46,8 @@ class StatusBar(Horizontal):
     clock: reactive[str] = reactive("")
     state: reactive[str] = reactive("starting")
     read_only: reactive[bool] = reactive(False)
+    # The profile accepts an http:// service off this machine: the key crosses it unencrypted.
+    insecure_http: reactive[bool] = reactive(False)
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield EnvBadge(id="env-badge")
@@ -70,6 +72,8 @@ class StatusBar(Horizontal):
     def _line(self, compact: bool) -> Text:
         muted = theme_colour(self.app.theme_variables, "muted")
         parts: list[Text | str] = [Text(self.profile, style="bold")]
+        if self.insecure_http:
+            parts.insert(0, Text("INSECURE HTTP", style="bold reverse"))
         if self.read_only:
             parts.insert(0, Text("READ-ONLY", style="bold reverse"))
         if self.key_source:
@@ -126,6 +130,9 @@ class StatusBar(Horizontal):
         self._render_line()
 
     def watch_read_only(self) -> None:
+        self._render_line()
+
+    def watch_insecure_http(self) -> None:
         self._render_line()
 
     def set_environment(self, environment: str) -> None:
