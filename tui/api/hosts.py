@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
-__all__ = ["INSECURE_HTTP_FIX", "is_loopback_host", "is_loopback_url", "is_insecure_http"]
+__all__ = ["INSECURE_HTTP_FIX", "is_insecure_http", "is_loopback_host", "is_loopback_url"]
 
 INSECURE_HTTP_FIX = (
     "use its https:// address, or, if you accept that anyone on the network between can read "
