@@ -359,6 +359,19 @@ def build_parser() -> argparse.ArgumentParser:
     fixtures.add_argument(
         "--event-to", metavar="URL", help="where event steps without a `to` are sent"
     )
+    fixtures.add_argument(
+        "--allow-env",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="let the fixture read ${env.NAME} (repeatable; also a profile's allow_env): a "
+        "fixture is someone else's code, and reads no variable unless allowed",
+    )
+    fixtures.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let event steps send to a `to` that is neither this machine nor the service",
+    )
     add_connection_options(fixtures)
 
     export = sub.add_parser(
