@@ -518,6 +518,10 @@ class ResourceListView(AreaView, Generic[T]):
 
     def action_export(self) -> None:
         """Every record the current filter matches, to a file (tui/views/export_run.py)."""
+        from tui.views.access import Guarded, refused
+
+        if refused(self, Guarded.WRITE_FILES):
+            return
         if self.starting(self.action_export):
             return
         from tui.views.export_run import ExportScreen

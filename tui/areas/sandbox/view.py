@@ -278,6 +278,10 @@ class SandboxView(AreaView):
         if value is None:
             self.notify("Nothing to copy yet: the sandbox is starting.", severity="warning")
             return
+        from tui.views.access import Guarded, refused
+
+        if value.secret and refused(self, Guarded.REVEAL_KEYS):
+            return
         self.app.copy_to_clipboard(value.text)
         what = "masked here, copied in full" if value.secret and not self.reveal else "copied"
         self.notify(f"{value.label} {what}.", title="Copied")
@@ -287,6 +291,10 @@ class SandboxView(AreaView):
         if not values:
             self.notify("Nothing to copy yet: the sandbox is starting.", severity="warning")
             return
+        from tui.views.access import Guarded, refused
+
+        if refused(self, Guarded.REVEAL_KEYS):
+            return
         self.app.copy_to_clipboard(export_lines(values) + "\n")
         self.notify(
             "Paste them into another terminal; a curl copied from Requests then runs as-is. "
@@ -295,6 +303,10 @@ class SandboxView(AreaView):
         )
 
     def action_reveal(self) -> None:
+        from tui.views.access import Guarded, refused
+
+        if not self.reveal and refused(self, Guarded.REVEAL_KEYS):
+            return
         self.reveal = not self.reveal
         self.show_values()
 
@@ -307,9 +319,11 @@ class SandboxView(AreaView):
         self.app.push_screen(ClockScreen(), lambda _moved: self.show_values())
 
     def action_fixture(self) -> None:
+        from tui.views.access import Guarded, refused
         from tui.views.fixture_run import FixtureScreen
 
-        self.app.push_screen(FixtureScreen())
+        if not refused(self, Guarded.RUN_FIXTURES):
+            self.app.push_screen(FixtureScreen())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("clock", "fixture") and self.runtime.options.read_only:
