@@ -41,7 +41,7 @@ GC_PAUSE_LIMIT = 3.0
 if TYPE_CHECKING:
     from tui.runtime import Runtime, RuntimeOptions
     from tui.shell.main import MainScreen
-    from tui.views.access import AppHost
+    from tui.views.access import AppHost, Guarded
     from tui.views.live import Change
 
 
@@ -426,11 +426,19 @@ class PayscopeApp(App[int]):
         if self.runtime.options.is_local and not isinstance(self.screen, ClockScreen):
             self.push_screen(ClockScreen())
 
+    def refuses(self, what: Guarded) -> bool:
+        """Whether `what` is refused now (said to the user when it is): nothing is, in payscope
+        itself; the demo player (tui/demo/player.py) refuses all of `Guarded` while it plays."""
+        return False
+
     def action_run_fixture(self) -> None:
         """Ask for a fixture file and run it (tui/views/fixture_run.py), over whatever is on
         screen; nothing on a read-only profile."""
+        from tui.views.access import Guarded
         from tui.views.fixture_run import FixtureScreen
 
+        if self.refuses(Guarded.RUN_FIXTURES):
+            return
         if not self.runtime.options.read_only and not isinstance(self.screen, FixtureScreen):
             self.push_screen(FixtureScreen())
 

@@ -369,6 +369,19 @@ def build_parser() -> argparse.ArgumentParser:
     fixtures.add_argument(
         "--event-to", metavar="URL", help="where event steps without a `to` are sent"
     )
+    fixtures.add_argument(
+        "--allow-env",
+        metavar="NAME",
+        action="append",
+        default=[],
+        help="let the fixture read ${env.NAME} (repeatable; also a profile's allow_env): a "
+        "fixture is someone else's code, and reads no variable unless allowed",
+    )
+    fixtures.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="let event steps send to a `to` that is neither this machine nor the service",
+    )
     add_connection_options(fixtures)
 
     export = sub.add_parser(
@@ -387,8 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--filter", metavar="TEXT", default="", help="the list's filter")
     export.add_argument("--format", choices=["csv", "jsonl"], default="csv", help="(default csv)")
     export.add_argument(
-        "--output", metavar="FILE", help="where (default AREA-YYYYmmdd-HHMMSS.FORMAT here)"
+        "--output",
+        metavar="FILE",
+        help="where (default AREA-YYYYmmdd-HHMMSS.FORMAT here; - = standard output); only a "
+        "regular file, never a FIFO, a device or a directory",
     )
+    export.add_argument("--force", action="store_true", help="replace a file already at --output")
     export.add_argument("--quiet", action="store_true", help="no progress on standard error")
     add_connection_options(export)
 

@@ -140,6 +140,16 @@ class Profile(BaseModel):
         default=False,
         description="refuse every call that writes: browse and export only (changed in Settings)",
     )
+    allow_insecure_http: bool = Field(
+        default=False,
+        description="accept an http:// base_url that is not this machine (the key then crosses "
+        "the network unencrypted; the status bar says so)",
+    )
+    allow_env: list[str] = Field(
+        default_factory=list,
+        description="environment variables a fixture or story run on this profile may read "
+        "(${env.NAME}); none unless named here or with --allow-env",
+    )
     contract: str | None = Field(
         default=None,
         description='the contract the service speaks, by which error codes are explained: "real" '
@@ -208,8 +218,33 @@ class Profile(BaseModel):
     def _check_forward(cls, value: str | None) -> str | None:
         return _check_forward_url(value)
 
+    @field_validator("allow_env")
+    @classmethod
+    def _check_allow_env(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not ENV_NAME.fullmatch(name):
+                raise ValueError(
+                    f"allow_env holds {name[:40]!r}: each entry is a variable's name (letters, "
+                    "digits and '_', not starting with a digit)"
+                )
+        return value
+
+    @model_validator(mode="after")
+    def _check_clear_text(self) -> Profile:
+        from tui.api.hosts import INSECURE_HTTP_FIX, is_insecure_http
+
+        if is_insecure_http(self.base_url) and not self.allow_insecure_http:
+            raise ValueError(
+                f"base_url {self.base_url} is http:// to another machine: the secret key would "
+                f"cross the network unencrypted. {INSECURE_HTTP_FIX[0].upper()}"
+                f"{INSECURE_HTTP_FIX[1:]}"
+            )
+        return self
+
 
 LOCAL_PROFILE = "local"
+# An environment variable's name, as `${env.NAME}` and `--allow-env` take it.
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class LocalSettings(BaseModel):
@@ -423,8 +458,11 @@ def _to_toml(settings: Settings) -> dict[str, Any]:
 
 def _profile_table(profile: Profile) -> dict[str, Any]:
     table = profile.model_dump(exclude={"name"}, exclude_none=True)
-    if not profile.read_only:
-        del table["read_only"]  # said only when set: files written before it stay as they were
+    for flag in ("read_only", "allow_insecure_http"):
+        if not table.get(flag):
+            del table[flag]  # said only when set: files written before it stay as they were
+    if not profile.allow_env:
+        del table["allow_env"]
     return table
 
 

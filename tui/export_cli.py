@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
     import asyncio
 
     from tui.api.errors import ClientError
-    from tui.api.export import ExportError, export_records
+    from tui.api.export import ExportError, check_target, export_records
     from tui.headless import run_with_client
     from tui.widgets.errors import describe_error
 
@@ -207,7 +207,16 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         say(f"payscope export: the filter is not understood: {exc}", file=sys.stderr)
         return 2
+    to_stdout = args.output == "-"
     output = Path(args.output or f"{args.area}-{time.strftime('%Y%m%d-%H%M%S')}.{args.format}")
+    if not to_stdout:
+        try:  # before any page is read: a FIFO, a device, a file there without --force
+            check_target(output.absolute(), force=args.force)
+        except ExportError as exc:
+            print(f"payscope export: {exc}", file=sys.stderr)
+            return 1
+        output = output.absolute()
+    where = "standard output" if to_stdout else str(output)
     quiet = args.quiet
 
     def progress(done: int, total: int | None) -> None:
@@ -227,6 +236,8 @@ def run(args: argparse.Namespace) -> int:
                 matches=parsed.matches if parsed.local else None,
                 key=key,
                 progress=progress,
+                force=args.force,
+                out=sys.stdout if to_stdout else None,
             )
         except ExportError as exc:
             say(f"\npayscope export: {exc}", file=sys.stderr)
@@ -234,13 +245,14 @@ def run(args: argparse.Namespace) -> int:
         except ClientError as exc:
             title, message = describe_error(exc)
             say(
-                f"\npayscope export: {title}: {message} Nothing was written to {output}.",
+                f"\npayscope export: {title}: {message} Nothing was written to {where}.",
                 file=sys.stderr,
             )
             return 1
         if not quiet:
             print(file=sys.stderr)
-        say(f"{result.count} {args.area} written to {result.path}")
+        said = f"{result.count} {args.area} written to {where}"
+        say(said, file=sys.stderr if to_stdout else sys.stdout)
         return 0
 
     async def work(client: ApiClient) -> int:
@@ -257,5 +269,5 @@ def run(args: argparse.Namespace) -> int:
             return asyncio.run(write(_events_fetch(args, parsed.server), lambda r: r.event_id))
         return run_with_client(args, work)
     except KeyboardInterrupt:
-        say(f"\npayscope export: cancelled; nothing was written to {output}", file=sys.stderr)
+        say(f"\npayscope export: cancelled; nothing was written to {where}", file=sys.stderr)
         return 130

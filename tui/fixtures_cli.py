@@ -24,8 +24,14 @@ def run(args: argparse.Namespace) -> int:
         _fail(exc, args.format, sys.stdout)
         return 1
 
+    allowed_env = set(args.allow_env)
+    if getattr(args, "profile", None):
+        allowed_env.update(_profile_allow_env(args.profile))
+
     async def work(client: ApiClient) -> int:
-        from tui.api.fixtures import run_fixture
+        from tui.api.fixtures import Allowed, run_fixture
+
+        allowed = Allowed(env=frozenset(allowed_env), remote=args.allow_remote)
 
         out = sys.stdout
         if args.format == "text":
@@ -48,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             send_event = sender(secret, args.event_to or "")
         try:
-            async for result in run_fixture(client, fixture, send_event):
+            async for result in run_fixture(client, fixture, send_event, allowed):
                 _print_step(result, args.format, out)
         except FixtureError as exc:
             _fail(exc, args.format, out)
@@ -58,6 +64,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     return run_with_client(args, work)
+
+
+def _profile_allow_env(profile: str) -> list[str]:
+    """The profile's `allow_env` list ([] when the settings cannot say: the client's start
+    reports a broken file or an unknown profile)."""
+    from tui import config
+
+    try:
+        return list(config.get_profile(config.load_settings(), profile).allow_env)
+    except (config.ConfigError, config.ProfileError):
+        return []
 
 
 def _print_step(result: StepResult, fmt: str, out: TextIO) -> None:

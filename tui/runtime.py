@@ -275,6 +275,8 @@ class Runtime:
         self.environment = "local" if options.is_local else "sandbox"
         self.profile_name = options.profile or "local"
         self.key_source = ""
+        # The profile's service is http:// off this machine, accepted (`allow_insecure_http`).
+        self.insecure_http = False
         self.listener_url = ""
         self.base_url = ""
         self.merchant_id: str | None = None
@@ -716,8 +718,10 @@ class Runtime:
             merchant_id=profile.merchant_id,
             allow_production=self.options.allow_production or profile.allow_production,
             contract=profile.contract_setting,
+            allow_insecure_http=profile.allow_insecure_http,
             **self.options.client_options(),
         )
+        self.insecure_http = bool(self.client.insecure_http)
         self._clock_requests()
         return profile
 
@@ -742,7 +746,7 @@ class Runtime:
         """When a journaled request was made, by the service's clock (the local sandbox's can
         be moved): what puts it in order among the service's own records (a payment's story).
         An entry made before this run's client: its own wall-clock time."""
-        return self._request_times.get(entry.id, entry.started_at)
+        return float(self._request_times.get(entry.id, entry.started_at))
 
     def shown_url(self, url: str) -> str:
         """`url` as the screen shows it: its port hidden in a stable display (snapshots)."""

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import FIXTURES, Service, payscope
-from tui.api.fixtures import FixtureError, StepResult, load_fixture, parse_fixture, run_fixture
+from tui.api.fixtures import (
+    Allowed,
+    FixtureError,
+    StepResult,
+    load_fixture,
+    parse_fixture,
+    run_fixture,
+)
 
 # The state each example leaves its main object in (the last step's answer).
 FINAL_STATUS = {
@@ -26,9 +33,11 @@ FINAL_STATUS = {
 }
 
 
-async def run_all(service: Service, text: str, fmt: str = "toml") -> list[StepResult]:
+async def run_all(
+    service: Service, text: str, fmt: str = "toml", allowed: Allowed | None = None
+) -> list[StepResult]:
     fixture = parse_fixture(text, fmt, source="test.toml")
-    return [result async for result in run_fixture(service.client, fixture)]
+    return [result async for result in run_fixture(service.client, fixture, None, allowed)]
 
 
 async def payment_count(service: Service) -> int:
@@ -89,6 +98,7 @@ method = "POST"
 path = "/customers/${customer.customer_id}"
 body = { description = "copy of ${customer.description} for $${literal}" }
 """,
+        allowed=Allowed(env=frozenset({"FIXTURE_NOTE"})),
     )
     customer_id = results[0].answer["customer_id"]
     assert results[0].answer["description"] == "from the environment"

@@ -110,3 +110,76 @@ async def test_esc_cancels_a_running_export_and_leaves_no_file(dirs: Dirs, tmp_p
         assert screen.result is None
         assert list(folder.iterdir()) == []
         assert len(view.rows) == 1
+
+
+async def test_export_is_in_the_footer_and_writes_only_regular_files(
+    dirs: Dirs, tmp_path: Path, monkeypatch: object
+) -> None:
+    """`E` shows in a list's footer (issue 41); a FIFO, /dev/null and a directory are refused
+    and left as they were; a file already there is replaced only on a second Enter; a name
+    without a folder is said as its whole path."""
+    import os
+    import stat
+
+    from tui.areas.payments.view import PaymentsView
+
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    fifo = folder / "pipe.csv"
+    os.mkfifo(fifo)
+    (folder / "dir.csv").mkdir()
+    (folder / "null.csv").symlink_to("/dev/null")
+    old = folder / "old.csv"
+    old.write_text("the user's old file\n")
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await open_list(pilot, "payments", PaymentsView)
+
+        # FooterKey: Textual's footer key, found by its CSS type (the class is not exported).
+        def footer() -> list[tuple[str, str]]:
+            return [(k.key_display, k.description) for k in app.screen.query("FooterKey")]
+
+        await until(lambda: ("E", "Export") in footer())
+        await pilot.press("E")
+        await until(lambda: isinstance(app.screen, ExportScreen))
+        screen = app.screen
+        state = screen.query_one("#export-state", Static)
+        field = screen.query_one(Input)
+        for path, said in (
+            (fifo, "is a named pipe (FIFO)"),
+            (folder / "null.csv", "is a symlink to a character device"),
+            (folder / "dir.csv", "is a directory"),
+        ):
+            field.value = str(path)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert said in shown_text(state) and "nothing was written" in shown_text(state)
+            assert not screen.running
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and (folder / "dir.csv").is_dir()
+        assert os.readlink(folder / "null.csv") == "/dev/null"
+
+        field.value = str(old)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert f"{old} already exists. Enter again replaces it" in shown_text(state)
+        assert old.read_text() == "the user's old file\n"
+        await pilot.press("enter")  # confirmed
+        await until(lambda: not isinstance(app.screen, ExportScreen), 20)
+        assert old.read_text().startswith("payment_id,")
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "dir.csv",
+            "null.csv",
+            "old.csv",
+            "pipe.csv",
+        ]
+
+        monkeypatch.chdir(folder)  # type: ignore[attr-defined]
+        await pilot.press("E")
+        await until(lambda: isinstance(app.screen, ExportScreen))
+        app.screen.query_one(Input).value = "here.jsonl"
+        await pilot.press("enter")
+        await until(lambda: not isinstance(app.screen, ExportScreen), 20)
+        assert (folder / "here.jsonl").is_file()
+        whole = f"written to {folder / 'here.jsonl'}"
+        assert any(whole in told[0] for told in app.told), app.told
+        assert view.rows

@@ -26,6 +26,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tui import __version__, bounded
 from tui.api import errors
+from tui.api.hosts import INSECURE_HTTP_FIX, is_insecure_http
 from tui.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
 from tui.api.local_transport import LocalTransport, serves_locally
 from tui.api.retry import (
@@ -164,6 +165,7 @@ class ApiClient:
         unreachable_advice: str | None = None,
         read_only: bool = False,
         public_card: Callable[[str], bool] | None = None,
+        allow_insecure_http: bool = False,
     ) -> None:
         if contract not in ("spec", "real", "auto"):
             raise errors.ConfigurationError(
@@ -174,6 +176,14 @@ class ApiClient:
             raise errors.ConfigurationError(
                 f"The base URL {base_url!r} is not an http:// or https:// address.\n"
                 "What to do: give the service root, e.g. http://127.0.0.1:8080."
+            )
+        # Over the network (no in-process transport), a secret key never goes in clear text
+        # unless the profile accepts it (`allow_insecure_http`; the status bar then says so).
+        self.insecure_http = is_insecure_http(base_url)
+        if self.insecure_http and transport is None and not allow_insecure_http:
+            raise errors.ConfigurationError(
+                f"The base URL {base_url} is http:// to another machine: the secret key would "
+                "cross the network unencrypted.\nWhat to do: " + INSECURE_HTTP_FIX + "."
             )
         key = api_key.strip()
         if not key or any(ch.isspace() for ch in key):

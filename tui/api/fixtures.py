@@ -20,6 +20,12 @@ A step takes values from the answers of earlier steps (`${payment.payment_id}`, 
 (`${profile_id}`, `${merchant_id}`); `$${` is a literal `${`. A string that is one reference
 whole takes the referenced value as it is (a number stays a number).
 
+A fixture is someone else's code: it reads the environment only for the names the run allows
+(`Allowed.env`: `--allow-env NAME`, a profile's `allow_env`), and an event step sends only to
+this machine (loopback) or the profile's own service unless the run allows other hosts
+(`Allowed.remote`: `--allow-remote`, or the TUI's question, `Allowed.ask_remote`). Both are
+refused before anything is sent, naming the variable or the host and how to allow it.
+
 Every reference is checked before the first step runs. A step that fails (an error answer, a
 status other than the one it expects, a reference to a field its answer lacks) stops the run
 with a `FixtureError` that names the step and the field, and lists what was already made.
@@ -41,9 +47,11 @@ from typing import Any
 from tui import bounded
 from tui.api import errors
 from tui.api.client import ApiClient, writes
+from tui.api.hosts import is_loopback_url
 from tui.api.retry import Replay
 
 __all__ = [
+    "Allowed",
     "Fixture",
     "FixtureError",
     "Made",
@@ -100,6 +108,51 @@ class Fixture:
     description: str
     steps: tuple[Step, ...]
     source: str = ""
+
+
+@dataclass(frozen=True)
+class Allowed:
+    """What a run lets a fixture (or a story) do beyond the profile's own service: the
+    environment variables it may read, and whether its events may go to other hosts
+    (`remote`; else `ask_remote(url)` is asked, when given, and a no refuses)."""
+
+    env: frozenset[str] = frozenset()
+    remote: bool = False
+    ask_remote: Callable[[str], Awaitable[bool]] | None = None
+
+
+ENV_FIX = (
+    "run it with --allow-env {name} (repeatable), or add it to the profile's allow_env list in "
+    'profiles.toml (allow_env = ["{name}"])'
+)
+REMOTE_FIX = "run it with --allow-remote if you trust that host with what the step sends"
+
+
+def env_names(fixture: Fixture) -> list[str]:
+    """Every environment variable the fixture's steps read (`${env.NAME}`), in order, once."""
+    names: dict[str, None] = {}
+    for step in fixture.steps:
+        roots = (("path", step.path), ("body", step.body), ("headers", step.headers))
+        for _, text in _strings(*roots):
+            for ref in _refs(text):
+                if ref.startswith("env."):
+                    names.setdefault(ref[4:], None)
+    return list(names)
+
+
+def _same_service(url: str, base_url: str) -> bool:
+    from urllib.parse import urlsplit
+
+    try:
+        one, two = urlsplit(url), urlsplit(base_url)
+        return (one.scheme, one.hostname, one.port) == (two.scheme, two.hostname, two.port)
+    except ValueError:
+        return False
+
+
+def is_remote(url: str, base_url: str) -> bool:
+    """Whether `url` is neither this machine nor the profile's own service (`base_url`)."""
+    return not is_loopback_url(url) and not _same_service(url, base_url)
 
 
 @dataclass(frozen=True)
@@ -479,12 +532,52 @@ SendEvent = Callable[[dict[str, Any], str], Awaitable[tuple[int | None, Any, str
 
 
 async def run_fixture(
-    client: ApiClient, fixture: Fixture, send_event: SendEvent | None = None
+    client: ApiClient,
+    fixture: Fixture,
+    send_event: SendEvent | None = None,
+    allowed: Allowed | None = None,
 ) -> AsyncIterator[StepResult]:
     """Run the steps in order, yielding each one's result; `FixtureError` at the first that
     fails (its `made`: every id made before). On a read-only client a fixture that writes is
-    refused whole before its first step. Event steps go through `send_event` (signing is the
-    listener side's, tui/webhooks/compose.py)."""
+    refused whole before its first step, as is one that reads an environment variable
+    `allowed` does not name. Event steps go through `send_event` (signing is the listener
+    side's, tui/webhooks/compose.py); one whose own `to` is a host that is not this machine
+    nor the service needs `allowed.remote` (or a yes from `allowed.ask_remote`). A step
+    without a `to` goes where the runner said (`send_event`'s default: its own listener, or
+    the URL the user gave)."""
+    allowed = allowed or Allowed()
+    for name in env_names(fixture):
+        if name not in allowed.env:
+            step = next(
+                s
+                for s in fixture.steps
+                if f"${{env.{name}}}"
+                in json.dumps([s.path, s.body, dict(s.headers)], ensure_ascii=False)
+            )
+            raise FixtureError(
+                f"${{env.{name}}} reads the environment variable {name}, which this run does "
+                f"not allow (a fixture is someone else's code): nothing was run. To allow it, "
+                + ENV_FIX.format(name=name),
+                source=fixture.source,
+                step=step,
+                field_name="env",
+            )
+    # Event steps' own targets, known before the run (no reference in them): asked about, or
+    # refused, before the first step.
+    approved: set[str] = set()
+    for step in fixture.steps:
+        to = step.path
+        if step.method != EVENT or not to or _refs(to) or to in approved:
+            continue
+        if is_remote(to, client.base_url):
+            if not await _may_send(to, client.base_url, allowed):
+                raise FixtureError(
+                    _remote_problem(to, client.base_url, allowed) + " Nothing was run.",
+                    source=fixture.source,
+                    step=step,
+                    field_name="to",
+                )
+            approved.add(to)
     if client.read_only:
         first = next((s for s in fixture.steps if s.writes), None)
         if first is not None:
@@ -521,6 +614,10 @@ async def run_fixture(
         if step.method == EVENT:
             if send_event is None:
                 raise stop("event steps are sent by payscope fixtures run or the TUI", "event")
+            if path and path not in approved and is_remote(path, client.base_url):
+                if not await _may_send(path, client.base_url, allowed):
+                    raise stop(_remote_problem(path, client.base_url, allowed), "to")
+                approved.add(path)
             started = time.monotonic()
             status_or_none, answer, error = await send_event(filled["body"], path)
             latency = (time.monotonic() - started) * 1000.0
@@ -539,6 +636,8 @@ async def run_fixture(
             context.answers[step.name] = answer
             yield StepResult(step, step.method, path, status_or_none, latency, answer, step_made)
             continue
+        if not path.startswith("/"):  # a reference cannot take a call off the service
+            raise stop(f"the path filled in is {path!r}: it must start with /", "path")
         for text in _strings(("body", filled["body"])):
             seen.add(text[1])
         seen.update(part for part in path.split("/") if part)
@@ -578,6 +677,22 @@ async def run_fixture(
         seen.update(_ids_in(answer))
         context.answers[step.name] = answer
         yield StepResult(step, step.method, path, status, latency, answer, step_made)
+
+
+async def _may_send(url: str, base_url: str, allowed: Allowed) -> bool:
+    if allowed.remote:
+        return True
+    return allowed.ask_remote is not None and await allowed.ask_remote(url)
+
+
+def _remote_problem(url: str, base_url: str, allowed: Allowed) -> str:
+    said = (
+        f"the event would go to {url}, a host that is neither this machine nor the profile's "
+        f"service ({base_url}): not sent."
+    )
+    if allowed.ask_remote is not None:
+        return said + " You did not allow it."
+    return f"{said} To send it, {REMOTE_FIX}."
 
 
 def _wanted(step: Step) -> str:

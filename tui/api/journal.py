@@ -28,6 +28,7 @@ from typing import Any
 
 from tui import bounded
 from tui.api.cards import luhn_ok
+from tui.api.secret_fields import SECRET_ENDINGS, SECRET_FIELDS, is_secret_field
 
 log = logging.getLogger(__name__)
 
@@ -41,27 +42,8 @@ _CARD_NUMBER_FIELDS = frozenset(
     {"card_number", "dpan", "application_primary_account_number", "network_token"}
 )
 _CVC_FIELDS = frozenset({"card_cvc", "cvc", "cvv", "card_cvv", "cvc2", "security_code"})
-_SECRET_FIELDS = frozenset(
-    {
-        "api_key",
-        "secret_key",
-        "client_secret",
-        "payment_response_hash_key",
-        "webhook_secret",
-        "webhook_password",
-        "signing_secret",
-        "password",
-        "new_password",
-        "old_password",
-        "totp",
-        "totp_secret",
-        "otpauth_url",
-        "recovery_code",
-        "token",
-        "access_token",
-        "refresh_token",
-    }
-)
+# One list for the journal and the exports (tui/api/secret_fields.py).
+_SECRET_FIELDS = SECRET_FIELDS
 _KEY_PATTERN = re.compile(r"(?<![A-Za-z0-9])((?:pk_)?(?:snd|prd)_)[A-Za-z0-9_\-]{6,}")
 _DIGIT_RUN = re.compile(r"(?<!\d)\d{13,19}(?!\d)")
 # Anything a redaction rule could touch contains one of these; most bodies contain none, and
@@ -194,10 +176,8 @@ class Redactor:
             return None
         if lowered in _CARD_NUMBER_FIELDS and isinstance(value, str | int):
             return _mask_card(str(value))
-        if lowered in _CVC_FIELDS or lowered in _SECRET_FIELDS:
+        if lowered in _CVC_FIELDS or is_secret_field(lowered):
             return REDACTED if isinstance(value, str | int | float) else self._scrub(value)
-        if lowered.endswith(("_secret", "_password")) and isinstance(value, str):
-            return REDACTED
         return self.json_value(value)
 
     def _scrub(self, value: Any) -> Any:
@@ -263,8 +243,7 @@ class Redactor:
 _SECRET_FIELD_VALUE = re.compile(r'"([A-Za-z0-9_]{1,128})"\s*:\s*("(?:[^"\\]|\\.)*"?|-?[0-9.]+)')
 _SECRET_NAME_ENDINGS = (
     *sorted(_CARD_NUMBER_FIELDS | _CVC_FIELDS | _SECRET_FIELDS),
-    "_secret",
-    "_password",
+    *SECRET_ENDINGS,
 )
 
 

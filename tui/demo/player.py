@@ -33,6 +33,7 @@ from textual.widgets import Static
 
 from tui.app import PayscopeApp, make_app
 from tui.demo.story import Step, Story
+from tui.views.access import Guarded
 from tui.widgets.keys import key_name
 from tui.widgets.text import safe
 
@@ -94,6 +95,7 @@ class DemoState:
     finished: bool = False  # every step played
     handed_over: bool = False  # Esc: the person has the TUI
     failed: str = ""  # why the story stopped early (a text that never came)
+    refused: list[str] = field(default_factory=list)  # what the story tried and was refused
 
 
 class DemoApp(PayscopeApp):
@@ -115,6 +117,19 @@ class DemoApp(PayscopeApp):
         self._demo_caption = ""
         self._demo_text = ""  # what the caption line says now
         self._demo_shown: dict[int, str] = {}  # the caption widget's id -> the text it shows
+
+    # -- what a story may not do ------------------------------------------------------------
+
+    def refuses(self, what: Guarded) -> bool:
+        """While the story plays, everything `Guarded` is refused (a story is someone else's
+        code: no file written, no fixture run, no other profile, no key shown or copied), and
+        said on the caption line; once the person has the TUI (Esc, the end), nothing is."""
+        if self._demo_stopped:
+            return False
+        self.demo.refused.append(str(what))
+        said = f"A demo story may not {what}: refused. (Esc hands payscope over to you.)"
+        self.notify(said, title="Demo", severity="warning", markup=False)
+        return True
 
     # -- the person's keys ------------------------------------------------------------------
 

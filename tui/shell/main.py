@@ -282,6 +282,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status.key_source = runtime.key_source
         status.listener_url = runtime.listener_url
         status.read_only = runtime.options.read_only  # a profile's mark is read at its start
+        status.insecure_http = runtime.insecure_http
         status.set_environment(runtime.environment)
         self._tell_notices()
         self._reload_views()

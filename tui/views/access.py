@@ -9,6 +9,7 @@ the type checker which app this is, in one place (posting's `cast("Posting", sel
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
@@ -20,6 +21,21 @@ if TYPE_CHECKING:
     from tui.runtime import Runtime
     from tui.views.area import AreaView
     from tui.views.live import Change
+
+
+class Guarded(StrEnum):
+    """What an action asks the app's leave for first (`AppHost.refuses`): what a demo story,
+    someone else's code, may not do while it plays. Each value says it in words."""
+
+    WRITE_FILES = "write files"
+    RUN_FIXTURES = "run fixtures"
+    OTHER_PROFILE = "open or change another profile"
+    REVEAL_KEYS = "reveal or copy keys"
+
+
+def refused(node: DOMNode, what: Guarded) -> bool:
+    """Whether the app refuses `what` now (it has said so to the user when it does)."""
+    return host_of(node).refuses(what)
 
 
 class ShownArea(Protocol):
@@ -49,6 +65,8 @@ class AppHost(Protocol):
     def start_runtime(self) -> Worker[None]: ...  # a @work method: it returns its worker
 
     def action_help(self) -> None: ...
+
+    def refuses(self, what: Guarded) -> bool: ...  # see `Guarded`
 
 
 if TYPE_CHECKING:

@@ -1,6 +1,8 @@
 """Export a list from the TUI (`E` in any list): every record the current filter matches, all
 pages, to CSV or JSON Lines at a path the user chooses, with progress; Esc cancels and leaves
-nothing under that name. The writer is `tui.api.export`, shared with `payscope export`."""
+nothing under that name. The writer is `tui.api.export`, shared with `payscope export`: only a
+regular file is written (a FIFO, a device, a directory is refused), a file already there is
+replaced only once the user confirms (Enter again), and the notice gives the whole path."""
 
 from __future__ import annotations
 
@@ -57,6 +59,8 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         self.error = ""
         self.running = False
         self.read = 0
+        # The file the user confirmed may be replaced (Enter again on the same path).
+        self.replace_ok: Path | None = None
 
     def compose(self) -> ComposeResult:
         view = self.view
@@ -97,7 +101,24 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         if fmt is None:
             self._say("The file's name ends in .csv or .jsonl (the format).", error=True)
             return
-        self.run_export(Path(path).expanduser(), fmt)
+        from tui.api.export import ExportError, ExportExists, check_target
+
+        chosen = Path(path).expanduser().absolute()
+        force = self.replace_ok == chosen
+        try:
+            check_target(chosen, force=force)
+        except ExportExists:
+            self.replace_ok = chosen
+            self._say(
+                f"{chosen} already exists. Enter again replaces it; change the name to keep it.",
+                error=True,
+            )
+            return
+        except ExportError as exc:
+            self.replace_ok = None
+            self._say(str(exc), error=True)
+            return
+        self.run_export(chosen, fmt, force)
 
     def _say(self, text: str, *, error: bool = False) -> None:
         self.query_one("#export-state", Static).update(
@@ -112,7 +133,7 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         self._say(f"Read {done:,}{of} {self.view.noun}…")
 
     @work(group="export", exclusive=True, exit_on_error=False, description="Export")
-    async def run_export(self, path: Path, fmt: str) -> None:
+    async def run_export(self, path: Path, fmt: str, force: bool = False) -> None:
         from tui.api.export import ExportError, export_records
 
         view = self.view
@@ -129,6 +150,7 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
                 key=view.key_of,
                 progress=self._progress,
                 page_size=view.page_size,
+                force=force,
             )
         except ExportError as exc:
             self.error = str(exc)
@@ -144,7 +166,9 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
             return
         assert self.result is not None
         self.notify(
-            f"{self.result.count:,} {view.noun} written to {self.result.path}", title="Export"
+            f"{self.result.count:,} {view.noun} written to {self.result.path}",
+            title="Export",
+            markup=False,  # a path may hold a '['
         )
         self.dismiss(None)
 

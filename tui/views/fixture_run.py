@@ -80,7 +80,7 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     @work(group="fixture", exclusive=True, exit_on_error=False, description="Fixture")
     async def run_file(self, path: str) -> None:
-        from tui.api.fixtures import FixtureError, load_fixture, run_fixture
+        from tui.api.fixtures import Allowed, FixtureError, load_fixture, run_fixture
 
         self.results, self.made, self.error = [], [], ""
         if not path:
@@ -93,7 +93,8 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
             self.query_one("#fixture-title", Static).update(
                 Text.assemble(("Fixture ", "bold"), safe(fixture.name))
             )
-            async for result in run_fixture(self.runtime.api, fixture, self._sender()):
+            allowed = Allowed(env=frozenset(self._allowed_env()), ask_remote=self._ask_remote)
+            async for result in run_fixture(self.runtime.api, fixture, self._sender(), allowed):
                 self.results.append(result)
                 self.made.extend(result.made)
                 self._show()
@@ -112,6 +113,33 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
             summary = ", ".join(m.id for m in self.made) or "nothing new"
             self.notify(f"{len(self.results)} step(s) done; made {summary}.", title="Fixture")
             self.action_open_made()
+
+    def _allowed_env(self) -> list[str]:
+        """The profile's `allow_env` (the local sandbox has none: nothing is read)."""
+        runtime = self.runtime
+        if runtime.options.is_local:
+            return []
+        from tui import config
+
+        try:
+            settings = runtime.options.load_settings()
+            return list(config.get_profile(settings, runtime.profile_name).allow_env)
+        except Exception:  # a file that broke since start-up: allow nothing
+            return []
+
+    async def _ask_remote(self, url: str) -> bool:
+        """Whether the user lets an event step send to `url`, off this machine."""
+        from tui.views.ask import AskScreen
+
+        question = (
+            f"This fixture sends a signed event to {url}, which is neither this machine nor "
+            "the profile's service. A fixture is someone else's code: send only to a host you "
+            "trust with what the event holds."
+        )
+        answer = await self.app.push_screen_wait(
+            AskScreen("Send to another host?", question, yes="Send", no="Don't send")
+        )
+        return bool(answer)
 
     def _sender(self) -> Any:
         """Event steps go signed with the profile's webhook secret, to their `to` or to this

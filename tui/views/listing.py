@@ -92,7 +92,6 @@ class ResourceListView(AreaView, Generic[T]):
             "Export",
             id="list.export",
             tooltip="Export every record the filter matches (all pages) to CSV or JSON Lines",
-            show=False,
         ),
     ]
 
@@ -538,6 +537,10 @@ class ResourceListView(AreaView, Generic[T]):
 
     def action_export(self) -> None:
         """Every record the current filter matches, to a file (tui/views/export_run.py)."""
+        from tui.views.access import Guarded, refused
+
+        if refused(self, Guarded.WRITE_FILES):
+            return
         if self.starting(self.action_export):
             return
         from tui.views.export_run import ExportScreen

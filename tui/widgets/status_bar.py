@@ -46,6 +46,8 @@ class StatusBar(Horizontal):
     clock: reactive[str] = reactive("")
     state: reactive[str] = reactive("starting")
     read_only: reactive[bool] = reactive(False)
+    # The profile accepts an http:// service off this machine: the key crosses it unencrypted.
+    insecure_http: reactive[bool] = reactive(False)
 
     def compose(self):  # type: ignore[no-untyped-def]
         yield EnvBadge(id="env-badge")
@@ -70,6 +72,8 @@ class StatusBar(Horizontal):
     def _line(self, compact: bool) -> Text:
         muted = theme_colour(self.app.theme_variables, "muted")
         parts: list[Text | str] = [Text(self.profile, style="bold")]
+        if self.insecure_http:
+            parts.insert(0, Text("INSECURE HTTP", style="bold reverse"))
         if self.read_only:
             parts.insert(0, Text("READ-ONLY", style="bold reverse"))
         if self.key_source:
@@ -128,9 +132,19 @@ class StatusBar(Horizontal):
     def watch_read_only(self) -> None:
         self._render_line()
 
+    def watch_insecure_http(self) -> None:
+        self._render_line()
+
     def mirror(self, other: StatusBar) -> None:
         """Say what `other` says (the main screen's bar, on a screen over it: a detail)."""
-        for name in ("profile", "key_source", "rate_limit", "listener_url", "event_count"):
+        for name in (
+            "profile",
+            "key_source",
+            "rate_limit",
+            "listener_url",
+            "event_count",
+            "insecure_http",
+        ):
             setattr(self, name, getattr(other, name))
         self.clock, self.state, self.read_only = other.clock, other.state, other.read_only
         self.set_environment(other.query_one(EnvBadge).environment)

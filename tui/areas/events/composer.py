@@ -164,7 +164,10 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         """The body as a step of a fixture file (its target kept unless it is this run's own
         listener, whose port changes): `payscope fixtures run` or Run a fixture sends it again."""
         from tui.api.fixtures import FixtureError, append_event_step
+        from tui.views.access import Guarded, refused
 
+        if refused(self, Guarded.WRITE_FILES):
+            return
         if self._check():
             self.notify("Fix the body first: nothing was saved.", severity="error")
             return

@@ -262,6 +262,10 @@ class RequestsView(ResourceListView[Any]):
 
     def export(self) -> None:
         """Write every journaled request (redacted) to a file; say where."""
+        from tui.views.access import Guarded, refused
+
+        if refused(self, Guarded.WRITE_FILES):
+            return
         entries = list(self.rows.values())
         if not entries:
             self.notify("No requests to export yet.", severity="warning")

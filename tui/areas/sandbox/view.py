@@ -288,6 +288,10 @@ class SandboxView(AreaView):
         if value is None:
             self.notify("Nothing to copy yet: the sandbox is starting.", severity="warning")
             return
+        from tui.views.access import Guarded, refused
+
+        if value.secret and refused(self, Guarded.REVEAL_KEYS):
+            return
         masked = value.secret and not self.reveal
         copy_text(
             self.app,
@@ -302,6 +306,10 @@ class SandboxView(AreaView):
         if not values:
             self.notify("Nothing to copy yet: the sandbox is starting.", severity="warning")
             return
+        from tui.views.access import Guarded, refused
+
+        if refused(self, Guarded.REVEAL_KEYS):
+            return
         copy_text(
             self.app,
             export_lines(values) + "\n",
@@ -312,6 +320,10 @@ class SandboxView(AreaView):
         )
 
     def action_reveal(self) -> None:
+        from tui.views.access import Guarded, refused
+
+        if not self.reveal and refused(self, Guarded.REVEAL_KEYS):
+            return
         self.reveal = not self.reveal
         self.show_values()
 
@@ -382,9 +394,11 @@ class SandboxView(AreaView):
             view.action_reload()
 
     def action_fixture(self) -> None:
+        from tui.views.access import Guarded, refused
         from tui.views.fixture_run import FixtureScreen
 
-        self.app.push_screen(FixtureScreen())
+        if not refused(self, Guarded.RUN_FIXTURES):
+            self.app.push_screen(FixtureScreen())
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("clock", "fixture", "reset") and self.runtime.options.read_only:

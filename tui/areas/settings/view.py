@@ -13,6 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.views.access import Guarded, refused
 from tui.views.area import AreaView, area_width
 from tui.views.columns import CellContext, Column
 from tui.views.forms import Field, FormErrors, FormScreen
@@ -226,6 +227,8 @@ class SettingsView(AreaView):
         self.action_switch_profile()
 
     def action_add_profile(self) -> None:
+        if refused(self, Guarded.OTHER_PROFILE):
+            return
         self.app.push_screen(
             ProfileForm(), lambda saved: self.refresh_profiles() if saved else None
         )
@@ -233,6 +236,8 @@ class SettingsView(AreaView):
     def action_edit_profile(self) -> None:
         from tui import config
 
+        if refused(self, Guarded.OTHER_PROFILE):
+            return
         name = self.selected_profile()
         if not name:
             self.notify(
@@ -249,6 +254,8 @@ class SettingsView(AreaView):
     def action_delete_profile(self) -> None:
         from tui.views.forms import ConfirmScreen
 
+        if refused(self, Guarded.OTHER_PROFILE):
+            return
         name = self.selected_profile()
         if not name:
             self.notify("The embedded sandbox cannot be deleted.", severity="warning")
@@ -286,6 +293,8 @@ class SettingsView(AreaView):
     def action_switch_profile(self) -> None:
         from tui import config
 
+        if refused(self, Guarded.OTHER_PROFILE):
+            return
         name = self.selected_profile()
         if name is None:
             return
