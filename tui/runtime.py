@@ -143,6 +143,8 @@ class RuntimeOptions:
     retry_sleep: Callable[[float], Awaitable[Any]] | None = None
     # `--read-only` (a profile's `read_only = true` adds to it): the client refuses writes.
     read_only: bool = False
+    # Who this run's calls are in the profile's shared request log (`payscope logs tail`).
+    request_log_source: str = "tui"
 
     @classmethod
     def build(
@@ -482,6 +484,7 @@ class Runtime:
             unreachable_advice=DAEMON_ADVICE if self.daemon_dir is not None else None,
             **self.options.client_options(),
         )
+        self._share_requests(self.client)
 
     def sandbox_gone(self) -> str:
         """Why the background sandbox this run uses no longer serves it ("" while it does, or
@@ -713,7 +716,16 @@ class Runtime:
             contract=profile.contract_setting,
             **self.options.client_options(),
         )
+        self._share_requests(self.client)
         return profile
+
+    def _share_requests(self, client: ApiClient) -> None:
+        """Every call of `client` also goes to the profile's shared request log, which
+        `payscope logs tail` follows (tui/api/request_log.py)."""
+        from tui.api.request_log import RequestLogWriter, request_log_path
+
+        path = request_log_path(self.options.data_dir, self.options.profile)
+        RequestLogWriter(path, self.options.request_log_source).attach(client.journal)
 
     def shown_url(self, url: str) -> str:
         """`url` as the screen shows it: its port hidden in a stable display (snapshots)."""
