@@ -14,7 +14,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui.commands.output import fail, neutralise, print_json
+from tui.commands.output import fail, neutralise, pipe_closed, print_json
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -196,4 +196,4 @@ def run(args: argparse.Namespace) -> int:
     try:
         return run_with_client(args, work)
     except BrokenPipeError:
-        return 0
+        return pipe_closed()

@@ -94,3 +94,12 @@ def fail(command: str, message: str, status: int = 1) -> int:
     text = "\n".join(neutralise(line) for line in message.split("\n"))
     print(f"payscope {command}: {text}", file=sys.stderr, flush=True)
     return status
+
+
+def pipe_closed() -> int:
+    """After a `BrokenPipeError` (the reader went, e.g. `| head`): standard output goes to
+    /dev/null, so that Python's last flush says nothing either; exit status 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0

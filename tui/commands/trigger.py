@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from tui.commands.output import fail, neutralise
+from tui.commands.output import fail, neutralise, pipe_closed
 
 if TYPE_CHECKING:
     from tui.api.scenarios import Scenario, Step
@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return run_with_runtime(args, work)
     except BrokenPipeError:
-        return 0
+        return pipe_closed()
 
 
 def _publishable_key(runtime: Runtime) -> str | None:
