@@ -24,6 +24,14 @@ if TYPE_CHECKING:
 StatusTest = Callable[[int | None], bool]
 
 
+def _in_class(low: int) -> StatusTest:
+    return lambda status: status is not None and low <= status < low + 100
+
+
+def _exactly(wanted: int) -> StatusTest:
+    return lambda status: status == wanted
+
+
 def parse_status(text: str) -> StatusTest:
     """`404`, `4xx`, `none` (no answer came), or several of them with commas."""
     tests: list[StatusTest] = []
@@ -31,11 +39,9 @@ def parse_status(text: str) -> StatusTest:
         if part == "none":
             tests.append(lambda status: status is None)
         elif len(part) == 3 and part[0] in "12345" and part[1:] == "xx":
-            low = int(part[0]) * 100
-            tests.append(lambda status, low=low: status is not None and low <= status < low + 100)
+            tests.append(_in_class(int(part[0]) * 100))
         elif part.isdigit() and len(part) == 3 and 100 <= int(part) <= 599:
-            exact = int(part)
-            tests.append(lambda status, exact=exact: status == exact)
+            tests.append(_exactly(int(part)))
         else:
             raise ValueError(f"{part!r} is not a status: give 404, 4xx, 2xx,3xx or none")
     return lambda status: any(test(status) for test in tests)
