@@ -75,6 +75,12 @@ def run(args: argparse.Namespace) -> int:
         from tui.api.scenarios import Trigger
 
         client = runtime.api
+        if runtime.options.read_only:
+            return fail(
+                "trigger",
+                f"{scenario.title} writes, and this profile is read-only: nothing was sent",
+                2,
+            )
         if fmt == "text":
             print(
                 neutralise(
