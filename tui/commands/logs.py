@@ -119,12 +119,12 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     colour = args.format == "text" and wants_colour(out)
     who = f"profile {options.profile}" if options.profile else "the local sandbox"
+    follower = RequestLogFollower(path)  # from here on, every line written is shown
     print(
         f"payscope logs: following the requests on {neutralise(who)} ({path}); Ctrl+C ends it",
         file=sys.stderr,
         flush=True,
     )
-    follower = RequestLogFollower(path)
     try:
         for record in follower.follow():
             if not matches(record):
