@@ -178,11 +178,12 @@ def run(args: argparse.Namespace) -> int:
                 resolve_duplicate=prepared.resolve_duplicate,
             )
         except errors.ApiError as exc:
+            # The service's code and message first; then what the client advises.
+            # Neutralised whole: a line break in the service's message shows as \u000a.
             code = f" {neutralise(exc.code)}" if exc.code else ""
-            return fail(
-                command,
-                f"HTTP {exc.status}{code}: {neutralise(exc.message)}\nWhat to do: {exc.advice}",
-            )
+            advice = str(exc).partition("\nWhat to do: ")[2]
+            said = f"HTTP {exc.status}{code}: {neutralise(exc.message)}"
+            return fail(command, f"{said}\nWhat to do: {advice}" if advice else said)
         except errors.ReadOnlyError as exc:
             return fail(command, str(exc), 2)
         except errors.ClientError as exc:
