@@ -116,3 +116,18 @@ def test_help_lists_the_new_commands() -> None:
         assert line in done.stdout
     for name in ("get", "post", "delete", "trigger", "logs", "completion"):
         assert f"    {name} " in done.stdout
+
+
+@pytest.mark.parametrize("command", ["get", "post", "delete", "trigger", "logs", "completion"])
+def test_each_help_names_its_section_of_the_command_line_page(command: str) -> None:
+    import re
+
+    done = payscope(command, "--help")
+    assert done.returncode == 0
+    (anchor,) = re.findall(r"docs/cli\.md#([\w-]+)", done.stdout)
+    page = (ROOT / "docs" / "cli.md").read_text()
+    headings = {
+        explicit or re.sub(r"[^\w-]", "", title.lower().replace(" ", "-"))
+        for title, explicit in re.findall(r"^## (.+?)(?: \{#([\w-]+)\})?$", page, re.MULTILINE)
+    }
+    assert anchor in headings
