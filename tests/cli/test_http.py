@@ -180,3 +180,43 @@ def test_an_unreachable_service_is_said_plainly(remote: Remote) -> None:
     done = payscope("get", "/payments/list", "--profile", "dead", timeout=120)
     no_traceback(done)
     assert done.returncode == 1 and "refused" in done.stderr
+
+
+def _on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
+    """`payscope ARGS` with its standard output on a pseudo-terminal; what it wrote there."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.cli.conftest import ROOT
+
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", *args],
+        cwd=ROOT,
+        stdout=follower,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "TERM": "xterm-256color", **(env or {})},
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the terminal's other end closed (the process ended)
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.wait(90) == 0, proc.stderr.read() if proc.stderr else ""
+    return b"".join(chunks).decode()
+
+
+def test_on_a_terminal_the_answer_is_pretty_and_coloured(remote: Remote) -> None:
+    shown = _on_a_terminal("get", "/payments/list", "--profile", "box", env={"NO_COLOR": ""})
+    assert '\x1b[34;1m"data"\x1b[0m: []' in shown  # a key, coloured
+    assert '\n  \x1b[34;1m"count"' in shown.replace("\r\n", "\n")  # indented, a key a line
+    plain = _on_a_terminal("get", "/payments/list", "--profile", "box", env={"NO_COLOR": "1"})
+    assert "\x1b[" not in plain and '\n  "count": 0' in plain.replace("\r\n", "\n")
