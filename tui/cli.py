@@ -38,6 +38,10 @@ commands:
   payscope send-event --help  a signed webhook event to any URL, and its answer
   payscope serve --help     the TUI in a browser (textual-serve)
   payscope demo --help      a guided tour that plays itself (developer, support, tour)
+  payscope get|post|delete PATH   any path of the service, its JSON answer (-d a=b, --json)
+  payscope trigger --list   the TUI's Trigger scenarios, headless
+  payscope logs tail        every request any payscope makes on the profile, as it happens
+  payscope completion bash|zsh|fish   a shell completion script
 
 docs: docs/ in payscope's source (start with docs/getting-started.md; `make docs` builds the
 site into site/)
@@ -434,6 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     send.add_argument("--timeout", type=_duration, default=10.0, metavar="S", help="(default 10s)")
     send.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+    from tui.commands import add_parsers
+
+    add_parsers(sub, _Formatter)  # get, post, delete, trigger, logs, completion (tui/commands)
     return parser
 
 
@@ -489,6 +496,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from tui.demo.cli import run as run_demo
 
             return run_demo(args)
+        from tui.commands import COMMANDS
+
+        if args.command in COMMANDS:
+            from tui.commands import run as run_command
+
+            return run_command(args)
         import os
 
         from tui.paths import ENV_SANDBOX_MODE

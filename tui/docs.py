@@ -17,6 +17,7 @@ PAGES = {
     "listener": "webhooks",
     "config": "configuration",
     "client": "client",
+    "cli": "cli",
 }
 
 

@@ -14,7 +14,7 @@ from tui.api.terminal import say
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
-    from tui.runtime import RuntimeOptions
+    from tui.runtime import Runtime, RuntimeOptions
 
 T = TypeVar("T")
 
@@ -45,6 +45,12 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
 def run_with_client(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T]]) -> T:
     """Start a client as `args` say, run `work(client)` on it, close it; `SystemExit(2)` with
     the reason when the client cannot start."""
+    return asyncio.run(_run(args, lambda runtime: work(runtime.api)))
+
+
+def run_with_runtime(args: argparse.Namespace, work: Callable[[Runtime], Awaitable[T]]) -> T:
+    """`run_with_client`, for work that needs more of the runtime than its client (the local
+    sandbox's credentials, the profile's name)."""
     return asyncio.run(_run(args, work))
 
 
@@ -64,10 +70,11 @@ def runtime_options(args: argparse.Namespace) -> RuntimeOptions:
     )
     options.daemon = True
     options.read_only = bool(getattr(args, "read_only", False))
+    options.request_log_source = str(getattr(args, "command", None) or "cli")
     return options
 
 
-async def _run(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T]]) -> T:
+async def _run(args: argparse.Namespace, work: Callable[[Runtime], Awaitable[T]]) -> T:
     from tui import secrets
     from tui.api import errors
     from tui.runtime import OptionsError, Runtime, StartupError
@@ -85,6 +92,6 @@ async def _run(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T
         say(f"payscope: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     try:
-        return await work(client)
+        return await work(runtime)
     finally:
         await client.aclose()

@@ -143,6 +143,8 @@ class RuntimeOptions:
     retry_sleep: Callable[[float], Awaitable[Any]] | None = None
     # `--read-only` (a profile's `read_only = true` adds to it): the client refuses writes.
     read_only: bool = False
+    # Who this run's calls are in the profile's shared request log (`payscope logs tail`).
+    request_log_source: str = "tui"
 
     @classmethod
     def build(
@@ -489,6 +491,7 @@ class Runtime:
             **self.options.client_options(),
         )
         self._clock_requests()
+        self._share_requests(self.client)
 
     def sandbox_gone(self) -> str:
         """Why the background sandbox this run uses no longer serves it ("" while it does, or
@@ -723,6 +726,7 @@ class Runtime:
         )
         self.insecure_http = bool(self.client.insecure_http)
         self._clock_requests()
+        self._share_requests(self.client)
         return profile
 
     def _clock_requests(self) -> None:
@@ -747,6 +751,14 @@ class Runtime:
         be moved): what puts it in order among the service's own records (a payment's story).
         An entry made before this run's client: its own wall-clock time."""
         return float(self._request_times.get(entry.id, entry.started_at))
+
+    def _share_requests(self, client: ApiClient) -> None:
+        """Every call of `client` also goes to the profile's shared request log, which
+        `payscope logs tail` follows (tui/api/request_log.py)."""
+        from tui.api.request_log import RequestLogWriter, request_log_path
+
+        path = request_log_path(self.options.data_dir, self.options.profile)
+        RequestLogWriter(path, self.options.request_log_source).attach(client.journal)
 
     def shown_url(self, url: str) -> str:
         """`url` as the screen shows it: its port hidden in a stable display (snapshots)."""

@@ -6,24 +6,23 @@ Each scenario goes through the public API as a merchant would (the shared `ApiCl
 request shows in the Requests log); the sandbox controls stand in only for what the outside
 world does (the card network opening a dispute, time passing). A paid link is paid the way its
 hosted checkout page pays it: with the publishable key and the payment's client secret.
+The catalogue (`SCENARIOS`) costs nothing to import: the client and the models are loaded
+when a scenario runs, so `payscope trigger --list` and shell completion stay instant.
+`payscope trigger` (tui/commands/trigger.py) runs the same scenarios headless, and reports each
+request a scenario makes as a `Step` (`Trigger(on_step=...)`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import httpx
-
-from tui.api.client import ApiClient
-from tui.api.models.common import parse_timestamp
-from tui.api.models.customers import CustomerCreateRequest
-from tui.api.models.links import PaymentLinkCreateRequest
-from tui.api.models.payments import Payment, PaymentConfirmRequest, PaymentCreateRequest
-from tui.api.models.payouts import PayoutCreateRequest
-from tui.api.models.refunds import RefundCreateRequest
-from tui.api.models.subscriptions import SubscriptionCreateRequest
+if TYPE_CHECKING:
+    from tui.api.client import ApiClient
+    from tui.api.journal import JournalEntry
+    from tui.api.models.payments import Payment
 
 SUCCEEDS: Final = "4242424242424242"
 CHALLENGE: Final = "4000003800000446"
@@ -60,13 +59,113 @@ class Scenario:
     run: Callable[[Trigger], Awaitable[Made]]
 
 
+@dataclass(frozen=True)
+class Step:
+    """One request a scenario made (each attempt of it: a retry is a step of its own), and the
+    ids of what it made: the answer's ids that neither this request nor an earlier step named."""
+
+    number: int
+    method: str
+    path: str
+    status: int | None
+    made: tuple[str, ...] = ()
+    attempt: int = 1
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.number,
+            "method": self.method,
+            "path": self.path,
+            "status": self.status,
+            "made": list(self.made),
+            "attempt": self.attempt,
+            "error": self.error,
+        }
+
+
+# Ids an answer carries that name who asks or the processor's side of it, not what was made
+# (merchant_id, profile_id, connector_transaction_id, attempt_id...).
+_NOT_MADE: Final = ("merchant", "profile", "connector", "processor", "attempt")
+
+
+def _ids(value: Any) -> list[tuple[str, str]]:
+    """(key, id) of the top-level `id` and `*_id` string fields of a JSON object."""
+    if not isinstance(value, dict):
+        return []
+    return [
+        (key, item)
+        for key, item in value.items()
+        if isinstance(item, str) and item and (key == "id" or key.endswith("_id"))
+    ]
+
+
+def _decoded(body: str | None) -> Any:
+    if not body or body[:1] not in "{[":
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
 class Trigger:
     """Runs scenarios against the local sandbox with `client` (secret key) and, for the hosted
-    checkout, `publishable_key`."""
+    checkout, `publishable_key`. With `on_step`, `run` reports each request the scenario makes
+    (read from the client's journal: give it a client nothing else uses meanwhile)."""
 
-    def __init__(self, client: ApiClient, publishable_key: str | None = None) -> None:
+    def __init__(
+        self,
+        client: ApiClient,
+        publishable_key: str | None = None,
+        *,
+        on_step: Callable[[Step], None] | None = None,
+    ) -> None:
         self.client = client
         self.publishable_key = publishable_key
+        self.on_step = on_step
+        self._steps = 0
+        self._seen: set[str] = set()
+
+    async def run(self, scenario: Scenario) -> Made:
+        """Run `scenario`, reporting its steps to `on_step` (when given) as they happen."""
+        if self.on_step is None:
+            return await scenario.run(self)
+        stop = self.client.journal.subscribe(self._journaled)
+        try:
+            return await scenario.run(self)
+        finally:
+            stop()
+
+    def _journaled(self, entry: JournalEntry) -> None:
+        made: list[str] = []
+        if entry.method not in ("GET", "HEAD") and entry.status is not None and entry.ok:
+            request = {item for _key, item in _ids(_decoded(entry.request_body))}
+            for key, item in _ids(_decoded(entry.response_body)):
+                if any(word in key for word in _NOT_MADE) or item in self._seen or item in request:
+                    continue
+                if item in entry.path:
+                    continue
+                made.append(item)
+        for body in (entry.request_body, entry.response_body):
+            self._seen.update(item for _key, item in _ids(_decoded(body)))
+        self._report(
+            entry.method, entry.path, entry.status, tuple(made), entry.attempt, entry.error
+        )
+
+    def _report(
+        self,
+        method: str,
+        path: str,
+        status: int | None,
+        made: tuple[str, ...] = (),
+        attempt: int = 1,
+        error: str | None = None,
+    ) -> None:
+        if self.on_step is None:
+            return
+        self._steps += 1
+        self.on_step(Step(self._steps, method, path, status, made, attempt, error))
 
     # -- building blocks ------------------------------------------------------------------------
 
@@ -87,6 +186,8 @@ class Trigger:
         description: str,
         **fields: Any,
     ) -> Payment:
+        from tui.api.models.payments import PaymentCreateRequest
+
         body: dict[str, Any] = {
             "amount": amount,
             "currency": "USD",
@@ -100,6 +201,10 @@ class Trigger:
         return await self.client.payments.create(PaymentCreateRequest.model_validate(body))
 
     async def _subscription(self, card: str, label: str) -> Made:
+        from tui.api.models.common import parse_timestamp
+        from tui.api.models.customers import CustomerCreateRequest
+        from tui.api.models.subscriptions import SubscriptionCreateRequest
+
         customer = await self.client.customers.create(
             CustomerCreateRequest.model_validate(
                 {"name": "Trigger Renewal", "email": "renewal@example.com"}
@@ -139,6 +244,8 @@ class Trigger:
         return Made("payments", made.payment_id, f"Payment {made.payment_id} is {made.status}.")
 
     async def two_step(self) -> Made:
+        from tui.api.models.payments import PaymentConfirmRequest
+
         created = await self.payment(confirm=False, description="Trigger: two-step payment")
         confirmed = await self.client.payments.confirm(
             created.payment_id, PaymentConfirmRequest.model_validate(self._card(SUCCEEDS))
@@ -176,6 +283,8 @@ class Trigger:
         )
 
     async def refund_fails(self) -> Made:
+        from tui.api.models.refunds import RefundCreateRequest
+
         paid = await self.payment(REFUND_FAILS, description="Trigger: refund that fails")
         refund = await self.client.refunds.create(
             RefundCreateRequest.model_validate(
@@ -199,6 +308,8 @@ class Trigger:
         )
 
     async def payout(self) -> Made:
+        from tui.api.models.payouts import PayoutCreateRequest
+
         request = PayoutCreateRequest.model_validate(
             {
                 "amount": 2500,
@@ -227,13 +338,22 @@ class Trigger:
         return await self._subscription(RENEWAL_FAILS, "was declined")
 
     async def link_paid(self) -> Made:
+        import httpx
+
+        from tui.api.models.links import PaymentLinkCreateRequest
+
         link = await self.client.payment_links.create(
             PaymentLinkCreateRequest.model_validate(
                 {"amount": 1500, "currency": "USD", "description": "Trigger: paid link"}
             )
         )
-        if not link.payment_id or not self.publishable_key:
+        if not link.payment_id:
             raise ValueError("this link has no payment to pay (the local sandbox's links do)")
+        if not self.publishable_key:
+            raise ValueError(
+                "its checkout pays with the publishable key, and this profile has none "
+                "(payscope keys set --kind publishable)"
+            )
         payment = await self.client.payments.retrieve(link.payment_id)
         body = {
             "client_secret": payment.client_secret,
@@ -248,6 +368,7 @@ class Trigger:
                 json=body,
                 headers={"api-key": self.publishable_key},
             )
+        self._report("POST", f"/payments/{link.payment_id}/confirm (checkout)", answer.status_code)
         if answer.status_code >= 400:
             raise ValueError(f"the checkout's payment was refused ({answer.status_code})")
         return Made(

@@ -1,0 +1,105 @@
+"""What the command line's new commands print: text from outside made safe for a terminal
+(`neutralise`), and JSON answers, pretty and coloured on a terminal, compact when piped.
+
+Standard library only: this is on the path of `payscope --help` and of shell completion.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import unicodedata
+from typing import Any, TextIO
+
+# Characters a terminal obeys or hides rather than shows: C0 and C1 controls (escape sequences,
+# carriage returns, backspaces), format characters (bidirectional overrides, zero-width ones),
+# line and paragraph separators, surrogates and private-use characters.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co"})
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a JSON escape: the surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def neutralise(text: str) -> str:
+    """`text` safe for one terminal line: each character a terminal would obey or hide (ESC,
+    CR, BS, C1 controls, bidirectional overrides, zero-width characters, newlines) is shown as
+    its escape `\\uXXXX`, never sent on. Inside a JSON text this is lossless (the escape reads
+    as the same character), so JSON is neutralised with it too.
+
+    The one neutraliser of these commands: the project's shared one (being written) replaces it.
+    """
+    if text.isprintable():
+        return text
+    return "".join(
+        _escape(ch) if unicodedata.category(ch) in _UNSAFE_CATEGORIES else ch for ch in text
+    )
+
+
+def wants_colour(stream: TextIO) -> bool:
+    """Colour on a terminal, unless NO_COLOR is set (https://no-color.org) or TERM is dumb."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+_RESET = "\x1b[0m"
+_KEY, _STRING, _NUMBER, _LITERAL = "\x1b[34;1m", "\x1b[32m", "\x1b[36m", "\x1b[35m"
+# A JSON text's tokens: a string (then a key when a colon follows), a number, a literal.
+_TOKEN = re.compile(
+    r'(?P<string>"(?:[^"\\]|\\.)*")(?P<colon>\s*:)?'
+    r"|(?P<number>-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+    r"|(?P<literal>true|false|null)"
+)
+
+
+def _colour(text: str) -> str:
+    def paint(match: re.Match[str]) -> str:
+        if match.group("string") is not None:
+            colour = _KEY if match.group("colon") else _STRING
+            return f"{colour}{match.group('string')}{_RESET}{match.group('colon') or ''}"
+        colour = _NUMBER if match.group("number") is not None else _LITERAL
+        return f"{colour}{match.group(0)}{_RESET}"
+
+    return _TOKEN.sub(paint, text)
+
+
+def json_text(value: Any, *, pretty: bool, colour: bool = False) -> str:
+    """`value` as JSON for a terminal or a pipe: pretty (indented, optionally coloured) or
+    compact, neutralised either way (each line; JSON escapes newlines inside strings)."""
+    if pretty:
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        lines = [neutralise(line) for line in text.split("\n")]
+        return "\n".join(_colour(line) if colour else line for line in lines)
+    return neutralise(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+def print_json(value: Any, stream: TextIO | None = None) -> None:
+    """`value` on `stream` (standard output): pretty and coloured on a terminal, else compact."""
+    out = stream or sys.stdout
+    tty = bool(getattr(out, "isatty", None) and out.isatty())
+    print(json_text(value, pretty=tty, colour=tty and wants_colour(out)), file=out, flush=True)
+
+
+def fail(command: str, message: str, status: int = 1) -> int:
+    """Say `message` on standard error as `payscope COMMAND: ...`, each of its lines
+    neutralised (an error quotes the service); returns `status`."""
+    text = "\n".join(neutralise(line) for line in message.split("\n"))
+    print(f"payscope {command}: {text}", file=sys.stderr, flush=True)
+    return status
+
+
+def pipe_closed() -> int:
+    """After a `BrokenPipeError` (the reader went, e.g. `| head`): standard output goes to
+    /dev/null, so that Python's last flush says nothing either; exit status 0."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 0
