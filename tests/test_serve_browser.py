@@ -38,6 +38,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from tests.waits import until
 from tui.sandbox import daemon
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -169,15 +170,17 @@ class Tab:
         )
         return str(rows or "").replace("\xa0", " ")
 
-    async def until(self, check: Any, what: str, timeout: float = 45.0) -> str:
+    async def until(self, check: Any, what: str) -> str:
         """The terminal's text once `check(text)` holds; fails with the text it showed."""
-        deadline = time.monotonic() + timeout
-        while True:
-            text = await self.text()
-            if check(text):
-                return text
-            assert time.monotonic() < deadline, f"{what}; the page showed:\n{text}"
-            await asyncio.sleep(0.2)
+        shown = ""
+
+        async def holds() -> bool:
+            nonlocal shown
+            shown = await self.text()
+            return bool(check(shown))
+
+        await until(holds, what, detail=lambda: f"the page showed:\n{shown}")
+        return shown
 
     async def press(self, *keys: str) -> None:
         """Key events into the terminal (xterm.js turns them into a terminal's bytes)."""
@@ -199,7 +202,7 @@ class Tab:
     async def command(self, text: str) -> None:
         """`:text` and Enter, as typed, once the prompt is open (its hint on screen)."""
         await self.press(":")
-        await self.until(lambda t: "pay <id>" in t, "the command prompt did not open", 15)
+        await self.until(lambda t: "pay <id>" in t, "the command prompt did not open")
         await self.press(*text, "enter")
 
 

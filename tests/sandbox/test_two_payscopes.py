@@ -11,15 +11,9 @@ from typing import Any
 
 from tests.daemons import daemon_runtime
 from tests.tui.pilot import create_payment
+from tests.waits import until
 from tui.sandbox import daemon
 from tui.views.live import change_of
-
-
-async def _until(check: Any, what: str, timeout: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, what
-        await asyncio.sleep(0.05)
 
 
 async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None:
@@ -50,7 +44,7 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
                 d for d in got[name] if d.object_id == made.payment_id and change_of(d) is not None
             ]
 
-        await _until(lambda: live("first") and live("second"), "a listener got no webhook")
+        await until(lambda: live("first") and live("second"), "a listener got no webhook")
         for name in ("first", "second"):
             delivery = live(name)[0]
             assert delivery.verified and delivery.status == 200, (name, delivery)
@@ -76,7 +70,7 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
         assert not first.webhooks_detached()
         before = len(got["first"])
         again = await create_payment(first.api)
-        await _until(
+        await until(
             lambda: any(
                 d.object_id == again.payment_id and d.verified for d in got["first"][before:]
             ),

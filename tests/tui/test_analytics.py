@@ -117,7 +117,7 @@ async def _analytics(pilot: Any) -> AnalyticsView:
     await run_command(pilot, "analytics")
     await until(lambda: bool(app.screen.query(AnalyticsView)))
     view = app.screen.query_one(AnalyticsView)
-    await until(lambda: _settled(view), 15)
+    await until(lambda: _settled(view))
     await pilot.pause()
     return view
 
@@ -126,7 +126,7 @@ async def _press(pilot: Any, view: AnalyticsView, *keys: str) -> None:
     """Press keys in the area and wait until the answer they ask for is drawn."""
     await pilot.press(*keys)
     await pilot.pause()
-    await until(lambda: _settled(view), 15)
+    await until(lambda: _settled(view))
     await pilot.pause()
 
 
@@ -530,7 +530,6 @@ async def test_a_new_payment_is_counted_live(demo: Dirs) -> None:
         await create_payment(app.runtime.api)
         await until(
             lambda: _settled(view) and int(_rows(view)["USD"][0].replace(",", "")) == before + 1,
-            15,
         )
 
 

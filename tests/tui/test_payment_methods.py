@@ -342,7 +342,7 @@ async def test_every_family_end_to_end_through_the_tui_with_its_webhook(
             await until(lambda: detail.payment.status != "requires_action")
         if detail.payment.status == "processing":
             await app.runtime.client.sandbox.advance_clock(3 * 86400)
-        await until(lambda: detail.payment.status == "succeeded", timeout=20)
+        await until(lambda: detail.payment.status == "succeeded")
         await _saw_event(detail, "payment_succeeded")
 
 

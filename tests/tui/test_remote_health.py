@@ -84,7 +84,7 @@ async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path
         await sandbox.start("127.0.0.1", port)
         try:
             # No key pressed: the backoff's next check finds it up.
-            await until(lambda: not banner.has_class("-shown"), timeout=15)
+            await until(lambda: not banner.has_class("-shown"))
             assert not main.service_is_down
         finally:
             await sandbox.stop()

@@ -102,7 +102,7 @@ async def test_trigger_one_key_makes_a_payment_and_opens_it(dirs: Dirs) -> None:
         view = await _sandbox(pilot)
         assert view.values_table.has_focus  # the keys work from anywhere in the area
         await pilot.press("3")  # manual capture
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen), 15)
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
         screen = app.screen
         assert isinstance(screen, PaymentDetailScreen)
         await until(lambda: screen.record is not None)
@@ -119,7 +119,7 @@ async def test_trigger_from_the_list_with_enter_opens_a_dispute(dirs: Dirs) -> N
         view.triggers.focus()
         view.triggers.move_cursor(row=view.triggers.get_row_index("7"))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, DisputeDetailScreen), 15)
+        await until(lambda: isinstance(app.screen, DisputeDetailScreen))
 
 
 async def test_clock_previews_then_advances(dirs: Dirs) -> None:
@@ -237,7 +237,7 @@ async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs
             c for c in app.get_system_commands(app.screen) if c.title.endswith("one step")
         )
         command.callback()
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen), 15)
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
         screen = app.screen
         await until(lambda: screen.record is not None)
         assert screen.record.status == "succeeded"
@@ -245,7 +245,7 @@ async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs
         clock.callback()
         await until(lambda: isinstance(app.screen, ClockScreen))
         # The form gives its first field the focus once mounted (through the app's queue).
-        await until(lambda: any(w.has_focus for w in app.screen.query("#clock-preset")), 5)
+        await until(lambda: any(w.has_focus for w in app.screen.query("#clock-preset")))
 
 
 def table_lines(table: Any) -> list[str]:

@@ -62,36 +62,36 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
     async def attached(pilot: Any) -> None:
         await pilot.app.runtime.ready.wait()
         view = pilot.app.screen.query_one(PaymentsView)
-        await until(lambda: view.loaded, 15)
+        await until(lambda: view.loaded)
         hooking = pilot.app.runtime._hooking
-        await until(lambda: hooking is not None and hooking.done(), 15)
+        await until(lambda: hooking is not None and hooking.done())
 
     async def one(pilot: Any) -> None:  # the first payscope: makes a payment with a key
         await attached(pilot)
         steps["up"].set()
         await run_command(pilot, "sandbox")  # its keys make payments in each flow
-        await until(lambda: first.screen.query(SandboxView), 10)
+        await until(lambda: first.screen.query(SandboxView))
         await steps["watching"].wait()
         await pilot.press("1")  # a payment in one step, opened
-        await until(lambda: isinstance(first.screen, PaymentDetailScreen), 15)
+        await until(lambda: isinstance(first.screen, PaymentDetailScreen))
         detail = first.screen
-        await until(lambda: getattr(detail, "payment", None) is not None, 15)
+        await until(lambda: getattr(detail, "payment", None) is not None)
         made.append(detail.payment.payment_id)
         steps["paid"].set()
         await pilot.press("escape")
         await run_command(pilot, "events")
-        await until(lambda: first.screen.query(EventsView), 10)
-        await until(lambda: _events_of(first, made[0]), 15)
+        await until(lambda: first.screen.query(EventsView))
+        await until(lambda: _events_of(first, made[0]))
         await steps["done"].wait()
 
     async def two(pilot: Any) -> None:  # the second: watches its Events
         await attached(pilot)
         await steps["up"].wait()
         await run_command(pilot, "events")
-        await until(lambda: second.screen.query(EventsView), 10)
+        await until(lambda: second.screen.query(EventsView))
         steps["watching"].set()
         await steps["paid"].wait()
-        await until(lambda: _events_of(second, made[0]), 15)  # live, verified
+        await until(lambda: _events_of(second, made[0]))  # live, verified
         steps["seen"].set()
         await steps["done"].wait()
 
@@ -106,8 +106,8 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
             for app, script in ((first, one), (second, two))
         ]
         await asyncio.wait_for(steps["up"].wait(), 60)
-        await until(lambda: second.runtime.ready.is_set(), 30)
-        await until(lambda: second.runtime._hooking is not None, 30)
+        await until(lambda: second.runtime.ready.is_set())
+        await until(lambda: second.runtime._hooking is not None)
         await asyncio.wait_for(asyncio.shield(second.runtime._hooking), 15)
         assert first.runtime.base_url == second.runtime.base_url  # one background sandbox
         hooks = {first.runtime.listener_url, second.runtime.listener_url}
@@ -129,7 +129,7 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
         await asyncio.to_thread(third.wait, 10)
 
         await asyncio.wait_for(steps["seen"].wait(), 60)
-        await until(lambda: first.screen.query(EventsView) and _events_of(first, made[0]), 30)
+        await until(lambda: first.screen.query(EventsView) and _events_of(first, made[0]))
         same = {r.event_id for r in _events_of(first, made[0])} & {
             r.event_id for r in _events_of(second, made[0])
         }
