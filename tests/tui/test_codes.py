@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
     LOOKS_AND_SWITCHED,
     apply_filter,
@@ -215,6 +214,7 @@ async def _filtered(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "filtered": _filtered}
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_code_screens(
@@ -222,11 +222,7 @@ def test_code_screens(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
 
 

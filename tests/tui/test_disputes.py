@@ -17,7 +17,7 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, Select, Static
 
-from tests.tui.conftest import FROZEN_TIME, SeededSecrets
+from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import (
     LOOKS_AND_SWITCHED,
     apply_filter,
@@ -709,6 +709,7 @@ SCREENS = {
 }
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_dispute_screens(
@@ -716,9 +717,5 @@ def test_dispute_screens(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))  # ids of what is made repeat
     assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])

@@ -16,7 +16,7 @@ import pytest
 from rich.style import Style
 from textual.widgets import Input, Select, Static
 
-from tests.tui.conftest import SeededSecrets, frozen_clock
+from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import (
     LOOKS_AND_SWITCHED,
     apply_filter,
@@ -805,6 +805,7 @@ SCREENS = {
 }
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_link_screens(
@@ -812,14 +813,11 @@ def test_link_screens(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize(
     ("screen", "theme"),
     [
@@ -830,12 +828,7 @@ def test_link_screens(
         ("new_link_errors", "payscope-dark"),
     ],
 )
-def test_link_screens_at_80x24(
-    screen: str, theme: str, dirs: Dirs, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
+def test_link_screens_at_80x24(screen: str, theme: str, dirs: Dirs, snap_compare: Any) -> None:
     assert snap_compare(
         build(*dirs, theme=theme), terminal_size=(80, 24), run_before=SCREENS[screen]
     )

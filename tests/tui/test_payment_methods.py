@@ -248,6 +248,7 @@ SHOTS = {
 }
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("shot", list(SHOTS))
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot(
@@ -255,12 +256,8 @@ def test_snapshot(
     size: tuple[int, int],
     dirs: Dirs,
     snap_compare: object,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-    from tests.tui.conftest import SeededSecrets
 
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     assert snap_compare(build(*dirs), terminal_size=size, run_before=SHOTS[shot])  # type: ignore[operator]
 
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static, TextArea
 
-from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
     LOOKS_AND_SWITCHED,
     apply_filter,
@@ -483,6 +482,7 @@ SCREENS = {
 }
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_refund_screens(
@@ -490,21 +490,13 @@ def test_refund_screens(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))  # ids of what is created repeat
     assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize(
     ("form", "theme"), [("new_refund_errors", "payscope-dark"), ("update_form", "payscope-light")]
 )
-def test_refund_forms(
-    form: str, theme: str, dirs: Dirs, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
+def test_refund_forms(form: str, theme: str, dirs: Dirs, snap_compare: Any) -> None:
     assert snap_compare(build(*dirs, theme=theme), terminal_size=(80, 24), run_before=SCREENS[form])

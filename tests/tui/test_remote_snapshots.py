@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.tui.conftest import SeededSecrets, frozen_clock
+from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import LOOKS, until
 from tui.app import PayscopeApp, make_app
 
@@ -280,11 +280,8 @@ def test_service_delivery_history(
     dirs: tuple[Path, Path],
     remote: ThreadedSandbox,
     snap_compare: Any,
-    monkeypatch: pytest.MonkeyPatch,
+    seeded_ids: Callable[[int], None],
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    # The sandbox draws new ids (payments, events) from `ids.secrets`: seeded, they repeat.
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(6))
+    seeded_ids(6)  # the ids of what the service makes (payments, events) repeat
     size, theme = look
     assert snap_compare(_remote_app(dirs, theme), terminal_size=size, run_before=_history)

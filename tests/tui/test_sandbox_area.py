@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Select, Static
 
-from tests.tui.conftest import FROZEN_TIME, SeededSecrets
+from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import LOOKS, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
 from tui.areas.sandbox.view import SandboxView
@@ -206,16 +206,13 @@ async def _clock(pilot: Any) -> None:
     await pilot.pause()
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS)
 def test_sandbox_area(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_compare: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     size, theme = look
     assert snap_compare(build(*dirs, theme=theme), terminal_size=size, run_before=_area)
 

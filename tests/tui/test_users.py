@@ -14,7 +14,6 @@ import httpx
 import pytest
 from textual.widgets import Input, Select, Static, TextArea
 
-from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
     LOOKS_AND_SWITCHED,
     apply_filter,
@@ -598,6 +597,7 @@ SCREENS = {
 }
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail"])
 def test_user_screens(
@@ -605,11 +605,7 @@ def test_user_screens(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
 
 
