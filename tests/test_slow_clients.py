@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.waits import until
 from tui.asgi_server import EmbeddedServer, LimitedHttpToolsProtocol
 
 
@@ -81,10 +82,7 @@ async def test_a_body_that_never_ends_is_cut_and_the_app_sees_the_client_gone(
     answer = await asyncio.wait_for(reader.read(), 10)
     writer.close()
     assert answer == b""
-    for _ in range(100):
-        if bodies:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: bodies, "the app told the client is gone")
     assert bodies == ["gone"]
 
 
@@ -135,8 +133,5 @@ async def test_a_slow_body_after_a_whole_request_is_cut(server: EmbeddedServer) 
     await writer.drain()
     assert await asyncio.wait_for(reader.read(), 10) == b""
     writer.close()
-    for _ in range(100):
-        if len(bodies) == 2:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: len(bodies) == 2, "the app told the second client is gone")
     assert bodies == ["first", "gone"]

@@ -5,7 +5,6 @@ own. Real processes: one background sandbox, two runtimes with their own listene
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -55,11 +54,12 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
         # The sandbox's delivery history names every endpoint, each attempt delivered.
         event_id = live("first")[0].event_id
         attempts: list[Any] = []
-        deadline = asyncio.get_running_loop().time() + 10
-        while {a.request.url for a in attempts if a.delivered} < set(hooks):
-            assert asyncio.get_running_loop().time() < deadline, attempts
-            await asyncio.sleep(0.1)
-            attempts = await second.api.events.attempts(event_id)
+
+        async def every_endpoint_delivered() -> bool:
+            attempts[:] = await second.api.events.attempts(event_id)
+            return {a.request.url for a in attempts if a.delivered} >= set(hooks)
+
+        await until(every_endpoint_delivered, "every endpoint delivered", detail=lambda: attempts)
         assert all(a.delivery_attempt == "initial_attempt" for a in attempts)
 
         # The second quits: only its own listener is detached; the first keeps its webhooks.

@@ -512,8 +512,7 @@ async def test_a_slow_query_shows_progress_and_a_new_choice_cancels_it(demo: Dir
         api.metrics = slow  # type: ignore[method-assign]
         await pilot.press("t")  # 90 days: held
         await until(lambda: view.loading_since is not None)
-        await pilot.pause(0.3)
-        assert "Loading…" in str(view.query_one("#analytics-header").render())
+        await until(lambda: "Loading…" in str(view.query_one("#analytics-header").render()))
         await pilot.press("t")  # 24 hours: the 90 days' question is dropped
         await until(lambda: _settled(view) and view.choice.range == "24h")
         assert cancelled  # the held request was cancelled, not left to finish

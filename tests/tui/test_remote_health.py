@@ -44,8 +44,7 @@ async def test_watch_health_reports_down_then_up_once() -> None:
         wake.set()
 
     task = asyncio.create_task(watch_health(check, down, up, wake, healthy_interval=0.01))
-    await until(lambda: not answers)
-    await asyncio.sleep(0.05)
+    await until(lambda: not answers and "up" in events)
     task.cancel()
     assert events == ["down 1", "down 2", "up"]
 

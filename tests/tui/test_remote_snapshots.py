@@ -214,14 +214,14 @@ async def _events(client: Any, count: int, done: Callable[[Any], Awaitable[bool]
     """Wait until the service lists `count` events and `done(event)` holds for each; them."""
     from tui.api.models.events import EventListRequest
 
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 30
-    while True:
-        events = (await client.events.list(EventListRequest(limit=100))).events
-        if len(events) == count and all([await done(event) for event in events]):
-            return list(events)
-        assert loop.time() < deadline, f"the service did not deliver {count} events in 30 s"
-        await asyncio.sleep(0.05)
+    events: list[Any] = []
+
+    async def delivered() -> bool:
+        events[:] = (await client.events.list(EventListRequest(limit=100))).events
+        return len(events) == count and all([await done(event) for event in events])
+
+    await until(delivered, f"the service to deliver {count} events", detail=lambda: events)
+    return events
 
 
 async def _history(pilot: Any) -> None:
