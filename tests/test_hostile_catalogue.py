@@ -31,6 +31,7 @@ import pytest
 
 from tests.sandbox.conftest import API_KEY, Receiver, make_sandbox, payment_body
 from tests.sandbox.conftest import receiver as receiver  # the fixture, for this module
+from tests.waits import until
 from tui.asgi_server import MAX_HEAD_BYTES
 from tui.sandbox.middleware import MAX_BODY_BYTES
 from tui.sandbox.server import Sandbox
@@ -690,10 +691,7 @@ async def test_a_host_header_never_reaches_stored_urls_or_webhooks(
         assert stored.json()["next_action"]["redirect_to_url"] == redirect
         page = await http.get(redirect.removeprefix(url))
         assert page.status_code == 200 and EVIL not in page.text
-    for _ in range(1000):  # up to 20 s on a loaded machine; about 50 ms here
-        if any(e["event_type"] == "action_required" for e in receiver.events()):
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: any(e["event_type"] == "action_required" for e in receiver.events()))
     delivered = [e for e in receiver.events() if e["event_type"] == "action_required"]
     assert delivered, receiver.events()
     assert delivered[0]["content"]["object"]["next_action"]["redirect_to_url"] == redirect

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tools.conftest import Service, payscope
+from tests.waits import until
 from tui.api.export import ExportError, export_records, flatten, neutralise
 from tui.api.models.payments import PaymentCreateRequest, PaymentListRequest
 
@@ -304,10 +305,7 @@ async def test_cli_exports_the_events_the_profiles_listener_journaled(
         paid = await service.client.payments.create(
             PaymentCreateRequest.model_validate(payment_body(amount=700))
         )
-        for _ in range(500):
-            if listener.journal.count("payment_succeeded", paid.payment_id):
-                break
-            await asyncio.sleep(0.02)
+        await until(lambda: listener.journal.count("payment_succeeded", paid.payment_id))
         total = listener.journal.count()
         assert total >= 1
     finally:

@@ -113,10 +113,7 @@ async def test_a_secret_changed_here_is_the_one_the_child_checks(
             answer = await post_signed(client, url, event_body(f"evt_s{time.monotonic_ns()}"))
             return answer.status_code == 200
 
-        deadline = time.monotonic() + 5
-        while not await accepted():
-            assert time.monotonic() < deadline, "the new secret never took effect"
-            await asyncio.sleep(0.02)
+        await until(accepted, "the new secret to take effect")
     finally:
         await listener.stop()
 
@@ -207,10 +204,7 @@ async def test_when_the_tui_dies_its_listener_does_not_outlive_it(tmp_path: Path
     assert _alive(child)
     parent.send_signal(signal.SIGKILL)  # our own child process (its Process object)
     await parent.wait()
-    deadline = time.monotonic() + 10
-    while _alive(child):
-        assert time.monotonic() < deadline, "the listener outlived the payscope that started it"
-        await asyncio.sleep(0.05)
+    await until(lambda: not _alive(child), "the listener to end with the payscope that started it")
 
 
 def test_a_delivery_crosses_the_pipe_whole() -> None:
