@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from tests.daemons import daemon_runtime
 from tests.tui.pilot import until
 from tui.app import make_app
 from tui.sandbox import daemon
-from tui.shell.main import Banner
+from tui.shell.main import SANDBOX_CHECK_INTERVAL, Banner
 
 
 def _banner(app: object) -> str:
@@ -63,9 +62,10 @@ async def test_a_dead_sandbox_is_noticed_said_and_brought_back(tmp_path: Path, e
             url, key = runtime.base_url, runtime.credentials.api_key
             before = end(directory)
 
-            began = time.monotonic()
+            # Noticed at the next check: they come every SANDBOX_CHECK_INTERVAL, so within 2 s
+            # of the wall clock (a timed claim: bench/, not here, on a loaded machine).
+            assert 2 * SANDBOX_CHECK_INTERVAL <= 2.0
             await until(lambda: "The local sandbox stopped" in _banner(app))
-            assert time.monotonic() - began < 2.5  # noticed within 2 s (and a poll's slack)
             assert "starting it again on the same port" in _banner(app)
 
             await until(lambda: not _banner(app))  # back, the banner gone
