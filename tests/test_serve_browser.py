@@ -38,7 +38,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tests.waits import until
+from tests.waits import awaited, until
 from tui.sandbox import daemon
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -151,7 +151,7 @@ class Tab:
         future = asyncio.get_running_loop().create_future()
         self.waiting[number] = future
         await self.ws.send_str(json.dumps({"id": number, "method": method, "params": params}))
-        answer = await asyncio.wait_for(future, 30)
+        answer = await awaited(future)
         assert "error" not in answer, (method, answer)
         result: dict[str, Any] = answer["result"]
         return result

@@ -3,10 +3,12 @@ at its one deadline it says what it waited for."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests import waits
-from tests.waits import until, until_sync
+from tests.waits import awaited, until, until_sync
 
 
 async def test_it_returns_what_the_condition_gave_once_it_holds() -> None:
@@ -43,3 +45,12 @@ async def test_a_hang_says_what_was_awaited_and_what_was_seen(
             return False
 
         until_sync(never)
+
+
+async def test_awaited_gives_the_result_or_says_what_hung(monkeypatch: pytest.MonkeyPatch) -> None:
+    done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    done.set_result(3)
+    assert await awaited(done) == 3
+    monkeypatch.setattr(waits, "HANG", 0.05)
+    with pytest.raises(AssertionError, match=r"^waited 0.05 s for the listener's line$"):
+        await awaited(asyncio.Event().wait(), "the listener's line")

@@ -93,3 +93,11 @@ def until_sync(
         if time.monotonic() > deadline:
             raise AssertionError(_failure(check, what, detail))
         time.sleep(_POLL)
+
+
+async def awaited(awaitable: Awaitable[Any], what: str | None = None) -> Any:
+    """What `awaitable` gives (a read, a process's end, a future), with the one deadline."""
+    try:
+        return await asyncio.wait_for(awaitable, HANG)
+    except TimeoutError:
+        raise AssertionError(f"waited {HANG:g} s for {what or 'an awaited result'}") from None

@@ -15,6 +15,7 @@ from textual.widgets import Input, Select, Static
 from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import LOOKS, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import awaited
 from tui.areas.sandbox.view import SandboxView
 from tui.views.clock import ClockScreen
 
@@ -85,7 +86,7 @@ async def test_a_curl_copied_from_requests_runs_as_is_with_the_exports(dirs: Dir
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        out, err = await asyncio.wait_for(shell.communicate(), 20)
+        out, err = await awaited(shell.communicate())
         assert shell.returncode == 0, err.decode()
         import json
 

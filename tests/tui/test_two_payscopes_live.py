@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.tui.pilot import run_command, until
+from tests.waits import awaited
 from tui.app import make_app
 from tui.areas.events.view import EventsView
 from tui.areas.payments.detail import PaymentDetailScreen
@@ -105,10 +106,10 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
             asyncio.create_task(run(app, script), context=contextvars.Context())
             for app, script in ((first, one), (second, two))
         ]
-        await asyncio.wait_for(steps["up"].wait(), 60)
+        await awaited(steps["up"].wait())
         await until(lambda: second.runtime.ready.is_set())
         await until(lambda: second.runtime._hooking is not None)
-        await asyncio.wait_for(asyncio.shield(second.runtime._hooking), 15)
+        await awaited(asyncio.shield(second.runtime._hooking))
         assert first.runtime.base_url == second.runtime.base_url  # one background sandbox
         hooks = {first.runtime.listener_url, second.runtime.listener_url}
         assert len(hooks) == 2
@@ -128,7 +129,7 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
         os.kill(third.pid, signal.SIGKILL)  # the process this test started (its Popen)
         await asyncio.to_thread(third.wait, 10)
 
-        await asyncio.wait_for(steps["seen"].wait(), 60)
+        await awaited(steps["seen"].wait())
         await until(lambda: first.screen.query(EventsView) and _events_of(first, made[0]))
         same = {r.event_id for r in _events_of(first, made[0])} & {
             r.event_id for r in _events_of(second, made[0])
@@ -146,7 +147,7 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
         assert not second.runtime.webhooks_detached()
         steps["done"].set()
         for task in tasks:
-            await asyncio.wait_for(task, 30)
+            await awaited(task)
     finally:
         steps["done"].set()
         if third is not None and third.poll() is None:

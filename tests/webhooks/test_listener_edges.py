@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from tests.waits import until
+from tests.waits import awaited, until
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,
@@ -142,7 +142,7 @@ async def test_pipelined_chunked_and_trickled_requests_are_each_acknowledged(
         writer.write(slow[start : start + 25])
         await writer.drain()
         await asyncio.sleep(0.01)
-    assert (await asyncio.wait_for(reader.read(), 10)).startswith(b"HTTP/1.1 200")
+    assert (await awaited(reader.read())).startswith(b"HTTP/1.1 200")
     writer.close()
 
     stored = {e.event_id for e in listener.journal.recent()}
@@ -159,7 +159,7 @@ async def test_one_byte_over_the_limit_sent_in_full_still_gets_its_413(listener:
     writer.write(_request(_path(listener), body, _signed_headers(body)))
     await writer.drain()
     await asyncio.sleep(0.2)
-    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    head = await awaited(reader.readuntil(b"\r\n\r\n"))
     length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
     error = json.loads(await reader.readexactly(length))
     assert head.startswith(b"HTTP/1.1 413") and error["error"] == "payload_too_large"
@@ -169,7 +169,7 @@ async def test_one_byte_over_the_limit_sent_in_full_still_gets_its_413(listener:
     writer.write(
         _request(_path(listener), small, [*_signed_headers(small), ("Connection", "close")])
     )
-    assert (await asyncio.wait_for(reader.read(), 10)).startswith(b"HTTP/1.1 200")
+    assert (await awaited(reader.read())).startswith(b"HTTP/1.1 200")
     writer.close()
     assert [e.event_id for e in listener.journal.recent()] == ["evt_after_413"]
 

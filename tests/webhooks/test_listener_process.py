@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.waits import until
+from tests.waits import awaited, until
 from tests.webhooks.conftest import (
     OLD_SECRET,
     SECRET,
@@ -199,7 +199,7 @@ async def test_when_the_tui_dies_its_listener_does_not_outlive_it(tmp_path: Path
         sys.executable, "-c", script, stdout=asyncio.subprocess.PIPE
     )
     assert parent.stdout is not None
-    line = await asyncio.wait_for(parent.stdout.readline(), 30)
+    line = await awaited(parent.stdout.readline())
     child = int(line)
     assert _alive(child)
     parent.send_signal(signal.SIGKILL)  # our own child process (its Process object)
