@@ -69,7 +69,6 @@ async def run_schemathesis(box: Sandbox, url: str, phases: str, tmp_path: Path) 
         "--workers", "1",
         "--seed", str(SEED),
         "--suppress-health-check", "all",
-        "--generation-database", "none",
         "--report-dir", str(tmp_path / "report"),
         "--no-color",
     ]  # fmt: skip
