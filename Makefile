@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 + 1 )))
 PYTEST_ARGS ?= -n $(WORKERS)
 
-.PHONY: run sandbox listen test lint format bench docs screenshots clean lock upgrade-check
+.PHONY: run sandbox listen test test-under-load lint format bench docs screenshots clean lock upgrade-check
 
 # Every dependency, the dev tools' too, installs at the version requirements.lock names (with its
 # hashes); payscope itself then goes in editable, adding nothing.
@@ -71,6 +71,14 @@ test: $(STAMP)
 		$(MAKE) --no-print-directory lint; status=$$?; wait $$warm; exit $$status; \
 	fi
 	$(PYTEST) $(PYTEST_ARGS)
+
+# `make test` with CPU-bound busy processes beside it the whole time (BUSY, two by default): the
+# suite passes on a loaded machine, as no outcome depends on speed. The busy processes are the
+# target's own, started and stopped by .ci/under_load.py (each checked to be its child before it
+# is signalled). PYTEST_ARGS works as for `make test`.
+BUSY ?= 2
+test-under-load: $(STAMP)
+	$(PY) .ci/under_load.py --busy $(BUSY) -- $(MAKE) --no-print-directory test
 
 # requirements.lock anew from pyproject.toml, keeping the versions it has where they still fit;
 # `make lock LOCK_ARGS=--upgrade` takes the newest allowed of everything (see upgrade-check first).

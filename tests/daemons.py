@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
+from tests.waits import until_sync
 from tui.sandbox import daemon
 
 
-def wait_ready(directory: Path, timeout: float = 30.0) -> daemon.DaemonState:
-    """The daemon's state once it serves; fails with its log when it does not in `timeout` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+def wait_ready(directory: Path) -> daemon.DaemonState:
+    """The daemon's state once it serves; fails with its log when it hangs."""
+
+    def ready() -> daemon.DaemonState | None:
         state = daemon.read_state(directory)
-        if state is not None and state.phase == "ready":
-            return state
-        time.sleep(0.02)
-    raise AssertionError(f"no ready daemon; log:\n{daemon.log_tail(directory)}")
+        return state if state is not None and state.phase == "ready" else None
+
+    found: daemon.DaemonState = until_sync(
+        ready, "a ready daemon", detail=lambda: f"log:\n{daemon.log_tail(directory)}"
+    )
+    return found
 
 
 def daemon_runtime(tmp_path: Path, data: Path) -> Any:

@@ -31,6 +31,7 @@ import pytest
 
 from tests.sandbox.conftest import API_KEY, Receiver, make_sandbox, payment_body
 from tests.sandbox.conftest import receiver as receiver  # the fixture, for this module
+from tests.waits import awaited, until
 from tui.asgi_server import MAX_HEAD_BYTES
 from tui.sandbox.middleware import MAX_BODY_BYTES
 from tui.sandbox.server import Sandbox
@@ -562,7 +563,7 @@ class Answer:
 
 
 async def read_answer(reader: asyncio.StreamReader) -> Answer:
-    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 20)
+    head = await awaited(reader.readuntil(b"\r\n\r\n"))
     status_line, *lines = head.decode("latin-1").split("\r\n")
     headers: dict[str, str] = {}
     for line in lines:
@@ -570,7 +571,7 @@ async def read_answer(reader: asyncio.StreamReader) -> Answer:
             name, value = line.split(":", 1)
             headers[name.strip().lower()] = value.strip()
     length = int(headers.get("content-length", "0"))
-    body = await asyncio.wait_for(reader.readexactly(length), 20) if length else b""
+    body = await awaited(reader.readexactly(length)) if length else b""
     return Answer(int(status_line.split()[1]), headers, body)
 
 
@@ -585,7 +586,7 @@ async def exchange(url: str, data: bytes, then: bytes) -> tuple[Answer, Answer]:
             await writer.drain()
         first = await read_answer(reader)
         if first.closes:
-            assert await asyncio.wait_for(reader.read(), 20) == b"", "closed means closed"
+            assert await awaited(reader.read()) == b"", "closed means closed"
             writer.close()
             reader, writer = await asyncio.open_connection(host, int(port))
         writer.write(then)
@@ -692,10 +693,7 @@ async def test_a_host_header_never_reaches_stored_urls_or_webhooks(
         assert stored.json()["next_action"]["redirect_to_url"] == redirect
         page = await http.get(redirect.removeprefix(url))
         assert page.status_code == 200 and EVIL not in page.text
-    for _ in range(1000):  # up to 20 s on a loaded machine; about 50 ms here
-        if any(e["event_type"] == "action_required" for e in receiver.events()):
-            break
-        await asyncio.sleep(0.02)
+    await until(lambda: any(e["event_type"] == "action_required" for e in receiver.events()))
     delivered = [e for e in receiver.events() if e["event_type"] == "action_required"]
     assert delivered, receiver.events()
     assert delivered[0]["content"]["object"]["next_action"]["redirect_to_url"] == redirect

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,6 +14,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
+from tests.daemons import wait_ready
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
 from tui.private_files import open_private, private_dir, write_private
 from tui.sandbox import daemon
@@ -103,10 +103,7 @@ def test_the_background_sandbox_directory_state_and_log_are_private(tmp_path: Pa
     directory = tmp_path / "data" / "sandbox"
     try:
         daemon.spawn(directory)
-        deadline = time.monotonic() + 30
-        while (state := daemon.read_state(directory)) is None or state.phase != "ready":
-            assert time.monotonic() < deadline, daemon.log_tail(directory)
-            time.sleep(0.05)
+        wait_ready(directory)
         assert_private(
             [
                 directory / daemon.STATE_FILE,

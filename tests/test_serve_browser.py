@@ -41,6 +41,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from tests.waits import awaited, until
 from tui.sandbox import daemon
 
 EVIL_NAME = "evil.example"
@@ -155,7 +156,7 @@ class Tab:
         future = asyncio.get_running_loop().create_future()
         self.waiting[number] = future
         await self.ws.send_str(json.dumps({"id": number, "method": method, "params": params}))
-        answer = await asyncio.wait_for(future, 30)
+        answer = await awaited(future)
         assert "error" not in answer, (method, answer)
         result: dict[str, Any] = answer["result"]
         return result
@@ -178,24 +179,29 @@ class Tab:
         """The page's own text (a refusal page: no terminal)."""
         return str(await self.js("document.body ? document.body.innerText : ''") or "")
 
-    async def until_page(self, words: str, timeout: float = 30.0) -> str:
-        deadline = time.monotonic() + timeout
-        while True:
-            text = await self.page()
-            if words in text:
-                return text
-            assert time.monotonic() < deadline, f"no {words!r}; the page showed:\n{text}"
-            await asyncio.sleep(0.1)
+    async def until_page(self, words: str) -> str:
+        """The page's own text once it holds `words`; fails with the text it showed."""
+        shown = ""
 
-    async def until(self, check: Any, what: str, timeout: float = 45.0) -> str:
+        async def holds() -> bool:
+            nonlocal shown
+            shown = await self.page()
+            return words in shown
+
+        await until(holds, f"{words!r} on the page", detail=lambda: f"the page showed:\n{shown}")
+        return shown
+
+    async def until(self, check: Any, what: str) -> str:
         """The terminal's text once `check(text)` holds; fails with the text it showed."""
-        deadline = time.monotonic() + timeout
-        while True:
-            text = await self.text()
-            if check(text):
-                return text
-            assert time.monotonic() < deadline, f"{what}; the page showed:\n{text}"
-            await asyncio.sleep(0.2)
+        shown = ""
+
+        async def holds() -> bool:
+            nonlocal shown
+            shown = await self.text()
+            return bool(check(shown))
+
+        await until(holds, what, detail=lambda: f"the page showed:\n{shown}")
+        return shown
 
     async def press(self, *keys: str) -> None:
         """Key events into the terminal (xterm.js turns them into a terminal's bytes)."""
@@ -217,7 +223,7 @@ class Tab:
     async def command(self, text: str) -> None:
         """`:text` and Enter, as typed, once the prompt is open (its hint on screen)."""
         await self.press(":")
-        await self.until(lambda t: "pay <id>" in t, "the command prompt did not open", 15)
+        await self.until(lambda t: "pay <id>" in t, "the command prompt did not open")
         await self.press(*text, "enter")
 
 
@@ -447,7 +453,7 @@ async def test_payscope_serve_demo_plays_in_a_real_browser(browser: Browser, ser
         "the story did not go on",
     )
     assert f"/{steps}  " in later
-    await tab.until(lambda t: "The end of “A tour of payscope”" in t, "the story did not end", 150)
+    await tab.until(lambda t: "The end of “A tour of payscope”" in t, "the story did not end")
     apps = _apps(served.process.pid)
     assert len(apps) == 1 and " demo tour" in next(iter(apps.values())), apps
     _stop(served, apps)

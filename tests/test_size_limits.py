@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
+from tests.waits import awaited
 from tui.asgi_server import MAX_HEAD_BYTES
 from tui.sandbox.middleware import MAX_BODY_BYTES
 from tui.webhooks.listener import Listener
@@ -42,7 +43,7 @@ async def _send_huge_head(url: str, where: str) -> bytes:
     except ConnectionError:
         pass  # refused and closed while we were still sending: what is expected
     try:
-        return await asyncio.wait_for(reader.read(65536), 30)
+        return await awaited(reader.read(65536))
     except ConnectionError:
         return b""
     finally:

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.waits import awaited, until
 from tui.asgi_server import EmbeddedServer, LimitedHttpToolsProtocol
 
 
@@ -59,7 +60,7 @@ async def test_a_head_that_never_ends_is_answered_408_and_closed(server: Embedde
     reader, writer = await _connect(server)
     writer.write(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
     await writer.drain()
-    answer = await asyncio.wait_for(reader.read(), 10)  # read() returns at the close
+    answer = await awaited(reader.read())  # read() returns at the close
     writer.close()
     assert answer.startswith(b"HTTP/1.1 408 "), answer
     assert bodies == []
@@ -67,7 +68,7 @@ async def test_a_head_that_never_ends_is_answered_408_and_closed(server: Embedde
 
 async def test_an_idle_new_connection_is_closed(server: EmbeddedServer) -> None:
     reader, writer = await _connect(server)
-    answer = await asyncio.wait_for(reader.read(), 10)
+    answer = await awaited(reader.read())
     writer.close()
     assert answer.startswith(b"HTTP/1.1 408 "), answer
 
@@ -78,13 +79,10 @@ async def test_a_body_that_never_ends_is_cut_and_the_app_sees_the_client_gone(
     reader, writer = await _connect(server)
     writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\nonly part")
     await writer.drain()
-    answer = await asyncio.wait_for(reader.read(), 10)
+    answer = await awaited(reader.read())
     writer.close()
     assert answer == b""
-    for _ in range(100):
-        if bodies:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: bodies, "the app told the client is gone")
     assert bodies == ["gone"]
 
 
@@ -93,7 +91,7 @@ async def test_connections_past_the_cap_are_refused_and_normal_requests_are_serv
 ) -> None:
     held = [await _connect(server) for _ in range(3)]
     reader, writer = await _connect(server)
-    answer = await asyncio.wait_for(reader.read(), 10)
+    answer = await awaited(reader.read())
     writer.close()
     assert answer.startswith(b"HTTP/1.1 503 "), answer
     for _, w in held:
@@ -119,7 +117,7 @@ async def test_a_slow_second_request_on_a_kept_alive_connection_is_answered_408(
     writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\n\r\nfirst")
     writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")
     await writer.drain()
-    answer = await asyncio.wait_for(reader.read(), 10)
+    answer = await awaited(reader.read())
     writer.close()
     assert answer.startswith(b"HTTP/1.1 200 "), answer
     assert b"HTTP/1.1 408 " in answer
@@ -133,10 +131,7 @@ async def test_a_slow_body_after_a_whole_request_is_cut(server: EmbeddedServer) 
     assert (await reader.readuntil(b"\r\n0\r\n\r\n")).startswith(b"HTTP/1.1 200 ")
     writer.write(b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 50\r\n\r\npart")
     await writer.drain()
-    assert await asyncio.wait_for(reader.read(), 10) == b""
+    assert await awaited(reader.read()) == b""
     writer.close()
-    for _ in range(100):
-        if len(bodies) == 2:
-            break
-        await asyncio.sleep(0.05)
+    await until(lambda: len(bodies) == 2, "the app told the second client is gone")
     assert bodies == ["first", "gone"]

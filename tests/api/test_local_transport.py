@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.fresh import modules_loaded
+from tests.waits import awaited
 from tui.api import local_transport
 from tui.api.local_transport import LocalTransport, serves_locally
 
@@ -247,7 +248,7 @@ async def test_closing_the_client_closes_its_idle_connections() -> None:
         async with client(server.url) as http:
             await http.get("/")
             assert not ended.is_set()
-        await asyncio.wait_for(ended.wait(), 5)
+        await awaited(ended.wait())
 
 
 def test_it_carries_plain_http_to_this_machine_only() -> None:

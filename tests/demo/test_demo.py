@@ -5,20 +5,29 @@ player's keys; a broken story refused before it starts, naming the step and the 
 from __future__ import annotations
 
 import asyncio
+import math
 from pathlib import Path
 
 import pytest
 
+from tests.waits import until
 from tui.demo.player import DemoApp, make_demo_app, screen_text
 from tui.demo.story import STORIES, StoryError, load_story, parse_story
 
 
-async def _play_to_end(app: DemoApp, limit: float = 150.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while not (app.demo.finished or app.demo.failed):
-        assert loop.time() < deadline, f"the story did not end; played {len(app.demo.played)}"
-        await asyncio.sleep(0.1)
+async def _play_to_end(app: DemoApp) -> None:
+    """Wait for the story to end (or fail); on a hang, say the step it was on."""
+    story = app.story
+    assert story is not None
+
+    def on() -> str:
+        played = len(app.demo.played)
+        if played == len(story.steps):
+            return f"all {played} steps played; the end was not reached"
+        step = story.steps[played]
+        return f"{played} steps played; step {step.number} waits for {step.wait_for!r}"
+
+    await until(lambda: app.demo.finished or app.demo.failed, "the story to end", detail=on)
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
@@ -29,7 +38,9 @@ async def test_every_shipped_story_plays_to_its_end(
     story = load_story(name)
     shots = tmp_path / "shots"
     shots.mkdir()
-    app = make_demo_app(story, pace=20, screenshots=shots, directory=tmp_path / "demo")
+    app = make_demo_app(
+        story, pace=20, patience=math.inf, screenshots=shots, directory=tmp_path / "demo"
+    )
     async with app.run_test(size=size):
         await _play_to_end(app)
         assert app.demo.failed == ""
@@ -54,13 +65,9 @@ async def test_every_shipped_story_plays_to_its_end(
 
 
 async def test_space_pauses_escape_hands_over(tmp_path: Path) -> None:
-    app = make_demo_app(load_story("tour"), pace=1, directory=tmp_path / "demo")
+    app = make_demo_app(load_story("tour"), pace=1, patience=math.inf, directory=tmp_path / "demo")
     async with app.run_test(size=(120, 40)) as pilot:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30
-        while not app.demo.played:
-            assert loop.time() < deadline
-            await asyncio.sleep(0.05)
+        await until(lambda: app.demo.played, "the first step played")
         await pilot.press("space")
         assert "paused" in screen_text(app)
         count = len(app.demo.played)
@@ -68,10 +75,7 @@ async def test_space_pauses_escape_hands_over(tmp_path: Path) -> None:
         assert len(app.demo.played) == count
         await pilot.press("space")
         await pilot.press("right")  # on to the next step at once
-        deadline = loop.time() + 10
-        while len(app.demo.played) == count:
-            assert loop.time() < deadline
-            await asyncio.sleep(0.05)
+        await until(lambda: len(app.demo.played) != count, "the next step played")
         await pilot.press("escape")
         assert app.demo.handed_over and not app.demo.finished
         played = len(app.demo.played)
@@ -83,10 +87,9 @@ async def test_space_pauses_escape_hands_over(tmp_path: Path) -> None:
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("colon")
-        deadline = loop.time() + 5
-        while not isinstance(app.focused, CommandPrompt):
-            assert loop.time() < deadline, app.focused
-            await asyncio.sleep(0.05)
+        await until(
+            lambda: isinstance(app.focused, CommandPrompt), detail=lambda: f"focused: {app.focused}"
+        )
 
 
 @pytest.mark.parametrize(
@@ -130,7 +133,7 @@ async def test_a_caption_is_shown_literally_whatever_it_holds(tmp_path: Path) ->
     # A story is a file anyone writes: its caption is text, never markup for Rich.
     caption = "[bold red]not markup[/] [link=x]and[/link] [/]"
     story = parse_story({"step": [{"caption": caption, "pause": 0}]}, "literal", "test")
-    app = make_demo_app(story, pace=20, directory=tmp_path / "demo")
+    app = make_demo_app(story, pace=20, patience=math.inf, directory=tmp_path / "demo")
     async with app.run_test(size=(120, 40)):
         await _play_to_end(app)
         assert not app.demo.failed

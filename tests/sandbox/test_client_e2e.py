@@ -24,6 +24,7 @@ import pytest
 from pydantic import BaseModel
 
 from tests.sandbox.conftest import BILLING, Receiver, api_client, card
+from tests.waits import until
 from tui.api import ApiClient
 from tui.api.errors import (
     AuthenticationError,
@@ -748,10 +749,7 @@ async def test_events_list_attempts_retry(env: Env, receiver: Receiver) -> None:
     assert profile.webhook_details is not None
     assert str(profile.webhook_details.webhook_url) == receiver.url
     paid = await pay(env)
-    for _ in range(500):  # the sandbox delivers as soon as it commits
-        if receiver.received:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: receiver.received, "the delivery")  # sent as soon as it commits
     events = await env.ok(env.client.events.list(EventListRequest(object_id=paid.payment_id)))
     assert [e.event_type for e in events.events] == ["payment_succeeded"]
     event_id = events.events[0].event_id

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.daemons import wait_ready
+from tests.waits import until_sync
 from tui.sandbox import daemon, files
 
 
@@ -186,9 +187,7 @@ def test_a_daemon_killed_hard_leaves_a_file_that_is_ignored(directory: Path) -> 
     pid = daemon.spawn(directory, seed=1)
     wait_ready(directory)
     os.kill(pid, 9)
-    deadline = time.monotonic() + 10
-    while files.alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    until_sync(lambda: not files.alive(pid), "the killed daemon gone")
     assert (directory / files.STATE_FILE).exists()  # left behind, as after a kill -9
     found, problem = daemon.check(directory)
     # Ignored either way: its lock is free, or (caught while the kernel lets go of it) its pid
@@ -222,10 +221,7 @@ def test_a_lock_file_removed_under_a_daemon_stops_it(directory: Path) -> None:
     pid = daemon.spawn(directory)
     wait_ready(directory)
     (directory / files.LOCK_FILE).unlink()
-    deadline = time.monotonic() + 10
-    while files.alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not files.alive(pid)
+    until_sync(lambda: not files.alive(pid), "the daemon to exit")
     assert "its state or lock file went" in daemon.log_tail(directory)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import signal
@@ -14,6 +13,7 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import API_KEY, WEBHOOK_SECRET, Receiver, make_sandbox, payment_body
+from tests.waits import until
 from tui.sandbox.seed import is_seeded
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,10 +83,7 @@ async def test_every_event_is_delivered_after_a_sigkill(tmp_path: Path, receiver
     try:
         async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
             await http.post("/_sandbox/clock/advance", json={"seconds": 120})
-        for _ in range(300):
-            if len({e["event_id"] for e in receiver.events()}) >= 3:
-                break
-            await asyncio.sleep(0.02)
+        await until(lambda: len({e["event_id"] for e in receiver.events()}) >= 3)
     finally:
         proc.terminate()
         proc.wait(10)

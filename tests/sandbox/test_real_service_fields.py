@@ -6,7 +6,6 @@ EventListItemResponse)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from tests.sandbox.conftest import (
     make_sandbox,
     payment_body,
 )
+from tests.waits import until
 from tui.api.models.customers import Customer
 from tui.api.models.disputes import Dispute
 from tui.api.models.events import EventListRequest
@@ -94,10 +94,7 @@ async def test_payment_fields_through_its_life(
     assert got["attempt_count"] == len(got["attempts"]) == 1
     listed = (await raw.post("/payments/list", json={"payment_id": pid})).json()["data"][0]
     assert {k: listed[k] for k in REQUIRED["payment"]} == {k: got[k] for k in REQUIRED["payment"]}
-    for _ in range(300):
-        if receiver.received:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: receiver.received, "the delivery")
     sent = receiver.events()[0]["content"]["object"]
     assert (sent["net_amount"], sent["attempt_count"], sent["processor_merchant_id"]) == (
         1500,

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import WEBHOOK_SECRET, Receiver, payment_body
+from tests.waits import until
 from tui.api import ApiClient
 from tui.api.errors import InvalidRequestError
 from tui.api.models.payments import Payment, PaymentStatus
@@ -32,12 +33,11 @@ async def advance(raw: httpx.AsyncClient, seconds: float) -> None:
 
 async def delivered(receiver: Receiver, event_type: str) -> list[dict[str, Any]]:
     """The objects of the deliveries of `event_type`, once at least one arrived."""
-    for _ in range(500):
-        found = [e for e in receiver.events() if e["event_type"] == event_type]
-        if found:
-            return [e["content"]["object"] for e in found]
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"no {event_type} delivered")
+    found: list[dict[str, Any]] = await until(
+        lambda: [e for e in receiver.events() if e["event_type"] == event_type],
+        f"a {event_type} delivered",
+    )
+    return [e["content"]["object"] for e in found]
 
 
 async def test_the_cards_are_listed_with_what_they_do(raw: httpx.AsyncClient) -> None:

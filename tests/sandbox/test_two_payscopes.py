@@ -5,21 +5,14 @@ own. Real processes: one background sandbox, two runtimes with their own listene
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from tests.daemons import daemon_runtime
 from tests.tui.pilot import create_payment
+from tests.waits import until
 from tui.sandbox import daemon
 from tui.views.live import change_of
-
-
-async def _until(check: Any, what: str, timeout: float = 15.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, what
-        await asyncio.sleep(0.05)
 
 
 async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None:
@@ -50,7 +43,7 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
                 d for d in got[name] if d.object_id == made.payment_id and change_of(d) is not None
             ]
 
-        await _until(lambda: live("first") and live("second"), "a listener got no webhook")
+        await until(lambda: live("first") and live("second"), "a listener got no webhook")
         for name in ("first", "second"):
             delivery = live(name)[0]
             assert delivery.verified and delivery.status == 200, (name, delivery)
@@ -61,11 +54,12 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
         # The sandbox's delivery history names every endpoint, each attempt delivered.
         event_id = live("first")[0].event_id
         attempts: list[Any] = []
-        deadline = asyncio.get_running_loop().time() + 10
-        while {a.request.url for a in attempts if a.delivered} < set(hooks):
-            assert asyncio.get_running_loop().time() < deadline, attempts
-            await asyncio.sleep(0.1)
-            attempts = await second.api.events.attempts(event_id)
+
+        async def every_endpoint_delivered() -> bool:
+            attempts[:] = await second.api.events.attempts(event_id)
+            return {a.request.url for a in attempts if a.delivered} >= set(hooks)
+
+        await until(every_endpoint_delivered, "every endpoint delivered", detail=lambda: attempts)
         assert all(a.delivery_attempt == "initial_attempt" for a in attempts)
 
         # The second quits: only its own listener is detached; the first keeps its webhooks.
@@ -76,7 +70,7 @@ async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None
         assert not first.webhooks_detached()
         before = len(got["first"])
         again = await create_payment(first.api)
-        await _until(
+        await until(
             lambda: any(
                 d.object_id == again.payment_id and d.verified for d in got["first"][before:]
             ),

@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 
 from tests.sandbox.conftest import WEBHOOK_SECRET, Receiver, payment_body
+from tests.waits import until
 from tui.sandbox.resources import disputes, payments, payouts
 from tui.sandbox.server import Sandbox
 
@@ -72,13 +73,13 @@ class Checker:
 
     async def settle(self, *expected: str) -> None:
         """Wait until `expected` event types arrived, then check every new delivery."""
-        for _ in range(500):
-            seen = {e["event_type"] for e in self.receiver.events()[self.done :]}
-            if set(expected) <= seen:
-                break
-            await asyncio.sleep(0.01)
-        else:
-            raise AssertionError(f"no delivery of {expected}; got {sorted(seen)}")
+        seen: set[str] = set()
+
+        def arrived() -> bool:
+            seen.update(e["event_type"] for e in self.receiver.events()[self.done :])
+            return set(expected) <= seen
+
+        await until(arrived, f"a delivery of {expected}", detail=lambda: f"got {sorted(seen)}")
         # Deliveries run concurrently: wait until every event written so far has arrived, so
         # each is compared before the next change of its object.
         for _ in range(500):

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 
 from tests.sandbox.conftest import WEBHOOK_SECRET, Receiver, payment_body
+from tests.waits import until
 from tui.api import ApiClient
 from tui.api.models.events import EventListRequest
 from tui.sandbox.outbox import RETRY_DELAYS
@@ -20,21 +21,20 @@ from tui.sandbox.server import Sandbox
 
 async def wait_for(receiver: Receiver, count: int) -> list[dict[str, Any]]:
     """Until `count` deliveries arrived (the sandbox delivers as soon as it commits)."""
-    for _ in range(500):
-        if len(receiver.received) >= count:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: len(receiver.received) >= count, f"{count} deliveries")
     return receiver.events()
 
 
 async def recorded(client: ApiClient, event_id: str, count: int) -> list[Any]:
     """Until `count` attempts of `event_id` are recorded (answers are written as they come)."""
-    for _ in range(500):
-        attempts = await client.events.attempts(event_id)
-        if len(attempts) >= count:
-            return list(attempts)
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"{event_id}: {len(attempts)} attempts recorded, not {count}")
+    attempts: list[Any] = []
+
+    async def enough() -> bool:
+        attempts[:] = await client.events.attempts(event_id)
+        return len(attempts) >= count
+
+    await until(enough, f"{count} attempts of {event_id} recorded", detail=lambda: attempts)
+    return attempts
 
 
 def expected_signature(body: bytes, secret: str) -> str:
@@ -162,7 +162,13 @@ async def test_recovers_when_the_endpoint_comes_back(
     ran = (await raw.post("/_sandbox/clock/advance", json={"seconds": 61})).json()
     assert ran["ran"]["webhook_attempts"] == 1
     await wait_for(receiver, 2)
-    await asyncio.sleep(0.05)  # the answer is recorded
+    merchant = sandbox.credentials.merchant_id
+
+    async def answer_recorded() -> bool:
+        listed = (await raw.post(f"/events/{merchant}", json={"limit": 100})).json()
+        return any(event["is_delivery_successful"] for event in listed["events"])
+
+    await until(answer_recorded, "the second attempt's answer recorded")
     await raw.post("/_sandbox/clock/advance", json={"seconds": 86400})
     await asyncio.sleep(0.2)
     assert len(receiver.received) == 2  # delivered: no further retries

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.tools.conftest import Service, payscope
+from tests.waits import awaited, until
 from tui.api.export import ExportError, export_records, flatten, neutralise
 from tui.api.models.payments import PaymentCreateRequest, PaymentListRequest
 
@@ -304,10 +305,7 @@ async def test_cli_exports_the_events_the_profiles_listener_journaled(
         paid = await service.client.payments.create(
             PaymentCreateRequest.model_validate(payment_body(amount=700))
         )
-        for _ in range(500):
-            if listener.journal.count("payment_succeeded", paid.payment_id):
-                break
-            await asyncio.sleep(0.02)
+        await until(lambda: listener.journal.count("payment_succeeded", paid.payment_id))
         total = listener.journal.count()
         assert total >= 1
     finally:
@@ -348,11 +346,11 @@ async def test_cli_interrupted_leaves_no_file_under_the_name_nor_a_temporary_one
     assert proc.stderr is not None
     said = b""
     while b"read " not in said:  # its first page is in: it is mid-export
-        chunk = await asyncio.wait_for(proc.stderr.read(64), 60)
+        chunk = await awaited(proc.stderr.read(64))
         assert chunk, said
         said += chunk
     proc.send_signal(signal.SIGINT)  # the process this test started
-    out_bytes, err_rest = await asyncio.wait_for(proc.communicate(), 60)
+    out_bytes, err_rest = await awaited(proc.communicate())
     err = (said + err_rest).decode()
     assert proc.returncode == 130, err
     assert f"cancelled; nothing was written to {out}" in err

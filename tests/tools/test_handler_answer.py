@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from tests.waits import awaited
 from tests.webhooks.conftest import SECRET, client, event_body, post_signed  # noqa: F401
 from tui.areas.events.detail import answer_text
 from tui.asgi_server import EmbeddedServer
@@ -123,7 +124,7 @@ async def test_listen_forward_to_prints_the_answer_as_json(
         assert proc.stderr is not None and proc.stdout is not None
         header = ""
         while "Ctrl+C stops." not in header:
-            line = (await asyncio.wait_for(proc.stderr.readline(), 20)).decode()
+            line = (await awaited(proc.stderr.readline())).decode()
             assert line, header
             header += line
         found = re.search(r"(http://\S+/webhooks)", header)
@@ -131,7 +132,7 @@ async def test_listen_forward_to_prints_the_answer_as_json(
         assert (await post_signed(client, found.group(1), event_body("evt_cli"))).status_code == 200
         forwards: list[dict[str, Any]] = []
         while len(forwards) < 2:  # the first answer is a 500: retried in 1 s, then a 200
-            line = json.loads(await asyncio.wait_for(proc.stdout.readline(), 20))
+            line = json.loads(await awaited(proc.stdout.readline()))
             if "forward" in line:
                 forwards.append(line["forward"])
         assert [f["http_status"] for f in forwards] == [500, 200]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,20 @@ class SeededSecrets:
 
     def randbelow(self, n: int) -> int:
         return self._rng.randrange(n)
+
+
+@pytest.fixture
+def seeded_ids(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """The ids the sandbox draws for what a test makes (payments, events) repeat from run to run
+    (a snapshot shows them): `tui.sandbox.ids` draws from a generator seeded with 2025, or with
+    the seed the test gives the function this returns."""
+    import tui.sandbox.ids as ids
+
+    def seed(value: int) -> None:
+        monkeypatch.setattr(ids, "secrets", SeededSecrets(value))
+
+    seed(2025)
+    return seed
 
 
 async def _build_template(directory: Path) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pytest
 
+from tests.waits import until as until  # the suite's one wait, for the pilot tests too
 from tui.widgets.keys import key_name
 
 _CARD = {
@@ -42,15 +41,6 @@ async def run_command(pilot: Any, text: str) -> None:
     await pilot.press("colon")
     await type_text(pilot, text)
     await pilot.press("enter")
-
-
-async def until(condition: Callable[[], Any], timeout: float = 10.0) -> None:
-    """Wait for `condition()` to hold (the app keeps running meanwhile); fail after `timeout`."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
 
 
 async def create_payment(

@@ -117,7 +117,7 @@ async def _analytics(pilot: Any) -> AnalyticsView:
     await run_command(pilot, "analytics")
     await until(lambda: bool(app.screen.query(AnalyticsView)))
     view = app.screen.query_one(AnalyticsView)
-    await until(lambda: _settled(view), 15)
+    await until(lambda: _settled(view))
     await pilot.pause()
     return view
 
@@ -126,7 +126,7 @@ async def _press(pilot: Any, view: AnalyticsView, *keys: str) -> None:
     """Press keys in the area and wait until the answer they ask for is drawn."""
     await pilot.press(*keys)
     await pilot.pause()
-    await until(lambda: _settled(view), 15)
+    await until(lambda: _settled(view))
     await pilot.pause()
 
 
@@ -512,8 +512,7 @@ async def test_a_slow_query_shows_progress_and_a_new_choice_cancels_it(demo: Dir
         api.metrics = slow  # type: ignore[method-assign]
         await pilot.press("t")  # 90 days: held
         await until(lambda: view.loading_since is not None)
-        await pilot.pause(0.3)
-        assert "Loading…" in str(view.query_one("#analytics-header").render())
+        await until(lambda: "Loading…" in str(view.query_one("#analytics-header").render()))
         await pilot.press("t")  # 24 hours: the 90 days' question is dropped
         await until(lambda: _settled(view) and view.choice.range == "24h")
         assert cancelled  # the held request was cancelled, not left to finish
@@ -530,7 +529,6 @@ async def test_a_new_payment_is_counted_live(demo: Dirs) -> None:
         await create_payment(app.runtime.api)
         await until(
             lambda: _settled(view) and int(_rows(view)["USD"][0].replace(",", "")) == before + 1,
-            15,
         )
 
 

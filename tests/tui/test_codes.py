@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
-from tests.tui.conftest import SeededSecrets
+from tests.tui.area_snapshots import screens_in_every_look
 from tests.tui.pilot import (
-    LOOKS_AND_SWITCHED,
     apply_filter,
     filter_problem,
     open_list,
@@ -215,19 +214,7 @@ async def _filtered(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "filtered": _filtered}
 
 
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", ["list", "detail"])
-def test_code_screens(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: Dirs,
-    snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
+test_code_screens = screens_in_every_look(SCREENS, ["list", "detail"])
 
 
 def test_code_filtered_snapshot(dirs: Dirs, snap_compare: Any) -> None:

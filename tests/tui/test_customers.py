@@ -651,6 +651,7 @@ SNAPSHOTS = {
 }
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", list(SNAPSHOTS))
 def test_snapshot(
@@ -658,12 +659,8 @@ def test_snapshot(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-    from tests.tui.conftest import SeededSecrets
 
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SNAPSHOTS[screen],

@@ -141,12 +141,10 @@ async def _with_saved(pilot: Any) -> None:
     await pilot.pause()
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 def test_snapshot_saved_methods_and_mandates(
-    size: tuple[int, int], dirs: Dirs, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
+    size: tuple[int, int], dirs: Dirs, snap_compare: Any
 ) -> None:
-    import tui.sandbox.ids as ids
-    from tests.tui.conftest import SeededSecrets
 
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     assert snap_compare(build(*dirs), terminal_size=size, run_before=_with_saved)

@@ -17,9 +17,9 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, Select, Static
 
-from tests.tui.conftest import FROZEN_TIME, SeededSecrets
+from tests.tui.area_snapshots import screens_in_every_look
+from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import (
-    LOOKS_AND_SWITCHED,
     apply_filter,
     create_payment,
     field_error,
@@ -709,16 +709,4 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", list(SCREENS))
-def test_dispute_screens(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: Dirs,
-    snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))  # ids of what is made repeat
-    assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
+test_dispute_screens = screens_in_every_look(SCREENS, list(SCREENS))

@@ -18,14 +18,6 @@ from tui.areas.payments.view import PaymentsView
 Dirs = tuple[Path, Path]
 
 
-async def _until(condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.02)
-
-
 async def test_start_up_shows_the_seeded_payments(dirs: Dirs) -> None:
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -49,36 +41,36 @@ async def test_create_capture_refund_updates_row_and_events(dirs: Dirs) -> None:
         form.query_one("#field-capture_method").value = "manual"
         form.query_one("#field-payment_id").value = "pay_tui_flow_1"
         await pilot.press("ctrl+s")
-        await _until(lambda: not isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: not isinstance(app.screen, NewPaymentScreen))
         # The new payment opens at once; back on the list, the cursor is on its row.
-        await _until(
+        await until(
             lambda: isinstance(app.screen, PaymentDetailScreen) and app.screen.payment is not None
         )
         assert app.screen.payment_id == "pay_tui_flow_1"
         assert app.screen.payment.status == "requires_capture"
         await pilot.press("escape")
         view = app.screen.query_one(PaymentsView)
-        await _until(lambda: view.selected_id() == "pay_tui_flow_1")
+        await until(lambda: view.selected_id() == "pay_tui_flow_1")
         assert view.rows["pay_tui_flow_1"].status == "requires_capture"
 
         table = view.query_one(DataTable)
         await pilot.press("c")
-        await _until(lambda: isinstance(app.screen, CaptureForm))
+        await until(lambda: isinstance(app.screen, CaptureForm))
         await pilot.press("ctrl+s")
-        await _until(lambda: view.rows["pay_tui_flow_1"].status == "succeeded")
+        await until(lambda: view.rows["pay_tui_flow_1"].status == "succeeded")
         assert str(table.get_cell("pay_tui_flow_1", "status")) == "succeeded"
 
         await pilot.press("f")
-        await _until(lambda: isinstance(app.screen, RefundForm))
+        await until(lambda: isinstance(app.screen, RefundForm))
         app.screen.query_one("#field-amount").value = "10.00"
         await pilot.press("ctrl+s")
-        await _until(lambda: not isinstance(app.screen, RefundForm))
+        await until(lambda: not isinstance(app.screen, RefundForm))
 
         journal = app.runtime.listener.journal
-        await _until(lambda: journal.count(object_id="pay_tui_flow_1") >= 2)
+        await until(lambda: journal.count(object_id="pay_tui_flow_1") >= 2)
         await run_command(pilot, "events")
         events = app.screen.query_one(EventsView)
-        await _until(lambda: any(r.object_id == "pay_tui_flow_1" for r in events.rows.values()))
+        await until(lambda: any(r.object_id == "pay_tui_flow_1" for r in events.rows.values()))
         types = {r.event_type for r in events.rows.values() if r.object_id == "pay_tui_flow_1"}
         assert {"payment_authorized", "payment_succeeded"} & types
 
@@ -89,7 +81,7 @@ async def test_command_mode_opens_a_payment_by_id(dirs: Dirs) -> None:
         await ready(pilot)
         first = next(iter(app.screen.query_one(PaymentsView).rows))
         await run_command(pilot, f"pay {first}")
-        await _until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
         await app.workers.wait_for_complete()
         assert app.screen.payment.payment_id == first
         await pilot.press("escape")
@@ -124,7 +116,7 @@ async def test_faulty_sandbox_errors_are_shown_not_crashed(dirs: Dirs) -> None:
 
         app.notify = recording  # type: ignore[method-assign]
         await app.runtime.ready.wait()
-        await _until(lambda: bool(shown), timeout=30)
+        await until(lambda: bool(shown))
         assert "What to do" in shown[0]
         await pilot.press("r")  # reload while the service keeps failing: no crash
         await pilot.pause(0.2)
@@ -170,7 +162,7 @@ async def test_ctrl_r_reloads_the_views_without_restarting(dirs: Dirs) -> None:
 
         before = lists()
         await pilot.press("ctrl+r")
-        await _until(lambda: lists() == before + 1)
+        await until(lambda: lists() == before + 1)
         await app.workers.wait_for_complete()
         assert runtime.client is client and runtime.listener is listener
         # One subscription counts deliveries: a new event adds exactly one.
@@ -181,7 +173,7 @@ async def test_ctrl_r_reloads_the_views_without_restarting(dirs: Dirs) -> None:
         from tests.tui.pilot import create_payment
 
         await create_payment(client, payment_id="pay_tui_ctrl_r")
-        await _until(lambda: status.event_count > count)
+        await until(lambda: status.event_count > count)
         await asyncio.sleep(0.2)
         assert status.event_count == count + 1
 
@@ -217,17 +209,17 @@ async def test_an_empty_result_keeps_the_keys_of_the_area(dirs: Dirs) -> None:
         await pilot.press("slash")
         await type_text(pilot, "pay_matches_nothing")
         await pilot.press("enter")
-        await _until(lambda: view.has_class("-empty") and view.total == 0)
+        await until(lambda: view.has_class("-empty") and view.total == 0)
         # The table is hidden; the view holds the focus, so n still creates a payment.
-        await _until(lambda: app.focused is view)
+        await until(lambda: app.focused is view)
         await pilot.press("n")
-        await _until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
         await pilot.press("escape")
-        await _until(lambda: not isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: not isinstance(app.screen, NewPaymentScreen))
         # Esc clears the filter: the rows come back and the table has the focus again.
         await pilot.press("escape")
-        await _until(lambda: not view.has_class("-empty") and view.total > 0)
-        await _until(lambda: app.focused is view.query_one(DataTable))
+        await until(lambda: not view.has_class("-empty") and view.total > 0)
+        await until(lambda: app.focused is view.query_one(DataTable))
 
 
 async def test_the_rail_makes_room_in_a_narrow_terminal_unless_asked_back(dirs: Dirs) -> None:
@@ -243,7 +235,7 @@ async def test_the_rail_makes_room_in_a_narrow_terminal_unless_asked_back(dirs: 
         assert [str(c.label) for c in table.columns.values()] == ["Payment", "Status", "Amount"]
         assert sum(c.get_render_width(table) for c in table.columns.values()) <= 59
         await pilot.resize_terminal(120, 40)
-        await _until(lambda: bool(nav.display))
+        await until(lambda: bool(nav.display))
         await pilot.press("ctrl+b")  # hidden by hand: a resize no longer brings it back
         assert not nav.display
         await pilot.resize_terminal(100, 30)
@@ -262,8 +254,8 @@ async def test_find_a_payment_by_the_amount_the_customer_quotes(dirs: Dirs) -> N
         await pilot.press("slash")
         await type_text(pilot, "amount:1,234.57")
         await pilot.press("enter")
-        await _until(lambda: view.filter.server.get("amount_filter") is not None and view.loaded)
-        await _until(lambda: quoted.payment_id in view.rows)
+        await until(lambda: view.filter.server.get("amount_filter") is not None and view.loaded)
+        await until(lambda: quoted.payment_id in view.rows)
         assert {p.amount for p in view.rows.values()} == {123457}
         header = str(view.query_one("#payments-header").render())
         assert "amount:1,234.57" in header

@@ -96,7 +96,7 @@ async def test_a_runtime_slow_to_start_has_it_resumed_all_the_same(
         async with app.run_test(size=(120, 40)) as pilot:
             await started.wait()
             assert not gc.isenabled()
-            await until(gc.isenabled, timeout=5)
+            await until(gc.isenabled)
             assert not app.runtime.ready.is_set()
             await pilot.pause()
     finally:

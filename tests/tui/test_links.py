@@ -16,9 +16,9 @@ import pytest
 from rich.style import Style
 from textual.widgets import Input, Select, Static
 
-from tests.tui.conftest import SeededSecrets, frozen_clock
+from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
+from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import (
-    LOOKS_AND_SWITCHED,
     apply_filter,
     field_error,
     filter_problem,
@@ -805,23 +805,11 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", ["list", "detail"])
-def test_link_screens(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: Dirs,
-    snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
+test_link_screens = screens_in_every_look(SCREENS, ["list", "detail"])
 
 
-@pytest.mark.parametrize(
-    ("screen", "theme"),
+test_link_screens_at_80x24 = forms_at_80x24(
+    SCREENS,
     [
         ("detail_qr", "payscope-dark"),
         ("detail_qr", "payscope-light"),
@@ -830,12 +818,3 @@ def test_link_screens(
         ("new_link_errors", "payscope-dark"),
     ],
 )
-def test_link_screens_at_80x24(
-    screen: str, theme: str, dirs: Dirs, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert snap_compare(
-        build(*dirs, theme=theme), terminal_size=(80, 24), run_before=SCREENS[screen]
-    )

@@ -171,7 +171,7 @@ async def test_esc_from_a_record_opened_by_trigger_returns_to_the_sandbox(dirs: 
         view = app.screen.query_one(SandboxView)
         await until(lambda: bool(view.values_table.records))
         await pilot.press("7")  # a dispute
-        await until(lambda: isinstance(app.screen, DisputeDetailScreen), 15)
+        await until(lambda: isinstance(app.screen, DisputeDetailScreen))
         await pilot.press("escape")
         main = app.get_screen_main()
         await until(lambda: app.screen is main)

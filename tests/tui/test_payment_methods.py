@@ -248,6 +248,7 @@ SHOTS = {
 }
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("shot", list(SHOTS))
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot(
@@ -255,12 +256,8 @@ def test_snapshot(
     size: tuple[int, int],
     dirs: Dirs,
     snap_compare: object,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-    from tests.tui.conftest import SeededSecrets
 
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     assert snap_compare(build(*dirs), terminal_size=size, run_before=SHOTS[shot])  # type: ignore[operator]
 
 
@@ -342,7 +339,7 @@ async def test_every_family_end_to_end_through_the_tui_with_its_webhook(
             await until(lambda: detail.payment.status != "requires_action")
         if detail.payment.status == "processing":
             await app.runtime.client.sandbox.advance_clock(3 * 86400)
-        await until(lambda: detail.payment.status == "succeeded", timeout=20)
+        await until(lambda: detail.payment.status == "succeeded")
         await _saw_event(detail, "payment_succeeded")
 
 

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
-from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import (
     LOOKS_AND_SWITCHED,
     apply_filter,
@@ -1013,6 +1012,7 @@ async def _new_sepa(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "new_sepa": _new_sepa}
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", ["list", "detail", "new_sepa"])
 def test_payout_screens(
@@ -1020,11 +1020,7 @@ def test_payout_screens(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))  # ids of what is created repeat
     assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SCREENS[screen],

@@ -23,7 +23,7 @@ async def test_a_payment_and_its_webhook_made_just_before_quitting_are_there_nex
             assert app.runtime.daemon_dir == data / "sandbox"
             payment = await create_payment(app.runtime.api)
             journal = app.runtime.journal
-            await until(lambda: journal.count(object_id=payment.payment_id) > 0, 15)
+            await until(lambda: journal.count(object_id=payment.payment_id) > 0)
             await pilot.press("ctrl+q")
         assert not app.is_running
 

@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static, TextArea
 
-from tests.tui.conftest import SeededSecrets
+from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.pilot import (
-    LOOKS_AND_SWITCHED,
     apply_filter,
     create_payment,
     field_error,
@@ -486,28 +485,9 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", ["list", "detail"])
-def test_refund_screens(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: Dirs,
-    snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))  # ids of what is created repeat
-    assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
+test_refund_screens = screens_in_every_look(SCREENS, ["list", "detail"])
 
 
-@pytest.mark.parametrize(
-    ("form", "theme"), [("new_refund_errors", "payscope-dark"), ("update_form", "payscope-light")]
+test_refund_forms = forms_at_80x24(
+    SCREENS, [("new_refund_errors", "payscope-dark"), ("update_form", "payscope-light")]
 )
-def test_refund_forms(
-    form: str, theme: str, dirs: Dirs, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert snap_compare(build(*dirs, theme=theme), terminal_size=(80, 24), run_before=SCREENS[form])

@@ -44,8 +44,7 @@ async def test_watch_health_reports_down_then_up_once() -> None:
         wake.set()
 
     task = asyncio.create_task(watch_health(check, down, up, wake, healthy_interval=0.01))
-    await until(lambda: not answers)
-    await asyncio.sleep(0.05)
+    await until(lambda: not answers and "up" in events)
     task.cancel()
     assert events == ["down 1", "down 2", "up"]
 
@@ -84,7 +83,7 @@ async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path
         await sandbox.start("127.0.0.1", port)
         try:
             # No key pressed: the backoff's next check finds it up.
-            await until(lambda: not banner.has_class("-shown"), timeout=15)
+            await until(lambda: not banner.has_class("-shown"))
             assert not main.service_is_down
         finally:
             await sandbox.stop()

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.tui.conftest import SeededSecrets, frozen_clock
+from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import LOOKS, until
 from tui.app import PayscopeApp, make_app
 
@@ -214,14 +214,14 @@ async def _events(client: Any, count: int, done: Callable[[Any], Awaitable[bool]
     """Wait until the service lists `count` events and `done(event)` holds for each; them."""
     from tui.api.models.events import EventListRequest
 
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 30
-    while True:
-        events = (await client.events.list(EventListRequest(limit=100))).events
-        if len(events) == count and all([await done(event) for event in events]):
-            return list(events)
-        assert loop.time() < deadline, f"the service did not deliver {count} events in 30 s"
-        await asyncio.sleep(0.05)
+    events: list[Any] = []
+
+    async def delivered() -> bool:
+        events[:] = (await client.events.list(EventListRequest(limit=100))).events
+        return len(events) == count and all([await done(event) for event in events])
+
+    await until(delivered, f"the service to deliver {count} events", detail=lambda: events)
+    return events
 
 
 async def _history(pilot: Any) -> None:
@@ -280,11 +280,8 @@ def test_service_delivery_history(
     dirs: tuple[Path, Path],
     remote: ThreadedSandbox,
     snap_compare: Any,
-    monkeypatch: pytest.MonkeyPatch,
+    seeded_ids: Callable[[int], None],
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    # The sandbox draws new ids (payments, events) from `ids.secrets`: seeded, they repeat.
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(6))
+    seeded_ids(6)  # the ids of what the service makes (payments, events) repeat
     size, theme = look
     assert snap_compare(_remote_app(dirs, theme), terminal_size=size, run_before=_history)

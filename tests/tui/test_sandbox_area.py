@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Select, Static
 
-from tests.tui.conftest import FROZEN_TIME, SeededSecrets
+from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import LOOKS, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import awaited
 from tui.areas.sandbox.view import SandboxView
 from tui.views.clock import ClockScreen
 
@@ -85,7 +86,7 @@ async def test_a_curl_copied_from_requests_runs_as_is_with_the_exports(dirs: Dir
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        out, err = await asyncio.wait_for(shell.communicate(), 20)
+        out, err = await awaited(shell.communicate())
         assert shell.returncode == 0, err.decode()
         import json
 
@@ -102,7 +103,7 @@ async def test_trigger_one_key_makes_a_payment_and_opens_it(dirs: Dirs) -> None:
         view = await _sandbox(pilot)
         assert view.values_table.has_focus  # the keys work from anywhere in the area
         await pilot.press("3")  # manual capture
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen), 15)
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
         screen = app.screen
         assert isinstance(screen, PaymentDetailScreen)
         await until(lambda: screen.record is not None)
@@ -119,7 +120,7 @@ async def test_trigger_from_the_list_with_enter_opens_a_dispute(dirs: Dirs) -> N
         view.triggers.focus()
         view.triggers.move_cursor(row=view.triggers.get_row_index("7"))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, DisputeDetailScreen), 15)
+        await until(lambda: isinstance(app.screen, DisputeDetailScreen))
 
 
 async def test_clock_previews_then_advances(dirs: Dirs) -> None:
@@ -206,16 +207,13 @@ async def _clock(pilot: Any) -> None:
     await pilot.pause()
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS)
 def test_sandbox_area(
     look: tuple[tuple[int, int], str],
     dirs: Dirs,
     snap_compare: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     size, theme = look
     assert snap_compare(build(*dirs, theme=theme), terminal_size=size, run_before=_area)
 
@@ -237,7 +235,7 @@ async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs
             c for c in app.get_system_commands(app.screen) if c.title.endswith("one step")
         )
         command.callback()
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen), 15)
+        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
         screen = app.screen
         await until(lambda: screen.record is not None)
         assert screen.record.status == "succeeded"
@@ -245,7 +243,7 @@ async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs
         clock.callback()
         await until(lambda: isinstance(app.screen, ClockScreen))
         # The form gives its first field the focus once mounted (through the app's queue).
-        await until(lambda: any(w.has_focus for w in app.screen.query("#clock-preset")), 5)
+        await until(lambda: any(w.has_focus for w in app.screen.query("#clock-preset")))
 
 
 def table_lines(table: Any) -> list[str]:

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from tests.tui.conftest import SeededSecrets
 from tests.tui.pilot import LOOKS_AND_SWITCHED, run_command, type_text
 from tests.tui.snapshot_app import build, ready
 
@@ -141,6 +140,7 @@ SCREENS: dict[str, Drive] = {
 }
 
 
+@pytest.mark.usefixtures("seeded_ids")
 @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
 @pytest.mark.parametrize("screen", list(SCREENS))
 def test_screen(
@@ -148,12 +148,7 @@ def test_screen(
     look: tuple[tuple[int, int], str],
     dirs: tuple[Path, Path],
     snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.sandbox.ids as ids
-
-    # Ids of what a screen creates (payments, events) repeat from run to run.
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
     assert snap_looks(
         lambda t: build(*dirs, theme=t),
         SCREENS[screen],

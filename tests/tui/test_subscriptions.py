@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 from textual.widgets import Button, Input, Select, Static
 
-from tests.tui.conftest import SeededSecrets
+from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.pilot import (
-    LOOKS_AND_SWITCHED,
     apply_filter,
     field_error,
     filter_problem,
@@ -862,29 +861,9 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", ["list", "detail"])
-def test_subscription_screens(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: Dirs,
-    snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))  # ids of what is created repeat
-    assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
+test_subscription_screens = screens_in_every_look(SCREENS, ["list", "detail"])
 
 
-@pytest.mark.parametrize(
-    ("form", "theme"),
-    [("new_form_errors", "payscope-dark"), ("cancel_on_a_date", "payscope-light")],
+test_subscription_forms = forms_at_80x24(
+    SCREENS, [("new_form_errors", "payscope-dark"), ("cancel_on_a_date", "payscope-light")]
 )
-def test_subscription_forms(
-    form: str, theme: str, dirs: Dirs, snap_compare: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert snap_compare(build(*dirs, theme=theme), terminal_size=(80, 24), run_before=SCREENS[form])

@@ -57,12 +57,12 @@ async def test_compose_sign_send_to_the_listener_and_read_the_answer(dirs: Dirs)
         await pilot.pause()
         event_id = json.loads(good)["event_id"]
         await pilot.press("ctrl+s")
-        await until(lambda: screen.answer is not None, 10)
+        await until(lambda: screen.answer is not None)
         assert screen.answer.status == 200 and screen.answer.latency_ms > 0
         shown = shown_text(screen.query_one("#composer-answer-text", Static))
         assert "HTTP 200" in shown and "content-type" in shown
         # Verified and journaled by the listener.
-        await until(lambda: app.runtime.journal.get(event_id) is not None, 10)
+        await until(lambda: app.runtime.journal.get(event_id) is not None)
 
         # A secret typed for this send that is not the listener's: refused, and said so.
         screen.query_one("#composer-secret", Input).value = "wrong-secret-0123456789abcdef"
@@ -70,7 +70,7 @@ async def test_compose_sign_send_to_the_listener_and_read_the_answer(dirs: Dirs)
         await pilot.pause()
         assert json.loads(area.text)["content"]["type"] == "refund_details"
         await pilot.press("ctrl+s")
-        await until(lambda: screen.answer.status == 401, 10)
+        await until(lambda: screen.answer.status == 401)
         assert "HTTP 401" in shown_text(screen.query_one("#composer-answer-text", Static))
 
 
@@ -102,7 +102,7 @@ async def test_a_composed_event_saved_as_a_fixture_step_is_sent_again(
         fixture_screen = app.screen
         fixture_screen.query_one(Input).value = str(saved)
         await pilot.press("enter")
-        await until(lambda: app.runtime.journal.get(event_id) is not None, 10)
+        await until(lambda: app.runtime.journal.get(event_id) is not None)
         await until(lambda: not fixture_screen.running)
         assert not fixture_screen.error
         assert [r.status for r in fixture_screen.results] == [200]

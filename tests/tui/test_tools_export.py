@@ -45,7 +45,7 @@ async def test_e_exports_every_page_the_filter_matches(dirs: Dirs, tmp_path: Pat
         out = tmp_path / "all.jsonl"
         app.screen.query_one(Input).value = str(out)
         await pilot.press("enter")
-        await until(lambda: not isinstance(app.screen, ExportScreen), 20)
+        await until(lambda: not isinstance(app.screen, ExportScreen))
         rows = [json.loads(line) for line in out.read_text().splitlines()]
         assert {r["payment_id"] for r in rows} == {p["payment_id"] for p in everything}
 
@@ -65,7 +65,7 @@ async def test_e_exports_every_page_the_filter_matches(dirs: Dirs, tmp_path: Pat
         out = tmp_path / "failed.csv"
         screen.query_one(Input).value = str(out)
         await pilot.press("enter")
-        await until(lambda: not isinstance(app.screen, ExportScreen), 20)
+        await until(lambda: not isinstance(app.screen, ExportScreen))
         rows_csv = list(csv.DictReader(out.open()))
         assert sorted(r["payment_id"] for r in rows_csv) == sorted(
             str(p["payment_id"]) for p in failed

@@ -40,7 +40,7 @@ async def test_f_in_sandbox_runs_a_fixture_and_opens_what_it_made(dirs: Dirs) ->
         await until(lambda: isinstance(app.screen, FixtureScreen))
         await type_text(pilot, str(ROOT / "fixtures" / "refund.toml"))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, RefundDetailScreen), 15)
+        await until(lambda: isinstance(app.screen, RefundDetailScreen))
         screen = app.screen
         assert isinstance(screen, RefundDetailScreen)
         await until(lambda: screen.record is not None)
@@ -71,7 +71,7 @@ async def test_the_palette_runs_a_fixture_and_a_mistake_names_step_field_and_mad
         assert isinstance(screen, FixtureScreen)
         screen.query_one(Input).value = str(broken)
         await pilot.press("enter")
-        await until(lambda: bool(screen.error), 15)
+        await until(lambda: bool(screen.error))
         text = shown_text(screen.query_one("#fixture-steps", Static))
         made = screen.made[0].id
         assert 'step 2 "cap", field expect' in text

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.tui.pilot import run_command, until
+from tests.waits import awaited
 from tui.app import make_app
 from tui.areas.events.view import EventsView
 from tui.areas.payments.detail import PaymentDetailScreen
@@ -62,36 +63,36 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
     async def attached(pilot: Any) -> None:
         await pilot.app.runtime.ready.wait()
         view = pilot.app.screen.query_one(PaymentsView)
-        await until(lambda: view.loaded, 15)
+        await until(lambda: view.loaded)
         hooking = pilot.app.runtime._hooking
-        await until(lambda: hooking is not None and hooking.done(), 15)
+        await until(lambda: hooking is not None and hooking.done())
 
     async def one(pilot: Any) -> None:  # the first payscope: makes a payment with a key
         await attached(pilot)
         steps["up"].set()
         await run_command(pilot, "sandbox")  # its keys make payments in each flow
-        await until(lambda: first.screen.query(SandboxView), 10)
+        await until(lambda: first.screen.query(SandboxView))
         await steps["watching"].wait()
         await pilot.press("1")  # a payment in one step, opened
-        await until(lambda: isinstance(first.screen, PaymentDetailScreen), 15)
+        await until(lambda: isinstance(first.screen, PaymentDetailScreen))
         detail = first.screen
-        await until(lambda: getattr(detail, "payment", None) is not None, 15)
+        await until(lambda: getattr(detail, "payment", None) is not None)
         made.append(detail.payment.payment_id)
         steps["paid"].set()
         await pilot.press("escape")
         await run_command(pilot, "events")
-        await until(lambda: first.screen.query(EventsView), 10)
-        await until(lambda: _events_of(first, made[0]), 15)
+        await until(lambda: first.screen.query(EventsView))
+        await until(lambda: _events_of(first, made[0]))
         await steps["done"].wait()
 
     async def two(pilot: Any) -> None:  # the second: watches its Events
         await attached(pilot)
         await steps["up"].wait()
         await run_command(pilot, "events")
-        await until(lambda: second.screen.query(EventsView), 10)
+        await until(lambda: second.screen.query(EventsView))
         steps["watching"].set()
         await steps["paid"].wait()
-        await until(lambda: _events_of(second, made[0]), 15)  # live, verified
+        await until(lambda: _events_of(second, made[0]))  # live, verified
         steps["seen"].set()
         await steps["done"].wait()
 
@@ -105,10 +106,10 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
             asyncio.create_task(run(app, script), context=contextvars.Context())
             for app, script in ((first, one), (second, two))
         ]
-        await asyncio.wait_for(steps["up"].wait(), 60)
-        await until(lambda: second.runtime.ready.is_set(), 30)
-        await until(lambda: second.runtime._hooking is not None, 30)
-        await asyncio.wait_for(asyncio.shield(second.runtime._hooking), 15)
+        await awaited(steps["up"].wait())
+        await until(lambda: second.runtime.ready.is_set())
+        await until(lambda: second.runtime._hooking is not None)
+        await awaited(asyncio.shield(second.runtime._hooking))
         assert first.runtime.base_url == second.runtime.base_url  # one background sandbox
         hooks = {first.runtime.listener_url, second.runtime.listener_url}
         assert len(hooks) == 2
@@ -128,8 +129,8 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
         os.kill(third.pid, signal.SIGKILL)  # the process this test started (its Popen)
         await asyncio.to_thread(third.wait, 10)
 
-        await asyncio.wait_for(steps["seen"].wait(), 60)
-        await until(lambda: first.screen.query(EventsView) and _events_of(first, made[0]), 30)
+        await awaited(steps["seen"].wait())
+        await until(lambda: first.screen.query(EventsView) and _events_of(first, made[0]))
         same = {r.event_id for r in _events_of(first, made[0])} & {
             r.event_id for r in _events_of(second, made[0])
         }
@@ -146,7 +147,7 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
         assert not second.runtime.webhooks_detached()
         steps["done"].set()
         for task in tasks:
-            await asyncio.wait_for(task, 30)
+            await awaited(task)
     finally:
         steps["done"].set()
         if third is not None and third.poll() is None:

@@ -14,9 +14,8 @@ import httpx
 import pytest
 from textual.widgets import Input, Select, Static, TextArea
 
-from tests.tui.conftest import SeededSecrets
+from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.pilot import (
-    LOOKS_AND_SWITCHED,
     apply_filter,
     field_error,
     filter_problem,
@@ -598,24 +597,9 @@ SCREENS = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", ["list", "detail"])
-def test_user_screens(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: Dirs,
-    snap_looks: Any,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    import tui.sandbox.ids as ids
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2025))
-    assert snap_looks(lambda t: build(*dirs, theme=t), SCREENS[screen])
+test_user_screens = screens_in_every_look(SCREENS, ["list", "detail"])
 
 
-@pytest.mark.parametrize(
-    ("form", "theme"), [("invite_errors", "payscope-dark"), ("accept_form", "payscope-light")]
+test_user_forms = forms_at_80x24(
+    SCREENS, [("invite_errors", "payscope-dark"), ("accept_form", "payscope-light")], seeded=False
 )
-def test_user_forms(form: str, theme: str, dirs: Dirs, snap_compare: Any) -> None:
-    app = build(*dirs, theme=theme)
-    assert snap_compare(app, terminal_size=(80, 24), run_before=SCREENS[form])

@@ -68,7 +68,7 @@ async def _last_run(tmp_path: Path, data: Path, made: int = 0) -> Path:
     first = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
     async with first.run_test(size=(120, 40)):
         view = first.query_one(PaymentsView)
-        await until(lambda: view.loaded, 15)
+        await until(lambda: view.loaded)
         for _ in range(made):
             await create_payment(first.runtime.api)
     return config
@@ -90,22 +90,20 @@ async def test_the_cached_page_shows_until_the_client_reads_the_live_one_before_
         assert not runtime.client_ready.is_set()
 
         client.set()
-        await until(lambda: view.loaded, 15)
+        await until(lambda: view.loaded)
         assert runtime.listener is None and not runtime.ready.is_set()  # before the listener
         header = view.header_text().plain
         assert "page 1/1" in header and "cached" not in header and "1-12 of 12" in header
         assert not view.cached and len(view.rows) == 12
 
         listener.set()
-        await until(runtime.ready.is_set, 15)
+        await until(runtime.ready.is_set)
         # Every worker but the watch on the background sandbox, which runs as long as the app.
-        await until(
-            lambda: not [w for w in app.workers if w.is_running and w.group != "health"], 10
-        )
+        await until(lambda: not [w for w in app.workers if w.is_running and w.group != "health"])
         await pilot.pause()
         assert _list_reads(runtime) == 1  # the live page was read once, not again once all is up
         await pilot.press("ctrl+r")  # a reload still reads it
-        await until(lambda: _list_reads(runtime) == 2, 10)
+        await until(lambda: _list_reads(runtime) == 2)
 
 
 async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_once_up(
@@ -126,7 +124,7 @@ async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_onc
         await pilot.pause()
         assert not isinstance(app.screen, NewPaymentScreen)
         client.set()
-        await until(lambda: isinstance(app.screen, NewPaymentScreen), 15)
+        await until(lambda: isinstance(app.screen, NewPaymentScreen))
         assert runtime.listener is None and not runtime.ready.is_set()
         assert app.get_screen_main() is not None
         await pilot.press("escape")
@@ -139,16 +137,15 @@ async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_onc
         assert "The listener is starting" in shown_text(events.query_one("#related-events-note"))
 
         listener.set()
-        await until(runtime.ready.is_set, 15)
+        await until(runtime.ready.is_set)
         started = runtime.listener
         assert started is not None
-        await until(lambda: started.journal.recent(20, 0, None, made.payment_id), 15)
+        await until(lambda: started.journal.recent(20, 0, None, made.payment_id))
         await until(
             lambda: any(
                 row.record.get("event") == "payment_succeeded"
                 for row in events.table.records.values()
             ),
-            10,
         )
         main = app.get_screen_main()
         assert main is not None
@@ -237,8 +234,8 @@ async def test_a_first_run_shows_the_seeding_on_a_bar_that_goes_once_the_sandbox
                 return moving and box.has_class("-shown") and starting
 
             # Seen together at one moment: a quick seeding may end right after the bar moved.
-            await until(seeding_shown, 30)
-            await until(app.runtime.client_ready.is_set, 60)
+            await until(seeding_shown)
+            await until(app.runtime.client_ready.is_set)
             await pilot.pause()
             assert not box.has_class("-shown") and app.query_one(StatusBar).state == ""
             assert len(box.query("#progress-bar")) == 1  # the bar moved; no second one came

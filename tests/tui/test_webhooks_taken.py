@@ -21,7 +21,7 @@ async def test_a_detached_listener_is_said_and_attached_again(tmp_path: Path) ->
         async with app.run_test(size=(120, 40)) as pilot:
             runtime = app.runtime
             await runtime.ready.wait()
-            await until(lambda: runtime._hooking is not None and runtime._hooking.done(), 10)
+            await until(lambda: runtime._hooking is not None and runtime._hooking.done())
             ours = runtime.listener_url
             assert ours in (daemon.read_webhook_listeners(data / "sandbox") or [])
             said = lambda: [n.message for n in app.told]  # noqa: E731
@@ -43,11 +43,11 @@ async def test_a_detached_listener_is_said_and_attached_again(tmp_path: Path) ->
 
             # Detached from outside (a curl): said once.
             await control({"detach": ours})
-            await until(lambda: any("no longer attached" in m for m in said()), 10)
+            await until(lambda: any("no longer attached" in m for m in said()))
             told = len([m for m in said() if "stopped" in m])
 
             await pilot.press("ctrl+r")
-            await until(lambda: any("come here again" in m for m in said()), 10)
+            await until(lambda: any("come here again" in m for m in said()))
             assert ours in (daemon.read_webhook_listeners(data / "sandbox") or [])
             await pilot.pause(2.5)  # polled again: no second warning for the same change
             assert len([m for m in said() if "stopped" in m]) == told

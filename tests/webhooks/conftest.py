@@ -6,7 +6,6 @@ listener's verification cannot be mirrored by the tests.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import json
@@ -129,12 +128,3 @@ async def receiver() -> AsyncIterator[Receiver]:
     rec.url = await server.start() + "/hooks"
     yield rec
     await server.stop()
-
-
-async def eventually(predicate: Any, timeout: float = 5.0) -> None:
-    """Wait until predicate() is true (for work that happens after the answer)."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not met in time")
-        await asyncio.sleep(0.01)

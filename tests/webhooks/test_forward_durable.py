@@ -13,12 +13,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.waits import until
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,
     Receiver,
     event_body,
-    eventually,
     hmac_sha512,
     post_signed,
 )
@@ -62,7 +62,7 @@ async def test_events_accepted_while_the_target_is_down_are_all_forwarded_once_i
             states = [journal.forward_state(e) for e in bodies]
             return all(s is not None and s.attempts >= 1 for s in states)
 
-        await eventually(all_tried, timeout=15)
+        await until(all_tried)
         assert journal.forward_counts() == {"pending": 50, "delivered": 0, "failed": 0}
         down = journal.forward_state("evt_down_00")
         assert down is not None and down.last_status is None
@@ -73,7 +73,7 @@ async def test_events_accepted_while_the_target_is_down_are_all_forwarded_once_i
         server = EmbeddedServer(receiver, "127.0.0.1", port)
         await server.start()
         try:
-            await eventually(lambda: journal.forward_counts()["delivered"] == 50, timeout=20)
+            await until(lambda: journal.forward_counts()["delivered"] == 50)
         finally:
             await server.stop()
     finally:
@@ -108,11 +108,10 @@ async def test_an_error_answer_is_retried_until_a_2xx(
     url = await listener.start(port=0)
     try:
         await post_signed(client, url, event_body("evt_500"))
-        await eventually(lambda: len(receiver.requests) >= 2, timeout=10)
+        await until(lambda: len(receiver.requests) >= 2)
         receiver.status = 200
-        await eventually(
+        await until(
             lambda: getattr(listener.journal.forward_state("evt_500"), "state", "") == "delivered",
-            timeout=10,
         )
         detail = listener.journal.get("evt_500")
     finally:
@@ -132,7 +131,7 @@ async def test_a_forward_failing_past_the_give_up_age_is_marked_failed_and_left_
     url = await listener.start(port=0)
     try:
         await post_signed(client, url, event_body("evt_never"))
-        await eventually(lambda: listener.journal.forward_counts()["failed"] == 1, timeout=10)
+        await until(lambda: listener.journal.forward_counts()["failed"] == 1)
         state = listener.journal.forward_state("evt_never")
         assert state is not None and state.next_at is None and state.attempts >= 2
         tried = state.attempts
@@ -165,8 +164,8 @@ async def test_forwards_left_owed_by_a_stopped_listener_are_sent_by_the_next_sta
     second = Listener(data, [SECRET], forward_to=receiver.url)
     await second.start(port=0)
     try:
-        await eventually(lambda: len(receiver.requests) == 5, timeout=10)
-        await eventually(lambda: second.journal.forward_counts()["delivered"] == 5)
+        await until(lambda: len(receiver.requests) == 5)
+        await until(lambda: second.journal.forward_counts()["delivered"] == 5)
     finally:
         await second.stop()
     assert second.stats.accepted == 0
@@ -215,7 +214,7 @@ async def test_a_replay_is_recorded_but_leaves_the_automatic_forward_as_it_was(
     url = await listener.start(port=0)
     try:
         await post_signed(client, url, event_body("evt_r"))
-        await eventually(lambda: listener.journal.forward_counts()["delivered"] == 1)
+        await until(lambda: listener.journal.forward_counts()["delivered"] == 1)
         await listener.replay("evt_r", receiver.url)
         detail = listener.journal.get("evt_r")
     finally:
@@ -249,7 +248,7 @@ async def test_any_2xx_counts_as_delivered(
     url = await listener.start(port=0)
     try:
         await post_signed(client, url, event_body("evt_2xx"))
-        await eventually(lambda: listener.journal.forward_counts()["delivered"] == 1)
+        await until(lambda: listener.journal.forward_counts()["delivered"] == 1)
     finally:
         await listener.stop()
     assert len(receiver.requests) == 1

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.waits import until_sync
 from tests.webhooks.conftest import SECRET, event_body, post_signed
 from tests.webhooks.test_listen_cli import running
 
@@ -69,15 +70,6 @@ def serving(target: Target) -> Iterator[Target]:
         target.server.server_close()
 
 
-def _wait(predicate: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():  # type: ignore[operator]
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def test_every_journaled_event_is_forwarded_after_a_kill_9_with_a_slow_target(
     tmp_path: Path,
 ) -> None:
@@ -122,8 +114,8 @@ def test_every_journaled_event_is_forwarded_after_a_kill_9_with_a_slow_target(
         target.delay = 0.0
         with running(*args) as (proc, url, header):
             assert "owed by an earlier run, resumed" in header
-            assert _wait(lambda: stored <= target.seen(), timeout=60), stored - target.seen()
-            assert _wait(lambda: _delivered(tmp_path) == len(ids), timeout=20)
+            until_sync(lambda: stored <= target.seen(), detail=lambda: stored - target.seen())
+            until_sync(lambda: _delivered(tmp_path) == len(ids))
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=20)
 

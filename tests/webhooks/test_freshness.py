@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
-from tests.webhooks.conftest import SECRET, Receiver, event_body, eventually, iso_now, post_signed
+from tests.waits import until
+from tests.webhooks.conftest import SECRET, Receiver, event_body, iso_now, post_signed
 from tests.webhooks.test_listen_cli import running
 from tui.webhooks.listener import DEFAULT_MAX_AGE, Listener
 
@@ -112,7 +113,7 @@ async def test_a_sandbox_with_its_clock_advanced_still_gets_its_webhooks_through
             created = await api.post("/payments", json=payment_body())
             assert created.status_code == 200, created.text
         payment_id = created.json()["payment_id"]
-        await eventually(lambda: listener.journal.count(object_id=payment_id) >= 1, timeout=10)
+        await until(lambda: listener.journal.count(object_id=payment_id) >= 1)
         [event] = listener.journal.recent(object_id=payment_id)
         detail = listener.journal.get(event.event_id)
         assert detail is not None

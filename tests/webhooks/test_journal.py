@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.waits import awaited
 from tui.webhooks.journal import JOURNAL_FILE, Attempt, Journal, JournalError
 
 
@@ -110,7 +111,7 @@ async def test_closing_stores_what_was_submitted_before_it(tmp_path: Path) -> No
     future = journal.record(accepted("evt_last"))
     journal.close()  # before the loop had a turn to hand the job over
 
-    result = await asyncio.wait_for(future, 5)
+    result = await awaited(future)
     assert result.duplicate is False
     with sqlite3.connect(tmp_path / JOURNAL_FILE) as db:
         assert db.execute("SELECT event_id FROM events").fetchall() == [("evt_last",)]

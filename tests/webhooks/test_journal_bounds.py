@@ -11,7 +11,8 @@ from pathlib import Path
 
 import httpx
 
-from tests.webhooks.conftest import SIGNATURE_HEADER, event_body, eventually, post_signed
+from tests.waits import until
+from tests.webhooks.conftest import SIGNATURE_HEADER, event_body, post_signed
 from tui.webhooks.journal import JOURNAL_FILE, REJECTED_BODY_PREFIX, Attempt, Journal
 from tui.webhooks.listener import MAX_BODY_BYTES, Listener
 
@@ -87,7 +88,7 @@ async def test_a_flood_of_unsigned_posts_drops_old_rejections_and_keeps_every_ev
             ).fetchone()
         return int(row[0])
 
-    await eventually(lambda: rejected_bytes() <= cap)
+    await until(lambda: rejected_bytes() <= cap)
     assert sorted(e.event_id for e in listener.journal.recent(limit=100)) == sorted(accepted)
     for event_id in accepted:
         assert listener.journal.get(event_id) is not None

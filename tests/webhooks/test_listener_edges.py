@@ -18,12 +18,12 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.waits import awaited, until
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,
     Receiver,
     event_body,
-    eventually,
     hmac_sha512,
     post_signed,
 )
@@ -89,14 +89,14 @@ async def test_a_sender_that_hangs_up_before_its_body_ends_is_recorded_but_never
     listener.add_subscriber(seen.append)
 
     await _exchange(listener.url, data, hang_up=True)
-    await eventually(lambda: listener.journal.count_deliveries() == 1)
+    await until(lambda: listener.journal.count_deliveries() == 1)
 
     assert listener.journal.count() == 0
     [attempt] = listener.journal.deliveries()
     assert attempt.status == 499 and attempt.body == b"" and not attempt.verified
     assert attempt.reason is not None and "closed the connection" in attempt.reason
     assert "9999" in attempt.reason
-    await eventually(lambda: len(seen) == 1)
+    await until(lambda: len(seen) == 1)
     assert (seen[0].status, seen[0].accepted) == (499, False)
     assert (listener.stats.accepted, listener.stats.rejected) == (0, 1)
 
@@ -142,7 +142,7 @@ async def test_pipelined_chunked_and_trickled_requests_are_each_acknowledged(
         writer.write(slow[start : start + 25])
         await writer.drain()
         await asyncio.sleep(0.01)
-    assert (await asyncio.wait_for(reader.read(), 10)).startswith(b"HTTP/1.1 200")
+    assert (await awaited(reader.read())).startswith(b"HTTP/1.1 200")
     writer.close()
 
     stored = {e.event_id for e in listener.journal.recent()}
@@ -159,7 +159,7 @@ async def test_one_byte_over_the_limit_sent_in_full_still_gets_its_413(listener:
     writer.write(_request(_path(listener), body, _signed_headers(body)))
     await writer.drain()
     await asyncio.sleep(0.2)
-    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+    head = await awaited(reader.readuntil(b"\r\n\r\n"))
     length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
     error = json.loads(await reader.readexactly(length))
     assert head.startswith(b"HTTP/1.1 413") and error["error"] == "payload_too_large"
@@ -169,7 +169,7 @@ async def test_one_byte_over_the_limit_sent_in_full_still_gets_its_413(listener:
     writer.write(
         _request(_path(listener), small, [*_signed_headers(small), ("Connection", "close")])
     )
-    assert (await asyncio.wait_for(reader.read(), 10)).startswith(b"HTTP/1.1 200")
+    assert (await awaited(reader.read())).startswith(b"HTTP/1.1 200")
     writer.close()
     assert [e.event_id for e in listener.journal.recent()] == ["evt_after_413"]
 
@@ -322,7 +322,7 @@ async def test_fifty_senders_of_one_event_at_once_get_it_processed_exactly_once(
     assert [answer["duplicate"] for _, answer in decided].count(False) == 1
     assert (listener.stats.accepted, listener.stats.duplicates) == (1, 49)
     assert listener.journal.count() == 1 and listener.journal.count_deliveries() == 50
-    await eventually(lambda: len(new) == 1)
+    await until(lambda: len(new) == 1)
 
 
 # -- the journal failing -----------------------------------------------------------------------
@@ -352,7 +352,7 @@ async def test_a_journal_that_cannot_commit_answers_503_and_says_so_to_subscribe
     assert (retried.status_code, retried.json()["duplicate"]) == (200, False)
     assert listener.journal.count() == 1
     assert (listener.stats.failed, listener.stats.accepted) == (1, 1)
-    await eventually(lambda: len(seen) == 2)
+    await until(lambda: len(seen) == 2)
     assert (seen[0].status, seen[0].event_id, seen[0].accepted) == (503, "evt_disk_full", False)
     assert seen[0].reason is not None and "disk is full" in seen[0].reason
     assert (seen[1].status, seen[1].duplicate) == (200, False)
@@ -427,12 +427,15 @@ async def test_replaying_to_an_unusable_url_is_refused_before_sending(
 
 
 class _Hanging(Receiver):
-    """A merchant server that accepts the request and never answers."""
+    """A merchant server that accepts the request and never answers (`held`: how many it holds)."""
+
+    held = 0
 
     async def __call__(self, scope: dict[str, object], receive: object, send: object) -> None:
         if scope["type"] == "lifespan":
             await super().__call__(scope, receive, send)
             return
+        self.held += 1
         with contextlib.suppress(asyncio.CancelledError):  # cancelled when its server stops
             await asyncio.Event().wait()
 
@@ -456,14 +459,14 @@ async def test_a_target_that_never_answers_is_cut_off_and_recorded(
             detail = listener.journal.get("evt_hang")
             return [] if detail is None else [f.error for f in detail.forwards]
 
-        await eventually(lambda: len(forwards()) == 1)
+        await until(lambda: len(forwards()) == 1)
         [error] = forwards()
         assert error is not None and "no answer from" in error and "0.3 s" in error
 
         # Stopping while a forward is still waiting leaves a record of it too.
         listener.forwarder.timeout = 60
         await post_signed(client, listener.url, event_body("evt_cut_by_stop"))
-        await asyncio.sleep(0.1)  # let the forward start
+        await until(lambda: hanging.held == 2, "the second forward at the target")
     finally:
         await listener.stop(forward_grace=0.1)
         await server.stop()
@@ -487,7 +490,7 @@ async def test_a_target_answering_500_is_recorded_with_its_answer(
             detail = listener.journal.get("evt_500")
             return [] if detail is None else [(f.status, f.body) for f in detail.forwards]
 
-        await eventually(lambda: len(forwards()) == 1)
+        await until(lambda: len(forwards()) == 1)
         assert forwards() == [(500, '{"error":"boom"}')]
     finally:
         await listener.stop()

@@ -10,12 +10,12 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from tests.waits import until
 from tests.webhooks.conftest import (
     OLD_SECRET,
     SECRET,
     SIGNATURE_HEADER,
     event_body,
-    eventually,
     hmac_sha512,
     post_signed,
 )
@@ -265,7 +265,7 @@ async def test_many_concurrent_senders_lose_nothing_and_process_nothing_twice(
     assert listener.journal.count() == 120
     assert {e.event_id for e in listener.journal.recent(limit=500)} == set(ids)
     assert (listener.stats.accepted, listener.stats.duplicates) == (120, 120)
-    await eventually(lambda: len(seen_new) >= 120)
+    await until(lambda: len(seen_new) >= 120)
     assert sorted(seen_new) == sorted(ids)
 
 

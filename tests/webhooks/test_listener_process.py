@@ -17,12 +17,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.waits import awaited, until
 from tests.webhooks.conftest import (
     OLD_SECRET,
     SECRET,
     Receiver,
     event_body,
-    eventually,
     post_signed,
 )
 from tui.webhooks.listener import Delivery, ListenerError, NoForwardTarget
@@ -58,7 +58,7 @@ async def _gone(pid: int) -> None:
             return True
         return state == "Z"
 
-    await eventually(ended, timeout=10.0)
+    await until(ended)
 
 
 async def test_the_child_serves_journals_and_tells_each_delivery(
@@ -80,7 +80,7 @@ async def test_the_child_serves_journals_and_tells_each_delivery(
         bad = await post_signed(client, url, event_body("evt_child_2"), secret="wrong")
         assert bad.status_code == 401
 
-        await eventually(lambda: len(seen) == 3)
+        await until(lambda: len(seen) == 3)
         first, duplicate, refused = seen
         assert (first.event_id, first.verified, first.duplicate) == ("evt_child_1", True, False)
         assert first.object_id == "pay_00000000000000000001"
@@ -113,10 +113,7 @@ async def test_a_secret_changed_here_is_the_one_the_child_checks(
             answer = await post_signed(client, url, event_body(f"evt_s{time.monotonic_ns()}"))
             return answer.status_code == 200
 
-        deadline = time.monotonic() + 5
-        while not await accepted():
-            assert time.monotonic() < deadline, "the new secret never took effect"
-            await asyncio.sleep(0.02)
+        await until(accepted, "the new secret to take effect")
     finally:
         await listener.stop()
 
@@ -180,7 +177,7 @@ async def test_a_damaged_journal_is_moved_aside_and_the_tui_is_told_where(
         moved = listener.journal.moved_aside
         assert moved is not None and moved.exists() and moved.parent == directory
         assert (await post_signed(client, url, event_body("evt_fresh"))).status_code == 200
-        await eventually(lambda: listener.journal.count() == 1)
+        await until(lambda: listener.journal.count() == 1)
     finally:
         await listener.stop()
 
@@ -202,15 +199,12 @@ async def test_when_the_tui_dies_its_listener_does_not_outlive_it(tmp_path: Path
         sys.executable, "-c", script, stdout=asyncio.subprocess.PIPE
     )
     assert parent.stdout is not None
-    line = await asyncio.wait_for(parent.stdout.readline(), 30)
+    line = await awaited(parent.stdout.readline())
     child = int(line)
     assert _alive(child)
     parent.send_signal(signal.SIGKILL)  # our own child process (its Process object)
     await parent.wait()
-    deadline = time.monotonic() + 10
-    while _alive(child):
-        assert time.monotonic() < deadline, "the listener outlived the payscope that started it"
-        await asyncio.sleep(0.05)
+    await until(lambda: not _alive(child), "the listener to end with the payscope that started it")
 
 
 def test_a_delivery_crosses_the_pipe_whole() -> None:
@@ -243,7 +237,7 @@ async def test_a_child_killed_is_started_again_on_the_same_url_and_the_tui_is_to
     first = listener.pid
     assert first is not None
     os.kill(first, signal.SIGKILL)  # its own child, by the pid of its own Process object
-    await eventually(lambda: listener.pid != first and bool(told), timeout=20)
+    await until(lambda: listener.pid != first and bool(told))
     assert told == [
         "The webhook listener's process ended (exit code -9); it was started again on "
         "the same port."
@@ -251,7 +245,7 @@ async def test_a_child_killed_is_started_again_on_the_same_url_and_the_tui_is_to
     assert listener.url == url and listener.problem == ""
     answer = await post_signed(client, url, event_body("evt_after_restart"))
     assert answer.status_code == 200
-    await eventually(lambda: [d.event_id for d in seen] == ["evt_after_restart"])
+    await until(lambda: [d.event_id for d in seen] == ["evt_after_restart"])
 
 
 async def test_a_child_that_keeps_dying_is_not_started_forever(child: ListenerProcess) -> None:
@@ -265,6 +259,6 @@ async def test_a_child_that_keeps_dying_is_not_started_forever(child: ListenerPr
         assert pid is not None
         count = len(told)
         os.kill(pid, signal.SIGKILL)  # its own child (its Process object's pid)
-        await eventually(lambda n=count: len(told) > n, timeout=20)  # type: ignore[misc]
+        await until(lambda n=count: len(told) > n)  # type: ignore[misc]
     assert "4 times within a minute" in told[-1] and "Quit and start payscope" in told[-1]
     assert listener.problem == told[-1]

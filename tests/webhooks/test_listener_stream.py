@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.webhooks.conftest import SECRET, event_body, eventually, post_signed
+from tests.waits import awaited, until
+from tests.webhooks.conftest import SECRET, event_body, post_signed
 from tui.webhooks.listener import Delivery, Listener, ListenerError
 
 
@@ -22,7 +23,7 @@ async def test_a_subscription_sees_accepted_duplicate_and_rejected_deliveries(
         await post_signed(client, listener.url, event_body("evt_s1", object_id="pay_s1"))
         await post_signed(client, listener.url, event_body("evt_s1", object_id="pay_s1"))
         await post_signed(client, listener.url, event_body("evt_s2"), secret="wrong")
-        got = [await asyncio.wait_for(stream.__anext__(), 5) for _ in range(3)]
+        got = [await awaited(stream.__anext__()) for _ in range(3)]
 
     assert [(d.event_id, d.accepted, d.duplicate) for d in got] == [
         ("evt_s1", True, False),
@@ -53,7 +54,7 @@ async def test_callbacks_sync_and_async_receive_every_delivery(
     listener.add_subscriber(broken)
     for i in range(3):
         await post_signed(client, listener.url, event_body(f"evt_cb{i}"))
-    await eventually(lambda: len(sync_seen) == 3 and len(async_seen) == 3)
+    await until(lambda: len(sync_seen) == 3 and len(async_seen) == 3)
     assert sync_seen == async_seen == ["evt_cb0", "evt_cb1", "evt_cb2"]
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import httpx
 
+from tests.waits import until
 from tests.webhooks.conftest import (
     SECRET,
     Receiver,
-    eventually,
     hmac_sha512,
     iso_now,
     post_signed,
@@ -85,7 +85,7 @@ async def test_an_accepted_event_keeps_its_exact_signed_bytes_for_forwarding_and
     body = _payment_event("evt_kept")
     try:
         assert (await post_signed(client, url, body)).status_code == 200
-        await eventually(lambda: len(receiver.requests) == 1)
+        await until(lambda: len(receiver.requests) == 1)
         detail = listener.journal.get("evt_kept")
     finally:
         await listener.stop()

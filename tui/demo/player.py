@@ -103,6 +103,10 @@ class DemoApp(PayscopeApp):
 
     story: ClassVar[Story | None] = None
     pace: ClassVar[float] = 1.0
+    # How many times the story's own time limits the player waits for what a step awaits (the
+    # text, the focus, the caption) before it gives up. The tests wait without a limit
+    # (math.inf): a step ends when its text is there, however slow the machine.
+    patience: ClassVar[float] = 1.0
     screenshots: ClassVar[Path | None] = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -246,7 +250,7 @@ class DemoApp(PayscopeApp):
         await self.runtime.ready.wait()
         # The first page of payments on screen: the shell takes keys from here.
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 30
+        deadline = self._after(30)
         while "pay_" not in screen_text(self) and loop.time() < deadline:
             await asyncio.sleep(0.1)
         for step in story.steps:
@@ -275,7 +279,7 @@ class DemoApp(PayscopeApp):
                 # On the screen the step ended on (a record it opened is a screen of its own).
                 self._show(self._demo_caption)
                 loop = asyncio.get_running_loop()
-                shown = loop.time() + 15  # a loaded machine can take seconds to draw it
+                shown = self._after(15)  # a loaded machine can take seconds to draw it
                 while step.caption[:20] not in screen_text(self) and loop.time() < shown:
                     await asyncio.sleep(0.05)
                     self._place_caption()
@@ -294,11 +298,15 @@ class DemoApp(PayscopeApp):
             self._show(f"The end of “{story.title}”: payscope is yours now.")
             # Finished once the last caption is on screen (a screen the last keys close may
             # still be on show for a moment).
-            shown = loop.time() + 3
+            shown = self._after(3)
             while "payscope is yours" not in screen_text(self) and loop.time() < shown:
                 await asyncio.sleep(0.05)
                 self._place_caption()
             self.demo.finished = True
+
+    def _after(self, seconds: float) -> float:
+        """The loop's time at which a wait of `seconds` (times the patience) gives up."""
+        return asyncio.get_running_loop().time() + seconds * self.patience
 
     async def _settle(self, limit: float = 3.0) -> None:
         """Wait until the screen stops changing (a detail's sections load one after another),
@@ -329,14 +337,14 @@ class DemoApp(PayscopeApp):
         # Generous: it returns as soon as the focus is there, and keys typed before it would
         # go elsewhere (a loaded machine took over 3 s to mount a form).
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + 10
+        deadline = self._after(10)
         await asyncio.sleep(KEY_GAP / self.pace)
         while not isinstance(self.focused, kind) and loop.time() < deadline:
             await asyncio.sleep(0.02)
 
     async def _wait_for(self, step: Step) -> bool:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + step.timeout
+        deadline = self._after(step.timeout)
         await asyncio.sleep(0.05)
         while step.wait_for and step.wait_for not in screen_text(self):
             if self._demo_stopped:
@@ -363,6 +371,7 @@ def make_demo_app(
     story: Story,
     *,
     pace: float = 1.0,
+    patience: float = 1.0,
     screenshots: Path | None = None,
     directory: Path,
     clock: Callable[[], float] | None = None,
@@ -372,7 +381,7 @@ def make_demo_app(
     app_class = type(
         "DemoApp",
         (DemoApp,),
-        {"story": story, "pace": max(pace, 0.01), "screenshots": screenshots},
+        {"story": story, "pace": max(pace, 0.01), "patience": patience, "screenshots": screenshots},
     )
     (directory / "config").mkdir(parents=True, exist_ok=True)
     app = make_app(

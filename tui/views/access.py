@@ -12,6 +12,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from tui.views.lifetime import guard_callback, guard_work, guarded_event
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
@@ -81,12 +83,39 @@ def host_of(node: DOMNode) -> HostApp:
 
 
 class AppAccess:
-    """`app` typed as payscope's app (`HostApp`), and `runtime` (sandbox, listener, client).
+    """`app` typed as payscope's app (`HostApp`), and `runtime` (sandbox, listener, client);
+    and work that does nothing once its screen has gone (`tui.views.lifetime`): the workers,
+    timers and callbacks a payscope screen or view starts, and its events.
 
     The classes that mix it in say `# type: ignore[misc]`: Textual types `app` as `App[object]`,
     and `App` is invariant in its return type, so the checker calls the narrower type
     incompatible although every payscope node runs in a `PayscopeApp`.
     """
+
+    # Textual's own methods, with the work or callback given guarded by the node's screen:
+    # whoever starts it (a `@work` method, a timer, the areas' actions) needs do nothing more.
+    def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any:
+        return super().run_worker(guard_work(self, work), *args, **kwargs)  # type: ignore[misc, arg-type]
+
+    def set_timer(self, delay: float, callback: Any = None, **kwargs: Any) -> Any:
+        guarded = None if callback is None else guard_callback(self, callback)  # type: ignore[arg-type]
+        return super().set_timer(delay, guarded, **kwargs)  # type: ignore[misc]
+
+    def set_interval(self, interval: float, callback: Any = None, **kwargs: Any) -> Any:
+        guarded = None if callback is None else guard_callback(self, callback)  # type: ignore[arg-type]
+        return super().set_interval(interval, guarded, **kwargs)  # type: ignore[misc]
+
+    def call_later(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        return super().call_later(guard_callback(self, callback), *args, **kwargs)  # type: ignore[misc, arg-type]
+
+    def call_after_refresh(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        return super().call_after_refresh(guard_callback(self, callback), *args, **kwargs)  # type: ignore[misc, arg-type]
+
+    def call_next(self, callback: Any, *args: Any, **kwargs: Any) -> Any:
+        return super().call_next(guard_callback(self, callback), *args, **kwargs)  # type: ignore[misc, arg-type]
+
+    async def on_event(self, event: Any) -> None:
+        await guarded_event(self, super().on_event(event))  # type: ignore[misc, arg-type]
 
     if TYPE_CHECKING:
 

@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # a type only: no Protocol class to build before the first pa
         def acted(self, result: Any) -> None:
             """The action finished (`result` is what its form returned; None if closed)."""
 
+        def run_worker(self, work: Any, *args: Any, **kwargs: Any) -> Any:
+            """Textual's: the action's work is the host's, and ends with it."""
+
 
 # A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class Action(NamedTuple, Generic[T]):

@@ -41,7 +41,7 @@ def _with_customer(
                 current = await app.runtime.api.customers.retrieve(str(customer_id))
             then(host, current)
 
-        app.run_worker(go(), group="customer-action", exit_on_error=False, description="Customer")
+        host.run_worker(go(), group="customer-action", exit_on_error=False, description="Customer")
 
     return run
 

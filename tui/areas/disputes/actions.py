@@ -42,7 +42,7 @@ def _with_dispute(make: Make) -> Run:
                 current = normal(await app.runtime.api.disputes.retrieve(str(dispute_id)))
             await app.push_screen(await make(app, current), host.acted)
 
-        app.run_worker(go(), group="dispute-action", exit_on_error=False, description="Dispute")
+        host.run_worker(go(), group="dispute-action", exit_on_error=False, description="Dispute")
 
     return run
 

@@ -39,7 +39,7 @@ def _with_payment(
                 current = await app.runtime.api.payments.retrieve(str(payment_id))
             await app.push_screen(make(current), host.acted)
 
-        app.run_worker(go(), group="payment-action", exit_on_error=False, description="Payment")
+        host.run_worker(go(), group="payment-action", exit_on_error=False, description="Payment")
 
     return run
 
@@ -98,7 +98,7 @@ def _open_page(host: ActionHost, payment_id: str | None, payment: Any) -> None:
             return
         open_in_browser(app, url, "the customer's page")
 
-    app.run_worker(go(), group="payment-action", exit_on_error=False, description="Payment")
+    host.run_worker(go(), group="payment-action", exit_on_error=False, description="Payment")
 
 
 def _dispute_form(payment: Any) -> Any:

@@ -35,7 +35,7 @@ def _with_payout(make_name: str) -> Any:
             current = payout or await app.runtime.api.payouts.retrieve(str(payout_id))
             await app.push_screen(getattr(payout_forms, make_name)(current), host.acted)
 
-        app.run_worker(go(), group="payout-action", exit_on_error=False, description="Payout")
+        host.run_worker(go(), group="payout-action", exit_on_error=False, description="Payout")
 
     return run
 

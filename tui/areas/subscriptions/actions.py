@@ -51,7 +51,7 @@ def _with_subscription(make: Make) -> Callable[[ActionHost, str | None, Any], No
 
             await app.push_screen(await make(app, current), done)
 
-        app.run_worker(go(), group="subscription-action", exit_on_error=False, description="Form")
+        host.run_worker(go(), group="subscription-action", exit_on_error=False, description="Form")
 
     return run
 
