@@ -50,6 +50,8 @@ class AppHost(Protocol):
 
     def action_help(self) -> None: ...
 
+    def choose_theme(self, name: str) -> None: ...
+
 
 if TYPE_CHECKING:
 
