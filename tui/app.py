@@ -317,6 +317,30 @@ class PayscopeApp(App[int]):
                 return screen
         return None
 
+    def action_change_theme(self) -> None:
+        """The theme picker (Ctrl+P Theme, `:theme`): the theme picked is kept, as Settings
+        keeps it (`choose_theme`)."""
+        self.search_commands(
+            [
+                (name, lambda name=name: self.choose_theme(name), "Use this theme and keep it")
+                for name in sorted(self.available_themes)
+            ],
+            placeholder="Search for themes…",
+        )
+
+    def choose_theme(self, name: str) -> None:
+        """Use the theme `name` and keep it for the next start (the settings file, or the
+        profile's own theme when it has one); say where it was kept."""
+        from tui import config
+
+        self.theme = name
+        try:
+            path = config.save_theme(name, self.runtime.options.profile)
+        except (config.ConfigError, OSError) as exc:
+            self.notify(f"Theme {name} is used, but not kept: {exc}", severity="warning")
+            return
+        self.notify(f"Theme {name} saved to {path}.", title="Theme", markup=False)
+
     def on_key(self, event: events.Key) -> None:
         """A key that reached the app unhandled. Keys typed at once after `n` were sent to the
         list before its form opened; they come here after, from a screen no longer on show. A

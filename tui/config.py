@@ -478,6 +478,19 @@ def _key_locations(value: Any, where: str) -> list[str]:
     return []
 
 
+def save_theme(name: str, profile: str | None = None, path: Path | None = None) -> Path:
+    """Keep `name` as the theme payscope starts in, and return the settings file's path: the
+    theme of `profile` when that profile sets one of its own (it would win at the next
+    start), else the settings' theme (Settings → Theme and `:theme NAME` both keep it so)."""
+    settings = load_settings(path)
+    own = settings.profiles.get(profile) if profile else None
+    if own is not None and own.theme:
+        settings.profiles[own.name] = own.model_copy(update={"theme": name})
+    else:
+        settings.theme = name
+    return save_settings(settings, path)
+
+
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write the settings atomically (0600, directory 0700) and return the path.
 

@@ -220,3 +220,41 @@ async def test_a_detail_keeps_the_status_bar_and_its_toasts_leave_the_sections_f
         # Under the title line, at the top right: the sections below it stay in sight.
         assert toast.region.y <= 3
         assert toast.region.right >= 76
+
+
+async def test_a_payment_without_an_email_shows_its_customers_marked_as_such(dirs: Dirs) -> None:
+    from tests.tui.pilot import shown_text
+    from tui.api.models.customers import CustomerCreateRequest
+    from tui.api.models.payments import PaymentCreateRequest
+
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        client = app.runtime.client
+        customer = await client.customers.create(
+            CustomerCreateRequest(name="Ada Lovelace", email="ada@example.com")
+        )
+        own = await client.payments.create(
+            PaymentCreateRequest.model_validate(
+                {"amount": 500, "currency": "USD", "customer_id": customer.customer_id}
+            )
+        )
+        detail = await open_detail(pilot, own.payment_id)
+        text = shown_text(detail.section("card"))
+        assert "ada@example.com" in text
+        assert "the customer's" in text
+        await pilot.press("escape")
+        # A payment's own e-mail is its own: no mark.
+        with_email = await client.payments.create(
+            PaymentCreateRequest.model_validate(
+                {
+                    "amount": 500,
+                    "currency": "USD",
+                    "customer_id": customer.customer_id,
+                    "email": "grace@example.com",
+                }
+            )
+        )
+        detail = await open_detail(pilot, with_email.payment_id)
+        text = shown_text(detail.section("card"))
+        assert "grace@example.com" in text and "the customer's" not in text

@@ -593,7 +593,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             self.app.action_change_theme()  # the picker lists every theme
         elif command.kind == "theme" and command.argument:
             if command.argument in self.app.available_themes:
-                self.app.theme = command.argument
+                self.app.choose_theme(command.argument)  # kept, as Settings keeps it
             else:
                 self.notify(
                     f"No theme {command.argument!r}. Themes: "

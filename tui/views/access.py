@@ -70,6 +70,8 @@ class AppHost(Protocol):
 
     def refuses(self, what: Guarded) -> bool: ...  # see `Guarded`
 
+    def choose_theme(self, name: str) -> None: ...
+
 
 if TYPE_CHECKING:
 

@@ -16,7 +16,15 @@ from textual import work
 
 from tui.areas.payments.actions import ROW_ACTIONS, page_url
 from tui.views.columns import Column
-from tui.views.detail import DetailScreen, empty, explained_code, flat_rows, grid, table
+from tui.views.detail import (
+    DetailScreen,
+    empty,
+    explained_code,
+    flat_rows,
+    grid,
+    read_related,
+    table,
+)
 from tui.views.payment import charged_back, refundable
 from tui.views.related import RelatedRow
 from tui.views.timeline import TIMELINE_COLUMNS, Subject, gather, story_note, story_rows
@@ -93,6 +101,7 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
     def __init__(self, payment_id: str) -> None:
         super().__init__(payment_id)
         self.payment_id = payment_id
+        self._customer_emails: dict[str, str | None] = {}  # customer id -> their e-mail
 
     @property
     def payment(self) -> Payment | None:
@@ -105,7 +114,21 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
 
     async def fetch(self) -> Payment:
         payment: Payment = await self.runtime.api.payments.retrieve(self.payment_id)
+        customer = payment.customer_id
+        if not payment.buyer_email and customer and customer not in self._customer_emails:
+            # No e-mail of its own: its customer's is shown, marked as such (read once).
+            found = await read_related(self.runtime.api.customers.retrieve(customer))
+            if found.record is not None:
+                self._customer_emails[customer] = found.record.email
         return payment
+
+    def _email(self, p: Payment) -> Text:
+        if p.buyer_email or not p.customer_id:
+            return safe(p.buyer_email)
+        email = self._customer_emails.get(p.customer_id)
+        if not email:
+            return safe(None)
+        return Text.assemble(safe(email), ("  the customer's", "dim"))
 
     def watched_ids(self, p: Payment) -> set[str]:
         refunds = {r.refund_id for r in p.refunds or []}
@@ -175,7 +198,7 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
             card_grid.add_row("Card", safe(p.payment_method, empty="none yet"))
         card_grid.add_row("Customer", safe(p.customer_id))
         # A hosted link page's buyer gives their e-mail and name in `billing`.
-        card_grid.add_row("Email", safe(p.buyer_email))
+        card_grid.add_row("Email", self._email(p))
         if p.buyer_name:
             card_grid.add_row("Name", safe(p.buyer_name))
         self.section("card").update(card_grid)

@@ -157,6 +157,7 @@ class SettingsView(AreaView):
         if self.app.theme in names:
             options.highlighted = names.index(self.app.theme)
         self._chosen_theme = self.app.theme
+        self._mark_theme()
         self.refresh_profiles()
         self._show_listener()
 
@@ -206,16 +207,32 @@ class SettingsView(AreaView):
 
     @on(OptionList.OptionSelected, "#theme-list")
     def _choose(self, event: OptionList.OptionSelected) -> None:
-        from tui import config
-
         name = event.option.id
         if not name:
             return
-        settings = config.load_settings()
-        settings.theme = name
-        path = config.save_settings(settings)
+        self.app.choose_theme(name)  # kept in the settings file, said where
         self._chosen_theme = name
-        self.notify(f"Theme {name} saved to {path}.", title="Theme")
+        self._mark_theme()
+
+    def _mark_theme(self) -> None:
+        """The theme in use is marked in the list (`✓ in use`), whichever way it was chosen."""
+        options = self.query_one("#theme-list", OptionList)
+        for index in range(options.option_count):
+            option = options.get_option_at_index(index)
+            name = option.id or ""
+            label = f"{name}  ✓ in use" if name == self._chosen_theme else name
+            options.replace_option_prompt_at_index(index, label)
+
+    def on_show(self) -> None:
+        # `:theme NAME` elsewhere chose another: the list marks and highlights that one.
+        if self.app.theme == self._chosen_theme:
+            return
+        self._chosen_theme = self.app.theme
+        self._mark_theme()
+        options = self.query_one("#theme-list", OptionList)
+        for index in range(options.option_count):
+            if options.get_option_at_index(index).id == self._chosen_theme:
+                options.highlighted = index
 
     def selected_profile(self) -> str | None:
         """The profile name under the cursor ("" is the embedded sandbox)."""
