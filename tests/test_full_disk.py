@@ -22,8 +22,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.sandbox.conftest import API_KEY, envelope, make_sandbox, payment_body
+from tests.sandbox.conftest import API_KEY, api_client, envelope, make_sandbox, payment_body
+from tui.api.errors import ApiError
+from tui.api.models.payments import PaymentCreateRequest
 from tui.disk import full_disk, is_disk_full
+from tui.widgets.errors import describe_error
 
 pytestmark = pytest.mark.slow
 
@@ -103,6 +106,15 @@ async def test_a_full_disk_is_503_said_once_and_nothing_acknowledged_is_lost(
                 assert error["type"] == "api_error"
                 assert "disk is full" in error["message"] and str(data) in error["message"]
                 assert answer.headers["retry-after"] == "30"
+            # What the TUI shows of such an answer: the disk is full, and which file.
+            api = api_client(box, base_url=url)
+            try:
+                with pytest.raises(ApiError) as failed:
+                    await api.payments.create(PaymentCreateRequest.model_validate(payment_body()))
+            finally:
+                await api.aclose()
+            title, message = describe_error(failed.value)
+            assert "disk is full" in message and str(data) in message, (title, message)
             said = [r for r in caplog.records if r.levelno >= logging.WARNING]
             assert len(said) == 1, [r.getMessage() for r in said]
             assert "disk full" in said[0].getMessage() and said[0].exc_info is None
@@ -154,7 +166,6 @@ async def test_a_first_run_on_a_full_disk_says_so_and_where(
     from tests.daemons import daemon_runtime
     from tui.runtime import StartupError
     from tui.sandbox import daemon
-    from tui.widgets.errors import describe_error
 
     data = small_disk / "data"
     fill(small_disk)

@@ -195,10 +195,52 @@ def _apps_under(pid: int) -> list[int]:
 def test_public_still_needs_the_token_and_says_how_to_pass_it_on(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # Refused before it binds (no port opened on another address in a test): the message.
-    assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 2
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 2  # refused before it binds
     err = capsys.readouterr().err
     assert "holds the URL's token" in err and "--public" in err
+
+    # With --public (on every address, for the few seconds of the test; the token guards it).
+    port = _free_port()
+    command = [sys.executable, "-m", "tui", "serve", "--host", "0.0.0.0", "--public"]
+    process = subprocess.Popen(
+        [*command, "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        warning = process.stderr.readline()
+        line = process.stdout.readline()
+        name = f"{socket.gethostname()}:{port}"
+        printed = re.search(rf"open (http://{re.escape(name)}/\?token=([\w-]+)) in a browser", line)
+        assert printed, line
+        assert "WARNING: serving on 0.0.0.0" in warning
+        assert "Pass the whole URL on only to whom should drive it" in warning
+        assert "plain http" in warning and printed.group(2) not in warning
+        deadline = time.monotonic() + 20
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert process.poll() is None and time.monotonic() < deadline, "nothing served"
+            time.sleep(0.05)
+        base = f"http://127.0.0.1:{port}"
+        as_named = {"Host": name}  # as a browser that opened the printed URL sends it
+        bare = httpx.get(base + "/", headers=as_named, timeout=10)
+        assert bare.status_code == 403 and "token needed" in bare.text
+        query = "/?token=" + printed.group(2)
+        opened = httpx.get(base + query, headers=as_named, timeout=10)
+        assert opened.status_code == 303 and "set-cookie" in opened.headers
+        elsewhere = httpx.get(base + query, timeout=10)  # Host 127.0.0.1: not the name printed
+        assert elsewhere.status_code == 403 and "wrong address" in elsewhere.text
+    finally:
+        process.send_signal(signal.SIGINT)  # the process this test started
+        try:
+            process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
 
 
 def test_serve_demo_refuses_a_broken_story_before_serving(
