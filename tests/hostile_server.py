@@ -49,6 +49,16 @@ class Answer:
 
 
 @dataclass
+class RawAnswer(Answer):
+    """An answer given whole, status line and all, byte for byte."""
+
+    raw: bytes = b""
+
+    def encoded(self) -> bytes:
+        return self.raw
+
+
+@dataclass
 class Seen:
     method: str
     path: str

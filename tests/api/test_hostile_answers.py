@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.api.conftest import KEY
-from tests.hostile_server import Answer, Seen, deep_json, envelope, payment, raw_server
+from tests.hostile_server import Answer, RawAnswer, Seen, deep_json, envelope, payment, raw_server
 from tui import bounded
 from tui.api import errors as e
 from tui.api.client import ApiClient
@@ -104,3 +104,47 @@ async def test_an_error_nested_too_deeply_is_still_the_status_s_error(
         with pytest.raises(e.ApiError) as caught:
             await client.payments.retrieve("pay_1")
         assert caught.value.status == 400
+
+
+def _raw(head: bytes, body: bytes = b"{}") -> bytes:
+    return head + b"\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body
+
+
+# Answers a broken or hostile service or proxy can give: each is a ClientError the TUI and the
+# CLI say (its text readable), never another exception.
+BROKEN = {
+    "gzip that is not gzip": _raw(b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip", b"abcde"),
+    "brotli that is not brotli": _raw(b"HTTP/1.1 200 OK\r\nContent-Encoding: br", b"abcde"),
+    "a status past 599": _raw(b"HTTP/1.1 600 Weird"),
+    "a status below 100": _raw(b"HTTP/1.1 099 Weird"),
+    "a header without a colon": _raw(b"HTTP/1.1 200 OK\r\nBroken header"),
+    "two lengths": b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}",
+    "a body shorter than said": b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{}",
+    "a bad chunk": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+    "not HTTP at all": b"SSH-2.0-OpenSSH_9.6\r\n\r\n",
+    "a NUL in a header": _raw(b"HTTP/1.1 200 OK\r\nX-A: a\x00b"),
+    "a body that is not UTF-8": _raw(b"HTTP/1.1 200 OK", b'"\xff\xfe"'),
+    "rate-limit numbers that are not numbers": _raw(
+        b"HTTP/1.1 429 Slow\r\nX-RateLimit-Reset: nan\r\nX-RateLimit-Limit: inf\r\n"
+        b"X-RateLimit-Remaining: -1e999\r\nRetry-After: 99999999999999999999"
+    ),
+    "a reset no clock can show": _raw(b"HTTP/1.1 429 Slow\r\nX-RateLimit-Reset: 1e300"),
+    "a charset nobody knows": _raw(
+        b"HTTP/1.1 400 Bad\r\nContent-Type: application/json; charset=x-evil", b"nope"
+    ),
+    "obs-text in the reason, no body": _raw(b"HTTP/1.1 500 \xff\xfe", b""),
+}
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("case", BROKEN)
+async def test_no_answer_crashes_a_call(serve: Any, transport: str, case: str) -> None:
+    answer = RawAnswer(raw=BROKEN[case])
+    async with serve(lambda _: answer, transport) as client:
+        try:
+            await client.request("GET", "/payments/pay_1")
+        except e.ClientError as error:
+            said = str(error)  # readable: its text is built without raising
+            assert said and "GET" in said
+        for entry in client.journal:  # the request log can show each attempt
+            assert entry.method == "GET"

@@ -92,12 +92,14 @@ def writes(method: str, replay: Replay | None = None) -> bool:
 
 
 def _float_header(value: str | None) -> float | None:
+    """A header's number; None when absent or not a finite number (`nan`, `inf`, `1e999`)."""
     if value is None:
         return None
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         return None
+    return number if math.isfinite(number) else None
 
 
 def _int_header(value: str | None) -> int | None:
@@ -731,6 +733,14 @@ class ApiClient:
                 entry(latency_ms=(self._clock() - t0) * 1000.0, error=str(exc).split("\n")[0])
             )
             raise
+        except httpx.DecodingError as exc:
+            # A body its Content-Encoding does not describe (gzip that is not gzip): an answer
+            # payscope cannot read, said as one (httpx's error is no TransportError).
+            reason = f"its Content-Encoding could not be decoded ({exc})"
+            self.journal.record(entry(latency_ms=(self._clock() - t0) * 1000.0, error=reason))
+            raise errors.ResponseFormatError(
+                request.method, redact.text(request.url.path), f"the body of the answer: {reason}"
+            ) from None
         latency_ms = (self._clock() - t0) * 1000.0
         self._update_rate_limit(dict(raw_headers))
         response_headers = redact.headers(raw_headers)

@@ -157,7 +157,10 @@ class RateLimitedError(ApiError):
     def _advice(self) -> str:
         if self.reset is None:
             return "wait a little and try again; payscope already retried with backoff."
-        when = _dt.datetime.fromtimestamp(self.reset, tz=_dt.UTC).strftime("%H:%M:%S UTC")
+        try:
+            when = _dt.datetime.fromtimestamp(self.reset, tz=_dt.UTC).strftime("%H:%M:%S UTC")
+        except (ValueError, OverflowError, OSError):  # a reset no clock can show (year 1e300)
+            return "wait a little and try again; payscope already retried with backoff."
         return f"wait until the rate-limit window resets at {when}, then try again."
 
 
