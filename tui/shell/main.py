@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
@@ -582,35 +582,61 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self.run_command(event.command)
 
     def run_command(self, command: Command) -> None:
-        """Carry out a parsed command line."""
-        if command.kind == "error":
-            self.notify(command.message or "Unknown command.", severity="warning")
-        elif command.kind == "quit":
-            self.app.exit(0)
-        elif command.kind == "help":
-            self.app.action_help()
-        elif command.kind == "theme" and not command.argument:
+        """Carry out a parsed command line: its kind names the handler (`COMMAND_HANDLERS`)."""
+        handler = self.COMMAND_HANDLERS.get(command.kind)
+        if handler is not None:
+            handler(self, command)
+
+    def _command_error(self, command: Command) -> None:
+        self.notify(command.message or "Unknown command.", severity="warning")
+
+    def _command_quit(self, command: Command) -> None:
+        self.app.exit(0)
+
+    def _command_help(self, command: Command) -> None:
+        self.app.action_help()
+
+    def _command_theme(self, command: Command) -> None:
+        if not command.argument:
             self.app.action_change_theme()  # the picker lists every theme
-        elif command.kind == "theme" and command.argument:
-            if command.argument in self.app.available_themes:
-                self.app.choose_theme(command.argument)  # kept, as Settings keeps it
-            else:
-                self.notify(
-                    f"No theme {command.argument!r}. Themes: "
-                    f"{', '.join(sorted(self.app.available_themes))}.",
-                    severity="warning",
-                )
-        elif command.kind == "new":
-            self.app.goto("payments")  # from a detail too: the screens above close
-            view = self.current_view()
-            if isinstance(view, ResourceListView):
-                view.new_record()
-        elif command.kind == "area" and command.area:
+        elif command.argument in self.app.available_themes:
+            self.app.choose_theme(command.argument)  # kept, as Settings keeps it
+        else:
+            self.notify(
+                f"No theme {command.argument!r}. Themes: "
+                f"{', '.join(sorted(self.app.available_themes))}.",
+                severity="warning",
+            )
+
+    def _command_new(self, command: Command) -> None:
+        self.app.goto("payments")  # from a detail too: the screens above close
+        view = self.current_view()
+        if isinstance(view, ResourceListView):
+            view.new_record()
+
+    def _command_area(self, command: Command) -> None:
+        if command.area:
             self.app.goto(command.area)  # from a detail too: the screens above close
-        elif command.kind == "open" and command.area and command.argument:
+
+    def _command_open(self, command: Command) -> None:
+        if command.area and command.argument:
             self.open_id(command.area, command.argument)
-        elif command.kind == "find" and command.argument:
+
+    def _command_find(self, command: Command) -> None:
+        if command.argument:
             self.find(command.argument)
+
+    # What each kind of command line does (the kinds `tui.shell.command_prompt` parses).
+    COMMAND_HANDLERS: ClassVar[dict[str, Callable[[MainScreen, Command], None]]] = {
+        "error": _command_error,
+        "quit": _command_quit,
+        "help": _command_help,
+        "theme": _command_theme,
+        "new": _command_new,
+        "area": _command_area,
+        "open": _command_open,
+        "find": _command_find,
+    }
 
     def open_id(self, area: str, text: str) -> None:
         """`:pay <id>`: a whole id opens at once; part of one is looked for among the area's
