@@ -15,8 +15,16 @@ import httpx
 
 from tests.api.conftest import KEY
 from tests.hostile_server import HOSTILE, Answer, envelope, raw_controls, raw_server
-from tests.tui.pilot import create_payment, open_detail, run_command, shown_text, until
+from tests.tui.pilot import (
+    create_payment,
+    open_detail,
+    run_command,
+    screen_text,
+    shown_text,
+    until,
+)
 from tests.tui.snapshot_app import build, ready
+from tests.webhooks.conftest import post_signed
 
 Dirs = tuple[Path, Path]
 
@@ -25,7 +33,6 @@ async def test_raw_json_and_the_events_json_show_hostile_text_escaped(dirs: Dirs
     from tui.api.models.payments import PaymentUpdateRequest
     from tui.areas.events.detail import EventDetailScreen
     from tui.areas.events.view import EventsView
-    from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -58,11 +65,7 @@ async def test_raw_json_and_the_events_json_show_hostile_text_escaped(dirs: Dirs
         ).encode()
         secret = app.runtime.sandbox.credentials.webhook_secret
         async with httpx.AsyncClient() as http:
-            answer = await http.post(
-                app.runtime.listener.url,
-                content=body,
-                headers={"Content-Type": "application/json", SIGNATURE_HEADER: sign(body, secret)},
-            )
+            answer = await post_signed(http, app.runtime.listener.url, body, secret)
         assert answer.status_code == 200
         await run_command(pilot, "events")
         events = app.screen.query_one(EventsView)
@@ -115,8 +118,7 @@ async def test_a_hostile_remote_s_error_is_said_escaped(dirs: Dirs) -> None:
             assert "Request refused" in said and "Something went wrong" not in said, said
             assert raw_controls(said) == [], said
             assert "\\x1b]52;c;aGFja2Vk\\x07\\x1b[2J\\x9b31m" in said and "\\u202eevil" in said
-            # The toast and the list's title bar as drawn (the SVG's text, its entities read).
-            drawn = html.unescape(app.export_screenshot()).replace("\xa0", " ")
+            drawn = screen_text(app)  # the toast and the list's title bar as drawn
             assert "Request refused" in drawn and raw_controls(drawn) == []
 
 

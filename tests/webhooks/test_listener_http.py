@@ -19,6 +19,7 @@ from tests.webhooks.conftest import (
     hmac_sha512,
     post_signed,
 )
+from tui.bounded import MAX_DEPTH
 from tui.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 
 
@@ -320,6 +321,21 @@ async def test_json_nested_too_deeply_is_a_400(
     assert "nested too deeply" in response.json()["message"]
     [attempt] = listener.journal.deliveries(rejected_only=True)
     assert attempt.status == 400
+
+
+@pytest.mark.parametrize("levels", [MAX_DEPTH + 1, 1000])
+async def test_json_deeper_than_payscope_reads_is_a_400_though_orjson_reads_it(
+    listener: Listener, client: httpx.AsyncClient, levels: int
+) -> None:
+    # orjson reads 1,024 levels; what payscope shows and walks later stops at MAX_DEPTH.
+    assert listener.url is not None
+    deep = b'{"event_id": "evt_deep", "x": ' + b"[" * levels + b"]" * levels + b"}"
+    response = await post_signed(client, listener.url, deep)
+    fine = b'{"event_id": "evt_deep", "x": ' + b"[" * 200 + b"]" * 200 + b"}"
+    assert (await post_signed(client, listener.url, fine)).status_code != 500
+
+    assert response.status_code == 400
+    assert f"more than {MAX_DEPTH} levels" in response.json()["message"]
 
 
 async def test_secrets_replaced_at_run_time_take_effect_at_once(

@@ -23,7 +23,7 @@ import re
 import sys
 from typing import Any, TextIO
 
-__all__ = ["UNSAFE", "safe_json", "safe_text", "say"]
+__all__ = ["UNSAFE", "UNSAFE_ONE_LINE", "safe_json", "safe_text", "say"]
 
 # What a terminal would obey or that reorders a line: the C0 controls but tab and newline, DEL,
 # the C1 controls (U+0080-U+009F), the bidirectional embeddings, overrides and isolates (and

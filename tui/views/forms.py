@@ -23,6 +23,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
+from tui.api.terminal import UNSAFE_ONE_LINE, safe_json
 from tui.views.access import AppAccess
 from tui.widgets.errors import describe_error
 from tui.widgets.inputs import Picker
@@ -446,7 +447,6 @@ _MESSAGE_WORDS = sorted(
 
 def field_named_in(message: str, fields: set[str]) -> str | None:
     """The first of `fields` a service message names (`amount_to_capture` -> amount)."""
-    import re
 
     for word, name in _MESSAGE_WORDS:
         if name in fields and re.search(rf"(?<![A-Za-z_]){re.escape(word)}(?![A-Za-z_])", message):
@@ -506,8 +506,6 @@ def metadata_field(name: str, label: str, current: dict[str, Any] | None, hint: 
 
 def metadata_text(metadata: dict[str, Any] | None) -> str:
     """Metadata as the field shows it: `key=value` lines, or JSON when a value is not text."""
-    import json
-
     if not metadata:
         return ""
     # Lines read back as they were only for one-line text without edge spaces or `=` in keys.
@@ -517,20 +515,14 @@ def metadata_text(metadata: dict[str, Any] | None) -> str:
         and "=" not in k
         and k.strip() == k != ""
         and v.strip() == v
-        and not _UNSEEN.search(k + v)
+        and not UNSAFE_ONE_LINE.search(k + v)
         for k, v in metadata.items()
     )
     if plain:
         return "\n".join(f"{k}={v}" for k, v in metadata.items())
     # Control and direction characters (an ESC would reach the terminal from the text area) are
-    # written as JSON escapes: shown harmlessly, read back as they were.
-    text = json.dumps(metadata, indent=2, ensure_ascii=False)
-    return _UNSEEN.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
-# Characters a text area would pass to the terminal or that reorder what is shown: C0 and C1
-# controls (but newline, which JSON escapes itself) and the bidirectional controls.
-_UNSEEN = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+    # written as JSON escapes (`tui.api.terminal`): shown harmlessly, read back as they were.
+    return safe_json(metadata, indent=2)
 
 
 def parse_metadata(text: str) -> dict[str, Any]:

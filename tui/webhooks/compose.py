@@ -198,8 +198,8 @@ def sender(
         if answer.error:
             return None, None, answer.error
         try:
-            data: Any = json.loads(answer.body)
-        except ValueError:
+            data: Any = bounded.loads_json(answer.body)
+        except ValueError:  # not JSON, or nested deeper than payscope reads: kept as text
             data = answer.body
         return answer.status, data, ""
 

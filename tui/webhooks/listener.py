@@ -66,6 +66,7 @@ from typing import Any
 
 import orjson
 
+from tui import bounded
 from tui.host_guard import refusal, refused_host
 from tui.webhooks.forward import Forwarder, check_url
 
@@ -854,11 +855,11 @@ def _parse(body: bytes) -> Any:
     string with a lone surrogate is refused here, though: SQLite cannot store it as text.
     """
     try:
-        return orjson.loads(body)
+        return _bounded(orjson.loads(body))
     except orjson.JSONDecodeError:
         pass
     try:
-        payload = json.loads(body)
+        payload = _bounded(json.loads(body))
         json.dumps(payload, ensure_ascii=False).encode("utf-8")
     except RecursionError as exc:
         raise ValueError("nested too deeply to read") from exc
@@ -867,6 +868,17 @@ def _parse(body: bytes) -> Any:
             "a string holds an unpaired UTF-16 surrogate escape, which cannot be stored"
         ) from exc
     return payload
+
+
+def _bounded(payload: Any) -> Any:
+    """`payload`, nested no deeper than payscope reads anywhere (`tui.bounded.MAX_DEPTH`): what
+    the TUI and the journal's readers walk later stays within Python's recursion."""
+    try:
+        return bounded.check_depth(payload)
+    except bounded.TooDeep as exc:
+        raise ValueError(
+            f"nested too deeply to read (more than {bounded.MAX_DEPTH} levels)"
+        ) from exc
 
 
 async def _read_rest(receive: Receive, first: bytes) -> tuple[bytes | None, bool]:
