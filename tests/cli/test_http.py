@@ -220,3 +220,11 @@ def test_on_a_terminal_the_answer_is_pretty_and_coloured(remote: Remote) -> None
     assert '\n  \x1b[34;1m"count"' in shown.replace("\r\n", "\n")  # indented, a key a line
     plain = _on_a_terminal("get", "/payments/list", "--profile", "box", env={"NO_COLOR": "1"})
     assert "\x1b[" not in plain and '\n  "count": 0' in plain.replace("\r\n", "\n")
+
+
+def test_a_body_nested_past_reason_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    done = payscope("post", "/payments", "--json", f"@{deep}")
+    no_traceback(done)
+    assert done.returncode == 2 and "nested too deeply" in done.stderr

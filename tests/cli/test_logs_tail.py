@@ -174,7 +174,8 @@ def test_text_from_outside_is_neutralised(tails: list[Tail]) -> None:
     log = request_log_path(paths.data_dir(), None)
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a", encoding="utf-8") as handle:
-        handle.write("not json\n" + "x" * 100_000 + "\n" + json.dumps(hostile) + "\n")
+        deep = "[" * 8000 + "]" * 8000  # under the longest line, past what a parse takes
+        handle.write(f"not json\n{'x' * 100_000}\n{deep}\n{json.dumps(hostile)}\n")
     line = tail.next()
     assert not any(ch in line for ch in "\x1b\x07\r\u202e\x9b")
     assert "\\u001b[2Jsuch\\u000dthing\\u009b31m" in line and "/payments/\\u202eevil" in line

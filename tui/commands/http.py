@@ -100,6 +100,8 @@ def _read_json(spec: str) -> Any:
         return json.loads(text)
     except ValueError as exc:
         raise UsageError(f"{where} is not JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{where} is nested too deeply to be a body") from None
 
 
 def clean_path(path: str) -> str:
@@ -189,7 +191,10 @@ def run(args: argparse.Namespace) -> int:
         except errors.ClientError as exc:
             return fail(command, str(exc))
         if answer is not None:
-            print_json(answer)
+            try:
+                print_json(answer)
+            except RecursionError:
+                return fail(command, f"the answer of {method} {path} is nested too deeply to print")
         return 0
 
     from tui.headless import run_with_client
