@@ -14,7 +14,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui.commands.output import fail, neutralise, pipe_closed, print_json
+from tui.commands.output import StartProgress, fail, neutralise, pipe_closed, print_json
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -167,9 +167,12 @@ def run(args: argparse.Namespace) -> int:
     except BodyError as exc:
         return fail(command, f"{exc}; nothing was sent", 2)
 
+    progress = StartProgress(command)
+
     async def work(client: ApiClient) -> int:
         from tui.api import errors
 
+        progress.finish()
         try:
             answer = await client.request(
                 method,
@@ -197,9 +200,9 @@ def run(args: argparse.Namespace) -> int:
                 return fail(command, f"the answer of {method} {path} is nested too deeply to print")
         return 0
 
-    from tui.headless import run_with_client
+    from tui.headless import run_with_runtime
 
     try:
-        return run_with_client(args, work)
+        return run_with_runtime(args, lambda runtime: work(runtime.api), progress)
     except BrokenPipeError:
         return pipe_closed()
