@@ -32,10 +32,11 @@ def parse_fields(items: list[str]) -> dict[str, Any]:
     """`-d` fields as one JSON object: `a=b` a string, `a:=1` a JSON value, `a[b]=c` nested,
     `a[]=c` a list item. The message of a mistake names the field, never its value."""
     body: dict[str, Any] = {}
-    for item in items:
+    for number, item in enumerate(items, 1):
         equals = item.find("=")
         if equals <= 0:
-            raise UsageError(f"-d {neutralise(item)!r} is not KEY=VALUE")
+            # Not quoted: without its `=`, the value may be anywhere in it (a card number).
+            raise UsageError(f"-d field {number} is not KEY=VALUE (e.g. -d amount=1000)")
         value: Any
         if item[equals - 1] == ":":
             key, text = item[: equals - 1], item[equals + 1 :]
@@ -60,7 +61,7 @@ def _put(body: dict[str, Any], key: str, value: Any) -> None:
         following = None if last else parts[index + 1]
         if part == "":
             if not isinstance(here, list):
-                raise UsageError(f"-d {key}: {'[]'} follows a field that is not a list")
+                raise UsageError(f"-d {key}: [] follows a field that is not a list")
             if last:
                 here.append(value)
                 return
