@@ -252,3 +252,14 @@ def test_a_partial_line_waits_for_its_end(tmp_path: Path) -> None:
     (got,) = follower.poll()
     assert got.path == "/x" and got.status == 200
     follower.close()
+
+
+def test_on_the_embedded_sandbox(embedded: Path, tails: list[Tail]) -> None:
+    tail = Tail()
+    tails.append(tail)
+    done = payscope("--seed", "0", "trigger", "one_step")  # starts the background sandbox
+    assert done.returncode == 0, done.stderr
+    line = tail.next()
+    assert " POST   200  /payments " in line and "[trigger " in line
+    status, said = tail.interrupt()
+    assert status in (0, 130) and "Traceback" not in said
