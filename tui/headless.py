@@ -14,7 +14,7 @@ from tui.api.terminal import say
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
-    from tui.runtime import Runtime, RuntimeOptions
+    from tui.runtime import Progress, Runtime, RuntimeOptions
 
 T = TypeVar("T")
 
@@ -48,10 +48,14 @@ def run_with_client(args: argparse.Namespace, work: Callable[[ApiClient], Awaita
     return asyncio.run(_run(args, lambda runtime: work(runtime.api)))
 
 
-def run_with_runtime(args: argparse.Namespace, work: Callable[[Runtime], Awaitable[T]]) -> T:
+def run_with_runtime(
+    args: argparse.Namespace,
+    work: Callable[[Runtime], Awaitable[T]],
+    progress: Progress | None = None,
+) -> T:
     """`run_with_client`, for work that needs more of the runtime than its client (the local
-    sandbox's credentials, the profile's name)."""
-    return asyncio.run(_run(args, work))
+    sandbox's credentials, the profile's name); `progress` is told how the start goes."""
+    return asyncio.run(_run(args, work, progress))
 
 
 def runtime_options(args: argparse.Namespace) -> RuntimeOptions:
@@ -74,14 +78,18 @@ def runtime_options(args: argparse.Namespace) -> RuntimeOptions:
     return options
 
 
-async def _run(args: argparse.Namespace, work: Callable[[Runtime], Awaitable[T]]) -> T:
+async def _run(
+    args: argparse.Namespace,
+    work: Callable[[Runtime], Awaitable[T]],
+    progress: Progress | None = None,
+) -> T:
     from tui import secrets
     from tui.api import errors
     from tui.runtime import OptionsError, Runtime, StartupError
 
     try:
         runtime = Runtime(runtime_options(args))
-        client = await runtime.start_client()
+        client = await runtime.start_client(progress)
     except (
         OptionsError,
         StartupError,

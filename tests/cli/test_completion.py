@@ -107,7 +107,8 @@ def test_the_hidden_lister_and_the_other_shells() -> None:
     assert zsh.startswith("#compdef payscope") and "bashcompinit" in zsh and "_payscope()" in zsh
     fish = payscope("completion", "fish").stdout
     assert "complete -c payscope -n __fish_use_subcommand -a trigger" in fish
-    assert "(payscope __complete profiles)" in fish and "renewal_fails" in fish
+    assert "-l profile -x -a '(payscope __complete profiles)'" in fish  # no files offered
+    assert "renewal_fails" in fish
 
 
 def test_help_lists_the_new_commands() -> None:

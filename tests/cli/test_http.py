@@ -34,8 +34,8 @@ def test_fields_nest_list_and_type() -> None:
 @pytest.mark.parametrize(
     ("fields", "says"),
     [
-        (["amount"], "is not KEY=VALUE"),
-        (["=x"], "is not KEY=VALUE"),
+        (["amount"], "field 1 is not KEY=VALUE"),
+        (["a=1", "card_number:4242424242424242"], "field 2 is not KEY=VALUE"),
         (["a=1", "a=2"], "given twice"),
         (["a=1", "a[b]=2"], "both a value and an object"),
         (["a[b]=1", "a[]=2"], "both a value and an object"),
@@ -46,7 +46,7 @@ def test_fields_nest_list_and_type() -> None:
 def test_a_mistaken_field_is_named_never_its_value(fields: list[str], says: str) -> None:
     with pytest.raises(UsageError, match=says) as caught:
         parse_fields(fields)
-    assert "not json" not in str(caught.value)
+    assert "not json" not in str(caught.value) and "4242" not in str(caught.value)
 
 
 def test_paths_are_paths_not_urls() -> None:
@@ -220,3 +220,11 @@ def test_on_a_terminal_the_answer_is_pretty_and_coloured(remote: Remote) -> None
     assert '\n  \x1b[34;1m"count"' in shown.replace("\r\n", "\n")  # indented, a key a line
     plain = _on_a_terminal("get", "/payments/list", "--profile", "box", env={"NO_COLOR": "1"})
     assert "\x1b[" not in plain and '\n  "count": 0' in plain.replace("\r\n", "\n")
+
+
+def test_a_body_nested_past_reason_is_refused_not_a_traceback(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    done = payscope("post", "/payments", "--json", f"@{deep}")
+    no_traceback(done)
+    assert done.returncode == 2 and "nested too deeply" in done.stderr

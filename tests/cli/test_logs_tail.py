@@ -174,7 +174,8 @@ def test_text_from_outside_is_neutralised(tails: list[Tail]) -> None:
     log = request_log_path(paths.data_dir(), None)
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("a", encoding="utf-8") as handle:
-        handle.write("not json\n" + "x" * 100_000 + "\n" + json.dumps(hostile) + "\n")
+        deep = "[" * 8000 + "]" * 8000  # under the longest line, past what a parse takes
+        handle.write(f"not json\n{'x' * 100_000}\n{deep}\n{json.dumps(hostile)}\n")
     line = tail.next()
     assert not any(ch in line for ch in "\x1b\x07\r\u202e\x9b")
     assert "\\u001b[2Jsuch\\u000dthing\\u009b31m" in line and "/payments/\\u202eevil" in line
@@ -251,3 +252,14 @@ def test_a_partial_line_waits_for_its_end(tmp_path: Path) -> None:
     (got,) = follower.poll()
     assert got.path == "/x" and got.status == 200
     follower.close()
+
+
+def test_on_the_embedded_sandbox(embedded: Path, tails: list[Tail]) -> None:
+    tail = Tail()
+    tails.append(tail)
+    done = payscope("--seed", "0", "trigger", "one_step")  # starts the background sandbox
+    assert done.returncode == 0, done.stderr
+    line = tail.next()
+    assert " POST   200  /payments " in line and "[trigger " in line
+    status, said = tail.interrupt()
+    assert status in (0, 130) and "Traceback" not in said

@@ -329,5 +329,5 @@ def _parse(line: bytes) -> LoggedRequest | None:
         return None
     try:
         return LoggedRequest.from_json(json.loads(line))
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what a parse takes
         return None

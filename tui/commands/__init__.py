@@ -10,6 +10,7 @@ anywhere here (the import-linter contract says so).
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Callable
 
 from tui.docs import see
@@ -19,6 +20,31 @@ COMMANDS = frozenset({"get", "post", "delete", "trigger", "logs", "completion", 
 COMPLETION_KINDS = ("profiles", "scenarios", "areas", "commands")
 
 Formatter = Callable[[str], argparse.HelpFormatter]
+
+EXAMPLES = {
+    "get": [
+        "payscope get /payments/list -d limit=5",
+        "payscope get /payments/pay_… --profile staging",
+    ],
+    "post": [
+        "payscope post /payments -d amount=1000 -d currency=USD -d 'metadata[order]=42'",
+        "payscope post /customers --json @customer.json",
+    ],
+    "delete": ["payscope delete /customers/cus_…"],
+    "trigger": ["payscope trigger --list", "payscope trigger dispute --format json"],
+    "logs": ["payscope logs tail --status 4xx --method POST --path /payments"],
+    "completion": ["source <(payscope completion bash)"],
+}
+
+
+def _text(paragraph: str) -> str:
+    """A description wrapped as the other commands' help is (the formatter keeps it as is)."""
+    return textwrap.fill(paragraph, width=100)
+
+
+def _epilog(command: str, section: str) -> str:
+    lines = ["examples:", *(f"  {line}" for line in EXAMPLES[command]), "", see("cli", section)]
+    return "\n".join(lines)
 
 
 def _status_filter(text: str) -> str:
@@ -45,13 +71,15 @@ def add_parsers(
     ):
         parser = sub.add_parser(
             method,
-            epilog=see("cli", "get-post-delete"),
+            epilog=_epilog(method, "get-post-delete"),
             help=says,
-            description=f"{method.upper()} PATH on the profile's service (the local sandbox by "
-            "default, started when it is not running) with the profile's key, through "
-            "payscope's client: its retries, rate-limit waits and request log. The answer's "
-            "JSON is printed pretty and coloured on a terminal, compact when piped; an error "
-            "answer exits 1 with the service's code and message.",
+            description=_text(
+                f"{method.upper()} PATH on the profile's service (the local sandbox by "
+                "default, started when it is not running) with the profile's key, through "
+                "payscope's client: its retries, rate-limit waits and request log. The answer's "
+                "JSON is printed pretty and coloured on a terminal, compact when piped; an error "
+                "answer exits 1 with the service's code and message."
+            ),
             formatter_class=formatter,
         )
         parser.add_argument("path", metavar="PATH", help="e.g. /payments/list or /payments/pay_…")
@@ -73,11 +101,13 @@ def add_parsers(
 
     trigger = sub.add_parser(
         "trigger",
-        epilog=see("cli", "trigger"),
+        epilog=_epilog("trigger", "trigger"),
         help="run one of the TUI's Trigger scenarios headless",
-        description="Run a Trigger scenario of the Sandbox area (a payment in a given flow, a "
-        "refund that fails, a dispute, a payout, a renewal, a paid link) without the TUI: each "
-        "request it makes, its status and the ids it made, then what it made.",
+        description=_text(
+            "Run a Trigger scenario of the Sandbox area (a payment in a given flow, a "
+            "refund that fails, a dispute, a payout, a renewal, a paid link) without the TUI: each "
+            "request it makes, its status and the ids it made, then what it made."
+        ),
         formatter_class=formatter,
     )
     trigger.add_argument("scenario", nargs="?", metavar="SCENARIO", help="e.g. one_step, dispute")
@@ -91,11 +121,13 @@ def add_parsers(
 
     logs = sub.add_parser(
         "logs",
-        epilog=see("cli", "logs-tail"),
+        epilog=_epilog("logs", "logs-tail"),
         help="every request any payscope makes on the profile, as it happens",
-        description="tail: follow the profile's request log, one line per request any payscope "
-        "makes against it (the TUI, these commands, fixtures, export), as it happens, keys "
-        "redacted. Ctrl+C ends it.",
+        description=_text(
+            "tail: follow the profile's request log, one line per request any payscope "
+            "makes against it (the TUI, these commands, fixtures, export), as it happens, keys "
+            "redacted. Ctrl+C ends it."
+        ),
         formatter_class=formatter,
     )
     logs.add_argument("action", choices=["tail"], help="tail: follow the log")
@@ -128,12 +160,14 @@ def add_parsers(
 
     completion = sub.add_parser(
         "completion",
-        epilog=see("cli", "completion"),
+        epilog=_epilog("completion", "completion"),
         help="print a shell completion script (bash, zsh, fish)",
-        description="Print the completion script of SHELL: subcommands, options, profile "
-        "names, areas and scenario names. Install: `payscope completion bash > "
-        "~/.local/share/bash-completion/completions/payscope` (see docs/cli.md for zsh and "
-        "fish).",
+        description=_text(
+            "Print the completion script of SHELL: subcommands, options, profile "
+            "names, areas and scenario names. Install: `payscope completion bash > "
+            "~/.local/share/bash-completion/completions/payscope` (see docs/cli.md for zsh and "
+            "fish)."
+        ),
         formatter_class=formatter,
     )
     completion.add_argument("shell", choices=["bash", "zsh", "fish"])

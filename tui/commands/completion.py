@@ -196,13 +196,13 @@ def fish_script() -> str:
             kind = command.values.get(option)
             extra = ""
             if kind == "profiles":
-                extra = " -r -a '(payscope __complete profiles)'"
+                extra = " -x -a '(payscope __complete profiles)'"
             elif kind == "files":
                 extra = " -r -F"
             elif isinstance(kind, list):
-                extra = f" -r -a {_words(kind)}"
+                extra = f" -x -a {_words(kind)}"
             elif kind == "":
-                extra = " -r"
+                extra = " -x"
             lines.append(f"complete -c payscope -n {shlex.quote(cond)} {flag}{extra}")
     return "\n".join(lines) + "\n"
 

@@ -14,7 +14,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from tui.commands.output import fail, neutralise, pipe_closed, print_json
+from tui.commands.output import StartProgress, fail, neutralise, pipe_closed, print_json
 
 if TYPE_CHECKING:
     from tui.api.client import ApiClient
@@ -32,10 +32,11 @@ def parse_fields(items: list[str]) -> dict[str, Any]:
     """`-d` fields as one JSON object: `a=b` a string, `a:=1` a JSON value, `a[b]=c` nested,
     `a[]=c` a list item. The message of a mistake names the field, never its value."""
     body: dict[str, Any] = {}
-    for item in items:
+    for number, item in enumerate(items, 1):
         equals = item.find("=")
         if equals <= 0:
-            raise UsageError(f"-d {neutralise(item)!r} is not KEY=VALUE")
+            # Not quoted: without its `=`, the value may be anywhere in it (a card number).
+            raise UsageError(f"-d field {number} is not KEY=VALUE (e.g. -d amount=1000)")
         value: Any
         if item[equals - 1] == ":":
             key, text = item[: equals - 1], item[equals + 1 :]
@@ -60,7 +61,7 @@ def _put(body: dict[str, Any], key: str, value: Any) -> None:
         following = None if last else parts[index + 1]
         if part == "":
             if not isinstance(here, list):
-                raise UsageError(f"-d {key}: {'[]'} follows a field that is not a list")
+                raise UsageError(f"-d {key}: [] follows a field that is not a list")
             if last:
                 here.append(value)
                 return
@@ -100,6 +101,8 @@ def _read_json(spec: str) -> Any:
         return json.loads(text)
     except ValueError as exc:
         raise UsageError(f"{where} is not JSON: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{where} is nested too deeply to be a body") from None
 
 
 def clean_path(path: str) -> str:
@@ -165,9 +168,12 @@ def run(args: argparse.Namespace) -> int:
     except BodyError as exc:
         return fail(command, f"{exc}; nothing was sent", 2)
 
+    progress = StartProgress(command)
+
     async def work(client: ApiClient) -> int:
         from tui.api import errors
 
+        progress.finish()
         try:
             answer = await client.request(
                 method,
@@ -189,12 +195,15 @@ def run(args: argparse.Namespace) -> int:
         except errors.ClientError as exc:
             return fail(command, str(exc))
         if answer is not None:
-            print_json(answer)
+            try:
+                print_json(answer)
+            except RecursionError:
+                return fail(command, f"the answer of {method} {path} is nested too deeply to print")
         return 0
 
-    from tui.headless import run_with_client
+    from tui.headless import run_with_runtime
 
     try:
-        return run_with_client(args, work)
+        return run_with_runtime(args, lambda runtime: work(runtime.api), progress)
     except BrokenPipeError:
         return pipe_closed()

@@ -103,3 +103,35 @@ def pipe_closed() -> int:
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
     return 0
+
+
+class StartProgress:
+    """What a command says while its client starts (the local sandbox starting, a first run's
+    seeding) on standard error, when that is a terminal: a line a step, a progress kept up to
+    date on one line; `finish()` ends that line once the client is up."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self.shown = sys.stderr.isatty()
+        self._open = False
+        self._last = ""
+
+    def __call__(self, text: str, fraction: float | None) -> None:
+        if not self.shown or text == self._last:
+            return
+        self._last = text
+        err = sys.stderr
+        if fraction is not None and text:
+            err.write(f"\rpayscope {self.command}: {neutralise(text)}\x1b[K")
+            self._open = True
+        else:
+            self.finish()
+            if text:
+                err.write(f"payscope {self.command}: {neutralise(text)}\n")
+        err.flush()
+
+    def finish(self) -> None:
+        if self._open:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self._open = False

@@ -8,7 +8,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from tui.commands.output import fail, neutralise, pipe_closed
+from tui.commands.output import StartProgress, fail, neutralise, pipe_closed
 
 if TYPE_CHECKING:
     from tui.api.scenarios import Scenario, Step
@@ -70,10 +70,13 @@ def run(args: argparse.Namespace) -> int:
             "trigger", f"no scenario {args.scenario!r}; the scenarios: {names} (see --list)", 2
         )
 
+    progress = StartProgress("trigger")
+
     async def work(runtime: Runtime) -> int:
         from tui.api import errors
         from tui.api.scenarios import Trigger
 
+        progress.finish()
         client = runtime.api
         if runtime.options.read_only:
             return fail(
@@ -114,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     from tui.headless import run_with_runtime
 
     try:
-        return run_with_runtime(args, work)
+        return run_with_runtime(args, work, progress)
     except BrokenPipeError:
         return pipe_closed()
 
