@@ -1,7 +1,7 @@
 """Issue 38: a full disk, for real: a tmpfs of a few MiB mounted for the test (`mount -t tmpfs
--o size=...`; root only, so elsewhere the test is skipped saying why, and
-PAYSCOPE_REQUIRE_TMPFS=1 makes that a failure, as CI sets it), filled to its last page by a
-file of the test's own.
+-o size=...`, as root or through `sudo -n`; elsewhere the test is skipped saying why, and
+PAYSCOPE_REQUIRE_TMPFS=1 makes that a failure, as CI sets it where it can mount), filled to its
+last page by a file of the test's own.
 
 The sandbox on it answers writes 503 with the spec's envelope and `Retry-After`, logs one line
 (no traceback per request), loses nothing it acknowledged (read back after a restart), and
@@ -38,8 +38,11 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
     """A tmpfs of 8 MiB at a directory of this test's own, unmounted after it."""
     mount = tmp_path / "disk"
     mount.mkdir()
+    # As root, or through a sudo that asks no password (-n): never a prompt.
+    sudo = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    options = f"size=8m,mode=0700,uid={os.getuid()},gid={os.getgid()}"
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", str(mount)],
+        [*sudo, "mount", "-t", "tmpfs", "-o", options, "tmpfs", str(mount)],
         capture_output=True,
         text=True,
         check=False,
@@ -48,12 +51,12 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         message = f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode})"
         if REQUIRED:
             pytest.fail(message + " (PAYSCOPE_REQUIRE_TMPFS=1)")
-        pytest.skip(message + ": the full-disk tests need root; CI runs them as root")
+        pytest.skip(message + ": the full-disk tests need root or a sudo without a password")
     try:
         yield mount
     finally:
         # The mount this fixture made, at its own path (lazily: a closed file may linger).
-        subprocess.run(["umount", "-l", str(mount)], check=False)
+        subprocess.run([*sudo, "umount", "-l", str(mount)], check=False)
 
 
 def fill(disk: Path) -> Path:

@@ -501,6 +501,11 @@ CATALOGUE = [pytest.param("sandbox", c, id=f"sandbox:{c.id}") for c in SANDBOX] 
 
 # Hostile inputs checked elsewhere, where the check needs more than one request and answer.
 ELSEWHERE = {
+    "a forged Host (DNS rebinding), on both servers and the listener's process": [
+        "tests/test_host_guard.py::test_the_sandbox_refuses_a_forged_host",
+        "tests/test_host_guard.py::test_the_in_process_listener_refuses_a_forged_host",
+        "tests/test_host_guard.py::test_the_listener_process_refuses_a_forged_host",
+    ],
     "a 16 MiB request head, URL or header, on both servers": [
         "tests/test_size_limits.py::test_the_sandbox_refuses_an_oversized_head",
         "tests/test_size_limits.py::test_the_listener_refuses_an_oversized_header",

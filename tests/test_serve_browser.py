@@ -527,6 +527,10 @@ async def test_only_the_printed_url_opens_it_in_a_real_browser(
     await first.until(lambda t: len(_PAYMENT_ID.findall(t)) >= 5, "no Payments rows")
     assert await first.js("location.href") == served.origin + "/"
     assert len(_apps(served.process.pid)) == 1
+    # A reload at the cap: the browser asks for the page while its old tab is still open;
+    # the page may say "all tabs taken" a moment, and tries again by itself: payscope again.
+    await first.call("Page.reload")
+    await first.until(lambda t: len(_PAYMENT_ID.findall(t)) >= 5, "no rows after a reload", 60)
 
     # DNS rebinding: evil.example resolves to 127.0.0.1; its page names itself in Host.
     await bare.call("Page.navigate", url=f"http://{EVIL_NAME}:{port}/")
@@ -546,7 +550,7 @@ async def test_only_the_printed_url_opens_it_in_a_real_browser(
     # A second tab past --max-tabs 1: a page says so (and starts nothing).
     second = await browser.open(served.url)
     full = await second.until_page("all tabs taken")
-    assert "--max-tabs 1" in full and "Close one" in full
+    assert "--max-tabs 1" in full and "Close one" in full and "tries again" in full
     assert len(_apps(served.process.pid)) == 1
 
     # The first tab closes; the second one's reload opens payscope by its cookie alone.

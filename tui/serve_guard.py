@@ -21,6 +21,8 @@ request line); the token is said once, in the URL `payscope serve` prints.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hmac
 import html
 import secrets
@@ -31,6 +33,10 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 DEFAULT_MAX_TABS = 4
+# How long a WebSocket past the cap waits for a tab that is closing (a reload's old one).
+RELOAD_GRACE = 10.0
+# How often the "all tabs taken" page asks again by itself.
+RETRY_PAGE_SECONDS = 3
 WILDCARDS = ("0.0.0.0", "::", "")
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -44,9 +50,10 @@ def served_name(host: str, port: int) -> str:
     return f"{shown}:{port}"
 
 
-def _page(status: int, title: str, text: str, **headers: str) -> web.Response:
+def _page(status: int, title: str, text: str, refresh: int = 0, **headers: str) -> web.Response:
+    again = f"<meta http-equiv='refresh' content='{refresh}'>" if refresh else ""
     body = (
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'>{again}"
         f"<title>payscope serve: {html.escape(title)}</title></head>"
         "<body style='font-family: sans-serif; max-width: 44em; margin: 3em auto; "
         "line-height: 1.5'>"
@@ -78,6 +85,7 @@ class Guard:
             self.hosts.add(self.name.rsplit(":", 1)[0].lower())
         self.cookie = f"payscope-serve-{port}"
         self.tabs = 0
+        self._closed: asyncio.Condition | None = None  # made on the server's loop
 
     def _holds_token(self, value: str | None) -> bool:
         return bool(value) and hmac.compare_digest(
@@ -122,18 +130,46 @@ class Guard:
                     f"A WebSocket from the origin {shown!r} is refused: only the page served at "
                     f"{self.origin} may open one.",
                 )
-        if request.path in ("/", "/ws") and self.tabs >= self.max_tabs:
+        # At the cap the page says so, and asks again every few seconds by itself: a reload
+        # at the cap gets it once, since the browser keeps the old page (and its WebSocket)
+        # until the new one's answer arrives, and the next ask finds the old tab gone.
+        full = self.tabs >= self.max_tabs if request.path == "/" else False
+        if request.path == "/ws":  # the WebSocket waits for a closing tab a moment
+            full = not await self._slot()
+        if full:
             return _page(
                 503,
                 "all tabs taken",
                 f"{self.tabs} tabs are open already, the most this payscope serve allows "
-                f"(--max-tabs {self.max_tabs}). Close one of them, then reload this page.",
-                **{"Retry-After": "5"},
+                f"(--max-tabs {self.max_tabs}). Close one of them: this page tries again "
+                f"every {RETRY_PAGE_SECONDS} s by itself.",
+                refresh=RETRY_PAGE_SECONDS,
+                **{"Retry-After": str(RETRY_PAGE_SECONDS)},
             )
         answer = await handler(request)
         if not answer.prepared:
             answer.headers["Referrer-Policy"] = "no-referrer"
         return answer
+
+    async def _slot(self) -> bool:
+        """True when a tab's WebSocket may open now. At the cap, a tab that is closing is
+        waited for (`RELOAD_GRACE` seconds at most): its payscope takes a moment to quit."""
+        if self.tabs < self.max_tabs:
+            return True
+        if self._closed is None:
+            self._closed = asyncio.Condition()
+        async with self._closed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._closed.wait_for(lambda: self.tabs < self.max_tabs), RELOAD_GRACE
+                )
+        return self.tabs < self.max_tabs
+
+    async def _tab_closed(self) -> None:
+        self.tabs -= 1
+        if self._closed is not None:
+            async with self._closed:
+                self._closed.notify_all()
 
     def application(self, command: str) -> web.Application:
         """The page, the WebSocket and the downloads of textual-serve's `Server`, guarded."""
@@ -148,7 +184,7 @@ class Guard:
             try:
                 return await server.handle_websocket(request)
             finally:
-                self.tabs -= 1
+                await self._tab_closed()
 
         async def index(request: web.Request) -> web.StreamResponse:
             response: web.StreamResponse = await server.handle_index(request)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.pilot import until
+from tests.tui.pilot import create_payment, until
 from tui.app import make_app
+from tui.areas.payments.forms import RefundForm
 from tui.sandbox import daemon, files
 from tui.views.area import TitleBar
 from tui.views.detail import DetailScreen
@@ -76,6 +77,32 @@ async def test_a_hung_sandbox_is_said_on_each_screen_and_a_retry_works(tmp_path:
             await until(lambda: app.screen is main, 10)
             await pilot.press("ctrl+r")
             await until(lambda: "no answer" not in _bar(main, f"#{view.scope}-header"), 20)
+
+            # A form sent while it hangs: the form says so (and that it may still be applied).
+            payment = await create_payment(runtime.api)
+            app.goto("payments", payment.payment_id)
+            await until(lambda: isinstance(app.screen, DetailScreen), 10)
+            await until(lambda: app.screen.record is not None, 20)  # type: ignore[attr-defined]
+            await pilot.press("f")
+            await until(lambda: isinstance(app.screen, RefundForm), 20)
+            form = app.screen
+            os.kill(state.pid, signal.SIGSTOP)
+            stopped = state.pid
+            form.action_submit()  # type: ignore[attr-defined]
+
+            # Said at the client's timeout: by the form's StallWatch ("Sent; no answer ...") or,
+            # for a request the client does not retry (a refund), by the client's own timeout
+            # error, whichever comes first; both say it may have been applied.
+            def said_on_form() -> str:
+                return str(form.query_one("#form-error").render()).lower()
+
+            await until(lambda: "no answer" in said_on_form(), 10)
+            said = said_on_form()
+            assert "may still be applied" in said or "may have processed" in said, said
+            os.kill(state.pid, signal.SIGCONT)
+            stopped = None
+            await pilot.press("escape")
+            await until(lambda: app.screen is not form, 20)
     finally:
         if stopped is not None:
             os.kill(stopped, signal.SIGCONT)  # the daemon proven ours above

@@ -254,7 +254,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
         self._stale = False
         self._timer: Any = None
         # A read with no answer for the client's timeout: said in the title (tui/views/stall.py).
-        self.stall = StallWatch(self, self._stall_said, "r")
+        self.stall = StallWatch(self, self._stall_said, "r retries")
         self._reader: Any = None
 
     def compose(self) -> ComposeResult:

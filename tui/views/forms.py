@@ -8,6 +8,7 @@ from the service appear in the form, which stays open so the user can fix and re
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from tui.api.terminal import UNSAFE_ONE_LINE, safe_json
 from tui.views.access import AppAccess
+from tui.views.stall import StallWatch
 from tui.widgets.errors import describe_error
 from tui.widgets.inputs import Picker
 from tui.widgets.text import visible
@@ -368,10 +370,22 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
         self.query_one("#form-submit", Button).disabled = True
         self._send(request)
 
+    @functools.cached_property
+    def _stall(self) -> StallWatch:
+        """Says a send with no answer for the client's timeout (tui/views/stall.py)."""
+
+        def said(note: str | None) -> None:
+            if note is not None:  # the answer, when it comes, says the rest
+                self.show_errors({}, f"Sent; {note}")
+
+        then = "it may still be applied: Esc closes, and the list shows whether it was"
+        return StallWatch(self, said, then)
+
     @work(exclusive=True, group="form", exit_on_error=False, description="Sending")
     async def _send(self, request: Any) -> None:
         try:
-            result = await self.send(request)
+            with self._stall.watching():
+                result = await self.send(request)
         except FormErrors as exc:  # a check that needed the service (the payment's currency)
             self.show_errors(exc.errors, exc.general)
             self.query_one("#form-submit", Button).disabled = False

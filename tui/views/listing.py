@@ -153,7 +153,7 @@ class ResourceListView(AreaView, Generic[T]):
         self.load_error = ""  # the title of the last failed load, until one succeeds
         # A load with no answer for the client's timeout: said in the header (tui/views/stall.py).
         self.stall_note: str | None = None
-        self.stall = StallWatch(self, self._stall_said, "Ctrl+R")
+        self.stall = StallWatch(self, self._stall_said, "Ctrl+R retries")
         self.scanned: tuple[int, bool] | None = None  # (records looked at, all of them?)
         self._pending: set[str] = set()
         self._pending_new = 0  # new records of this burst being read
@@ -237,11 +237,8 @@ class ResourceListView(AreaView, Generic[T]):
 
     @work(exclusive=True, group="list-page", exit_on_error=False, description="Loading")
     async def _load(self, filter: Filter, offset: int) -> None:
-        read = self.stall.begin()
-        try:
+        with self.stall.watching():
             await self._load_page(filter, offset)
-        finally:
-            self.stall.end(read)
 
     def _stall_said(self, note: str | None) -> None:
         self.stall_note = note

@@ -3,31 +3,33 @@
 A sandbox that hangs (stopped with SIGSTOP, a debugger, a full swap) or a remote that accepts
 connections and never answers leaves every read waiting. The client gives up on an attempt
 after its timeout, and retries reads, so a screen could say "loading…" for minutes. Lists and
-detail screens (tui/views/listing.py, tui/views/detail.py) read through one `StallWatch` each:
+detail screens (tui/views/listing.py, tui/views/detail.py), forms (tui/views/forms.py) and the
+service's delivery history read through one `StallWatch` each:
 once a read has waited the client's own timeout, the screen says so, with how to retry; the
 note goes as soon as that read ends (answered, failed or replaced by a retry).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
-def stall_text(seconds: float, local: bool, retry_key: str) -> str:
-    """What a screen says of a read with no answer for `seconds`."""
+def stall_text(seconds: float, local: bool, then: str) -> str:
+    """What a screen says of a read with no answer for `seconds`; `then`: how to retry."""
     who = "the local sandbox" if local else "the service"
-    return f"no answer from {who} in {seconds:.0f} s (stopped or hung?) · {retry_key} retries"
+    return f"no answer from {who} in {seconds:.0f} s (stopped or hung?) · {then}"
 
 
 class StallWatch:
     """Arms a timer for each read; calls `said(text)` when the read outlives the client's
     timeout, and `said(None)` when a read that was said to stall ends."""
 
-    def __init__(self, node: Any, said: Callable[[str | None], None], retry_key: str) -> None:
+    def __init__(self, node: Any, said: Callable[[str | None], None], then: str) -> None:
         self.node = node  # a Textual node: its `set_timer` and the app's runtime
         self.said = said
-        self.retry_key = retry_key
+        self.then = then  # how to retry, as the screen's keys say it
         self.stalled = False
         self._timer: Any = None
         self._reads = 0
@@ -41,7 +43,7 @@ class StallWatch:
         if client is not None:
             seconds = float(client.timeout)
             local = bool(runtime.options.is_local)
-            text = stall_text(seconds, local, self.retry_key)
+            text = stall_text(seconds, local, self.then)
             self._timer = self.node.set_timer(seconds, lambda: self._stall(text))
         return self._reads
 
@@ -53,6 +55,15 @@ class StallWatch:
         if self.stalled:
             self.stalled = False
             self.said(None)
+
+    @contextlib.contextmanager
+    def watching(self) -> Iterator[None]:
+        """`begin` and `end` around one read."""
+        read = self.begin()
+        try:
+            yield
+        finally:
+            self.end(read)
 
     def _stall(self, text: str) -> None:
         self._timer = None

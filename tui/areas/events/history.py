@@ -6,6 +6,7 @@ which is what a remote profile needs when deliveries go to a tunnel or another h
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -21,6 +22,7 @@ from textual.widgets import DataTable, Static
 from tui.views.access import AppAccess
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
+from tui.views.stall import StallWatch
 from tui.views.table import ResourceTable
 from tui.widgets.footer import KeyFooter
 from tui.widgets.format import theme_colour
@@ -140,12 +142,23 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     def client(self) -> Any:
         return self.app.runtime.client
 
+    @functools.cached_property
+    def _stall(self) -> StallWatch:
+        """Says a load with no answer for the client's timeout (tui/views/stall.py)."""
+
+        def said(note: str | None) -> None:
+            if note is not None:  # the answer, when it comes, sets the title
+                self.query_one("#service-title", Static).update(self._title(note))
+
+        return StallWatch(self, said, "Ctrl+R reloads")
+
     @work(exclusive=True, group="service-events", exit_on_error=False, description="History")
     async def load(self) -> None:
         """Fetch the newest page of the service's events."""
         from tui.api.models.events import EventListRequest
 
-        answer = await self.client.events.list(EventListRequest(limit=PAGE))
+        with self._stall.watching():
+            answer = await self.client.events.list(EventListRequest(limit=PAGE))
         self.events = {event.event_id: event for event in answer.events}
         self.total = answer.total_count if answer.total_count is not None else len(self.events)
         self.table.show(
