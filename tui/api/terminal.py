@@ -25,18 +25,17 @@ from typing import Any, TextIO
 
 __all__ = ["UNSAFE", "UNSAFE_ONE_LINE", "safe_json", "safe_text", "say"]
 
-# What a terminal would obey or that reorders a line: the C0 controls but tab and newline, DEL,
-# the C1 controls (U+0080-U+009F), the bidirectional embeddings, overrides and isolates (and
-# the two marks), and lone surrogates (which no terminal encoding can even write).
-UNSAFE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+# What a terminal would obey, or what hides or reorders a line: the C0 controls but tab and
+# newline, DEL, the C1 controls (U+0080-U+009F), the bidirectional embeddings, overrides and
+# isolates (and the marks), zero-width characters and the byte-order mark, the line and
+# paragraph separators, the tag characters, and lone surrogates (which no terminal encoding
+# can even write).
+_HIDDEN = "\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f"
+UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_HIDDEN}]")
 # On one line (a log line, a table cell) tab and newline are escaped too.
-UNSAFE_ONE_LINE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
-)
+UNSAFE_ONE_LINE = re.compile(f"[\x00-\x1f\x7f-\x9f{_HIDDEN}]")
 # In JSON text: what json.dumps(ensure_ascii=False) leaves raw (it escapes C0 itself).
-_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_UNSAFE_IN_JSON = re.compile(f"[\x7f-\x9f{_HIDDEN}]")
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -47,7 +46,17 @@ def _escaped(match: re.Match[str]) -> str:
         return "\\n"
     if code == 0x0D:
         return "\\r"
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _json_escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # beyond the BMP, JSON's escape is the surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def safe_text(value: Any, *, one_line: bool = False) -> str:
@@ -64,7 +73,7 @@ def safe_json(value: Any, **dumps: Any) -> str:
     lone surrogates are written as `\\u009b`, `\\u202e` too. It reads back as the same value."""
     dumps.setdefault("ensure_ascii", False)
     text = json.dumps(value, **dumps)
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _UNSAFE_IN_JSON.sub(_json_escaped, text)
 
 
 def say(

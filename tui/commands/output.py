@@ -1,45 +1,25 @@
 """What the command line's new commands print: text from outside made safe for a terminal
-(`neutralise`), and JSON answers, pretty and coloured on a terminal, compact when piped.
+(`neutralise`, through payscope's one neutraliser), and JSON answers, pretty and coloured on a
+terminal, compact when piped.
 
-Standard library only: this is on the path of `payscope --help` and of shell completion.
+Standard library only (and `tui.api.terminal`, which is too): this is on the path of
+`payscope --help` and of shell completion.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
-import unicodedata
 from typing import Any, TextIO
 
-# Characters a terminal obeys or hides rather than shows: C0 and C1 controls (escape sequences,
-# carriage returns, backspaces), format characters (bidirectional overrides, zero-width ones),
-# line and paragraph separators, surrogates and private-use characters.
-_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co"})
-
-
-def _escape(ch: str) -> str:
-    code = ord(ch)
-    if code <= 0xFFFF:
-        return f"\\u{code:04x}"
-    code -= 0x10000  # a JSON escape: the surrogate pair
-    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+from tui.api.terminal import safe_json, safe_text
 
 
 def neutralise(text: str) -> str:
-    """`text` safe for one terminal line: each character a terminal would obey or hide (ESC,
-    CR, BS, C1 controls, bidirectional overrides, zero-width characters, newlines) is shown as
-    its escape `\\uXXXX`, never sent on. Inside a JSON text this is lossless (the escape reads
-    as the same character), so JSON is neutralised with it too.
-
-    The one neutraliser of these commands: the project's shared one (being written) replaces it.
-    """
-    if text.isprintable():
-        return text
-    return "".join(
-        _escape(ch) if unicodedata.category(ch) in _UNSAFE_CATEGORIES else ch for ch in text
-    )
+    """`text` safe for one terminal line: payscope's one neutraliser (`tui.api.terminal`),
+    newlines and tabs escaped too."""
+    return safe_text(text, one_line=True)
 
 
 def wants_colour(stream: TextIO) -> bool:
@@ -73,12 +53,11 @@ def _colour(text: str) -> str:
 
 def json_text(value: Any, *, pretty: bool, colour: bool = False) -> str:
     """`value` as JSON for a terminal or a pipe: pretty (indented, optionally coloured) or
-    compact, neutralised either way (each line; JSON escapes newlines inside strings)."""
+    compact, neutralised either way (`safe_json`: the escapes read back as the same value)."""
     if pretty:
-        text = json.dumps(value, indent=2, ensure_ascii=False)
-        lines = [neutralise(line) for line in text.split("\n")]
-        return "\n".join(_colour(line) if colour else line for line in lines)
-    return neutralise(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+        text = safe_json(value, indent=2)
+        return "\n".join(_colour(line) if colour else line for line in text.split("\n"))
+    return safe_json(value, separators=(",", ":"))
 
 
 def print_json(value: Any, stream: TextIO | None = None) -> None:
