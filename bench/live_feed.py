@@ -441,18 +441,18 @@ def main() -> int:
             sent = asyncio.run(_send(hello["url"], hello["secret"], args.duration, args.rate))
         child.stdin.write("stop\n")
         child.stdin.flush()
-        tui = json.loads(child.stdout.readline() or "{}")
+        app_figures = json.loads(child.stdout.readline() or "{}")
     finally:
         if child.poll() is None:
             child.stdin.close()
             child.wait(timeout=60)
-    entries: dict[str, int] = tui.pop("entries", {})
+    entries: dict[str, int] = app_figures.pop("entries", {})
     acked = set(sent["sent"])
     missed = sorted(acked - set(entries))
     twice = sorted(event_id for event_id, count in entries.items() if count > 1)
     acks = sent["acks"]
     figures = {
-        **tui,
+        **app_figures,
         "ack_p50_ms": statistics.median(acks) if acks else float("nan"),
         "ack_p99_ms": _p(acks, 0.99),
         "ack_max_ms": max(acks, default=float("nan")),

@@ -124,7 +124,8 @@ def _delete(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run `payscope keys` with the arguments parsed by :mod:`tui.cli`; return the exit code."""
+    """Run `payscope keys` with the arguments parsed by :mod:`tui.cli`; return the exit
+    code."""
     if args.value is not None:
         if args.action == "set":
             return _refuse_argv_key(args)

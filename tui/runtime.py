@@ -233,7 +233,8 @@ class RuntimeOptions:
         )
 
     def load_settings(self) -> Any:
-        """The validated settings (tui.config's `Settings`), read once; `OptionsError` if broken."""
+        """The validated settings (tui.config's `Settings`), read once; `OptionsError` if
+        broken."""
         if self.settings is None:
             from tui import config
 

@@ -76,7 +76,8 @@ class AppHost(Protocol):
 if TYPE_CHECKING:
 
     class HostApp(App[int], AppHost):
-        """Textual's `App` as payscope runs it: a type only (the app is `tui.app.PayscopeApp`)."""
+        """Textual's `App` as payscope runs it: a type only (the app is
+        `tui.app.PayscopeApp`)."""
 
 
 def host_of(node: DOMNode) -> HostApp:
