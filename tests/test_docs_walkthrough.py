@@ -10,6 +10,7 @@ curl must answer 2xx. The README's test-card table is compared with `/_sandbox/t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -17,7 +18,6 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.waits import until_sync
 from tui.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,8 +39,6 @@ pytestmark = pytest.mark.slow
 API_KEY = "snd_readmewalkthrough0000000000"
 MERCHANT_ID = "merchant_readme"
 PROFILE_ID = "pro_readmewalkthrough0000"
-START_TIMEOUT = 20.0
-EVENT_TIMEOUT = 15.0
 SCRIPT_TIMEOUT = 45.0
 
 
@@ -259,17 +258,17 @@ def build_script(blocks: list[tuple[int, str]], values: dict[str, str]) -> tuple
 
 def wait_for(path: Path, marker: str, proc: subprocess.Popen[bytes]) -> str:
     """The text of `path` once it contains `marker` (the process's start-up header)."""
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
+
+    def started() -> str:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
-        if marker in text:
-            return text
         if proc.poll() is not None:
             raise AssertionError(f"{proc.args!r} exited with {proc.returncode}: {text}")
-        time.sleep(0.05)
-    raise AssertionError(
-        f"{proc.args!r} did not start in {START_TIMEOUT} s: {path.read_text(encoding='utf-8')}"
+        return text if marker in text else ""
+
+    shown: str = until_sync(
+        started, f"{proc.args!r} to start", detail=lambda: path.read_text(encoding="utf-8")
     )
+    return shown
 
 
 def banner_value(banner: str, label: str) -> str:
@@ -464,9 +463,11 @@ def check_events(wanted: list[Wanted], listener_lines: Path) -> list[str]:
         }
         return [w for w in wanted if not any((w[1], i) in seen for i in w[2])]
 
-    deadline = time.monotonic() + EVENT_TIMEOUT
-    while missing() and time.monotonic() < deadline:
-        time.sleep(0.1)
+    def settled() -> bool:
+        return not missing() or any(not r["verified"] for r in listener_records(listener_lines))
+
+    with contextlib.suppress(AssertionError):  # a hang: the failures below say what is missing
+        until_sync(settled, "a verified delivery for every object the walkthrough made")
     failures = [f"line {n}: no verified {name} for its object" for n, name, _ in missing()]
     refused = [r for r in listener_records(listener_lines) if not r["verified"]]
     if refused:

@@ -19,8 +19,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-# Seconds. A wait that takes this long is a hang, on any machine: the slowest wait seen under a
-# load of 15 on 2 cores took under 30 s. PAYSCOPE_TEST_HANG shortens it to find a hang sooner.
+# Seconds. A wait that takes this long is a hang on any machine (on a loaded one the waits take
+# seconds, not minutes). PAYSCOPE_TEST_HANG shortens it to find a hang sooner.
 HANG = float(os.environ.get("PAYSCOPE_TEST_HANG", "180"))
 _POLL = 0.02
 
