@@ -293,6 +293,10 @@ async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) 
             shown = _sections(detail)
             for text in ("Visa •••• 4242  exp 03/2030", "credit · JP Morgan", served["status"]):
                 assert text in shown, text
+            # the decline's unified family (error_details.unified_details), read and said
+            decline = " ".join(shown_text(detail.section("decline")).split())
+            for text in ("Category UE_1000 Card or method problem", "do not retry"):
+                assert text in decline, (text, decline)
             # The payment's refunds: a table of their own, each row opens the refund.
             table = detail.related_section("refunds").table
             refund_id = served["refunds"][0]["refund_id"]
@@ -346,6 +350,11 @@ async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) 
             detail = await _open_row(pilot, payouts, served["payout_id"], PayoutDetailScreen)
             _kept(detail.record, served)
             _raw_shows_every_field(detail, served)
+            if served["payout_type"] == "card":  # the real card payout method, read and said
+                method = " ".join(shown_text(detail.section("method")).split())
+                for text in ("Card · Visa", "Card •••• 4242 exp 01/2026", "Card holder John Doe",
+                             "Issued debit · JP Morgan"):  # fmt: skip
+                    assert text in method, (text, method)
             await pilot.press("escape")
 
         assert not app.get_screen_main().service_is_down

@@ -258,9 +258,27 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         return rows
 
     def _decline(self, p: Payment) -> RenderableType:
-        return explained_code(
+        details = explained_code(
             p.unified_code or p.error_code or "", p.unified_message, p.error_message
         )
+        # The unified family the service files it under (UE_1000...UE_9000), and what the real
+        # service adds: its standardised reason, the guidance for the customer, what to do.
+        from tui.api.codes import explain
+
+        unified = p.error_details.unified_details if p.error_details else None
+        if unified is not None and unified.category:
+            title = explain(unified.category).title if unified.category.startswith("UE_") else ""
+            details.add_row(
+                "Category", Text.assemble(safe(unified.category), (f"  {title}", "dim"))
+            )
+        for label, value in (
+            ("Standard reason", unified.standardised_code if unified else None),
+            ("Guidance", unified.user_guidance_message if unified else None),
+            ("Recommended", unified.recommended_action if unified else None),
+        ):
+            if value:
+                details.add_row(label, safe(value.replace("_", " "), multiline=True))
+        return details
 
     def _attempts(self, p: Payment) -> RenderableType:
         if not p.attempts:

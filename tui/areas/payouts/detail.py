@@ -156,6 +156,26 @@ def flow(
     return steps
 
 
+def _real_card(rows: Any, card: Mapping[str, Any]) -> None:
+    """A card as the real service (and the sandbox) answers it: `last4`, `card_exp_month`,
+    `card_holder_name`, the BIN, and what it says about the card."""
+
+    def text(name: str) -> str:
+        value = card.get(name)
+        return "" if value is None or isinstance(value, Mapping) else str(value)
+
+    last4 = text("last4")[-4:] or "????"
+    month, year = text("card_exp_month") or "??", text("card_exp_year") or "??"
+    rows.add_row("Card", safe(f"•••• {last4}  exp {month}/{year}"))
+    if text("card_holder_name"):
+        rows.add_row("Card holder", safe(text("card_holder_name")))
+    about = [text(n) for n in ("card_type", "card_issuer", "card_issuing_country")]
+    if any(about):
+        rows.add_row("Issued", safe(" · ".join(a for a in about if a)))
+    if text("card_isin"):
+        rows.add_row("BIN", safe(text("card_isin")))
+
+
 def _why(p: Any) -> str:
     status = str(p.status)
     return {
@@ -263,9 +283,6 @@ class PayoutDetailScreen(DetailScreen["Payout"]):
         rows.add_row("Description", safe(p.description, multiline=True))
         rows.add_row("Order ref", safe(p.merchant_order_reference_id))
         rows.add_row("Created", format_time(p.created))
-        modified = getattr(p, "modified_at", None)
-        if modified and modified != p.created:
-            rows.add_row("Modified", format_time(modified))
         if p.connector_transaction_id:
             rows.add_row("Connector ref", safe(p.connector_transaction_id))
         if p.payout_link:
@@ -294,6 +311,11 @@ class PayoutDetailScreen(DetailScreen["Payout"]):
         if method == "card" and details.get("card_network"):
             what += f" · {brand_label(str(details['card_network']))}"
         rows.add_row("Method", safe(what))
+        if method == "card" and "card_number" not in details:
+            _real_card(rows, details)
+            if p.payout_method_id:
+                rows.add_row("Saved as", safe(p.payout_method_id))
+            return rows
         for name, value in details.items():
             if value is None or isinstance(value, Mapping):
                 continue
