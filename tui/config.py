@@ -492,7 +492,9 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
             + "."
         )
     text = tomli_w.dumps(data)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    from tui.private_files import private_dir
+
+    private_dir(path.parent)  # 0700 whatever the umask, its missing parents too
     # Write beside the target and rename: a crash leaves the old file or the new one, never half.
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

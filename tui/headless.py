@@ -82,6 +82,8 @@ async def _run(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T
     ) as exc:
         print(f"payscope: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    for notice in runtime.notices:  # e.g. a data dir made private
+        print(f"payscope: {notice}", file=sys.stderr)
     try:
         return await work(client)
     finally:

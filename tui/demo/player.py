@@ -374,7 +374,9 @@ def make_demo_app(
         (DemoApp,),
         {"story": story, "pace": max(pace, 0.01), "screenshots": screenshots},
     )
-    (directory / "config").mkdir(parents=True, exist_ok=True)
+    from tui.private_files import private_dir
+
+    private_dir(directory / "config")
     app = make_app(
         seed=DEMO_SEED,
         config_dir=directory / "config",
