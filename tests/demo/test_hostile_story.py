@@ -43,9 +43,9 @@ async def test_a_hostile_story_writes_nothing_runs_nothing_and_shows_no_key(
     tmp_path: Path,
 ) -> None:
     from tui.areas.sandbox.view import SandboxView
+    from tui.areas.settings.view import ProfileForm
     from tui.views.export_run import ExportScreen
     from tui.views.fixture_run import FixtureScreen
-    from tui.areas.settings.view import ProfileForm
 
     target = tmp_path / "stolen.csv"
     story = parse_story(hostile(target), "hostile", "hostile.toml")

@@ -13,6 +13,7 @@ from tests.tui.snapshot_app import build, ready
 async def test_a_readable_data_dir_is_made_0700_with_one_notice(dirs: tuple[Path, Path]) -> None:
     config, data = dirs
     os.chmod(data, 0o755)
+    os.chmod(config, 0o750)  # group may read it: not private either
     app = build(config, data)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)

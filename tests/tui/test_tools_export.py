@@ -134,6 +134,7 @@ async def test_export_is_in_the_footer_and_writes_only_regular_files(
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await open_list(pilot, "payments", PaymentsView)
+
         # FooterKey: Textual's footer key, found by its CSS type (the class is not exported).
         def footer() -> list[tuple[str, str]]:
             return [(k.key_display, k.description) for k in app.screen.query("FooterKey")]
