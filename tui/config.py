@@ -101,6 +101,24 @@ def _check_forward_url(value: str | None) -> str | None:
     return value
 
 
+def _check_env_names(value: list[str]) -> list[str]:
+    for name in value:
+        if not ENV_NAME.fullmatch(name):
+            raise ValueError(
+                f"allow_env holds {name[:40]!r}: each entry is a variable's name (letters, "
+                "digits and '_', not starting with a digit)"
+            )
+    return value
+
+
+def allowed_env(settings: Settings, profile: str | None) -> list[str]:
+    """The environment variables a fixture run on `profile` may read (None or "local": the
+    embedded sandbox's `[local] allow_env`)."""
+    if profile is None or profile == LOCAL_PROFILE:
+        return list(settings.local.allow_env)
+    return list(get_profile(settings, profile).allow_env)
+
+
 def _plain_token(value: str | None, field: str) -> str | None:
     if value is None:
         return None
@@ -220,13 +238,7 @@ class Profile(BaseModel):
     @field_validator("allow_env")
     @classmethod
     def _check_allow_env(cls, value: list[str]) -> list[str]:
-        for name in value:
-            if not ENV_NAME.fullmatch(name):
-                raise ValueError(
-                    f"allow_env holds {name[:40]!r}: each entry is a variable's name (letters, "
-                    "digits and '_', not starting with a digit)"
-                )
-        return value
+        return _check_env_names(value)
 
     @model_validator(mode="after")
     def _check_clear_text(self) -> Profile:
@@ -260,11 +272,20 @@ class LocalSettings(BaseModel):
         le=65535,
         description="port of the embedded sandbox (unset: the one it had last time; 0: any)",
     )
+    allow_env: list[str] = Field(
+        default_factory=list,
+        description="environment variables a fixture run on the local sandbox may read",
+    )
 
     @field_validator("forward_url")
     @classmethod
     def _check_forward(cls, value: str | None) -> str | None:
         return _check_forward_url(value)
+
+    @field_validator("allow_env")
+    @classmethod
+    def _check_allow_env(cls, value: list[str]) -> list[str]:
+        return _check_env_names(value)
 
 
 class Settings(BaseModel):
@@ -444,6 +465,8 @@ def _to_toml(settings: Settings) -> dict[str, Any]:
     if settings.keymap:
         data["keymap"] = dict(settings.keymap)
     local = settings.local.model_dump(exclude_none=True)
+    if not local.get("allow_env"):
+        local.pop("allow_env", None)
     if local:
         data["local"] = local
     if settings.profiles:

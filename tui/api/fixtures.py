@@ -122,7 +122,7 @@ class Allowed:
 
 ENV_FIX = (
     "run it with --allow-env {name} (repeatable), or add it to the profile's allow_env list in "
-    'profiles.toml (allow_env = ["{name}"])'
+    'profiles.toml (allow_env = ["{name}"]; under [local] for the local sandbox)'
 )
 REMOTE_FIX = "run it with --allow-remote if you trust that host with what the step sends"
 
