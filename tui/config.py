@@ -242,7 +242,7 @@ class Profile(BaseModel):
 
     @model_validator(mode="after")
     def _check_clear_text(self) -> Profile:
-        from tui.api.hosts import INSECURE_HTTP_FIX, is_insecure_http
+        from tui.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
         if is_insecure_http(self.base_url) and not self.allow_insecure_http:
             raise ValueError(

@@ -46,8 +46,8 @@ from typing import Any
 
 from tui.api import errors
 from tui.api.client import ApiClient, writes
-from tui.api.hosts import is_loopback_url
 from tui.api.retry import Replay
+from tui.hosts import is_loopback_url
 
 __all__ = [
     "Allowed",
