@@ -243,6 +243,8 @@ class DemoApp(PayscopeApp):
         story = self.story
         if story is None:
             return
+        if not self.runtime.options.is_local:  # its demo sandbox only, never a profile's
+            raise RuntimeError("a demo story plays on its own demo sandbox only")
         await self.runtime.ready.wait()
         # The first page of payments on screen: the shell takes keys from here.
         loop = asyncio.get_running_loop()
