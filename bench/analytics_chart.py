@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
         data_dir = Path(tmp) / "data"
         config_dir = Path(tmp) / "config"
-        config_dir.mkdir()
+        config_dir.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
         os.environ["PAYSCOPE_CONFIG_DIR"] = str(config_dir)
         os.environ.pop("PAYSCOPE_API_KEY", None)
         box = Sandbox(SandboxConfig(data_dir=data_dir / "sandbox", rate_limit=0))

@@ -348,7 +348,7 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
 
     data, config = work / "data", work / "config"
     shutil.copytree(template, data)
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     names = ("PAYSCOPE_CONFIG_DIR", "PAYSCOPE_DATA_DIR", "PAYSCOPE_CURSOR_BLINK")
     saved_env = {k: os.environ.get(k) for k in names}
     os.environ["PAYSCOPE_CONFIG_DIR"], os.environ["PAYSCOPE_DATA_DIR"] = str(config), str(data)

@@ -15,8 +15,8 @@ import pytest
 from tui import config
 from tui.api import errors
 from tui.api.client import ApiClient
-from tui.api.hosts import is_insecure_http, is_loopback_host
 from tui.config import ConfigError
+from tui.hosts import is_insecure_http, is_loopback_host
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "snd_" + "c" * 32

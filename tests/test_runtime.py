@@ -257,6 +257,7 @@ async def test_a_damaged_webhook_journal_is_moved_aside_and_payments_still_work(
     from tui.api.models.payments import PaymentListRequest
 
     data = tmp_path / "data"
+    data.mkdir(mode=0o700)  # private, as payscope makes it (a readable one is said too)
     journal_dir = listener_dir_for(data, None)
     journal_dir.mkdir(parents=True)
     junk = os.urandom(49152)

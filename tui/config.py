@@ -102,6 +102,24 @@ def _check_forward_url(value: str | None) -> str | None:
     return value
 
 
+def _check_env_names(value: list[str]) -> list[str]:
+    for name in value:
+        if not ENV_NAME.fullmatch(name):
+            raise ValueError(
+                f"allow_env holds {name[:40]!r}: each entry is a variable's name (letters, "
+                "digits and '_', not starting with a digit)"
+            )
+    return value
+
+
+def allowed_env(settings: Settings, profile: str | None) -> list[str]:
+    """The environment variables a fixture run on `profile` may read (None or "local": the
+    embedded sandbox's `[local] allow_env`)."""
+    if profile is None or profile == LOCAL_PROFILE:
+        return list(settings.local.allow_env)
+    return list(get_profile(settings, profile).allow_env)
+
+
 def _plain_token(value: str | None, field: str) -> str | None:
     if value is None:
         return None
@@ -221,17 +239,11 @@ class Profile(BaseModel):
     @field_validator("allow_env")
     @classmethod
     def _check_allow_env(cls, value: list[str]) -> list[str]:
-        for name in value:
-            if not ENV_NAME.fullmatch(name):
-                raise ValueError(
-                    f"allow_env holds {name[:40]!r}: each entry is a variable's name (letters, "
-                    "digits and '_', not starting with a digit)"
-                )
-        return value
+        return _check_env_names(value)
 
     @model_validator(mode="after")
     def _check_clear_text(self) -> Profile:
-        from tui.api.hosts import INSECURE_HTTP_FIX, is_insecure_http
+        from tui.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
         if is_insecure_http(self.base_url) and not self.allow_insecure_http:
             raise ValueError(
@@ -261,11 +273,20 @@ class LocalSettings(BaseModel):
         le=65535,
         description="port of the embedded sandbox (unset: the one it had last time; 0: any)",
     )
+    allow_env: list[str] = Field(
+        default_factory=list,
+        description="environment variables a fixture run on the local sandbox may read",
+    )
 
     @field_validator("forward_url")
     @classmethod
     def _check_forward(cls, value: str | None) -> str | None:
         return _check_forward_url(value)
+
+    @field_validator("allow_env")
+    @classmethod
+    def _check_allow_env(cls, value: list[str]) -> list[str]:
+        return _check_env_names(value)
 
 
 class Settings(BaseModel):
@@ -447,6 +468,8 @@ def _to_toml(settings: Settings) -> dict[str, Any]:
     if settings.keymap:
         data["keymap"] = dict(settings.keymap)
     local = settings.local.model_dump(exclude_none=True)
+    if not local.get("allow_env"):
+        local.pop("allow_env", None)
     if local:
         data["local"] = local
     if settings.profiles:
@@ -508,7 +531,9 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
             + "."
         )
     text = tomli_w.dumps(data)
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    from tui.private_files import private_dir
+
+    private_dir(path.parent)  # 0700 whatever the umask, its missing parents too
     # Write beside the target and rename: a crash leaves the old file or the new one, never half.
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -24,9 +24,7 @@ def run(args: argparse.Namespace) -> int:
         _fail(exc, args.format, sys.stdout)
         return 1
 
-    allowed_env = set(args.allow_env)
-    if getattr(args, "profile", None):
-        allowed_env.update(_profile_allow_env(args.profile))
+    allowed_env = set(args.allow_env) | set(_profile_allow_env(getattr(args, "profile", None)))
 
     async def work(client: ApiClient) -> int:
         from tui.api.fixtures import Allowed, run_fixture
@@ -66,13 +64,13 @@ def run(args: argparse.Namespace) -> int:
     return run_with_client(args, work)
 
 
-def _profile_allow_env(profile: str) -> list[str]:
-    """The profile's `allow_env` list ([] when the settings cannot say: the client's start
-    reports a broken file or an unknown profile)."""
+def _profile_allow_env(profile: str | None) -> list[str]:
+    """The profile's `allow_env` list (no profile: `[local]`'s); [] when the settings cannot
+    say (the client's start reports a broken file or an unknown profile)."""
     from tui import config
 
     try:
-        return list(config.get_profile(config.load_settings(), profile).allow_env)
+        return config.allowed_env(config.load_settings(), profile)
     except (config.ConfigError, config.ProfileError):
         return []
 

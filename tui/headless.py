@@ -99,6 +99,8 @@ async def _run(
     ) as exc:
         say(f"payscope: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    for notice in runtime.notices:  # e.g. a data dir made private
+        print(f"payscope: {notice}", file=sys.stderr)
     try:
         return await work(runtime)
     finally:

@@ -109,7 +109,9 @@ def save_page(path: Path, payments: list[Any]) -> None:
     text = json.dumps({"version": CACHE_VERSION, "rows": rows}, separators=(",", ":"))
     # The cache is a head start only: a read-only or full disk must not disturb the app.
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        from tui.private_files import private_dir
+
+        private_dir(path.parent)  # 0700, as every dir payscope makes
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".payments-", suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -39,6 +39,61 @@ def private_dir(path: Path) -> Path:
     return path
 
 
+# What payscope keeps in its data and config dirs: a dir holding only these (and payscope's
+# temporary files, which start with "."), or named "payscope" (the platform's), is its own.
+OWN_NAMES = frozenset(
+    {"sandbox", "listener", "listeners", "cache", "exports", "profiles.toml", "themes"}
+)
+
+
+def secure_own_dir(path: Path, what: str) -> str | None:
+    """Make payscope's own `what` dir (the data or the config dir) 0700 when its group or
+    others may read or enter it; what to tell the user (None: nothing to tell).
+
+    Only a dir that is payscope's own is changed: a real directory (not a symlink) of this
+    user, named "payscope" or holding nothing but payscope's files (`OWN_NAMES`). Any other
+    (a `--data .`, a home directory, another user's) is left as it is, and said."""
+    path = Path(path)
+    try:
+        own = os.lstat(path)
+    except OSError:
+        return None  # not made yet: payscope makes it 0700 (`private_dir`)
+    mode = own.st_mode & 0o777
+    if not mode & 0o077 or not os.path.isdir(path):
+        return None
+    reason = ""
+    if os.path.islink(path):
+        reason = "it is a symlink"
+    elif own.st_uid != os.geteuid():
+        reason = "it belongs to another user"
+    elif path.name != "payscope":
+        try:
+            foreign = sorted(
+                n for n in os.listdir(path) if not n.startswith(".") and n not in OWN_NAMES
+            )
+        except OSError:
+            foreign = ["?"]
+        if foreign:
+            reason = f"it holds files that are not payscope's ({', '.join(foreign[:3])})"
+    if reason:
+        return (
+            f"The {what} dir {path} can be read by other users (mode {mode:04o}); payscope keeps "
+            f"its own files in it private but leaves the dir as it is: {reason}. "
+            f"Consider chmod 700 {path}."
+        )
+    try:
+        os.chmod(path, DIR_MODE)
+    except OSError as exc:
+        return (
+            f"The {what} dir {path} can be read by other users, and could not be made "
+            f"private: {exc.strerror}."
+        )
+    return (
+        f"The {what} dir {path} could be read by other users (mode {mode:04o}): it is now 0700 "
+        "(yours alone)."
+    )
+
+
 def create_private(path: Path) -> None:
     """Create `path` empty and 0600 unless it exists; tighten a file that does to 0600 (what
     is in the way otherwise, a directory say, is left for the caller's open to report)."""

@@ -300,6 +300,7 @@ class Runtime:
         self.ready = asyncio.Event()
         # Worth telling but not a settings problem (the sandbox's port was taken).
         self.notices: list[str] = []
+        self._dirs_checked = False
 
     @property
     def listener_dir(self) -> Path:
@@ -309,9 +310,25 @@ class Runtime:
             return self._claimed[0]
         return listener_dir_for(self.options.data_dir, self.options.profile)
 
+    def secure_dirs(self) -> None:
+        """payscope's data and config dirs, made private when others can read them (once: the
+        notice is told, and the next run finds them 0700)."""
+        from tui.private_files import secure_own_dir
+
+        if self._dirs_checked:  # a retry: told already
+            return
+        self._dirs_checked = True
+        dirs = [(self.options.data_dir, "data")]
+        if self.options.config_dir is not None:
+            dirs.append((self.options.config_dir, "config"))
+        said = [n for n in (secure_own_dir(d, what) for d, what in dirs) if n]
+        if said:
+            self.notices.append(" ".join(said))  # one notice for both
+
     async def start(self, progress: Progress | None = None) -> None:
         """Bring everything up; raise a readable error if something cannot start."""
         report = progress or (lambda _text, _fraction: None)
+        self.secure_dirs()
         # A retry after a failed start: what did come up must not linger (ports, open files).
         self.client_ready.clear()
         await self.stop()
@@ -405,6 +422,7 @@ class Runtime:
         background local sandbox (started when it is not running) or the profile's service.
         No listener starts, and the sandbox's webhooks stay where the TUI pointed them."""
         report = progress or (lambda _text, _fraction: None)
+        self.secure_dirs()
         if self.options.is_local:
             await self._attach_client(report)
         else:

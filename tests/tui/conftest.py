@@ -117,7 +117,7 @@ def dirs(
     data = tmp_path / "data"
     shutil.copytree(sandbox_template, data)
     config = tmp_path / "config"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     monkeypatch.setenv("PAYSCOPE_CONFIG_DIR", str(config))
     monkeypatch.setenv("PAYSCOPE_DATA_DIR", str(data))
     monkeypatch.delenv("PAYSCOPE_API_KEY", raising=False)

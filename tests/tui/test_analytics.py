@@ -74,7 +74,7 @@ def demo(
     data_dir = tmp_path / "data"
     shutil.copytree(demo_template, data_dir)
     config = tmp_path / "config"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     monkeypatch.setenv("PAYSCOPE_CONFIG_DIR", str(config))
     monkeypatch.setenv("PAYSCOPE_DATA_DIR", str(data_dir))
     monkeypatch.delenv("PAYSCOPE_API_KEY", raising=False)

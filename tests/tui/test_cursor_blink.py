@@ -27,7 +27,7 @@ async def test_the_cursor_blinks_unless_asked_not_to(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, env: str, setting: str, blinks: bool
 ) -> None:
     config, data = tmp_path / "config", tmp_path / "data"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     (config / "profiles.toml").write_text(setting)
     if env:
         monkeypatch.setenv("PAYSCOPE_CURSOR_BLINK", env)

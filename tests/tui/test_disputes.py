@@ -256,7 +256,7 @@ async def test_a_fresh_start_shows_the_seeded_disputes(
 ) -> None:
     # The first run's demo seed (300 payments) draws disputes, answered by the sandbox's clock.
     config, data = tmp_path / "config", tmp_path / "data"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     monkeypatch.setenv("PAYSCOPE_CONFIG_DIR", str(config))
     monkeypatch.setenv("PAYSCOPE_DATA_DIR", str(data))
     monkeypatch.delenv("PAYSCOPE_API_KEY", raising=False)

@@ -15,7 +15,7 @@ async def test_a_payment_and_its_webhook_made_just_before_quitting_are_there_nex
     tmp_path: Path,
 ) -> None:
     config, data = tmp_path / "config", tmp_path / "data"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     try:
         app = make_app(config_dir=config, data_dir=data, seed=5, daemon=True)
         async with app.run_test(size=(120, 40)) as pilot:

@@ -51,7 +51,7 @@ async def test_a_dead_sandbox_is_noticed_said_and_brought_back(tmp_path: Path, e
     from tui.api.models.payments import PaymentCreateRequest
 
     config, data = tmp_path / "config", tmp_path / "data"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     directory = data / "sandbox"
     try:
         app = make_app(config_dir=config, data_dir=data, seed=3, daemon=True)
@@ -103,7 +103,7 @@ async def test_a_sandbox_that_cannot_come_back_says_why_and_ctrl_r_tries_again(
     tmp_path: Path,
 ) -> None:
     config, data = tmp_path / "config", tmp_path / "data"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     directory = data / "sandbox"
     try:
         app = make_app(config_dir=config, data_dir=data, seed=3, daemon=True)

@@ -166,3 +166,35 @@ async def test_a_settings_problem_the_start_only_peeked_at_is_told_once_the_sand
         assert len(told) == 1
         assert "base_url must be an http:// or https:// URL" in told[0].message
         assert app.runtime.options.settings is None  # nothing half-validated was kept
+
+
+async def test_the_form_refuses_clear_text_http_and_keeps_the_files_own_allowance(
+    dirs: Dirs,
+) -> None:
+    """An http:// base URL off this machine is said at the field (issue 38); a profile whose
+    file accepts it (allow_insecure_http, allow_env: not on the form) keeps both when edited."""
+    _staging()
+    app = build(*dirs)
+    async with app.run_test(size=(120, 40)) as pilot:
+        form = await _open_edit(pilot, "staging")
+        form.query_one("#field-base_url", Input).value = "http://pay.example.com"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ProfileForm)
+        said = str(form.query_one("#error-base_url").render())
+        assert "unencrypted" in said and "allow_insecure_http" in said
+        assert config.get_profile(config.load_settings(), "staging").base_url.startswith("https")
+        await pilot.press("escape")
+
+        settings = config.load_settings()
+        staging = settings.profiles["staging"]
+        staging.allow_insecure_http = True
+        staging.allow_env = ["SHOP_ID"]
+        staging.base_url = "http://pay.example.com"
+        config.save_settings(settings)
+        form = await _open_edit(pilot, "staging")
+        form.query_one("#field-merchant_id", Input).value = "merchant_2"
+        await submit(pilot, ProfileForm)
+        saved = config.get_profile(config.load_settings(), "staging")
+        assert saved.merchant_id == "merchant_2" and saved.allow_insecure_http
+        assert saved.allow_env == ["SHOP_ID"] and saved.base_url == "http://pay.example.com"

@@ -53,7 +53,7 @@ async def test_two_apps_both_show_the_same_webhook_and_a_dead_one_holds_nothing_
     tmp_path: Path,
 ) -> None:
     config, data = tmp_path / "config", tmp_path / "data"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     third: subprocess.Popen[str] | None = None
     first = make_app(config_dir=config, data_dir=data, seed=3, daemon=True)
     second = make_app(config_dir=config, data_dir=data, seed=3, daemon=True)

@@ -64,7 +64,7 @@ async def _last_run(tmp_path: Path, data: Path, made: int = 0) -> Path:
     from tests.tui.pilot import create_payment
 
     config = tmp_path / "config"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     first = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
     async with first.run_test(size=(120, 40)):
         view = first.query_one(PaymentsView)
@@ -116,7 +116,7 @@ async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_onc
     from tui.widgets.status_bar import StatusBar
 
     config = tmp_path / "config"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     app, client, listener = _held_start(config, data, monkeypatch)
     runtime = app.runtime
     async with app.run_test(size=(120, 40)) as pilot:
@@ -217,7 +217,7 @@ async def test_a_first_run_shows_the_seeding_on_a_bar_that_goes_once_the_sandbox
     from tui.widgets.status_bar import StatusBar
 
     config, data = tmp_path / "config", tmp_path / "data"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     app = make_app(config_dir=config, data_dir=data, seed=20_000, daemon=True)
     app.runtime.spawn_early()
     try:

@@ -15,7 +15,7 @@ from tui.sandbox import daemon
 
 async def test_a_detached_listener_is_said_and_attached_again(tmp_path: Path) -> None:
     config, data = tmp_path / "config", tmp_path / "data"
-    config.mkdir()
+    config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     try:
         app = make_app(config_dir=config, data_dir=data, seed=3, daemon=True)
         async with app.run_test(size=(120, 40)) as pilot:

@@ -26,7 +26,6 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tui import __version__, bounded
 from tui.api import errors
-from tui.api.hosts import INSECURE_HTTP_FIX, is_insecure_http
 from tui.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
 from tui.api.local_transport import LocalTransport, serves_locally
 from tui.api.retry import (
@@ -36,6 +35,7 @@ from tui.api.retry import (
     may_retry_status,
     retry_after_seconds,
 )
+from tui.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
 if TYPE_CHECKING:
     from tui.api.resources.analytics import AnalyticsResource

@@ -47,8 +47,8 @@ from typing import Any
 from tui import bounded
 from tui.api import errors
 from tui.api.client import ApiClient, writes
-from tui.api.hosts import is_loopback_url
 from tui.api.retry import Replay
+from tui.hosts import is_loopback_url
 
 __all__ = [
     "Allowed",
@@ -123,7 +123,7 @@ class Allowed:
 
 ENV_FIX = (
     "run it with --allow-env {name} (repeatable), or add it to the profile's allow_env list in "
-    'profiles.toml (allow_env = ["{name}"])'
+    'profiles.toml (allow_env = ["{name}"]; under [local] for the local sandbox)'
 )
 REMOTE_FIX = "run it with --allow-remote if you trust that host with what the step sends"
 

@@ -22,7 +22,9 @@ def run(args: argparse.Namespace) -> int:
     if args.screenshots:
         shots = Path(args.screenshots).expanduser()
         try:
-            shots.mkdir(parents=True, exist_ok=True)
+            from tui.private_files import private_dir
+
+            private_dir(shots)
         except OSError as exc:
             say(f"payscope demo: --screenshots {shots}: {exc.strerror}", file=sys.stderr)
             return 2

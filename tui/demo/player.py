@@ -247,6 +247,8 @@ class DemoApp(PayscopeApp):
         story = self.story
         if story is None:
             return
+        if not self.runtime.options.is_local:  # its demo sandbox only, never a profile's
+            raise RuntimeError("a demo story plays on its own demo sandbox only")
         await self.runtime.ready.wait()
         # The first page of payments on screen: the shell takes keys from here.
         loop = asyncio.get_running_loop()
@@ -383,7 +385,9 @@ def make_demo_app(
         (DemoApp,),
         {"story": story, "pace": max(pace, 0.01), "patience": patience, "screenshots": screenshots},
     )
-    (directory / "config").mkdir(parents=True, exist_ok=True)
+    from tui.private_files import private_dir
+
+    private_dir(directory / "config")
     app = make_app(
         seed=DEMO_SEED,
         config_dir=directory / "config",

@@ -29,8 +29,8 @@ class AskScreen(ModalScreen[bool]):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes", id="ask.yes"),
-        Binding("n,escape", "answer(False)", "No", id="ask.no"),
+        Binding("y", "answer(True)", "Yes", id="ask.yes", tooltip="Yes: go ahead"),
+        Binding("n,escape", "answer(False)", "No", id="ask.no", tooltip="No: nothing happens"),
     ]
 
     def __init__(self, title: str, question: str, yes: str = "Yes", no: str = "No") -> None:

@@ -115,15 +115,13 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
             self.action_open_made()
 
     def _allowed_env(self) -> list[str]:
-        """The profile's `allow_env` (the local sandbox has none: nothing is read)."""
-        runtime = self.runtime
-        if runtime.options.is_local:
-            return []
+        """The profile's `allow_env` (the local sandbox's: `[local] allow_env`)."""
         from tui import config
 
+        runtime = self.runtime
         try:
-            settings = runtime.options.load_settings()
-            return list(config.get_profile(settings, runtime.profile_name).allow_env)
+            # Read afresh: a name added to the file since start-up counts at the next run.
+            return config.allowed_env(config.load_settings(), runtime.options.profile)
         except Exception:  # a file that broke since start-up: allow nothing
             return []
 

@@ -195,6 +195,19 @@ class RequestsView(ResourceListView[Any]):
     }
     """
 
+    # The log's own export (`s`: JSON lines with each call's curl) is the one its footer
+    # shows; the lists' `E` (CSV or JSON Lines of the rows) still works here, unshown.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "E",
+            "export",
+            "Export rows",
+            id="list.export",
+            tooltip="Export every row the filter matches to CSV or JSON Lines",
+            show=False,
+        ),
+    ]
+
     title = "Requests"
     noun = "requests"
     scope = "requests"

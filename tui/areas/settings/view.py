@@ -464,6 +464,15 @@ class ProfileForm(FormScreen):
                 secrets.validate_secret(webhook, "webhook")
             except secrets.SecretsError as exc:
                 errors["webhook_secret"] = str(exc)
+        # Not on this form: an edit keeps the file's own allow_insecure_http and allow_env.
+        insecure_ok = bool(self.editing and self.editing.allow_insecure_http)
+        from tui.hosts import INSECURE_HTTP_FIX, is_insecure_http
+
+        if is_insecure_http(self.value("base_url") or "") and not insecure_ok:
+            errors["base_url"] = (
+                "http:// to another machine: the secret key would cross the network "
+                f"unencrypted. {INSECURE_HTTP_FIX[0].upper()}{INSECURE_HTTP_FIX[1:]}."
+            )
         if errors:
             raise FormErrors(errors)
         profile = config.Profile(
@@ -478,6 +487,8 @@ class ProfileForm(FormScreen):
             # Not on this form: an edit keeps where the profile's replays go.
             forward_url=self.editing.forward_url if self.editing else None,
             read_only=bool(self.value("read_only")),
+            allow_insecure_http=insecure_ok,
+            allow_env=list(self.editing.allow_env) if self.editing else [],
         )
         if key:
             try:
