@@ -739,7 +739,7 @@ class Runtime:
         """When a journaled request was made, by the service's clock (the local sandbox's can
         be moved): what puts it in order among the service's own records (a payment's story).
         An entry made before this run's client: its own wall-clock time."""
-        return self._request_times.get(entry.id, entry.started_at)
+        return float(self._request_times.get(entry.id, entry.started_at))
 
     def shown_url(self, url: str) -> str:
         """`url` as the screen shows it: its port hidden in a stable display (snapshots)."""

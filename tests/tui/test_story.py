@@ -114,7 +114,7 @@ async def test_each_line_of_the_story_opens_what_it_names(dirs: Dirs) -> None:
     from tui.areas.events.detail import EventDetailScreen
     from tui.areas.payments.detail import PaymentDetailScreen
     from tui.areas.refunds.view import RefundDetailScreen
-    from tui.areas.requests.detail import RequestDetailScreen
+    from tui.areas.requests.view import RequestDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
