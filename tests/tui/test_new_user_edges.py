@@ -70,13 +70,15 @@ async def test_a_payments_event_row_opens_the_event(dirs: Dirs) -> None:
         client = app.runtime.client
         payment = await create_payment(client)
         detail = await open_detail(pilot, payment.payment_id)
-        table = detail.related_section("events").table
-        await until(lambda: bool(table.records))
-        first = next(iter(table.records))
+        # The payment's story holds its webhooks: a webhook's line opens the event.
+        table = detail.related_section("story").table
+        await until(lambda: any(r.record.kind == "webhook" for r in table.records.values()))
+        line = next(r.record for r in table.records.values() if r.record.kind == "webhook")
         table.focus()
+        table.move_cursor(row=table.get_row_index(line.key))
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, EventDetailScreen))
-        assert app.screen.record_id == first
+        assert app.screen.record_id == line.record_id
         await pilot.press("escape")
         await until(lambda: isinstance(app.screen, PaymentDetailScreen))
 

@@ -114,7 +114,7 @@ async def test_each_line_of_the_story_opens_what_it_names(dirs: Dirs) -> None:
     from tui.areas.events.detail import EventDetailScreen
     from tui.areas.payments.detail import PaymentDetailScreen
     from tui.areas.refunds.view import RefundDetailScreen
-    from tui.areas.requests.detail import RequestDetailScreen
+    from tui.areas.requests.view import RequestDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -258,3 +258,29 @@ async def test_a_payment_without_an_email_shows_its_customers_marked_as_such(dir
         detail = await open_detail(pilot, with_email.payment_id)
         text = shown_text(detail.section("card"))
         assert "grace@example.com" in text and "the customer's" not in text
+
+
+def test_a_list_sent_as_a_post_is_a_read_not_a_line() -> None:
+    from types import SimpleNamespace
+
+    from tui.views.timeline import Subject, request_lines
+
+    def entry(number: int, method: str, path: str, answer: str) -> SimpleNamespace:
+        return SimpleNamespace(
+            id=number, method=method, path=path, request_body="{}", response_body=answer,
+            status=200, ok=True, error=None, started_at=0.0,
+        )  # fmt: skip
+
+    body = '{"payment_id": "pay_x", "status": "succeeded"}'
+    lines, seen, reads = request_lines(
+        [
+            entry(1, "POST", "/payments", body),
+            entry(2, "POST", "/payments/list", f'{{"data": [{body}]}}'),
+            entry(3, "GET", "/payments/pay_x", body),
+        ],
+        [Subject("payment", "pay_x", "payments")],
+        lambda e: float(e.id),
+    )
+    assert [line.what for line in lines] == ["POST /payments"]
+    assert reads == 2
+    assert [status for *_, status, _moving in seen] == ["succeeded"]

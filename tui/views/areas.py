@@ -128,7 +128,7 @@ AREAS: tuple[Area, ...] = (
         None,
         "Every API call, copyable as curl",
         "tui.areas.requests.view:RequestsView",
-        "tui.areas.requests.detail:RequestDetailScreen",
+        "tui.areas.requests.view:RequestDetailScreen",
     ),
     Area(
         "sandbox",

@@ -412,7 +412,16 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
     def label_of(self, name: str) -> str:
         """A field's label as the user sees it (its name when it has none)."""
         field = next((f for f in self._fields if f.name == name), None)
-        return (field.label if field and field.label else name).lower()
+        return in_sentence(field.label if field and field.label else name)
+
+
+def in_sentence(label: str) -> str:
+    """A label as a sentence says it: "Amount (USD)" -> "amount (USD)", "Card number" ->
+    "card number"; codes and names in capitals keep them ("CVC", "IBAN", "(USD)")."""
+    words = label.split(" ")
+    return " ".join(
+        word if word.isupper() and len(word.strip("()")) > 1 else word.lower() for word in words
+    )
 
 
 class FormErrors(Exception):

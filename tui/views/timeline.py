@@ -33,6 +33,7 @@ REQUEST, STATUS, WEBHOOK = 0, 1, 2
 EVENTS_PER_OBJECT = 100
 # Reads are left out (a detail reads its record on every webhook): only what acted.
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
+LIST_ENDINGS = ("/list", "/search")
 
 
 class Subject(NamedTuple):
@@ -132,8 +133,8 @@ def request_lines(
         texts = (entry.path, entry.request_body or "", entry.response_body or "")
         if not any(i in text for i in ids for text in texts):
             continue
-        if entry.method in READS:
-            reads += 1
+        if entry.method in READS or path.endswith(LIST_ENDINGS):
+            reads += 1  # a list sent as a POST (`/payments/list`) reads too
             continue
         at = float(when(entry))
         answer = str(entry.status) if entry.status is not None else "no answer"

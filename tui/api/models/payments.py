@@ -131,6 +131,9 @@ def _card_number(value: Any) -> Any:
             "card_number_type", 'card_number must be a string of digits, e.g. "4242424242424242"'
         )
     digits = value.replace(" ", "")  # people paste numbers grouped in fours
+    if not digits:
+        # Nothing typed (a remote profile's form starts empty): required, not "digits only".
+        raise PydanticCustomError("missing", "card_number is required")
     if not ascii_digits(digits):
         raise PydanticCustomError(
             "card_number",

@@ -8,9 +8,9 @@ import time
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -23,6 +23,7 @@ from tui.private_files import open_private
 from tui.views.actions import Action
 from tui.views.clipboard import copy_text
 from tui.views.columns import CellContext, Column
+from tui.views.detail import DetailScreen, Missing
 from tui.views.filters import Filter, Grammar, Term
 from tui.views.json_view import json_view
 from tui.views.listing import ResourceListView
@@ -323,3 +324,47 @@ def render_entry(entry: Any, stable: bool = False) -> Group:
         if body:
             parts.append(json_view(body))
     return Group(*parts)
+
+
+# -- one request on a screen of its own (what a payment's story opens) ------------------------
+
+
+class RequestDetailScreen(DetailScreen[Any]):
+    """A request payscope made and the answer it got (redacted by the client's journal)."""
+
+    noun = "Request"
+    scope = "request"
+    actions = tuple(a for a in REQUEST_ACTIONS if a.needs_record)
+    sections: ClassVar[tuple[tuple[str, str], ...]] = (("request", "Request and answer"),)
+
+    async def fetch(self) -> Any:
+        entry = (
+            self.runtime.api.journal.get(int(self.record_id)) if self.record_id.isdigit() else None
+        )
+        if entry is None:
+            raise Missing(self.record_id)
+        return entry
+
+    def not_found_text(self) -> str:
+        return (
+            "The request journal no longer holds this request (it keeps the last "
+            f"{self.runtime.api.journal.maxlen}); Esc goes back."
+        )
+
+    def watched_ids(self, record: Any) -> set[str]:
+        return set()  # a journaled request does not change
+
+    def title_text(self, entry: Any) -> Text:
+        answer = str(entry.status) if entry.status is not None else "no answer"
+        return Text.assemble(
+            ("Request ", "bold"),
+            safe(f"{entry.method} {entry.path.split('?', 1)[0]}", "bold"),
+            "  ",
+            (answer, "bold"),
+        )
+
+    def render_record(self, entry: Any) -> None:
+        self.section("request").update(render_entry(entry, self.runtime.options.stable_display))
+
+    def raw(self, record: Any) -> RenderableType:
+        return render_entry(record, self.runtime.options.stable_display)
