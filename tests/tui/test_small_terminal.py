@@ -4,6 +4,7 @@ fit is left out (the app's own first; `?` lists them all), never cut."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ def _footer_whole(app: Any) -> list[str]:
     footer = app.screen.query_one(KeyFooter)
     right = footer.region.right
     keys = sorted(footer.query("FooterKey"), key=lambda k: k.region.x)
-    for before, after in zip(keys, keys[1:], strict=False):
+    for before, after in itertools.pairwise(keys):
         assert before.region.right <= after.region.x, (before.description, after.description)
     for key in keys:
         assert key.region.right <= right and key.region.width >= len(key.description), key

@@ -163,7 +163,7 @@ class EventsView(ResourceListView[Any]):
 
     def runtime_ready(self) -> None:
         # With another payscope listening for this profile, the empty list says so.
-        if self.runtime.listener is not None or getattr(self.runtime, "listener_elsewhere", ""):
+        if self.runtime.listener is not None or self.runtime.listener_elsewhere:
             self.load()
 
     def page_loaded(self, records: list[Any]) -> None:
