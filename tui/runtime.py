@@ -102,6 +102,48 @@ def claim_listener_dir(first: Path, data_dir: Path) -> tuple[Path, int]:
         return directory, fd
 
 
+def claim_profile_listener(directory: Path) -> tuple[int | None, str]:
+    """The lock of a remote profile's listener (its journal directory), or None with what the
+    payscope holding it wrote there ("pid URL"): the service sends the profile's webhooks to
+    the one URL registered with it, so one payscope on a machine listens for a profile."""
+    import fcntl
+
+    from tui.private_files import private_dir
+
+    private_dir(directory)
+    fd = os.open(directory / JOURNAL_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        try:
+            held = os.read(fd, 512).decode("utf-8", "replace").strip()
+        finally:
+            os.close(fd)
+        return None, held
+    return fd, ""
+
+
+def say_listener_owner(fd: int, url: str) -> None:
+    """Write "pid URL" into a held listener lock (what a second payscope reads and says)."""
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {url}\n".encode(), 0)
+
+
+def held_elsewhere(profile: str, held: str) -> str:
+    """Why this payscope starts no listener: another one listens for `profile` (its "pid
+    URL" as written in the lock, when readable)."""
+    pid, _, url = held.partition(" ")
+    who = f"payscope (pid {pid})" if pid.isdigit() else "payscope"
+    where = f" on {url}" if url.startswith("http") else ""
+    return (
+        f"Another {who} already listens for profile {profile}'s webhooks{where}. The service "
+        "sends them to the one URL registered with it, so this payscope gets none: its Events "
+        "stay empty and its lists do not update by themselves (r reloads). Watch webhooks in "
+        "the other one, or quit it and start this one again to listen here."
+    )
+
+
 class StartupError(RuntimeError):
     """Something payscope needs could not start; the message says what to do about it."""
 
@@ -289,6 +331,8 @@ class Runtime:
         self.spawned_daemon: int | None = None
         self._hooking: asyncio.Task[None] | None = None
         self._claimed: tuple[Path, int] | None = None  # (journal directory, its lock's fd)
+        # Why no listener runs on this remote profile: another payscope listens for it ("").
+        self.listener_elsewhere = ""
         self._hook = ""  # the listener URL this run pointed the background sandbox at
         # (the listeners attached to the background sandbox, read at)
         self._hook_read: tuple[list[str] | None, float] = (None, -10.0)
@@ -697,6 +741,17 @@ class Runtime:
             webhook_secret = secrets.get_secret(profile.name, "webhook")
         except Exception:
             webhook_secret = None
+        if self._claimed is None:
+            fd, held = claim_profile_listener(self.listener_dir)
+            if fd is None:
+                # Another payscope listens for this profile: a listener on another port would
+                # get nothing (the service knows one URL), so none is started; it is said.
+                self.listener_elsewhere = held_elsewhere(profile.name, held)
+                self.notices.append(self.listener_elsewhere)
+                report("", 1.0)
+                return
+            self._claimed = (self.listener_dir, fd)
+        self.listener_elsewhere = ""
         # Its own journal: the embedded sandbox's events are not this profile's. No freshness
         # window here either: a sandbox's clock is its own (moved, or held still), and this
         # listener shows what the service sends; `payscope listen`, feeding a backend, checks.
@@ -708,6 +763,7 @@ class Runtime:
         # The profile's port (0 = any free one): the user registers this URL with the service.
         listener.on_notice = self.notices.append
         hook = await listener.start(HOST, profile.listener_port)
+        say_listener_owner(self._claimed[1], hook)
         self.listener_url = self.shown_url(hook)
         report("", 1.0)
 

@@ -4,16 +4,14 @@ and records were made; keys, the profile and the webhook settings stay."""
 from __future__ import annotations
 
 import asyncio
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
 from tests.daemons import wait_ready
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
+from tests.sandbox.test_daemon import _cli
 from tui.sandbox import daemon
 from tui.sandbox.files import DB_FILE
 
@@ -74,17 +72,6 @@ async def test_reset_of_a_sandbox_never_seeded_empties_it(raw: httpx.AsyncClient
     reset = await raw.post("/_sandbox/reset")
     assert reset.status_code == 200 and reset.json()["seeded_payments"] == 0
     assert (await raw.get(f"/payments/{made}")).status_code == 404
-
-
-def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tui", "sandbox", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **env},
-        timeout=120,
-        check=False,
-    )
 
 
 def _payment_ids(directory: Path) -> set[str]:

@@ -281,6 +281,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status.state = ""
         status.key_source = runtime.key_source
         status.listener_url = runtime.listener_url
+        status.listener_elsewhere = bool(runtime.listener_elsewhere)
         status.read_only = runtime.options.read_only  # a profile's mark is read at its start
         status.insecure_http = runtime.insecure_http
         status.set_environment(runtime.environment)

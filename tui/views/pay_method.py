@@ -182,10 +182,11 @@ class PayMethodFormScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
     def _say_kind(self, about_it: str | None = None) -> None:
         """Under the type (or the method) picker: what the chosen kind does (or `about_it`)."""
         kind = self.kind()
+        row = None if kind is None else self.method_row(kind)
+        self._say_picker(kind, row)
         if kind is None:
             self.query_one("#hint-method", Static).update(CARD_HINT)
             return
-        row = self.method_row(kind)
         if about_it is None:
             about_it = about(kind.model)
             if row is not None:
@@ -194,6 +195,20 @@ class PayMethodFormScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
                     about_it += " · Ctrl+T picks a test value"
         target = f"{kind.family}-kind" if self.shown(f"{kind.family}-kind") else "method"
         self.query_one(f"#hint-{target}", Static).update(Text(about_it))
+
+    def _say_picker(self, kind: Any, row: dict[str, Any] | None) -> None:
+        """The picker button follows the way to pay: test cards for a card, test values for a
+        method that has them, none for one that has not."""
+        from textual.widgets import Button
+
+        from tui.widgets.method_picker import test_values
+
+        for button in self.query("#form-pick-card").results(Button):
+            if kind is None:
+                button.label, button.display = "Test cards…", True
+            else:
+                button.label = "Test values…"
+                button.display = row is not None and bool(test_values(row))
 
     def action_pick_card(self) -> None:
         kind = self.kind()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -36,10 +37,64 @@ class KeyFooter(Footer):
     _keys_ready = False  # the screen said its bindings once (before that, `Footer` shows none)
 
     def compose(self) -> ComposeResult:
-        for widget in super().compose():
+        widgets = list(super().compose())
+        for widget in widgets:
             if getattr(widget, "action", None) == HELP_ACTION:
                 widget.add_class("-help")
-            yield widget
+        dropped = self._left_out(widgets)
+        for widget in widgets:
+            if id(widget) not in dropped:
+                yield widget
+
+    def _room(self) -> int:
+        width = self.size.width if self.is_attached and self.size.width else 0
+        return width or (self.app.size.width if self.is_attached else 0)
+
+    def _left_out(self, widgets: list[Any]) -> set[int]:
+        """The keys left out so the rest show whole in the footer's width: the app's own keys
+        (Quit, the palette...) go first, the last of them first, then the screen's, from the
+        last; `?` always stays (it lists every key). Nothing goes while all fit."""
+        room = self._room()
+        if not room:
+            return set()
+        keys = [w for w in widgets if w.has_class("-help") or hasattr(w, "key_display")]
+        if len(keys) != len(widgets):
+            return set()  # grouped keys: left as Textual lays them out
+        owners = {(binding.key, binding.action): node for (node, binding, _e, _t) in self._active()}
+
+        def width(widget: Any) -> int:
+            description = str(getattr(widget, "description", "") or "")
+            return cell_len(str(widget.key_display)) + cell_len(description) + 3
+
+        used = sum(width(w) for w in keys)
+        candidates = [w for w in keys if not w.has_class("-help")]
+        # Least important first: the app's keys, then the screen's, each from the last.
+        order = sorted(
+            range(len(candidates)),
+            key=lambda i: (
+                owners.get((candidates[i].key, candidates[i].action)) is not self.app,
+                -i,
+            ),
+        )
+        dropped: set[int] = set()
+        for index in order:
+            if used <= room:
+                break
+            widget = candidates[index]
+            dropped.add(id(widget))
+            used -= width(widget)
+        return dropped
+
+    def _active(self) -> list[tuple[Any, Any, Any, Any]]:
+        try:
+            return list(self.screen.active_bindings.values())
+        except Exception:  # not on a screen yet
+            return []
+
+    def on_resize(self) -> None:
+        # Which keys fit depends on the width: compare again (rebuilt only if that changed).
+        if self._keys_ready:
+            self.call_later(self.recompose)
 
     _shown: Showing | None = None
 
@@ -73,7 +128,7 @@ class KeyFooter(Footer):
             if found is not None:
                 _, binding, enabled, tooltip = found
                 palette = (binding.key, binding.description, enabled, tooltip, binding.tooltip)
-        return (keys, palette, self.combine_groups)
+        return (keys, palette, self.combine_groups, self._room())
 
     async def recompose(self) -> None:
         shown = self._keys_shown()

@@ -42,6 +42,8 @@ class StatusBar(Horizontal):
     key_source: reactive[str] = reactive("")
     rate_limit: reactive[str] = reactive("")
     listener_url: reactive[str] = reactive("")
+    # True when another payscope listens for this remote profile (this one runs none).
+    listener_elsewhere: reactive[bool] = reactive(False)
     event_count: reactive[int] = reactive(0)
     clock: reactive[str] = reactive("")
     state: reactive[str] = reactive("starting")
@@ -92,6 +94,8 @@ class StatusBar(Horizontal):
                     (counted(self.event_count, "event"), "bold"),
                 )
             )
+        elif self.listener_elsewhere:
+            parts.append(Text("listener: in the other payscope", style=muted))
         if self.clock:
             # "2026-11-21 09:30" -> "11-21 09:30" when narrow (the year rarely matters).
             clock = self.clock[5:] if compact and len(self.clock) == 16 else self.clock
@@ -121,6 +125,9 @@ class StatusBar(Horizontal):
         self._render_line()
 
     def watch_event_count(self) -> None:
+        self._render_line()
+
+    def watch_listener_elsewhere(self) -> None:
         self._render_line()
 
     def watch_clock(self) -> None:

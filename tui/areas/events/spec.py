@@ -32,14 +32,21 @@ def _verified(record: Any, context: CellContext) -> Text:
     return Text("✓", style=theme_colour(context.variables, "event-verified"))
 
 
-# The receive time goes first when narrow; then the object's status, which the event type
-# mostly implies (payment_succeeded -> succeeded) and the detail shows. Sig and Dup stay, and
-# the event type gives up cells (down to 12) so they stay in view.
+# At 80 columns every column shows: the event type gives up cells first (down to 12), then the
+# status (down to 12); an id of 24 characters shows whole. Narrower, the receive time goes
+# first, then the object's status, which the event type mostly implies and the detail shows.
 COLUMNS: tuple[Column[Any], ...] = (
-    Column("time", "Time", 8, lambda r, c: clock(r.first_seen, c.stable), 92),
+    Column("time", "Time", 8, lambda r, c: clock(r.first_seen, c.stable), 70),
     Column("event_type", "Event", 22, lambda r, c: safe(r.event_type, empty="?"), flex=(12, 22)),
-    Column("object_id", "Object", 26, lambda r, c: safe(r.object_id)),
-    Column("status", "Status", 18, lambda r, c: status_text(r.object_status, c.variables), 76),
+    Column("object_id", "Object", 24, lambda r, c: safe(r.object_id)),
+    Column(
+        "status",
+        "Status",
+        18,
+        lambda r, c: status_text(r.object_status, c.variables),
+        60,
+        flex=(12, 18),
+    ),
     Column("verified", "Sig", 3, _verified),
     Column("dups", "Dup", 3, lambda r, c: Text(str(r.duplicates) if r.duplicates else "")),
 )
@@ -78,6 +85,9 @@ def remote_empty_text(runtime: Any) -> str:
     where to send them, which payscope cannot do for a service on another machine."""
     from tui.widgets.text import safe_markup
 
+    elsewhere = getattr(runtime, "listener_elsewhere", "")
+    if elsewhere:  # another payscope listens for this profile: said, with the way out
+        return "[b]No listener here[/b]\n\n" + safe_markup(elsewhere)
     url = safe_markup(runtime.listener_url or "this machine's listener")
     return (
         "[b]No webhooks yet[/b]\n\n"

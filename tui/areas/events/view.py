@@ -162,7 +162,8 @@ class EventsView(ResourceListView[Any]):
         return EventDetailScreen(record_id)
 
     def runtime_ready(self) -> None:
-        if self.runtime.listener is not None:
+        # With another payscope listening for this profile, the empty list says so.
+        if self.runtime.listener is not None or self.runtime.listener_elsewhere:
             self.load()
 
     def page_loaded(self, records: list[Any]) -> None:

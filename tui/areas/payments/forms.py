@@ -319,7 +319,11 @@ class NewPaymentScreen(PayMethodFormScreen):
                 "email",
                 "Email (optional)",
                 Input(placeholder="e.g. ada@example.com", id="field-email"),
-                "On the local sandbox, +expire in it lets transfer and voucher instructions lapse.",
+                # A rule of payscope's own sandbox: a remote service has no such test address.
+                "+expire in it lets transfer and voucher instructions lapse (a sandbox test "
+                "address)."
+                if self.local
+                else "",
             ),
             Field(
                 "capture_method",

@@ -93,6 +93,13 @@ PLACEHOLDERS: Mapping[str, str] = {
     "email": "e.g. payee@example.com",
     "telephone_number": "e.g. 5551234567",
 }
+# The card a new payout on the local sandbox starts with (a public test card that pays out).
+PAYOUT_TEST_CARD: Mapping[str, str] = {
+    "card_number": "4242424242424242",
+    "expiry_month": "10",
+    "expiry_year": "2030",
+    "card_holder_name": "Ada Lovelace",
+}
 # How much a payout's flow moves on with each choice, said on the button.
 _KEEP = "keep"
 _NONE = "none"
@@ -149,6 +156,10 @@ class PayoutForm(ChoiceFormScreen):
 
     payout: Any = None  # the payout updated (None: a new one)
 
+    def filled(self, key: str) -> Mapping[str, str]:
+        """Values a method's fields start with (none: an update shows the payout's own)."""
+        return {}
+
     # -- fields ---------------------------------------------------------------------------------
 
     def method_options(self) -> list[tuple[Any, str]]:
@@ -204,7 +215,11 @@ class PayoutForm(ChoiceFormScreen):
             for variant in kinds:
                 result.extend(
                     model_inputs(
-                        variant.model, variant.key, labels=FIELD_LABELS, placeholders=PLACEHOLDERS
+                        variant.model,
+                        variant.key,
+                        labels=FIELD_LABELS,
+                        placeholders=PLACEHOLDERS,
+                        values=self.filled(variant.key),
                     )
                 )
         customer = p.customer if p is not None else None
@@ -501,6 +516,13 @@ class NewPayoutForm(PayoutForm):
 
     def method_options(self) -> list[tuple[Any, str]]:
         return [*super().method_options(), ("None yet (add it with Update)", _NONE)]
+
+    def filled(self, key: str) -> Mapping[str, str]:
+        # As the payment form: on the local sandbox the card starts as a test card that pays
+        # out, so Ctrl+S sends at once; elsewhere its values are only placeholders.
+        if key != "card" or not self.runtime.has_local_sandbox:
+            return {}
+        return PAYOUT_TEST_CARD
 
     def submit_text(self) -> str | None:
         amount = self.amount_text()
