@@ -413,9 +413,12 @@ async def test_a_webhooks_raw_body_and_json_wrap_at_punctuation(
         dumped = detail.payment.model_dump_json(exclude_none=True, exclude={"client_secret"})
         assert _words_whole(shown, dumped) == []
         await pilot.press("v")
-        table = detail.related_section("events").table
-        await until(lambda: bool(table.records))
+        # The payment's story holds its webhooks: a webhook's line opens the event.
+        table = detail.related_section("story").table
+        await until(lambda: any(r.record.kind == "webhook" for r in table.records.values()))
+        line = next(r.record for r in table.records.values() if r.record.kind == "webhook")
         table.focus()
+        table.move_cursor(row=table.get_row_index(line.key))
         await pilot.press("enter")
         await until(lambda: isinstance(app.screen, EventDetailScreen))
         screen = app.screen
