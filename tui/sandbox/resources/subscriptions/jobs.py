@@ -1,0 +1,63 @@
+"""Subscriptions' clock job: client secrets expire, scheduled changes apply, terms renew."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from tui.sandbox.resource import Job
+from tui.sandbox.resources.subscriptions.engine import (
+    add_interval,
+    announce_paid,
+    apply_change,
+    charge,
+    price_of,
+)
+from tui.sandbox.resources.subscriptions.store import load, save
+from tui.sandbox.state import SandboxState
+
+
+def _next_due(conn: sqlite3.Connection) -> float | None:
+    row = conn.execute(
+        "SELECT MIN(t) FROM (SELECT MIN(billing_at) AS t FROM subscriptions "
+        "UNION ALL SELECT MIN(secret_expires_at) FROM subscriptions "
+        "UNION ALL SELECT MIN(scheduled_at) FROM subscriptions)"
+    ).fetchone()
+    return None if row is None or row[0] is None else float(row[0])
+
+
+def _run_due(state: SandboxState, now: float) -> int:
+    ids_due = [
+        str(r[0])
+        for r in state.db.conn.execute(
+            "SELECT id FROM subscriptions WHERE billing_at <= ?1 OR secret_expires_at <= ?1 "
+            "OR scheduled_at <= ?1",
+            (now,),
+        )
+    ]
+    for sub_id in ids_due:
+        with state.db.transaction() as conn:
+            sub = load(conn, sub_id)
+            if sub.secret_expires_at is not None and sub.secret_expires_at <= now:
+                sub.data["client_secret"] = None
+                sub.data["client_secret_expires_at"] = None
+                sub.secret_expires_at = None
+            if sub.scheduled_at is not None and sub.scheduled_at <= now:
+                change = sub.data["scheduled_change"] or {}
+                apply_change(conn, state, sub, str(change.get("action")), sub.scheduled_at)
+            if sub.billing_at is not None and sub.billing_at <= now:
+                due = sub.billing_at
+                if charge(conn, state, sub, due):
+                    sub.data["status"] = "active"
+                    price = price_of(sub)
+                    sub.billing_at = add_interval(
+                        due, str(price["interval"]), int(price["interval_count"])
+                    )
+                    announce_paid(conn, state, sub, now)
+                else:
+                    sub.data["status"] = "unpaid"
+                    sub.billing_at = None
+            save(conn, sub, now)
+    return len(ids_due)
+
+
+JOB = Job("subscriptions_due", _next_due, _run_due)
