@@ -73,7 +73,7 @@ from tui.sandbox.filters import Where
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
 from tui.sandbox.resource import Job, Resource, SeedContext
-from tui.sandbox.resources import payment_methods
+from tui.sandbox.resources import _saved_methods as payment_methods
 from tui.sandbox.responses import (
     json_body,
     read_body,

@@ -23,7 +23,7 @@ from tui.sandbox import cards, ids
 from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.errors import SandboxError, bad_state, conflict, invalid, missing, not_found
 from tui.sandbox.outbox import emit
-from tui.sandbox.resources import payment_methods, payments
+from tui.sandbox.resources import _saved_methods, payments
 from tui.sandbox.resources._support import charge_off_session, insert_payment, new_payment
 from tui.sandbox.resources.subscriptions import store
 from tui.sandbox.resources.subscriptions.store import Sub, derive, load, save, view
@@ -158,7 +158,7 @@ def _first_payment(
     outcome = {k: rule[k] for k in _OUTCOME_KEYS if k in rule}
     saved = rule.get("saved")
     if saved:
-        payments.use_saved(state, row, payment_methods.method_record(conn, str(saved)), outcome)
+        payments.use_saved(state, row, _saved_methods.method_record(conn, str(saved)), outcome)
     else:
         row.card_rule = outcome
         row.data.update(
@@ -403,12 +403,12 @@ def card_of(
         rule["acceptance"] = acceptance
         return rule
     if details.payment_method_id:
-        found = payment_methods.saved_for(conn, details.payment_method_id, customer_id)
+        found = _saved_methods.saved_for(conn, details.payment_method_id, customer_id)
         if found is not None:
             method, saved_rule = found
             return {
                 **saved_rule,
-                "card": payment_methods.card_of(method),
+                "card": _saved_methods.card_of(method),
                 "saved": details.payment_method_id,
                 "payment_method_id": details.payment_method_id,
                 "acceptance": acceptance,

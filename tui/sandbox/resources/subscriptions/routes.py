@@ -205,7 +205,7 @@ async def list_invoices(request: Request, subscription_id: str) -> Response:
     openapi_extra=json_body(SubscriptionUpdateRequest),
 )
 async def update_subscription(request: Request, subscription_id: str) -> Response:
-    """Body `{plan_id, item_price_id}`; see the package docstring for the resulting status."""
+    """Body `{plan_id, item_price_id}`; see the module docstring for the resulting status."""
     profile_id = _profile(request)
     raw = await read_object(
         request, '{"plan_id": "plan_pro", "item_price_id": "price_pro_monthly"}'
