@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
-from tui.sandbox.resource import Job
+from tui.sandbox.resource import Due, Job, due_rows
 from tui.sandbox.resources.subscriptions.engine import (
     add_interval,
     announce_paid,
@@ -60,4 +61,39 @@ def _run_due(state: SandboxState, now: float) -> int:
     return len(ids_due)
 
 
-JOB = Job("subscriptions_due", _next_due, _run_due)
+def _due_between(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
+    """The renewals and scheduled changes `_run_due` would make between `start` and `end`
+    (the clock's upcoming preview; client secrets expiring are not shown)."""
+    renewals = due_rows(
+        conn,
+        "SELECT billing_at, id, data FROM subscriptions WHERE billing_at IS NOT NULL "
+        "AND billing_at > ? AND billing_at <= ? ORDER BY billing_at LIMIT ?",
+        start,
+        end,
+    )
+    scheduled = due_rows(
+        conn,
+        "SELECT scheduled_at, id, data FROM subscriptions WHERE scheduled_at IS NOT NULL "
+        "AND scheduled_at > ? AND scheduled_at <= ? ORDER BY scheduled_at LIMIT ?",
+        start,
+        end,
+    )
+    out: list[Due] = []
+    for at, sub_id, data in renewals:
+        sub = json.loads(data)
+        kind = "trial ends and it is charged" if sub.get("status") == "trial" else "renews"
+        out.append(Due(float(at), "subscription_renews", sub_id, f"subscription {sub_id} {kind}"))
+    for at, sub_id, data in scheduled:
+        change = (json.loads(data).get("scheduled_change") or {}).get("action") or "change"
+        out.append(
+            Due(
+                float(at),
+                "subscription_change",
+                sub_id,
+                f"subscription {sub_id}: the scheduled {change} applies",
+            )
+        )
+    return out
+
+
+JOB = Job("subscriptions_due", _next_due, _run_due, _due_between)
