@@ -294,6 +294,48 @@ def list_item(data: dict[str, Any], token: str, is_default: bool) -> dict[str, A
     }
 
 
+def update_method(conn: sqlite3.Connection, payment_method_id: str, data: dict[str, Any]) -> None:
+    conn.execute(
+        "UPDATE payment_methods SET data = ? WHERE payment_method_id = ?",
+        (dumps(data), payment_method_id),
+    )
+
+
+def delete_method(conn: sqlite3.Connection, state: SandboxState, payment_method_id: str) -> None:
+    """Delete a saved method; the mandates made on it are revoked."""
+    for (mandate_id,) in conn.execute(
+        "SELECT mandate_id FROM mandates WHERE payment_method_id = ?", (payment_method_id,)
+    ).fetchall():
+        revoke_if_live(conn, state, str(mandate_id))
+    conn.execute("DELETE FROM payment_methods WHERE payment_method_id = ?", (payment_method_id,))
+
+
+def customer_methods(conn: sqlite3.Connection, customer_id: str) -> list[dict[str, Any]]:
+    """A customer's saved methods as list entries, newest first."""
+    rows = conn.execute(
+        "SELECT data, payment_token, is_default FROM payment_methods WHERE customer_id = ? "
+        "ORDER BY created DESC, rowid DESC",
+        (customer_id,),
+    ).fetchall()
+    return [list_item(json.loads(r[0]), str(r[1]), bool(r[2])) for r in rows]
+
+
+def set_default(conn: sqlite3.Connection, customer_id: str, payment_method_id: str) -> None:
+    conn.execute(
+        "UPDATE payment_methods SET is_default = (payment_method_id = ?) WHERE customer_id = ?",
+        (payment_method_id, customer_id),
+    )
+
+
+def customer_mandates(conn: sqlite3.Connection, customer_id: str) -> list[dict[str, Any]]:
+    """A customer's mandates, newest first."""
+    rows = conn.execute(
+        "SELECT data FROM mandates WHERE customer_id = ? ORDER BY created DESC, rowid DESC",
+        (customer_id,),
+    ).fetchall()
+    return [json.loads(r[0]) for r in rows]
+
+
 def forget_customer(conn: sqlite3.Connection, state: SandboxState, customer_id: str) -> None:
     """A deleted customer's saved methods go and its mandates are revoked."""
     for (mandate_id,) in conn.execute(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -10,18 +9,21 @@ from starlette.responses import Response
 
 from tui.api.models.payment_methods import PaymentMethodCreateRequest, PaymentMethodUpdateRequest
 from tui.sandbox import ids, methods
-from tui.sandbox.db import dumps
 from tui.sandbox.errors import INVALID, SandboxError, missing
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.resources._saved_methods import (
     REVOKED,
+    customer_mandates,
+    customer_methods,
     customer_must_exist,
-    list_item,
+    delete_method,
     load_mandate,
     load_method,
     not_theirs,
     revoke_if_live,
     save_method,
+    set_default,
+    update_method,
 )
 from tui.sandbox.resources.payments import (
     card_rule,
@@ -134,10 +136,7 @@ async def update_payment_method(request: Request, payment_method_id: str) -> Res
             )
         if body.wallet is not None:
             data.setdefault("payment_method_data", {})["wallet"] = body.wallet
-        conn.execute(
-            "UPDATE payment_methods SET data = ? WHERE payment_method_id = ?",
-            (dumps(data), payment_method_id),
-        )
+        update_method(conn, payment_method_id, data)
     return respond(data)
 
 
@@ -147,13 +146,7 @@ async def delete_payment_method(request: Request, payment_method_id: str) -> Res
     state = state_of(request)
     with state.db.transaction() as conn:
         load_method(conn, payment_method_id)
-        for (mandate_id,) in conn.execute(
-            "SELECT mandate_id FROM mandates WHERE payment_method_id = ?", (payment_method_id,)
-        ).fetchall():
-            revoke_if_live(conn, state, str(mandate_id))
-        conn.execute(
-            "DELETE FROM payment_methods WHERE payment_method_id = ?", (payment_method_id,)
-        )
+        delete_method(conn, state, payment_method_id)
     return respond({"payment_method_id": payment_method_id, "deleted": True})
 
 
@@ -165,12 +158,7 @@ async def list_customer_payment_methods(request: Request, customer_id: str) -> R
     """`{customer_payment_methods: [...], is_guest_customer}`, newest first."""
     conn = state_of(request).db.conn
     customer_must_exist(conn, customer_id)
-    rows = conn.execute(
-        "SELECT data, payment_token, is_default FROM payment_methods WHERE customer_id = ? "
-        "ORDER BY created DESC, rowid DESC",
-        (customer_id,),
-    ).fetchall()
-    items = [list_item(json.loads(r[0]), str(r[1]), bool(r[2])) for r in rows]
+    items = customer_methods(conn, customer_id)
     return respond({"customer_payment_methods": items, "is_guest_customer": False})
 
 
@@ -192,10 +180,7 @@ async def set_default_payment_method(
                 customer_id,
                 "a customer's default must be one of its own saved methods.",
             )
-        conn.execute(
-            "UPDATE payment_methods SET is_default = (payment_method_id = ?) WHERE customer_id = ?",
-            (payment_method_id, customer_id),
-        )
+        set_default(conn, customer_id, payment_method_id)
     return respond(
         {
             "default_payment_method_id": payment_method_id,
@@ -361,8 +346,4 @@ async def list_customer_mandates(request: Request, customer_id: str) -> Response
     """A bare array, newest first (as the real service answers)."""
     conn = state_of(request).db.conn
     customer_must_exist(conn, customer_id)
-    rows = conn.execute(
-        "SELECT data FROM mandates WHERE customer_id = ? ORDER BY created DESC, rowid DESC",
-        (customer_id,),
-    ).fetchall()
-    return respond([json.loads(r[0]) for r in rows])
+    return respond(customer_mandates(conn, customer_id))
