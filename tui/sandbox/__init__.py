@@ -9,7 +9,8 @@ one module per resource under `resources/`.
 
 How to add a resource (e.g. disputes)
 -------------------------------------
-1. Write `tui/sandbox/resources/disputes.py` ending with
+1. Write `tui/sandbox/resources/disputes.py` (a big one: a package `disputes/` with
+   `routes.py`, `engine.py`, `store.py`, `jobs.py`, `seed.py`, as `subscriptions/`) ending with
    `RESOURCE = Resource(name="disputes", router=router, schema=SCHEMA, jobs=(...), seed=...)`
    (`tui.sandbox.resource`), then add ONE line to `RESOURCES` in
    `tui/sandbox/resources/__init__.py`. That is the only shared file you touch.
@@ -41,9 +42,11 @@ How to add a resource (e.g. disputes)
    `missing(field)` (IR_01), `invalid(field, value, allowed)` (IR_04),
    `bad_state(action, resource, current, expected)` (400), `conflict(code, message)` (409),
    `forbidden(message)` (403) or `SandboxError(status, type, code, message)`.
-8. Timed work: `Job(name, next_due(conn) -> float | None, run(state, now) -> int)`; the
-   background loop runs it as real time passes and `/_sandbox/clock/advance` steps through
-   due times in order. `run` opens its own transactions.
+8. Timed work: `Job(name, next_due(conn) -> float | None, run(state, now) -> int,
+   due_between(conn, start, end) -> list[Due])`; the background loop runs it as real time
+   passes and `/_sandbox/clock/advance` steps through due times in order. `run` opens its own
+   transactions. `due_between` says what `run` would do in that span (the clock's upcoming
+   preview lists it; `tests/sandbox/test_jobs_due.py` holds every job to having one).
 9. Seeding: `seed(ctx: SeedContext)` runs inside the seed transaction on `ctx.conn`; use
    `ctx.rng`, `ctx.now` (start of today, sandbox time), `ctx.n`; write with `executemany`;
    read what earlier seeders left in `ctx.shared` (`"customers"`: ids, `"payments"`: a list

@@ -8,13 +8,43 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any, Final
 
 from fastapi import APIRouter
 
+from tui.sandbox.clock import iso
+
 if TYPE_CHECKING:
     from tui.sandbox.state import SandboxState
+
+
+# Enough to show in a preview of what is due; `upcoming` still counts every item it read.
+MAX_DUE: Final = 200
+
+
+@dataclass(frozen=True)
+class Due:
+    """One thing that falls due: when, what kind, which object, and a sentence about it."""
+
+    at: float
+    kind: str
+    object_id: str
+    text: str
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["at"] = iso(self.at)
+        return out
+
+
+def due_rows(conn: sqlite3.Connection, sql: str, start: float, end: float) -> list[tuple[Any, ...]]:
+    """The rows of `sql` (placeholders: start, end, limit) for a job's `due_between`."""
+    return conn.execute(sql, (start, end, MAX_DUE)).fetchall()
+
+
+def nothing_due(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
+    return []
 
 
 @dataclass(frozen=True)
@@ -24,11 +54,15 @@ class Job:
     `next_due(conn)` gives the earliest sandbox time (epoch seconds) something is due, or None;
     `run(state, now)` does everything due at or before `now` (in its own transactions) and
     returns how many objects it changed. Advancing the clock steps through due times in order.
+    `due_between(conn, start, end)` says what `run` would do after `start` up to and including
+    `end`, soonest first (at most `MAX_DUE` per query), without changing anything: the clock's
+    `upcoming` preview asks every job.
     """
 
     name: str
     next_due: Callable[[sqlite3.Connection], float | None]
     run: Callable[[SandboxState, float], int]
+    due_between: Callable[[sqlite3.Connection, float, float], list[Due]] = nothing_due
 
 
 @dataclass

@@ -42,8 +42,12 @@ class Sandbox:
     """One local sandbox: its state, its ASGI app and (once started) its server."""
 
     def __init__(self, config: SandboxConfig) -> None:
+        # The resources (routes, tables, jobs) are loaded with the first sandbox, not with
+        # this module: `SandboxConfig` is imported where no sandbox runs.
+        from tui.sandbox.resources import RESOURCES
+
         self.config = config
-        self.state = SandboxState(config)
+        self.state = SandboxState(config, RESOURCES)
         self.app: FastAPI = create_app(self.state)
         self._server: EmbeddedServer | None = None
 

@@ -36,12 +36,8 @@ _JOBS_EVERY_SECONDS = 0.2
 class SandboxState:
     """Everything one running sandbox holds. Made by `Sandbox`, or directly in tests."""
 
-    def __init__(self, config: SandboxConfig, resources: Sequence[Resource] | None = None) -> None:
+    def __init__(self, config: SandboxConfig, resources: Sequence[Resource]) -> None:
         config.check()
-        if resources is None:
-            from tui.sandbox.resources import RESOURCES
-
-            resources = RESOURCES
         self.config = config
         self.resources = tuple(resources)
         path = Path(config.data_dir) / DB_FILE

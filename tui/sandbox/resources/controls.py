@@ -147,7 +147,8 @@ async def upcoming_work(
             raise invalid("until", until, "an ISO 8601 time, e.g. 2024-05-02T12:00:00Z") from None
         if not now <= end <= LATEST:
             raise invalid("until", until, f"a time from now ({iso(now)}) on")
-    items, total = upcoming(state.db.conn, now, end, webhooks=bool(state.webhook_targets()[0]))
+    webhooks = bool(state.webhook_targets()[0])
+    items, total = upcoming(state.db.conn, now, end, jobs=state.jobs, webhooks=webhooks)
     return respond(
         {
             "now": iso(now),

@@ -124,7 +124,7 @@ async def delete_customer(request: Request, customer_id: str) -> Response:
     with state.db.transaction() as conn:
         _load(conn, customer_id)
         conn.execute("DELETE FROM customers WHERE customer_id = ?", (customer_id,))
-        from tui.sandbox.resources.payment_methods import forget_customer
+        from tui.sandbox.resources._saved_methods import forget_customer
 
         forget_customer(conn, state, customer_id)
     return respond(

@@ -33,7 +33,7 @@ from tui.sandbox.db import dumps
 from tui.sandbox.errors import invalid, not_found
 from tui.sandbox.filters import Where
 from tui.sandbox.public import OLD_PAY_PAGE, PAY_PAGE
-from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_rows
 from tui.sandbox.resources import payments
 from tui.sandbox.resources._support import (
     insert_payment,
@@ -403,10 +403,22 @@ def seed_links(ctx: SeedContext) -> None:
     )
 
 
+def _due_expiry(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
+    """What `_expire` would do between `start` and `end` (the clock's upcoming preview)."""
+    rows = due_rows(
+        conn,
+        "SELECT expires_at, payment_link_id FROM payment_links WHERE status = 'active' "
+        "AND expires_at > ? AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+        start,
+        end,
+    )
+    return [Due(float(at), "link_expires", lid, f"payment link {lid} expires") for at, lid in rows]
+
+
 RESOURCE = Resource(
     name="payment_links",
     router=router,
     schema=SCHEMA,
-    jobs=(Job("expired_payment_links", _next_expiry, _expire),),
+    jobs=(Job("expired_payment_links", _next_expiry, _expire, _due_expiry),),
     seed=seed_links,
 )

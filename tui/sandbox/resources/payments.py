@@ -72,8 +72,8 @@ from tui.sandbox.errors import (
 from tui.sandbox.filters import Where
 from tui.sandbox.keys import PUBLISHABLE
 from tui.sandbox.outbox import emit
-from tui.sandbox.resource import Job, Resource, SeedContext
-from tui.sandbox.resources import payment_methods
+from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_rows
+from tui.sandbox.resources import _saved_methods as payment_methods
 from tui.sandbox.responses import (
     json_body,
     read_body,
@@ -1694,10 +1694,27 @@ def _seed(ctx: SeedContext) -> None:
     seed_payments(ctx)
 
 
+def _due_expiry(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
+    """What `_expire` would do between `start` and `end` (the clock's upcoming preview)."""
+    rows = due_rows(
+        conn,
+        "SELECT expires_at, payment_id, status FROM payments WHERE expires_at IS NOT NULL "
+        "AND expires_at > ? AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+        start,
+        end,
+    )
+    return [
+        Due(float(at), "payment_settles", pid, f"payment {pid} (processing) settles")
+        if status == "processing"
+        else Due(float(at), "payment_expiry", pid, f"payment {pid} ({status}) expires")
+        for at, pid, status in rows
+    ]
+
+
 RESOURCE = Resource(
     name="payments",
     router=router,
     schema=SCHEMA,
-    jobs=(Job("expired_payments", _next_expiry, _expire),),
+    jobs=(Job("expired_payments", _next_expiry, _expire, _due_expiry),),
     seed=_seed,
 )

@@ -44,7 +44,7 @@ from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import SandboxError, bad_state, invalid, missing, not_found
 from tui.sandbox.outbox import emit
-from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_rows
 from tui.sandbox.resources._support import validate
 from tui.sandbox.responses import json_body, read_object, respond
 from tui.sandbox.state import SandboxState, state_of
@@ -955,10 +955,25 @@ def seed_payouts(ctx: SeedContext) -> None:
     )
 
 
+def _due_between(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
+    """What `_run_due` would do between `start` and `end` (the clock's upcoming preview)."""
+    rows = due_rows(
+        conn,
+        "SELECT due_at, payout_id, status FROM payouts WHERE due_at IS NOT NULL "
+        "AND due_at > ? AND due_at <= ? ORDER BY due_at LIMIT ?",
+        start,
+        end,
+    )
+    return [
+        Due(float(at), "payout_moves", pid, f"payout {pid} moves on from {status}")
+        for at, pid, status in rows
+    ]
+
+
 RESOURCE = Resource(
     name="payouts",
     router=router,
     schema=SCHEMA,
-    jobs=(Job("payouts_due", _next_due, _run_due),),
+    jobs=(Job("payouts_due", _next_due, _run_due, _due_between),),
     seed=seed_payouts,
 )

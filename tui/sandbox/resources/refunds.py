@@ -37,7 +37,7 @@ from tui.sandbox.errors import (
 )
 from tui.sandbox.filters import Where
 from tui.sandbox.outbox import emit
-from tui.sandbox.resource import Job, Resource, SeedContext
+from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_rows
 from tui.sandbox.resources import disputes, payments
 from tui.sandbox.responses import (
     json_body,
@@ -373,10 +373,29 @@ def seed_refunds(ctx: SeedContext) -> None:
     )
 
 
+def _due_settle(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
+    """What `_settle` would do between `start` and `end` (the clock's upcoming preview)."""
+    rows = due_rows(
+        conn,
+        "SELECT settle_at, refund_id, amount, currency FROM refunds WHERE settle_at IS NOT NULL "
+        "AND settle_at > ? AND settle_at <= ? ORDER BY settle_at LIMIT ?",
+        start,
+        end,
+    )
+    out = []
+    for at, rid, amount, cur in rows:
+        try:
+            money = f"{int(amount) / 100:,.2f} {cur}"
+        except (TypeError, ValueError):
+            money = f"{amount} {cur}"
+        out.append(Due(float(at), "refund_settles", rid, f"refund {rid} of {money} settles"))
+    return out
+
+
 RESOURCE = Resource(
     name="refunds",
     router=router,
     schema=SCHEMA,
-    jobs=(Job("settled_refunds", _next_settle, _settle),),
+    jobs=(Job("settled_refunds", _next_settle, _settle, _due_settle),),
     seed=seed_refunds,
 )

@@ -1,24 +1,6 @@
-"""Saved payment methods and mandates, in the real service's shapes and routes.
-
-    POST   /payment_methods                          save a method for a customer
-    GET    /payment_methods/{id}                     retrieve it
-    POST   /payment_methods/{id}/update              change a card's expiry, holder, nickname
-    DELETE /payment_methods/{id}                     delete it (its mandates are revoked)
-    GET    /customers/{customer_id}/payment_methods  the customer's methods, each with a
-                                                     `payment_token` a confirm may send
-    POST   /{customer_id}/payment_methods/{id}/default   make it the customer's default
-    GET    /mandates/{id}, POST /mandates/revoke/{id}, GET /customers/{customer_id}/mandates
-
-A payment saves its method when it is authorised with `setup_future_usage` and a customer; with
-`setup_future_usage: off_session` and the customer's acceptance (`customer_acceptance`, or
-`mandate_data.customer_acceptance`) it also creates an `active` mandate (event
-`mandate_active`). A later payment sends `mandate_id` with `off_session: true` (required, as
-the real service) and no method data: it is charged on the saved method, and answers as that
-method's test value decides. A `single_use` mandate is revoked by its first charge (as the real
-service does, without an event); revoking one gives `mandate_revoked`.
-
-The full card number is never stored: what the card will do is decided when it is saved and
-kept in `rule` (as payments keep `card_rule`).
+"""Saved payment methods and mandates: their tables and the state changes payments,
+subscriptions and the payment_methods routes share (saving a method, finding it by token,
+creating, charging and revoking mandates). Below every resource that uses it: it imports none.
 """
 
 from __future__ import annotations
@@ -28,19 +10,11 @@ import sqlite3
 import uuid
 from typing import Any, NamedTuple
 
-from fastapi import APIRouter, Request
-from starlette.responses import Response
-
-from tui.api.models.payment_methods import PaymentMethodCreateRequest, PaymentMethodUpdateRequest
 from tui.sandbox import ids
 from tui.sandbox.db import dumps
-from tui.sandbox.errors import INVALID, SandboxError, invalid, missing, not_found
-from tui.sandbox.keys import PUBLISHABLE
+from tui.sandbox.errors import INVALID, SandboxError, invalid, not_found
 from tui.sandbox.outbox import emit
-from tui.sandbox.resource import Resource
-from tui.sandbox.responses import json_body, read_body, read_object, respond, schema_body
-from tui.sandbox.routing import DirectRoute
-from tui.sandbox.state import SandboxState, principal_of, state_of
+from tui.sandbox.state import SandboxState
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS payment_methods (
@@ -68,13 +42,11 @@ CREATE INDEX IF NOT EXISTS mandates_method ON mandates(payment_method_id);
 
 ACTIVE, REVOKED = "active", "revoked"
 
-router = APIRouter(tags=["payment methods"], route_class=DirectRoute)
-
 
 # -- saved methods ------------------------------------------------------------------------------
 
 
-def _customer_must_exist(conn: sqlite3.Connection, customer_id: str) -> None:
+def customer_must_exist(conn: sqlite3.Connection, customer_id: str) -> None:
     if conn.execute("SELECT 1 FROM customers WHERE customer_id = ?", (customer_id,)).fetchone():
         return
     raise SandboxError(
@@ -199,7 +171,7 @@ def save_method(
     return data
 
 
-def _load_method(
+def load_method(
     conn: sqlite3.Connection, payment_method_id: str
 ) -> tuple[dict[str, Any], dict[str, Any] | None, str, bool]:
     """(record, rule, payment_token, is_default), or 404 IR_05."""
@@ -214,7 +186,7 @@ def _load_method(
     return json.loads(found[0]), rule, str(found[2]), bool(found[3])
 
 
-def _not_theirs(payment_method_id: str, customer_id: str, advice: str) -> SandboxError:
+def not_theirs(payment_method_id: str, customer_id: str, advice: str) -> SandboxError:
     return SandboxError(
         400,
         INVALID,
@@ -225,7 +197,7 @@ def _not_theirs(payment_method_id: str, customer_id: str, advice: str) -> Sandbo
 
 def method_record(conn: sqlite3.Connection, payment_method_id: str) -> dict[str, Any]:
     """A saved method's record, or 404 IR_05."""
-    return _load_method(conn, payment_method_id)[0]
+    return load_method(conn, payment_method_id)[0]
 
 
 def saved_for(
@@ -242,7 +214,7 @@ def saved_for(
         return None
     data: dict[str, Any] = json.loads(found[0])
     if data.get("customer_id") != customer_id:
-        raise _not_theirs(
+        raise not_theirs(
             payment_method_id,
             customer_id,
             "pay with one of that customer's own saved methods "
@@ -296,7 +268,7 @@ def by_token(
     return data, json.loads(found[1]) if found[1] else None
 
 
-def _list_item(data: dict[str, Any], token: str, is_default: bool) -> dict[str, Any]:
+def list_item(data: dict[str, Any], token: str, is_default: bool) -> dict[str, Any]:
     """One entry of `customer_payment_methods` (the real `CustomerPaymentMethod`)."""
     return {
         "payment_token": token,
@@ -322,301 +294,46 @@ def _list_item(data: dict[str, Any], token: str, is_default: bool) -> dict[str, 
     }
 
 
-@router.post(
-    "/payment_methods",
-    summary="Save a payment method for a customer",
-    openapi_extra=json_body(PaymentMethodCreateRequest),
-)
-async def create_payment_method(request: Request) -> Response:
-    """A card (`card`) or another family's data, saved for `customer_id`."""
-    body = await read_body(request, PaymentMethodCreateRequest)
-    state = state_of(request)
-    from tui.sandbox.resources.payments import card_rule, card_view, refuse_expired
-
-    card_view_: dict[str, Any] | None = None
-    rule: dict[str, Any] | None = None
-    if body.card is not None:
-        card = body.card.as_card()
-        refuse_expired(state, card)
-        card_view_ = card_view(card)
-        card_view_["nick_name"] = body.card.nick_name
-        rule = card_rule(state, card)
-    details = {
-        k: v
-        for k, v in {"wallet": body.wallet, "bank_transfer": body.bank_transfer}.items()
-        if v is not None
-    }
-    if body.wallet is not None:
-        # A wallet in the payment's shape ({"google_pay": {...}}): charged by its test value.
-        from tui.sandbox import methods
-        from tui.sandbox.resources.payments import this_month
-
-        chosen = methods.choose(
-            body.payment_method, body.payment_method_type, {"wallet": body.wallet}
-        )
-        rule = methods.rule_for(chosen, "", this_month(state))
-        details = methods.shown(chosen)
-    with state.db.transaction() as conn:
-        if body.customer_id is not None:
-            _customer_must_exist(conn, body.customer_id)
-        data = save_method(
-            conn,
-            state,
-            customer_id=body.customer_id,
-            payment_method=body.payment_method,
-            payment_method_type=body.payment_method_type,
-            card=card_view_,
-            details=details or None,
-            rule=rule,
-            metadata=body.metadata,
-            billing=body.billing.to_body() if body.billing else None,
-        )
-    return respond(data)
+def update_method(conn: sqlite3.Connection, payment_method_id: str, data: dict[str, Any]) -> None:
+    conn.execute(
+        "UPDATE payment_methods SET data = ? WHERE payment_method_id = ?",
+        (dumps(data), payment_method_id),
+    )
 
 
-@router.get("/payment_methods/{payment_method_id}", summary="Retrieve a saved payment method")
-async def retrieve_payment_method(request: Request, payment_method_id: str) -> Response:
-    """The saved method, or 404 IR_05."""
-    data, _rule, _token, _default = _load_method(state_of(request).db.conn, payment_method_id)
-    return respond(data)
+def delete_method(conn: sqlite3.Connection, state: SandboxState, payment_method_id: str) -> None:
+    """Delete a saved method; the mandates made on it are revoked."""
+    for (mandate_id,) in conn.execute(
+        "SELECT mandate_id FROM mandates WHERE payment_method_id = ?", (payment_method_id,)
+    ).fetchall():
+        revoke_if_live(conn, state, str(mandate_id))
+    conn.execute("DELETE FROM payment_methods WHERE payment_method_id = ?", (payment_method_id,))
 
 
-@router.post(
-    "/payment_methods/{payment_method_id}/update",
-    summary="Update a saved card (expiry, holder, nickname)",
-    openapi_extra=json_body(PaymentMethodUpdateRequest),
-)
-async def update_payment_method(request: Request, payment_method_id: str) -> Response:
-    """Change what may change on a saved card; the number never changes (save a new one)."""
-    body = await read_body(request, PaymentMethodUpdateRequest)
-    state = state_of(request)
-    from tui.sandbox.resources.payments import refuse_expired_expiry
-
-    with state.db.transaction() as conn:
-        data, _rule, _token, _default = _load_method(conn, payment_method_id)
-        if body.card is not None:
-            card = data.get("card")
-            if not card:
-                raise SandboxError(
-                    400,
-                    INVALID,
-                    "IR_04",
-                    f"card was sent, but {payment_method_id} is not a saved card: only a "
-                    "card's expiry, holder and nickname can be updated.",
-                )
-            sent = body.card.model_dump(exclude_none=True)
-            for field, key in (
-                ("card_exp_month", "expiry_month"),
-                ("card_exp_year", "expiry_year"),
-                ("card_holder_name", "card_holder_name"),
-                ("nick_name", "nick_name"),
-            ):
-                if field in sent:
-                    card[key] = sent[field]
-            refuse_expired_expiry(
-                state,
-                card.get("expiry_month"),
-                card.get("expiry_year"),
-                f"the saved card {payment_method_id} (not changed)",
-            )
-        if body.wallet is not None:
-            data.setdefault("payment_method_data", {})["wallet"] = body.wallet
-        conn.execute(
-            "UPDATE payment_methods SET data = ? WHERE payment_method_id = ?",
-            (dumps(data), payment_method_id),
-        )
-    return respond(data)
-
-
-@router.delete("/payment_methods/{payment_method_id}", summary="Delete a saved payment method")
-async def delete_payment_method(request: Request, payment_method_id: str) -> Response:
-    """Delete it; the mandates made on it are revoked (events `mandate_revoked`)."""
-    state = state_of(request)
-    with state.db.transaction() as conn:
-        _load_method(conn, payment_method_id)
-        for (mandate_id,) in conn.execute(
-            "SELECT mandate_id FROM mandates WHERE payment_method_id = ?", (payment_method_id,)
-        ).fetchall():
-            _revoke_if_live(conn, state, str(mandate_id))
-        conn.execute(
-            "DELETE FROM payment_methods WHERE payment_method_id = ?", (payment_method_id,)
-        )
-    return respond({"payment_method_id": payment_method_id, "deleted": True})
-
-
-@router.get(
-    "/customers/{customer_id}/payment_methods",
-    summary="List a customer's saved payment methods (with payment tokens)",
-)
-async def list_customer_payment_methods(request: Request, customer_id: str) -> Response:
-    """`{customer_payment_methods: [...], is_guest_customer}`, newest first."""
-    conn = state_of(request).db.conn
-    _customer_must_exist(conn, customer_id)
+def customer_methods(conn: sqlite3.Connection, customer_id: str) -> list[dict[str, Any]]:
+    """A customer's saved methods as list entries, newest first."""
     rows = conn.execute(
         "SELECT data, payment_token, is_default FROM payment_methods WHERE customer_id = ? "
         "ORDER BY created DESC, rowid DESC",
         (customer_id,),
     ).fetchall()
-    items = [_list_item(json.loads(r[0]), str(r[1]), bool(r[2])) for r in rows]
-    return respond({"customer_payment_methods": items, "is_guest_customer": False})
+    return [list_item(json.loads(r[0]), str(r[1]), bool(r[2])) for r in rows]
 
 
-@router.post(
-    "/{customer_id}/payment_methods/{payment_method_id}/default",
-    summary="Set a customer's default payment method",
-)
-async def set_default_payment_method(
-    request: Request, customer_id: str, payment_method_id: str
-) -> Response:
-    """The method must be one this customer saved."""
-    state = state_of(request)
-    with state.db.transaction() as conn:
-        _customer_must_exist(conn, customer_id)
-        data, _rule, _token, _default = _load_method(conn, payment_method_id)
-        if data.get("customer_id") != customer_id:
-            raise _not_theirs(
-                payment_method_id,
-                customer_id,
-                "a customer's default must be one of its own saved methods.",
-            )
-        conn.execute(
-            "UPDATE payment_methods SET is_default = (payment_method_id = ?) WHERE customer_id = ?",
-            (payment_method_id, customer_id),
-        )
-    return respond(
-        {
-            "default_payment_method_id": payment_method_id,
-            "customer_id": customer_id,
-            "payment_method": data["payment_method"],
-            "payment_method_type": data.get("payment_method_type"),
-        }
+def set_default(conn: sqlite3.Connection, customer_id: str, payment_method_id: str) -> None:
+    conn.execute(
+        "UPDATE payment_methods SET is_default = (payment_method_id = ?) WHERE customer_id = ?",
+        (payment_method_id, customer_id),
     )
 
 
-@router.get(
-    "/account/payment_methods",
-    summary="The payment methods a payment may use (the browser SDK's list)",
-)
-async def merchant_payment_methods(request: Request) -> Response:
-    """Every family and type the sandbox takes; with `?client_secret=` (required with the
-    publishable key) it is the list for that payment, in its currency."""
-    from tui.sandbox import methods
-    from tui.sandbox.resources.payments import check_client_secret, load
-
-    state = state_of(request)
-    secret = request.query_params.get("client_secret")
-    currency = None
-    redirect_url = None
-    customer_id = None
-    if secret is not None or principal_of(request).kind == PUBLISHABLE:
-        payment_id = (secret or "").split("_secret_", 1)[0]
-        if not payment_id:
-            raise missing(
-                "client_secret", "The payment's client_secret, as POST /payments gave it."
-            )
-        row = load(state.db.conn, payment_id)
-        check_client_secret(request, row, secret, always=True)
-        currency = row.data.get("currency")
-        redirect_url = row.data.get("return_url")
-        customer_id = row.data.get("customer_id")
-    grouped: dict[str, list[dict[str, Any]]] = {"card": []}
-    for net in ("credit", "debit"):
-        grouped["card"].append(
-            {
-                "payment_method_type": net,
-                "payment_experience": None,
-                "card_networks": [
-                    {
-                        "card_network": n,
-                        "surcharge_details": None,
-                        "eligible_connectors": ["sandbox"],
-                    }
-                    for n in ("Visa", "Mastercard", "AmericanExpress", "Discover")
-                ],
-                "bank_names": None,
-                "bank_debits": None,
-                "bank_transfers": None,
-                "required_fields": None,
-                "surcharge_details": None,
-                "pm_auth_connector": None,
-            }
-        )
-    for method in methods.TYPES:
-        types = grouped.setdefault(method.family, [])
-        if any(t["payment_method_type"] == method.type for t in types):
-            continue
-        types.append(
-            {
-                "payment_method_type": method.type,
-                "payment_experience": [
-                    {
-                        "payment_experience_type": "redirect_to_url",
-                        "eligible_connectors": ["sandbox"],
-                    }
-                ]
-                if method.flow in (methods.REDIRECT, methods.QR)
-                else None,
-                "card_networks": None,
-                "bank_names": None,
-                "bank_debits": None,
-                "bank_transfers": None,
-                "required_fields": None,
-                "surcharge_details": None,
-                "pm_auth_connector": None,
-            }
-        )
-    return respond(
-        {
-            "redirect_url": redirect_url,
-            "currency": currency,
-            "payment_methods": [
-                {"payment_method": family, "payment_method_types": types}
-                for family, types in grouped.items()
-            ],
-            "mandate_payment": None,
-            "merchant_name": state.credentials.merchant_id,
-            "show_surcharge_breakup_screen": False,
-            "payment_type": "normal" if secret else None,
-            "request_external_three_ds_authentication": False,
-            "collect_shipping_details_from_wallets": False,
-            "collect_billing_details_from_wallets": False,
-            "is_tax_calculation_enabled": False,
-            "sdk_next_action": {"next_action": "confirm"},
-            "is_guest_customer": customer_id is None,
-        }
-    )
-
-
-@router.post(
-    "/ephemeral_keys",
-    summary="An ephemeral key for a customer (the browser SDK's)",
-    openapi_extra=schema_body(
-        {
-            "type": "object",
-            "required": ["customer_id"],
-            "properties": {"customer_id": {"type": "string"}},
-        }
-    ),
-)
-async def create_ephemeral_key(request: Request) -> Response:
-    """`{customer_id}` -> a key the SDK uses for that customer's saved methods, valid an hour."""
-    body = await read_object(request, '{"customer_id": "cus_..."}')
-    customer_id = body.get("customer_id")
-    if not isinstance(customer_id, str) or not customer_id:
-        raise missing("customer_id", "The customer this key is for.")
-    state = state_of(request)
-    _customer_must_exist(state.db.conn, customer_id)
-    now = int(state.clock.now())
-    return respond(
-        {
-            "id": ids.new_id("eki"),
-            "merchant_id": state.credentials.merchant_id,
-            "customer_id": customer_id,
-            "created_at": now,
-            "expires": now + 3600,
-            "secret": ids.new_id("epk"),
-        }
-    )
+def customer_mandates(conn: sqlite3.Connection, customer_id: str) -> list[dict[str, Any]]:
+    """A customer's mandates, newest first."""
+    rows = conn.execute(
+        "SELECT data FROM mandates WHERE customer_id = ? ORDER BY created DESC, rowid DESC",
+        (customer_id,),
+    ).fetchall()
+    return [json.loads(r[0]) for r in rows]
 
 
 def forget_customer(conn: sqlite3.Connection, state: SandboxState, customer_id: str) -> None:
@@ -624,7 +341,7 @@ def forget_customer(conn: sqlite3.Connection, state: SandboxState, customer_id: 
     for (mandate_id,) in conn.execute(
         "SELECT mandate_id FROM mandates WHERE customer_id = ?", (customer_id,)
     ).fetchall():
-        _revoke_if_live(conn, state, str(mandate_id))
+        revoke_if_live(conn, state, str(mandate_id))
     conn.execute("DELETE FROM payment_methods WHERE customer_id = ?", (customer_id,))
 
 
@@ -696,7 +413,7 @@ def _event(conn: sqlite3.Connection, state: SandboxState, data: dict[str, Any], 
     )
 
 
-def _load_mandate(
+def load_mandate(
     conn: sqlite3.Connection, mandate_id: str
 ) -> tuple[dict[str, Any], str | None, dict[str, Any] | None]:
     """(record, customer_id, terms), or 404 IR_05."""
@@ -715,8 +432,8 @@ def _save_mandate(conn: sqlite3.Connection, data: dict[str, Any]) -> None:
     )
 
 
-def _revoke_if_live(conn: sqlite3.Connection, state: SandboxState, mandate_id: str) -> None:
-    data, _customer, _terms = _load_mandate(conn, mandate_id)
+def revoke_if_live(conn: sqlite3.Connection, state: SandboxState, mandate_id: str) -> None:
+    data, _customer, _terms = load_mandate(conn, mandate_id)
     if data["status"] != REVOKED:
         data["status"] = REVOKED
         _save_mandate(conn, data)
@@ -745,7 +462,7 @@ def for_payment(
 
     Refused (400, nothing created) when the mandate is revoked or used up, belongs to another
     customer, or the amount or currency is outside its terms."""
-    data, owner, terms = _load_mandate(conn, mandate_id)
+    data, owner, terms = load_mandate(conn, mandate_id)
     if data["status"] != ACTIVE:
         why = f"is {data['status']}"
         if (terms or {}).get("single_use"):
@@ -789,48 +506,7 @@ def for_payment(
 def mandate_charged(conn: sqlite3.Connection, mandate_id: str) -> None:
     """A recurring charge went through: a single_use mandate is used up. The real service
     marks it revoked then (with no event: nobody revoked it)."""
-    data, _owner, terms = _load_mandate(conn, mandate_id)
+    data, _owner, terms = load_mandate(conn, mandate_id)
     if (terms or {}).get("single_use") and data["status"] == ACTIVE:
         data["status"] = REVOKED
         _save_mandate(conn, data)
-
-
-@router.get("/mandates/{mandate_id}", summary="Retrieve a mandate")
-async def retrieve_mandate(request: Request, mandate_id: str) -> Response:
-    """The mandate, or 404 IR_05."""
-    data, _owner, _terms = _load_mandate(state_of(request).db.conn, mandate_id)
-    return respond(data)
-
-
-@router.post("/mandates/revoke/{mandate_id}", summary="Revoke a mandate")
-async def revoke_mandate(request: Request, mandate_id: str) -> Response:
-    """`active` (or used up) -> `revoked`; revoking twice is refused."""
-    state = state_of(request)
-    with state.db.transaction() as conn:
-        data, _owner, _terms = _load_mandate(conn, mandate_id)
-        if data["status"] == REVOKED:
-            raise SandboxError(
-                400,
-                INVALID,
-                "IR_04",
-                f"Mandate {mandate_id} is already revoked: there is nothing left to revoke.",
-            )
-        _revoke_if_live(conn, state, mandate_id)
-    return respond(
-        {"mandate_id": mandate_id, "status": REVOKED, "error_code": None, "error_message": None}
-    )
-
-
-@router.get("/customers/{customer_id}/mandates", summary="List a customer's mandates")
-async def list_customer_mandates(request: Request, customer_id: str) -> Response:
-    """A bare array, newest first (as the real service answers)."""
-    conn = state_of(request).db.conn
-    _customer_must_exist(conn, customer_id)
-    rows = conn.execute(
-        "SELECT data FROM mandates WHERE customer_id = ? ORDER BY created DESC, rowid DESC",
-        (customer_id,),
-    ).fetchall()
-    return respond([json.loads(r[0]) for r in rows])
-
-
-RESOURCE = Resource(name="payment_methods", router=router, schema=SCHEMA)
