@@ -14,7 +14,7 @@ import pytest
 
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
 from tests.webhooks.conftest import SECRET, event_body, hmac_sha512
-from tui.host_guard import is_loopback_host, refused_host
+from tui.host_guard import is_loopback_host_header, refused_host
 from tui.webhooks.listener import Listener
 from tui.webhooks.process import ListenerProcess
 from tui.webhooks.signing import SIGNATURE_HEADER
@@ -38,7 +38,7 @@ LOOPBACK = ["127.0.0.1", "localhost", "LOCALHOST.", "[::1]", "127.0.0.7", "app.l
     ],
 )
 def test_loopback_names_are_told_apart(value: str, loopback: bool) -> None:
-    assert is_loopback_host(value) is loopback
+    assert is_loopback_host_header(value) is loopback
 
 
 def test_a_server_bound_elsewhere_is_not_held_to_loopback_names() -> None:

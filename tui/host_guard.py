@@ -16,10 +16,11 @@ browsers always send one, so it cannot be a rebinding page. Plain ASGI, no Starl
 
 from __future__ import annotations
 
-import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+
+from tui.hosts import is_loopback_host
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -30,22 +31,6 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # Host values already judged loopback (bounded: only accepted values are kept, and few exist).
 _ACCEPTED: set[bytes] = set()
 _ACCEPTED_MAX = 256
-
-
-LOOPBACK_NAMES = ("localhost", "ip6-localhost")
-
-
-def is_loopback_address(host: str) -> bool:
-    """True for an IP literal in 127.0.0.0/8 or ::1 (brackets allowed), or `localhost`:
-    addresses other machines cannot reach. (The one test of it: `payscope serve`, `payscope
-    listen` and the Host checks all ask here.)"""
-    name = host.strip("[]").lower().rstrip(".")
-    if name in LOOPBACK_NAMES:
-        return True
-    try:
-        return ipaddress.ip_address(name).is_loopback
-    except ValueError:
-        return False
 
 
 def split_host(value: str) -> tuple[str, str | None]:
@@ -62,7 +47,7 @@ def split_host(value: str) -> tuple[str, str | None]:
     return value, None
 
 
-def is_loopback_host(value: str) -> bool:
+def is_loopback_host_header(value: str) -> bool:
     """True when a `Host` header names loopback: localhost, *.localhost, 127.x.y.z or [::1],
     with or without a port (digits only)."""
     name, port = split_host(value.strip())
@@ -70,10 +55,7 @@ def is_loopback_host(value: str) -> bool:
         return False
     if ":" in name and not name.startswith("["):
         return False  # a bare IPv6 address is not a valid Host
-    lowered = name.lower().rstrip(".")
-    if lowered.endswith(".localhost"):
-        return True
-    return is_loopback_address(lowered)
+    return is_loopback_host(name)
 
 
 def host_header(scope: Scope) -> bytes | None:
@@ -99,7 +81,7 @@ def bound_to_loopback(scope: Scope) -> bool:
     server = scope.get("server")
     if not server:
         return False
-    return is_loopback_address(str(server[0]))
+    return is_loopback_host(str(server[0]))
 
 
 def refused_host(scope: Scope) -> str | None:
@@ -110,7 +92,7 @@ def refused_host(scope: Scope) -> str | None:
     if not bound_to_loopback(scope):
         return None
     text = value.decode("latin-1")
-    if is_loopback_host(text):
+    if is_loopback_host_header(text):
         if len(_ACCEPTED) < _ACCEPTED_MAX:
             _ACCEPTED.add(value)
         return None

@@ -16,9 +16,12 @@ INSECURE_HTTP_FIX = (
 
 
 def is_loopback_host(host: str) -> bool:
-    """`localhost` (and names under `.localhost`), 127.0.0.0/8 and ::1."""
+    """`localhost` (and names under `.localhost`, and `ip6-localhost`), 127.0.0.0/8 and ::1,
+    brackets allowed: names other machines cannot reach. The one test of it: the config, the
+    client, the fixtures runner, `payscope serve`, `payscope listen` and the Host checks
+    (`tui.host_guard`) all ask here."""
     host = host.strip().strip("[]").rstrip(".").lower()
-    if host == "localhost" or host.endswith(".localhost"):
+    if host in ("localhost", "ip6-localhost") or host.endswith(".localhost"):
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

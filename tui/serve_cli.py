@@ -17,7 +17,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from tui.host_guard import is_loopback_address
+from tui.hosts import is_loopback_host as is_loopback
 
 # Set for each tab's payscope: the server's pid. The tab's process is the server's own child (its
 # shell execs it), and quits once its parent is no longer the server (`served_by`).
@@ -28,10 +28,6 @@ def served_by() -> int | None:
     """The pid of the `payscope serve` this payscope is a tab of, or None."""
     value = os.environ.get(ENV_SERVED_BY, "")
     return int(value) if value.isdigit() else None
-
-
-# True for 127.0.0.0/8, ::1 and localhost (one test of it for every server: tui/host_guard.py).
-is_loopback = is_loopback_address
 
 
 def command_for(args: argparse.Namespace) -> str:

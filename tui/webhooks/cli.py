@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from tui.api.terminal import safe_json, safe_text, say
 from tui.api.vocabulary import counted
-from tui.host_guard import is_loopback_address
+from tui.hosts import is_loopback_host as is_loopback
 from tui.webhooks.forward import url_problem
 from tui.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED, ForwardOutcome
 from tui.webhooks.listener import (
@@ -52,10 +52,6 @@ def default_data_dir() -> Path:
 
             base = Path(platformdirs.user_data_dir("payscope"))
     return base / "listener"
-
-
-# True for 127.0.0.0/8, ::1 and localhost (one test of it for every server: tui/host_guard.py).
-is_loopback = is_loopback_address
 
 
 def _shown(value: str | None, missing: str) -> str:
