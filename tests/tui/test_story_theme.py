@@ -33,7 +33,7 @@ async def test_theme_command_keeps_the_theme_and_settings_marks_it(dirs: Dirs) -
         marked = [
             options.get_option_at_index(i).id
             for i in range(options.option_count)
-            if "✓ in use" in str(options.get_option_at_index(i).prompt)
+            if "✓ saved" in str(options.get_option_at_index(i).prompt)
         ]
         assert marked == ["payscope-light"]
 

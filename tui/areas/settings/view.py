@@ -214,13 +214,27 @@ class SettingsView(AreaView):
         self._chosen_theme = name
         self._mark_theme()
 
+    def _kept_theme(self) -> str:
+        """The theme payscope starts in: the profile's own, else the settings' (what Settings,
+        `:theme NAME` and the picker keep)."""
+        from tui import config
+
+        try:
+            settings = config.load_settings()
+        except config.ConfigError:
+            return self.app.theme
+        own = settings.profiles.get(self.runtime.options.profile or "")
+        return (own.theme if own is not None else None) or settings.theme
+
     def _mark_theme(self) -> None:
-        """The theme in use is marked in the list (`✓ in use`), whichever way it was chosen."""
+        """The theme kept for the next start is marked in the list (`✓ saved`), however it
+        was chosen; the highlight is on the theme in use (they differ only after --theme)."""
         options = self.query_one("#theme-list", OptionList)
+        kept = self._kept_theme()
         for index in range(options.option_count):
             option = options.get_option_at_index(index)
             name = option.id or ""
-            label = f"{name}  ✓ in use" if name == self._chosen_theme else name
+            label = f"{name}  ✓ saved" if name == kept else name
             options.replace_option_prompt_at_index(index, label)
 
     def on_show(self) -> None:
