@@ -38,9 +38,30 @@ class Due:
         return out
 
 
-def due_rows(conn: sqlite3.Connection, sql: str, start: float, end: float) -> list[tuple[Any, ...]]:
-    """The rows of `sql` (placeholders: start, end, limit) for a job's `due_between`."""
+def due_rows(
+    conn: sqlite3.Connection, select: str, column: str, start: float, end: float
+) -> list[tuple[Any, ...]]:
+    """For a job's `due_between`: the rows of `select` (a SELECT ... WHERE ...) whose `column`
+    is after `start` up to and including `end`, soonest first, at most `MAX_DUE`."""
+    sql = f"{select} AND {column} > ? AND {column} <= ? ORDER BY {column} LIMIT ?"
     return conn.execute(sql, (start, end, MAX_DUE)).fetchall()
+
+
+def due_list(
+    conn: sqlite3.Connection,
+    select: str,
+    column: str,
+    start: float,
+    end: float,
+    kind: str,
+    text: str,
+) -> list[Due]:
+    """`due_rows` as `Due`s of `kind`: `select` reads (time, object id, *fields) and `text`
+    formats them (`{0}` the object id, `{1}`... the fields)."""
+    return [
+        Due(float(row[0]), kind, str(row[1]), text.format(*row[1:]))
+        for row in due_rows(conn, select, column, start, end)
+    ]
 
 
 def nothing_due(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:

@@ -23,8 +23,8 @@ def _webhooks(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
     rows = due_rows(
         conn,
         "SELECT next_attempt_at, event_id, event_type, retries FROM events "
-        "WHERE next_attempt_at IS NOT NULL AND next_attempt_at > ? AND next_attempt_at <= ? "
-        "ORDER BY next_attempt_at LIMIT ?",
+        "WHERE next_attempt_at IS NOT NULL",
+        "next_attempt_at",
         start,
         end,
     )
