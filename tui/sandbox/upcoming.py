@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from typing import Any
 
 from tui.sandbox.resource import MAX_DUE, Due, Job, due_rows
 
@@ -44,7 +45,7 @@ def upcoming(
     start: float,
     end: float,
     *,
-    jobs: Iterable[Job],
+    jobs: Iterable[Job[Any]],
     webhooks: bool = True,
 ) -> tuple[list[Due], int]:
     """Everything `jobs` (and, with `webhooks`, the outbox's retries) would do after `start` up
