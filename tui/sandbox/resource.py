@@ -9,14 +9,15 @@ import random
 import sqlite3
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Generic, TypeVar
 
 from fastapi import APIRouter
 
 from tui.sandbox.clock import iso
 
-if TYPE_CHECKING:
-    from tui.sandbox.state import SandboxState
+# What a job's `run` is given: the running sandbox's state (`tui.sandbox.state.SandboxState`,
+# which imports this module, so it is a parameter here rather than an import).
+S = TypeVar("S")
 
 
 # Enough to show in a preview of what is due; `upcoming` still counts every item it read.
@@ -38,9 +39,30 @@ class Due:
         return out
 
 
-def due_rows(conn: sqlite3.Connection, sql: str, start: float, end: float) -> list[tuple[Any, ...]]:
-    """The rows of `sql` (placeholders: start, end, limit) for a job's `due_between`."""
+def due_rows(
+    conn: sqlite3.Connection, select: str, column: str, start: float, end: float
+) -> list[tuple[Any, ...]]:
+    """For a job's `due_between`: the rows of `select` (a SELECT ... WHERE ...) whose `column`
+    is after `start` up to and including `end`, soonest first, at most `MAX_DUE`."""
+    sql = f"{select} AND {column} > ? AND {column} <= ? ORDER BY {column} LIMIT ?"
     return conn.execute(sql, (start, end, MAX_DUE)).fetchall()
+
+
+def due_list(
+    conn: sqlite3.Connection,
+    select: str,
+    column: str,
+    start: float,
+    end: float,
+    kind: str,
+    text: str,
+) -> list[Due]:
+    """`due_rows` as `Due`s of `kind`: `select` reads (time, object id, *fields) and `text`
+    formats them (`{0}` the object id, `{1}`... the fields)."""
+    return [
+        Due(float(row[0]), kind, str(row[1]), text.format(*row[1:]))
+        for row in due_rows(conn, select, column, start, end)
+    ]
 
 
 def nothing_due(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
@@ -48,7 +70,7 @@ def nothing_due(conn: sqlite3.Connection, start: float, end: float) -> list[Due]
 
 
 @dataclass(frozen=True)
-class Job:
+class Job(Generic[S]):
     """Work that falls due on the sandbox clock (expiry, settlement, renewals, ...).
 
     `next_due(conn)` gives the earliest sandbox time (epoch seconds) something is due, or None;
@@ -61,7 +83,7 @@ class Job:
 
     name: str
     next_due: Callable[[sqlite3.Connection], float | None]
-    run: Callable[[SandboxState, float], int]
+    run: Callable[[S, float], int]
     due_between: Callable[[sqlite3.Connection, float, float], list[Due]] = nothing_due
 
 
@@ -94,5 +116,5 @@ class Resource:
     name: str
     router: APIRouter | None = None
     schema: str = ""
-    jobs: tuple[Job, ...] = ()
+    jobs: tuple[Job[Any], ...] = ()
     seed: Callable[[SeedContext], None] | None = None

@@ -66,7 +66,9 @@ class SandboxState:
         self.limiter = RateLimiter(config.effective_rate_limit)
         self.faults = Faults(config.fault_rate, config.fault_seed)
         self.outbox = outbox.Outbox(self)
-        self.jobs: tuple[Job, ...] = tuple(job for r in self.resources for job in r.jobs)
+        self.jobs: tuple[Job[SandboxState], ...] = tuple(
+            job for r in self.resources for job in r.jobs
+        )
         # Stored keys found by their value (unknown keys are never cached: see middleware).
         self.key_cache: dict[str, keys.KeyRecord] = {}
         self._worker: asyncio.Task[None] | None = None

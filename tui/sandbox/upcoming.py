@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from typing import Any
 
 from tui.sandbox.resource import MAX_DUE, Due, Job, due_rows
 
@@ -23,8 +24,8 @@ def _webhooks(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
     rows = due_rows(
         conn,
         "SELECT next_attempt_at, event_id, event_type, retries FROM events "
-        "WHERE next_attempt_at IS NOT NULL AND next_attempt_at > ? AND next_attempt_at <= ? "
-        "ORDER BY next_attempt_at LIMIT ?",
+        "WHERE next_attempt_at IS NOT NULL",
+        "next_attempt_at",
         start,
         end,
     )
@@ -44,7 +45,7 @@ def upcoming(
     start: float,
     end: float,
     *,
-    jobs: Iterable[Job],
+    jobs: Iterable[Job[Any]],
     webhooks: bool = True,
 ) -> tuple[list[Due], int]:
     """Everything `jobs` (and, with `webhooks`, the outbox's retries) would do after `start` up

@@ -51,7 +51,7 @@ from tui.sandbox.errors import (
 )
 from tui.sandbox.filters import Where
 from tui.sandbox.outbox import emit
-from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_rows
+from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_list
 from tui.sandbox.resources import payments
 from tui.sandbox.resources._support import validate
 from tui.sandbox.responses import (
@@ -675,33 +675,15 @@ def seed_disputes(ctx: SeedContext) -> None:
 
 
 def _due_scheduled(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
-    """What `_open_scheduled` would do between `start` and `end` (the upcoming preview)."""
-    rows = due_rows(
-        conn,
-        "SELECT due_at, payment_id, reason FROM dispute_schedule WHERE opened_at IS NULL "
-        "AND due_at > ? AND due_at <= ? ORDER BY due_at LIMIT ?",
-        start,
-        end,
-    )
-    return [
-        Due(float(at), "dispute_opens", pid, f"a dispute ({reason}) opens on payment {pid}")
-        for at, pid, reason in rows
-    ]
+    sql = "SELECT due_at, payment_id, reason FROM dispute_schedule WHERE opened_at IS NULL"
+    text = "a dispute ({1}) opens on payment {0}"
+    return due_list(conn, sql, "due_at", start, end, "dispute_opens", text)
 
 
 def _due_expiry(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
-    """What `_expire` would do between `start` and `end` (the clock's upcoming preview)."""
-    rows = due_rows(
-        conn,
-        "SELECT expires_at, dispute_id, status FROM disputes WHERE expires_at IS NOT NULL "
-        "AND expires_at > ? AND expires_at <= ? ORDER BY expires_at LIMIT ?",
-        start,
-        end,
-    )
-    return [
-        Due(float(at), "dispute_expires", did, f"dispute {did} ({status}) passes its deadline")
-        for at, did, status in rows
-    ]
+    sql = "SELECT expires_at, dispute_id, status FROM disputes WHERE expires_at IS NOT NULL"
+    text = "dispute {0} ({1}) passes its deadline"
+    return due_list(conn, sql, "expires_at", start, end, "dispute_expires", text)
 
 
 RESOURCE = Resource(

@@ -33,7 +33,7 @@ from tui.sandbox.db import dumps
 from tui.sandbox.errors import invalid, not_found
 from tui.sandbox.filters import Where
 from tui.sandbox.public import OLD_PAY_PAGE, PAY_PAGE
-from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_rows
+from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_list
 from tui.sandbox.resources import payments
 from tui.sandbox.resources._support import (
     insert_payment,
@@ -405,14 +405,8 @@ def seed_links(ctx: SeedContext) -> None:
 
 def _due_expiry(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
     """What `_expire` would do between `start` and `end` (the clock's upcoming preview)."""
-    rows = due_rows(
-        conn,
-        "SELECT expires_at, payment_link_id FROM payment_links WHERE status = 'active' "
-        "AND expires_at > ? AND expires_at <= ? ORDER BY expires_at LIMIT ?",
-        start,
-        end,
-    )
-    return [Due(float(at), "link_expires", lid, f"payment link {lid} expires") for at, lid in rows]
+    sql = "SELECT expires_at, payment_link_id FROM payment_links WHERE status = 'active'"
+    return due_list(conn, sql, "expires_at", start, end, "link_expires", "payment link {0} expires")
 
 
 RESOURCE = Resource(

@@ -1698,8 +1698,8 @@ def _due_expiry(conn: sqlite3.Connection, start: float, end: float) -> list[Due]
     """What `_expire` would do between `start` and `end` (the clock's upcoming preview)."""
     rows = due_rows(
         conn,
-        "SELECT expires_at, payment_id, status FROM payments WHERE expires_at IS NOT NULL "
-        "AND expires_at > ? AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+        "SELECT expires_at, payment_id, status FROM payments WHERE expires_at IS NOT NULL",
+        "expires_at",
         start,
         end,
     )

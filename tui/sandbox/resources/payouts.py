@@ -44,7 +44,7 @@ from tui.sandbox.clock import iso, parse_iso
 from tui.sandbox.db import dumps
 from tui.sandbox.errors import SandboxError, bad_state, invalid, missing, not_found
 from tui.sandbox.outbox import emit
-from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_rows
+from tui.sandbox.resource import Due, Job, Resource, SeedContext, due_list
 from tui.sandbox.resources._support import validate
 from tui.sandbox.responses import json_body, read_object, respond
 from tui.sandbox.state import SandboxState, state_of
@@ -957,17 +957,9 @@ def seed_payouts(ctx: SeedContext) -> None:
 
 def _due_between(conn: sqlite3.Connection, start: float, end: float) -> list[Due]:
     """What `_run_due` would do between `start` and `end` (the clock's upcoming preview)."""
-    rows = due_rows(
-        conn,
-        "SELECT due_at, payout_id, status FROM payouts WHERE due_at IS NOT NULL "
-        "AND due_at > ? AND due_at <= ? ORDER BY due_at LIMIT ?",
-        start,
-        end,
-    )
-    return [
-        Due(float(at), "payout_moves", pid, f"payout {pid} moves on from {status}")
-        for at, pid, status in rows
-    ]
+    sql = "SELECT due_at, payout_id, status FROM payouts WHERE due_at IS NOT NULL"
+    text = "payout {0} moves on from {1}"
+    return due_list(conn, sql, "due_at", start, end, "payout_moves", text)
 
 
 RESOURCE = Resource(

@@ -377,8 +377,8 @@ def _due_settle(conn: sqlite3.Connection, start: float, end: float) -> list[Due]
     """What `_settle` would do between `start` and `end` (the clock's upcoming preview)."""
     rows = due_rows(
         conn,
-        "SELECT settle_at, refund_id, amount, currency FROM refunds WHERE settle_at IS NOT NULL "
-        "AND settle_at > ? AND settle_at <= ? ORDER BY settle_at LIMIT ?",
+        "SELECT settle_at, refund_id, amount, currency FROM refunds WHERE settle_at IS NOT NULL",
+        "settle_at",
         start,
         end,
     )

@@ -66,15 +66,15 @@ def _due_between(conn: sqlite3.Connection, start: float, end: float) -> list[Due
     (the clock's upcoming preview; client secrets expiring are not shown)."""
     renewals = due_rows(
         conn,
-        "SELECT billing_at, id, data FROM subscriptions WHERE billing_at IS NOT NULL "
-        "AND billing_at > ? AND billing_at <= ? ORDER BY billing_at LIMIT ?",
+        "SELECT billing_at, id, data FROM subscriptions WHERE billing_at IS NOT NULL",
+        "billing_at",
         start,
         end,
     )
     scheduled = due_rows(
         conn,
-        "SELECT scheduled_at, id, data FROM subscriptions WHERE scheduled_at IS NOT NULL "
-        "AND scheduled_at > ? AND scheduled_at <= ? ORDER BY scheduled_at LIMIT ?",
+        "SELECT scheduled_at, id, data FROM subscriptions WHERE scheduled_at IS NOT NULL",
+        "scheduled_at",
         start,
         end,
     )
