@@ -224,4 +224,4 @@ async def test_payout_to_the_ineligible_card(raw: httpx.AsyncClient) -> None:
         )
     ).json()
     assert (made["status"], made["error_code"]) == ("ineligible", "account_ineligible")
-    assert made["payout_method_data"]["card"]["card_number"].endswith("0005")
+    assert made["payout_method_data"]["card"]["last4"] == "0005"  # the real card shape
