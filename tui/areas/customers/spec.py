@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from tui.api.models.customers import Customer
+from tui.areas.customers import AREA
 from tui.views.columns import Column
 from tui.views.filters import Filter, Grammar, Term, time_terms
 from tui.widgets.format import format_time
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from tui.api.export import ListSource
 
 PAGE_SIZE = 100
-ID_PREFIX = "cus_"
+ID_PREFIX = AREA.id_prefix or ""
 ID_LENGTH = 20  # characters after the prefix in the service's own ids
 # The newest payments the detail lists; `P` shows them all in Payments.
 PAYMENTS_SHOWN = 20
