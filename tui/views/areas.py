@@ -42,7 +42,7 @@ class Area(NamedTuple):
     word: str | None = None  # command mode's word that opens one of its records (`:pay <id>`)
     kind: str | None = None  # the kind find (`tui.api.search`) calls its records
     grammar: str | None = None  # "module:name" of its filter's Grammar (or what makes one)
-    export: str | None = None  # "module:name" of the ListSource `payscope export` reads
+    export: str | None = None  # "module:name" of what gives the ListSource `payscope export` reads
 
     def build(self) -> AreaView:
         """A new view of this area (its module imported on first use)."""
@@ -66,7 +66,7 @@ class Area(NamedTuple):
     def export_source(self) -> ListSource:
         """How `payscope export` reads its list, a page at a time."""
         assert self.export is not None, f"{self.key} is not exported"
-        source: ListSource = _load(self.export)
+        source: ListSource = _load(self.export)()
         return source
 
 
