@@ -66,9 +66,10 @@ def start_sandbox(data: Path, payments: int) -> tuple[subprocess.Popen[str], str
 
 async def export_once(url: str, path: Path, fmt: str) -> tuple[float, int]:
     from tui.api.client import ApiClient
-    from tui.api.export import LISTS, export_records
+    from tui.api.export import export_records
+    from tui.areas import AREA_BY_KEY
 
-    source = LISTS["payments"]
+    source = AREA_BY_KEY["payments"].export_source()
     async with ApiClient(url, KEY) as client:
 
         async def fetch(offset: int, limit: int):  # type: ignore[no-untyped-def]

@@ -62,3 +62,30 @@ def test_importing_the_lower_layers_does_not_load_textual() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
     )
     assert out.stdout.strip() == "False"
+
+
+def test_every_area_package_is_in_the_registry() -> None:
+    """Each folder under areas/ says what it is in one AREA, and the registry holds them all: an
+    area added as a folder reaches the rail, command mode, find and export with nothing else."""
+    code = (
+        "import sys\n"
+        f"from {NAME}.areas import AREAS\n"
+        "print(' '.join(a.key for a in AREAS))\n"
+        "print('textual' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    keys, textual = out.stdout.split("\n")[:2]
+    assert sorted(keys.split()) == sorted(a.rsplit(".", 1)[1] for a in _areas())
+    assert textual == "False", "reading the areas' registry loaded Textual"
+
+
+def test_one_class_is_named_area() -> None:
+    named = [
+        path.relative_to(ROOT)
+        for path in PACKAGE.rglob("*.py")
+        if "\nclass Area(" in path.read_text(encoding="utf-8")
+        or "\nclass Area:" in path.read_text(encoding="utf-8")
+    ]
+    assert named == [Path(NAME, "views", "areas.py")]

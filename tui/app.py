@@ -399,8 +399,8 @@ class PayscopeApp(App[int]):
             self.push_screen(KeyHelpScreen(self.screen))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        from tui.areas import AREAS
         from tui.shell.main import MainScreen
-        from tui.views.areas import AREAS
         from tui.views.detail import DetailScreen
 
         if isinstance(screen, MainScreen | DetailScreen):

@@ -383,57 +383,17 @@ def _lines(spool: io.TextIOBase) -> Iterator[str]:
             yield line
 
 
-# -- the lists `payscope export` reads (the TUI reads each list through its own view) ----------
+# -- how `payscope export` reads an area's list (each area's `AREA.export` names its own) --------
 
 
 @dataclass(frozen=True)
 class ListSource:
-    """How one area's list is read headless: a page of it, and a record's id."""
+    """How one area's list is read headless: a page of it, and a record's id.
+
+    `read(reader, filters, offset, limit)` gives a page and the total (None: unknown); its
+    reader is the `ApiClient`, or, when `journal`, this profile's webhook journal (the events
+    the listener received, which the service does not list)."""
 
     read: Callable[[Any, dict[str, Any], int, int], Awaitable[tuple[list[Any], int | None]]]
     key: Callable[[Any], str]
-
-
-async def _payments(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
-    from tui.api.models.payments import PaymentListRequest
-
-    page = await client.payments.list(PaymentListRequest(limit=limit, offset=offset, **filters))
-    return list(page.data), page.total_count
-
-
-async def _refunds(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
-    from tui.api.models.refunds import RefundListRequest
-
-    page = await client.refunds.list(RefundListRequest(limit=limit, offset=offset, **filters))
-    return list(page.data), page.total_count
-
-
-async def _disputes(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
-    from tui.api.models.disputes import DisputeListRequest
-
-    page = await client.disputes.list(DisputeListRequest(limit=limit, offset=offset, **filters))
-    return list(page.data), page.total_count
-
-
-async def _customers(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
-    from tui.api.errors import NotFoundError
-    from tui.api.models.customers import CustomerListRequest
-
-    wanted = filters.get("customer_id")
-    if wanted is not None:  # the list route cannot filter: a whole id is read on its own
-        if offset:
-            return [], 1
-        try:
-            return [await client.customers.retrieve(wanted)], 1
-        except NotFoundError:
-            return [], 0
-    page = await client.customers.list(CustomerListRequest(limit=limit, offset=offset))
-    return list(page.data), page.total_count
-
-
-LISTS: dict[str, ListSource] = {
-    "payments": ListSource(_payments, lambda r: str(r.payment_id)),
-    "refunds": ListSource(_refunds, lambda r: str(r.refund_id)),
-    "disputes": ListSource(_disputes, lambda r: str(r.dispute_id)),
-    "customers": ListSource(_customers, lambda r: str(r.customer_id)),
-}
+    journal: bool = False

@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input
 
-from tui.views.areas import AREA_BY_KEY, AREAS, ID_COMMANDS, area_for_id
+from tui.areas import AREA_BY_KEY, AREAS, ID_COMMANDS, area_for_id
 
 OTHER_COMMANDS = ("theme", "quit", "help", "new", "find")
 

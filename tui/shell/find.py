@@ -20,6 +20,7 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from tui.api.vocabulary import counted
+from tui.areas import AREA_BY_KEY, REGISTRY
 from tui.views.access import AppAccess
 from tui.views.area import TitleBar
 from tui.views.columns import CellContext, Column
@@ -36,18 +37,9 @@ def and_list(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
-# Search kinds and the areas that show them.
-AREA_OF_KIND = {
-    "payment": "payments",
-    "refund": "refunds",
-    "dispute": "disputes",
-    "customer": "customers",
-    "payout": "payouts",
-    "subscription": "subscriptions",
-    "payment_link": "links",
-    "event": "events",
-}
-KIND_OF_AREA = {area: kind for kind, area in AREA_OF_KIND.items()}
+# Search kinds and the areas that show them (each area's `AREA.kind`).
+AREA_OF_KIND = REGISTRY.area_of_kind
+KIND_OF_AREA = REGISTRY.kind_of_area
 EVENTS_SCANNED = 1000
 # Matches shown at a time; `]` and `[` page through the rest.
 PAGE_SIZE = 100
@@ -271,8 +263,6 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def open(self, row: Found) -> None:
         """Open a match in its area."""
-        from tui.views.areas import AREA_BY_KEY
-
         area = AREA_BY_KEY[AREA_OF_KIND[row.kind]]
         self.app.goto(area.key, row.object_id)
 

@@ -15,9 +15,9 @@ from textual.timer import Timer
 from textual.widgets import ContentSwitcher, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.areas import AREA_BY_KEY, AREAS
 from tui.views.access import AppAccess
 from tui.views.area import AreaView, nav_shown_at
-from tui.views.areas import AREA_BY_KEY, AREAS
 from tui.views.listing import ResourceListView
 from tui.widgets.footer import KeyFooter
 from tui.widgets.status_bar import StatusBar

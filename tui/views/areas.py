@@ -1,170 +1,112 @@
-"""The areas of the app: names, command-mode words, id prefixes, and the view that shows each.
+"""What an area is (`Area`: its key, title, id prefix and word, search kind, list view, detail,
+filter grammar and export source), and the registry of them all (`Registry`).
 
-Both the shell and generic widgets (the command prompt) read this registry; views are named by
-import path and imported when first shown, so an area costs nothing until it is opened.
+Each `tui/areas/<name>/__init__.py` says what its area is in one `AREA`; `tui.areas` collects
+them (one folder per area, nothing else to edit) and installs the registry here, so the views
+and the areas read it (`registry()`) without importing an area. Everything an `Area` names is a
+lazy "module:name" string, imported on first use: an area costs nothing until it is opened, and
+reading the registry loads no Textual.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from textual.screen import Screen
 
+    from tui.api.export import ListSource
     from tui.views.area import AreaView
+    from tui.views.filters import Grammar
+
+
+def _load(reference: str) -> Any:
+    """What "module:name" names (the module imported on first use)."""
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 # A NamedTuple: made at import, before the first frame (why: docs/architecture.md).
 class Area(NamedTuple):
-    """One area of the navigation rail and of command mode (`:payments`)."""
+    """One area: the navigation rail, command mode (`:payments`, `:pay <id>`), find and export."""
 
-    key: str
+    key: str  # its view's id and command-mode name (`:payments`)
     title: str
-    id_prefix: str | None
     description: str
+    place: int  # its place on the rail, lowest first
     view: str  # "module:Class" of its AreaView
     detail: str | None = None  # "module:Class" of its records' DetailScreen (built with an id)
+    id_prefix: str | None = None  # its records' ids start so (`pay_`)
+    word: str | None = None  # command mode's word that opens one of its records (`:pay <id>`)
+    kind: str | None = None  # the kind find (`tui.api.search`) calls its records
+    grammar: str | None = None  # "module:name" of its filter's Grammar (or what makes one)
+    export: str | None = None  # "module:name" of what gives the ListSource `payscope export` reads
 
     def build(self) -> AreaView:
         """A new view of this area (its module imported on first use)."""
-        module, _, name = self.view.partition(":")
-        cls = getattr(importlib.import_module(module), name)
-        view: AreaView = cls(id=self.key)
+        view: AreaView = _load(self.view)(id=self.key)
         return view
 
     def detail_screen(self, record_id: str) -> Screen[Any]:
         """The detail of one of this area's records, to push over another area's screen (a
         customer's payment: Esc comes back to the customer). Its module imported on first use."""
         assert self.detail is not None, f"{self.key} has no detail screen"
-        module, _, name = self.detail.partition(":")
-        screen: Screen[Any] = getattr(importlib.import_module(module), name)(record_id)
+        screen: Screen[Any] = _load(self.detail)(record_id)
         return screen
 
+    def filter_grammar(self) -> Grammar:
+        """Its list's filter grammar (as `/` reads it in the list)."""
+        assert self.grammar is not None, f"{self.key} has no filter grammar"
+        found = _load(self.grammar)
+        grammar: Grammar = found() if callable(found) else found
+        return grammar
 
-AREAS: tuple[Area, ...] = (
-    Area(
-        "payments",
-        "Payments",
-        "pay_",
-        "Payments: create, confirm, capture, refund",
-        "tui.areas.payments.view:PaymentsView",
-        "tui.areas.payments.detail:PaymentDetailScreen",
-    ),
-    Area(
-        "customers",
-        "Customers",
-        "cus_",
-        "Customers and their payments",
-        "tui.areas.customers.view:CustomersView",
-        "tui.areas.customers.detail:CustomerDetailScreen",
-    ),
-    Area(
-        "refunds",
-        "Refunds",
-        "ref_",
-        "Refunds and their status",
-        "tui.areas.refunds.view:RefundsView",
-        "tui.areas.refunds.detail:RefundDetailScreen",
-    ),
-    Area(
-        "disputes",
-        "Disputes",
-        "dp_",
-        "Disputes, evidence and outcomes",
-        "tui.areas.disputes.view:DisputesView",
-        "tui.areas.disputes.detail:DisputeDetailScreen",
-    ),
-    Area(
-        "subscriptions",
-        "Subscriptions",
-        "sub_",
-        "Subscriptions, plans and invoices",
-        "tui.areas.subscriptions.view:SubscriptionsView",
-        "tui.areas.subscriptions.detail:SubscriptionDetailScreen",
-    ),
-    Area(
-        "payouts",
-        "Payouts",
-        "payout_",
-        "Payouts and their methods",
-        "tui.areas.payouts.view:PayoutsView",
-        "tui.areas.payouts.detail:PayoutDetailScreen",
-    ),
-    Area(
-        "links",
-        "Links",
-        "plink_",
-        "Payment links: make, share (QR), follow until paid",
-        "tui.areas.links.view:LinksView",
-        "tui.areas.links.detail:LinkDetailScreen",
-    ),
-    Area(
-        "analytics",
-        "Analytics",
-        None,
-        "Payment, refund and dispute metrics",
-        "tui.areas.analytics.view:AnalyticsView",
-    ),
-    Area("users", "Users", None, "Team users and roles", "tui.areas.users.view:UsersView"),
-    Area(
-        "codes",
-        "Codes",
-        None,
-        "Decline codes: meaning, retry advice, test cards",
-        "tui.areas.codes.view:CodesView",
-    ),
-    Area(
-        "events",
-        "Events",
-        "evt_",
-        "Webhooks as they arrive, verified",
-        "tui.areas.events.view:EventsView",
-        "tui.areas.events.detail:EventDetailScreen",
-    ),
-    Area(
-        "requests",
-        "Requests",
-        None,
-        "Every API call, copyable as curl",
-        "tui.areas.requests.view:RequestsView",
-        "tui.areas.requests.view:RequestDetailScreen",
-    ),
-    Area(
-        "sandbox",
-        "Sandbox",
-        None,
-        "The local sandbox: keys, clock, Trigger",
-        "tui.areas.sandbox.view:SandboxView",
-    ),
-    Area(
-        "settings",
-        "Settings",
-        None,
-        "Profiles, keys, listener, theme",
-        "tui.areas.settings.view:SettingsView",
-    ),
-)
-
-AREA_BY_KEY = {area.key: area for area in AREAS}
-
-# Command-mode words that open a record by id, k9s style: `:pay pay_123`.
-ID_COMMANDS: dict[str, str] = {
-    "pay": "payments",
-    "cus": "customers",
-    "ref": "refunds",
-    "dp": "disputes",
-    "sub": "subscriptions",
-    "payout": "payouts",
-    "plink": "links",
-    "evt": "events",
-}
+    def export_source(self) -> ListSource:
+        """How `payscope export` reads its list, a page at a time."""
+        assert self.export is not None, f"{self.key} is not exported"
+        source: ListSource = _load(self.export)()
+        return source
 
 
-def area_for_id(object_id: str) -> Area | None:
-    """The area whose records carry `object_id`'s prefix (`pay_...` -> Payments)."""
-    # Longest prefix first: `payout_` must win over `pay`.
-    for area in sorted(AREAS, key=lambda a: -len(a.id_prefix or "")):
-        if area.id_prefix and object_id.startswith(area.id_prefix):
-            return area
-    return None
+class Registry:
+    """Every area, in the rail's order, and the lookups the shell, find and export make."""
+
+    def __init__(self, areas: Iterable[Area]) -> None:
+        self.areas: tuple[Area, ...] = tuple(sorted(areas, key=lambda a: (a.place, a.key)))
+        self.by_key: dict[str, Area] = {area.key: area for area in self.areas}
+        # Command-mode words that open a record by id, k9s style: `:pay pay_123`.
+        self.id_commands: dict[str, str] = {a.word: a.key for a in self.areas if a.word}
+        # Search kinds and the areas that show them.
+        self.area_of_kind: dict[str, str] = {a.kind: a.key for a in self.areas if a.kind}
+        self.kind_of_area: dict[str, str] = {a.key: a.kind for a in self.areas if a.kind}
+        # Longest prefix first: `payout_` must win over `pay_`.
+        self._by_prefix = sorted(
+            (a for a in self.areas if a.id_prefix), key=lambda a: -len(a.id_prefix or "")
+        )
+
+    def __iter__(self) -> Iterator[Area]:
+        return iter(self.areas)
+
+    def for_id(self, object_id: str) -> Area | None:
+        """The area whose records carry `object_id`'s prefix (`pay_...` -> Payments)."""
+        for area in self._by_prefix:
+            if area.id_prefix and object_id.startswith(area.id_prefix):
+                return area
+        return None
+
+
+_installed: Registry | None = None
+
+
+def install(areas: Registry) -> None:
+    """Make `areas` the registry `registry()` gives (done by `tui.areas` when imported)."""
+    global _installed
+    _installed = areas
+
+
+def registry() -> Registry:
+    """The areas of the app, as `tui.areas` collected them."""
+    assert _installed is not None, "no areas installed: import tui.areas first"
+    return _installed

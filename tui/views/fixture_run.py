@@ -16,7 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from tui.views.access import AppAccess
-from tui.views.areas import area_for_id
+from tui.views.areas import registry
 from tui.widgets.text import safe
 
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
     def action_open_made(self) -> None:
         """Open the last record the run made that an area shows (the most specific one)."""
         for made in reversed(self.made):
-            area = area_for_id(made.id)
+            area = registry().for_id(made.id)
             if area is not None:
                 self.app.goto(area.key, made.id)
                 return

@@ -1,8 +1,8 @@
 """Related records a detail shows in a section (a payment's refunds, disputes and events): a
 table whose rows can be focused (Tab) and opened with Enter, over the detail (Esc comes back).
 
-Areas never import each other: a row names its area (`tui.views.areas`), whose detail screen
-opens it.
+Areas never import each other: a row names its area (`tui.views.areas.registry()`), whose
+detail screen opens it.
 """
 
 from __future__ import annotations
@@ -89,9 +89,9 @@ class RelatedSection(Vertical):
         row = self.table.records.get(event.record_id)
         if row is None:
             return
-        from tui.views.areas import AREA_BY_KEY
+        from tui.views.areas import registry
 
-        area = AREA_BY_KEY.get(row.area)
+        area = registry().by_key.get(row.area)
         if not row.area:  # a line about the record shown (a payment's own status)
             self.notify(f"{row.record_id} is the record shown here.")
             return

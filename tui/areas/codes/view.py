@@ -25,6 +25,7 @@ from tui.widgets.text import safe
 
 if TYPE_CHECKING:
     from tui.api.codes import CodeInfo
+    from tui.api.export import ListSource
     from tui.views.actions import ActionHost
 
 
@@ -289,3 +290,14 @@ class CodeDetailScreen(DetailScreen[CodeRow]):
             "the decline as above."
         )
         return Group(rows, Text(""), note)
+
+
+def export_source() -> ListSource:
+    """How `payscope export codes` reads the unified codes (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    async def read(api: Any, _filters: dict[str, Any], offset: int, limit: int) -> Any:
+        rows = code_rows({})
+        return rows[offset : offset + limit], len(rows)
+
+    return ListSource(read, lambda r: str(r.code))

@@ -33,7 +33,7 @@ from tui.areas.customers.spec import (
     phone_of,
 )
 from tui.views.actions import Action
-from tui.views.areas import AREA_BY_KEY
+from tui.views.areas import registry
 from tui.views.columns import CellContext, Column
 from tui.views.detail import DetailScreen, empty, grid
 from tui.views.json_view import WrappedText
@@ -402,7 +402,7 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
         if chosen is None:
             self.notify("This customer has no payments yet.", severity="information")
             return
-        self.app.push_screen(AREA_BY_KEY["payments"].detail_screen(chosen))
+        self.app.push_screen(registry().by_key["payments"].detail_screen(chosen))
 
     @on(ResourceTable.Open, "#payments-table")
     def _open(self, event: ResourceTable.Open) -> None:

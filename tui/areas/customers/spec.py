@@ -5,18 +5,22 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
 from tui.api.models.customers import Customer
+from tui.areas.customers import AREA
 from tui.views.columns import Column
 from tui.views.filters import Filter, Grammar, Term, time_terms
 from tui.widgets.format import format_time
 from tui.widgets.text import safe
 
+if TYPE_CHECKING:
+    from tui.api.export import ListSource
+
 PAGE_SIZE = 100
-ID_PREFIX = "cus_"
+ID_PREFIX = AREA.id_prefix or ""
 ID_LENGTH = 20  # characters after the prefix in the service's own ids
 # The newest payments the detail lists; `P` shows them all in Payments.
 PAYMENTS_SHOWN = 20
@@ -93,14 +97,14 @@ def _by_id(text: str, result: Filter) -> None:
 
 def _bare(word: str, result: Filter) -> None:
     """`cus_…` is an id or part of one, a word with `@` an e-mail, any other word a name."""
-    from tui.views.areas import ID_COMMANDS, area_for_id
+    from tui.views.areas import registry
 
     if word.lower().startswith(ID_PREFIX):
         _by_id(word, result)
         return
-    other = area_for_id(word)
+    other = registry().for_id(word)
     if other is not None and other.key != "customers":
-        command = next((w for w, key in ID_COMMANDS.items() if key == other.key), other.key)
+        command = other.word or other.key
         raise ValueError(
             f"`{word}` is an id of {other.title}: this filter finds customers by name, e-mail "
             f"or cus_… id. :{command} <id> opens it."
@@ -123,3 +127,27 @@ def customer_grammar() -> Grammar:
         bare=_bare,
         bare_example="ada, ada@example.com or cus_…",
     )
+
+
+async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+    """A page of the customers list and its total, for `payscope export`."""
+    from tui.api.errors import NotFoundError
+    from tui.api.models.customers import CustomerListRequest
+
+    wanted = filters.get("customer_id")
+    if wanted is not None:  # the list route cannot filter: a whole id is read on its own
+        if offset:
+            return [], 1
+        try:
+            return [await client.customers.retrieve(wanted)], 1
+        except NotFoundError:
+            return [], 0
+    page = await client.customers.list(CustomerListRequest(limit=limit, offset=offset))
+    return list(page.data), page.total_count
+
+
+def export_source() -> ListSource:
+    """How `payscope export customers` reads the list (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    return ListSource(export_page, lambda r: str(r.customer_id))

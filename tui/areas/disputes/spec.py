@@ -6,7 +6,7 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -31,6 +31,9 @@ from tui.views.filters import (
 from tui.views.when import span_text
 from tui.widgets.format import amount_text, format_time, status_text, theme_colour
 from tui.widgets.text import safe, visible
+
+if TYPE_CHECKING:
+    from tui.api.export import ListSource
 
 PAGE_SIZE = 100  # the most GET /disputes/list returns at once
 # Every dispute status and stage, as the models know them.
@@ -241,3 +244,18 @@ def dispute_grammar() -> Grammar:
         bare=id_word({"pay_": "payment_id"}, 20, own="pay_"),
         bare_example="pay_…, dp_… or part of an id",
     )
+
+
+async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+    """A page of the disputes list and its total, for `payscope export`."""
+    from tui.api.models.disputes import DisputeListRequest
+
+    page = await client.disputes.list(DisputeListRequest(limit=limit, offset=offset, **filters))
+    return list(page.data), page.total_count
+
+
+def export_source() -> ListSource:
+    """How `payscope export disputes` reads the list (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    return ListSource(export_page, lambda r: str(r.dispute_id))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.api.models.disputes import Dispute
+from tui.areas.disputes import AREA
 from tui.areas.disputes.actions import DISPUTE_ACTIONS
 from tui.areas.disputes.detail import DisputeDetailScreen
 from tui.areas.disputes.spec import (
@@ -29,7 +30,7 @@ class DisputesView(ResourceListView["Dispute"]):
     title = "Disputes"
     noun = "disputes"
     scope = "disputes"
-    id_prefix = "dp_"
+    id_prefix = AREA.id_prefix or ""
     columns = COLUMNS
     page_size = PAGE_SIZE
     # In the list, the row actions stay out of the footer (the detail shows them): their keys

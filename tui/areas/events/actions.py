@@ -22,9 +22,9 @@ def _goto(host: ActionHost, event_id: str | None, record: Any) -> None:
     if not object_id:
         host.app.notify("This event names no object.", severity="warning")
         return
-    from tui.views.areas import area_for_id
+    from tui.views.areas import registry
 
-    area = area_for_id(object_id)
+    area = registry().for_id(object_id)
     if area is None:
         host.app.notify(f"{object_id}: no area of payscope shows it.", severity="information")
         return

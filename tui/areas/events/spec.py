@@ -6,7 +6,7 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -14,6 +14,9 @@ from tui.views.columns import CellContext, Column
 from tui.views.filters import Filter, Grammar, Term
 from tui.widgets.format import status_text, theme_colour
 from tui.widgets.text import safe
+
+if TYPE_CHECKING:
+    from tui.api.export import ListSource
 
 BATCH = 200
 REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed
@@ -107,3 +110,14 @@ def journal_page(
     list and `payscope export` read them so."""
     kind, obj = filters.get("event_type"), filters.get("object_id")
     return journal.recent(limit, offset, kind, obj), journal.count(kind, obj)
+
+
+def export_source() -> ListSource:
+    """How `payscope export events` reads this profile's webhook journal, not the service
+    (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    async def read(journal: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+        return journal_page(journal, filters, offset, limit)
+
+    return ListSource(read, lambda r: str(r.event_id), journal=True)

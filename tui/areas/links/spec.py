@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
@@ -27,6 +27,9 @@ from tui.views.ids import id_problem
 from tui.views.when import span_text
 from tui.widgets.format import amount_text, format_time, theme_colour
 from tui.widgets.text import safe, visible
+
+if TYPE_CHECKING:
+    from tui.api.export import ListSource
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 13
@@ -203,3 +206,10 @@ async def read_page(
     request = PaymentLinkListRequest(limit=limit, offset=offset, **filters)
     page = await api.payment_links.list(request)
     return list(page.data), listed_total(page.total_count, offset, len(page.data))
+
+
+def export_source() -> ListSource:
+    """How `payscope export links` reads the list (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    return ListSource(read_page, lambda r: str(r.payment_link_id))

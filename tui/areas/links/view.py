@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from tui.api.models.links import PaymentLink
+from tui.areas.links import AREA
 from tui.areas.links.actions import NEW_LINK, ROW_ACTIONS
 from tui.areas.links.detail import LinkDetailScreen
 from tui.areas.links.forms import NewLinkForm
@@ -45,7 +46,7 @@ class LinksView(ResourceListView["PaymentLink"]):
     title = "Payment links"
     noun = "payment links"
     scope = "links"
-    id_prefix = "plink_"
+    id_prefix = AREA.id_prefix or ""
     columns = COLUMNS
     page_size = PAGE_SIZE
     empty_hint = "Press [b]n[/b] to make one."

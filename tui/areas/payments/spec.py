@@ -13,6 +13,7 @@ from tui.widgets.format import amount_text, format_time, status_text
 from tui.widgets.text import safe
 
 if TYPE_CHECKING:
+    from tui.api.export import ListSource
     from tui.api.models.payments import Payment
     from tui.payments_cache import CachedPayment
     from tui.views.filters import Filter, Grammar, Term
@@ -110,3 +111,18 @@ def method_term(*, real: bool = False) -> Term:
         )
 
     return Term(("method", "m"), "method:wallet", apply)
+
+
+async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+    """A page of the payments list and its total, for `payscope export`."""
+    from tui.api.models.payments import PaymentListRequest
+
+    page = await client.payments.list(PaymentListRequest(limit=limit, offset=offset, **filters))
+    return list(page.data), page.total_count
+
+
+def export_source() -> ListSource:
+    """How `payscope export payments` reads the list (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    return ListSource(export_page, lambda r: str(r.payment_id))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import work
 
+from tui.areas.payments import AREA
 from tui.areas.payments.actions import ROW_ACTIONS
 from tui.areas.payments.spec import COLUMNS, payment_grammar
 from tui.payments_cache import PAGE_SIZE
@@ -37,7 +38,7 @@ class PaymentsView(ResourceListView["Row"]):
     title = "Payments"
     noun = "payments"
     scope = "payments"
-    id_prefix = "pay_"
+    id_prefix = AREA.id_prefix or ""
     columns = COLUMNS
     page_size = PAGE_SIZE
     empty_hint = "Press [b]n[/b] to create one."

@@ -6,7 +6,7 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.api.models.payouts import ACCOUNT_NUMBER_FIELDS, Payout, PayoutStatus, PayoutType
 from tui.views.actions import statuses
@@ -29,6 +29,9 @@ from tui.widgets.format import (
 )
 from tui.widgets.inputs import last_digits
 from tui.widgets.text import safe
+
+if TYPE_CHECKING:
+    from tui.api.export import ListSource
 
 PAGE_SIZE = 100
 # The real service lists at most 20 payouts a page (PayoutListFilterConstraints.limit).
@@ -315,3 +318,10 @@ async def read_page(
     else:
         total = offset + len(page.data) + (1 if len(page.data) >= limit else 0)
     return list(page.data), total
+
+
+def export_source() -> ListSource:
+    """How `payscope export payouts` reads the list (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    return ListSource(read_page, lambda r: str(r.payout_id))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.api.models.payouts import Payout
+from tui.areas.payouts import AREA
 from tui.areas.payouts.actions import NEW_PAYOUT, ROW_ACTIONS
 from tui.areas.payouts.detail import PayoutDetailScreen
 from tui.areas.payouts.forms import NewPayoutForm
@@ -34,7 +35,7 @@ class PayoutsView(ResourceListView["Payout"]):
     title = "Payouts"
     noun = "payouts"
     scope = "payouts"
-    id_prefix = "payout_"
+    id_prefix = AREA.id_prefix or ""
     columns = COLUMNS
     page_size = PAGE_SIZE
     empty_hint = "Press [b]n[/b] to pay money out."

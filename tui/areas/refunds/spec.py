@@ -5,6 +5,8 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from tui.api.models.refunds import Refund, RefundStatus
 from tui.views.columns import Column
 from tui.views.filters import (
@@ -19,6 +21,9 @@ from tui.views.filters import (
 from tui.views.ids import check_id, id_term
 from tui.widgets.format import amount_text, format_time, status_text
 from tui.widgets.text import safe
+
+if TYPE_CHECKING:
+    from tui.api.export import ListSource
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
@@ -77,3 +82,18 @@ def refund_grammar() -> Grammar:
         bare=_bare,
         bare_example="ref_… pay_… or part of an id",
     )
+
+
+async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+    """A page of the refunds list and its total, for `payscope export`."""
+    from tui.api.models.refunds import RefundListRequest
+
+    page = await client.refunds.list(RefundListRequest(limit=limit, offset=offset, **filters))
+    return list(page.data), page.total_count
+
+
+def export_source() -> ListSource:
+    """How `payscope export refunds` reads the list (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    return ListSource(export_page, lambda r: str(r.refund_id))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from tui.api.models.refunds import Refund
+from tui.areas.refunds import AREA
 from tui.areas.refunds.actions import NEW_REFUND, ROW_ACTIONS
 from tui.areas.refunds.detail import RefundDetailScreen
 from tui.areas.refunds.forms import NewRefundForm
@@ -26,7 +27,7 @@ class RefundsView(ResourceListView["Refund"]):
     title = "Refunds"
     noun = "refunds"
     scope = "refunds"
-    id_prefix = "ref_"
+    id_prefix = AREA.id_prefix or ""
     columns = COLUMNS
     page_size = PAGE_SIZE
     empty_hint = "Press [b]n[/b] to refund a payment."

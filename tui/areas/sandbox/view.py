@@ -465,10 +465,10 @@ class SandboxView(AreaView):
             return
         self.notify(made.summary, title=scenario.title)
         self.show_values()  # the clock may have moved
-        from tui.views.areas import AREA_BY_KEY
+        from tui.views.areas import registry
 
         # Over :sandbox, where the user was: Esc comes back here.
-        area = AREA_BY_KEY.get(made.area)
+        area = registry().by_key.get(made.area)
         if area is not None and area.detail is not None:
             self.app.push_screen(area.detail_screen(made.record_id))
         else:

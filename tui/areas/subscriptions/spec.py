@@ -26,6 +26,7 @@ from tui.widgets.format import (
 from tui.widgets.text import safe, visible
 
 if TYPE_CHECKING:
+    from tui.api.export import ListSource
     from tui.views.live import Change
 
 PAGE_SIZE = 50
@@ -312,3 +313,11 @@ async def read_sandbox_page(
     )
     found = await api.sandbox.subscriptions(request)
     return list(found.data), listed_total(found.total_count, offset, len(found.data))
+
+
+def export_source() -> ListSource:
+    """How `payscope export subscriptions` reads the local sandbox's list (the real service
+    has none; this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    return ListSource(read_sandbox_page, lambda r: str(r.id))

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from tui.api.models.subscriptions import Subscription
+from tui.areas.subscriptions import AREA
 from tui.areas.subscriptions.actions import CLOCK, NEW_SUBSCRIPTION, ROW_ACTIONS
 from tui.areas.subscriptions.detail import SubscriptionDetailScreen
 from tui.areas.subscriptions.forms import NewSubscriptionForm
@@ -47,7 +48,7 @@ class SubscriptionsView(ResourceListView["Subscription"]):
     title = "Subscriptions"
     noun = "subscriptions"
     scope = "subscriptions"
-    id_prefix = "sub_"
+    id_prefix = AREA.id_prefix or ""
     columns = COLUMNS
     page_size = PAGE_SIZE
     empty_hint = "Press [b]n[/b] to subscribe a customer to a plan."

@@ -22,6 +22,7 @@ from tui.views.actions import Action, with_known
 from tui.views.listing import new_record_action
 
 if TYPE_CHECKING:
+    from tui.api.export import ListSource
     from tui.views.actions import ActionHost
 
 
@@ -158,3 +159,13 @@ async def users_page(api: Any, offset: int, limit: int) -> tuple[list[Any], int]
     list and `payscope export` read them so."""
     users = await read_users(api)
     return users[offset : offset + limit], len(users)
+
+
+def export_source() -> ListSource:
+    """How `payscope export users` reads the list (this area's `AREA.export`)."""
+    from tui.api.export import ListSource
+
+    async def read(api: Any, _filters: dict[str, Any], offset: int, limit: int) -> Any:
+        return await users_page(api, offset, limit)
+
+    return ListSource(read, lambda r: str(r.email))
