@@ -54,9 +54,14 @@ async def _answer(pilot, result: str) -> None:  # type: ignore[no-untyped-def]
 
 
 async def _saw_event(detail: PaymentDetailScreen, event: str) -> None:
-    """Wait for the payment's `event` webhook to show in its detail's events."""
-    events = detail.related_section("events").table
-    await until(lambda: any(row.record.get("event") == event for row in events.records.values()))
+    """Wait for the payment's `event` webhook to show in its detail's story."""
+    story = detail.related_section("story").table
+    await until(
+        lambda: any(
+            row.record.kind == "webhook" and row.record.what == event
+            for row in story.records.values()
+        )
+    )
 
 
 @pytest.mark.parametrize(

@@ -497,8 +497,17 @@ async def test_missing_and_wrong_fields_are_said_under_each_field(dirs: Dirs) ->
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _payouts(pilot)
         form = await _new_form(pilot)
-        # A card: a short number, a month that is none, no holder; a bad amount.
-        _type(form, {"card-card_number": "4242", "card-expiry_month": "13", "amount": "1.234"})
+        # A card: a short number, a month that is none, no holder; a bad amount (the form
+        # opens filled with a test card that pays out: the holder is emptied here).
+        _type(
+            form,
+            {
+                "card-card_number": "4242",
+                "card-expiry_month": "13",
+                "card-card_holder_name": "",
+                "amount": "1.234",
+            },
+        )
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert "12 to 19 digits" in field_error(form, "card-card_number")
@@ -898,7 +907,7 @@ def test_method_data_is_read_in_the_spec_and_the_real_shapes() -> None:
     pix = {"bank": {"pix_key": "a1f4102e ****** 6fa48899c1d1", "cpf": "**** 124689"}}
     assert method_text(payout({"payout_method_data": pix})) == "Pix •••• c1d1"
     card = {"card": {"last4": "4242", "card_network": "Visa", "card_exp_month": "01"}}
-    assert method_text(payout({"payout_method_data": card})) == "card 4242"
+    assert method_text(payout({"payout_method_data": card})) == "card •••• 4242"
     paypal = {"wallet": {"email": "a@b.co", "telephone_number": "******* 3349", "paypal_id": "x"}}
     assert method_text(payout({"payout_method_data": paypal})) == "PayPal •••• 3349"
     venmo = {"wallet": {"telephone_number": "******* 3349"}}

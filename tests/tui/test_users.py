@@ -281,7 +281,7 @@ async def test_accept_an_invitation_on_the_local_sandbox(dirs: Dirs) -> None:
         assert len(secret) >= 16
         toasts = " ".join(str(n.message) for n in app.told)
         assert secret not in toasts and PASSWORD not in toasts
-        assert "on the clipboard" in toasts
+        assert "TOTP secret is copied" in toasts
         logged = repr(app.runtime.client.journal.entries())
         assert "/_sandbox/users/accept" in logged
         assert secret not in logged and PASSWORD not in logged

@@ -93,7 +93,7 @@ def guard_callback(node: DOMNode, callback: Callable[..., Any]) -> Callable[...,
     if inspect.iscoroutinefunction(callback):
 
         async def run_async(*args: Any, **kwargs: Any) -> Any:
-            if gone(node):
+            if _dropped(node):
                 _drop(callback)
                 return None
             try:
@@ -106,7 +106,7 @@ def guard_callback(node: DOMNode, callback: Callable[..., Any]) -> Callable[...,
         return run_async
 
     def run(*args: Any, **kwargs: Any) -> Any:
-        if gone(node):
+        if _dropped(node):
             _drop(callback)
             return None
         try:
@@ -120,6 +120,13 @@ def guard_callback(node: DOMNode, callback: Callable[..., Any]) -> Callable[...,
         return result
 
     return run
+
+
+def _dropped(node: DOMNode) -> bool:
+    """A callback of a screen that has gone is not run, unless the app is exiting: then every
+    callback still runs (what waits for them, such as a test's pilot, is told), and an error it
+    raises is dropped."""
+    return gone(node) and node.app.return_code is None
 
 
 def _drop(callback: Callable[..., Any]) -> None:
