@@ -1,8 +1,9 @@
 """One build step pyproject.toml cannot say: the theme files (`themes/`, at the repository's root)
-go into the package as `tui/themes/`, so an installed payscope finds them beside `tui/theming.py`.
+go into the package as `payscope/themes/`, so an installed payscope finds them beside
+`payscope/theming.py`.
 
 A checkout (and an editable install, a plain path entry) reads them from `themes/` itself
-(`tui.theming.BUILTIN_THEME_DIR`). Everything else is configured in pyproject.toml.
+(`payscope.theming.BUILTIN_THEME_DIR`). Everything else is configured in pyproject.toml.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ class BuildWithThemes(build_py):
 
     def run(self) -> None:
         super().run()
-        target = Path(self.build_lib) / "tui" / "themes"
+        target = Path(self.build_lib) / "payscope" / "themes"
         target.mkdir(parents=True, exist_ok=True)
         for theme in sorted(THEMES.glob("*.toml")):
             shutil.copyfile(theme, target / theme.name)

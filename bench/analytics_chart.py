@@ -25,15 +25,15 @@ from pathlib import Path
 from results import Figure, record  # bench/ is on the path when run as a script
 from sandbox_analytics import fill
 
-from tui.sandbox.server import Sandbox, SandboxConfig
+from payscope.sandbox.server import Sandbox, SandboxConfig
 
 TARGET_S = 0.5
 
 
 async def measure(data_dir: Path, config_dir: Path, runs: int) -> tuple[list[float], list[float]]:
     """(answer -> both charts drawn, request -> answer) in seconds, per run, in the app."""
-    from tui.app import make_app
-    from tui.areas.analytics.view import AnalyticsView
+    from payscope.app import make_app
+    from payscope.areas.analytics.view import AnalyticsView
 
     app = make_app(config_dir=config_dir, data_dir=data_dir, seed=0, rate_limit=0)
     drawn: list[float] = []
@@ -72,9 +72,9 @@ async def measure(data_dir: Path, config_dir: Path, runs: int) -> tuple[list[flo
 
 def offline(data_dir: Path, runs: int) -> list[float]:
     """Shaping the answer and drawing both charts, without the app (seconds per run)."""
-    from tui.api.client import ApiClient
-    from tui.areas.analytics import data
-    from tui.widgets.charts import Bar, BarFigure, Layer, TimeFigure, draw_bars, draw_time
+    from payscope.api.client import ApiClient
+    from payscope.areas.analytics import data
+    from payscope.widgets.charts import Bar, BarFigure, Layer, TimeFigure, draw_bars, draw_time
 
     async def answers() -> tuple[object, ...]:
         box = Sandbox(SandboxConfig(data_dir=data_dir / "sandbox", rate_limit=0))

@@ -89,8 +89,8 @@ async def one(url: str, path: str) -> tuple[float, float, str]:
     """(longest loop stall in ms, close time in s, outcome) for one call to `path`."""
     import httpx
 
-    from tui.api import errors
-    from tui.api.client import ApiClient
+    from payscope.api import errors
+    from payscope.api.client import ApiClient
 
     # httpx's own transport: what a remote profile uses.
     client = ApiClient(url, "snd_bench0000000000", transport=httpx.AsyncHTTPTransport())
@@ -110,7 +110,7 @@ async def one(url: str, path: str) -> tuple[float, float, str]:
     await asyncio.sleep(0.02)
     try:
         if path.startswith("/page"):
-            from tui.api.models.payments import PaymentListResponse
+            from payscope.api.models.payments import PaymentListResponse
 
             page = await client.call("GET", path, PaymentListResponse)
             outcome = f"read {len(page.data)} records"

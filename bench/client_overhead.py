@@ -3,7 +3,8 @@
 2,000 small requests against a local server (uvicorn via EmbeddedServer, one trivial JSON
 endpoint) through `ApiClient` (headers, retry bookkeeping, redacted journal entry, JSON
 decoding) and through a bare `httpx.AsyncClient` (JSON decoding only) on the same transport
-(the client's own for a local service, `tui/api/local_transport.py`), in alternating batches of
+(the client's own for a local service, `tui/payscope/api/local_transport.py`), in alternating
+batches of
 the same run so both see the same machine load. Prints both rates and the ratio of their times;
 exits 1 when the ratio is above the target (1.15). Also printed, not judged: bare httpx on its
 own transport (httpcore), which remote profiles use.
@@ -35,9 +36,9 @@ from typing import Any
 import httpx
 from results import Figure, record  # bench/ is on the path when run as a script
 
-from tui.api import ApiClient
-from tui.api.local_transport import LocalTransport
-from tui.asgi_server import EmbeddedServer
+from payscope.api import ApiClient
+from payscope.api.local_transport import LocalTransport
+from payscope.asgi_server import EmbeddedServer
 
 TARGET = 1.15
 KEY = "snd_BenchKey0123456789abcdef"
@@ -178,7 +179,7 @@ def first_requests(starts: int) -> dict[str, list[float]]:
     url = f"http://127.0.0.1:{server.server_address[1]}/health"
     kinds = {
         "payscope's transport": FIRST_REQUEST.format(
-            extra="from tui.api.local_transport import LocalTransport",
+            extra="from payscope.api.local_transport import LocalTransport",
             transport="LocalTransport()",
             url=url,
         ),

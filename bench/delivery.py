@@ -75,7 +75,7 @@ def _payment(number: str = "4242424242424242", **fields: Any) -> dict[str, Any]:
 
 def _spawn(args: list[str], pattern: str, stream: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "payscope", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE if stream == "stdout" else subprocess.DEVNULL,
         stderr=subprocess.PIPE if stream == "stderr" else subprocess.DEVNULL,

@@ -56,10 +56,11 @@ async def _run(events: int) -> tuple[list[float], list[float]]:
     import httpx
     from textual.widgets import DataTable
 
-    from tui import gc_pause
-    from tui.app import make_app
+    from payscope import gc_pause
+    from payscope.app import make_app
 
-    # As `payscope` runs (tui/cli.py): the collector paused from launch, then resumed by the app
+    # As `payscope` runs (tui/payscope/cli.py): the collector paused from launch, then resumed by
+    # the app
     # with what start-up made frozen, so full collections skip it.
     gc_pause.pause()
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:

@@ -45,7 +45,7 @@ def _rss_mib() -> float:
 
 def _fill_journal(directory: Path, events: int) -> None:
     """Write `events` journaled events the way the listener stores them, in bulk."""
-    from tui.webhooks.journal import Journal
+    from payscope.webhooks.journal import Journal
 
     journal = Journal(directory)
     journal.open()  # creates the schema
@@ -92,7 +92,7 @@ def _fill_journal(directory: Path, events: int) -> None:
 async def _measure(data_dir: Path, config_dir: Path) -> dict[str, Any]:
     from textual.widgets import DataTable
 
-    from tui.app import make_app
+    from payscope.app import make_app
 
     app = make_app(config_dir=config_dir, data_dir=data_dir, seed=50)
     async with app.run_test(size=(120, 40)) as pilot:

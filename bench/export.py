@@ -1,4 +1,4 @@
-"""Benchmark: `payscope export` of 10,000 payments (tui/api/export.py), time and memory.
+"""Benchmark: `payscope export` of 10,000 payments (tui/payscope/api/export.py), time and memory.
 
     python bench/export.py [--payments 10000]
 
@@ -38,7 +38,7 @@ def start_sandbox(data: Path, payments: int) -> tuple[subprocess.Popen[str], str
         [
             sys.executable,
             "-m",
-            "tui",
+            "payscope",
             "sandbox",
             "--port",
             "0",
@@ -65,9 +65,9 @@ def start_sandbox(data: Path, payments: int) -> tuple[subprocess.Popen[str], str
 
 
 async def export_once(url: str, path: Path, fmt: str) -> tuple[float, int]:
-    from tui.api.client import ApiClient
-    from tui.api.export import export_records
-    from tui.areas import AREA_BY_KEY
+    from payscope.api.client import ApiClient
+    from payscope.api.export import export_records
+    from payscope.areas import AREA_BY_KEY
 
     source = AREA_BY_KEY["payments"].export_source()
     async with ApiClient(url, KEY) as client:

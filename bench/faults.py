@@ -36,11 +36,11 @@ from typing import Any
 
 from results import Figure, record  # bench/ is on the path when run as a script
 
-from tui.api import ApiClient
-from tui.api.errors import ApiError, ClientError
-from tui.api.models.payments import PaymentCreateRequest
-from tui.api.retry import Replay
-from tui.sandbox.server import Sandbox, SandboxConfig
+from payscope.api import ApiClient
+from payscope.api.errors import ApiError, ClientError
+from payscope.api.models.payments import PaymentCreateRequest
+from payscope.api.retry import Replay
+from payscope.sandbox.server import Sandbox, SandboxConfig
 
 KEY = "snd_bench_faults_0123456789"
 

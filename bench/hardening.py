@@ -59,7 +59,7 @@ def _dir_bytes(directory: Path) -> int:
 async def listener_disk(posts: int) -> tuple[float, int]:
     import httpx
 
-    from tui.webhooks.listener import MAX_BODY_BYTES, Listener
+    from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
 
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "listener"
@@ -102,7 +102,7 @@ async def listener_disk(posts: int) -> tuple[float, int]:
 
 def start_sandbox(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", "sandbox", "--port", "0", "--data", str(data_dir),
+        [sys.executable, "-m", "payscope", "sandbox", "--port", "0", "--data", str(data_dir),
          "--api-key", API_KEY],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
     )  # fmt: skip
@@ -286,7 +286,7 @@ def _quantiles(values: list[float]) -> tuple[float, float]:
 
 
 async def slow_clients(count: int, seconds: float) -> float:
-    from tui.webhooks.listener import Listener
+    from payscope.webhooks.listener import Listener
 
     with tempfile.TemporaryDirectory() as tmp:
         listener = Listener(Path(tmp) / "listener", [_SLOW_SECRET])

@@ -160,8 +160,8 @@ async def _run_senders(url: str, events: int, senders: int, prefix: str) -> dict
 
 
 async def _bench(events: int, senders: int, rounds: int) -> int:
-    from tui.asgi_server import EmbeddedServer
-    from tui.webhooks.listener import Listener
+    from payscope.asgi_server import EmbeddedServer
+    from payscope.webhooks.listener import Listener
 
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
         bare = EmbeddedServer(_bare_app, "127.0.0.1", 0)

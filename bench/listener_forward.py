@@ -50,7 +50,7 @@ SECRET = listener_bench.SECRET
 
 async def _serve_target(port: int) -> None:
     """A merchant server: 200 after `delay` seconds; GET /stats counts what it was sent."""
-    from tui.asgi_server import EmbeddedServer
+    from payscope.asgi_server import EmbeddedServer
 
     seen: set[str] = set()
     state = {"delay": 0.0, "received": 0}
@@ -177,7 +177,7 @@ async def _until_reached(target: Target, count: int, timeout: float) -> float | 
 
 
 async def _throughput(events: int, senders: int, target: Target) -> tuple[str, bool, list[Figure]]:
-    from tui.webhooks.listener import Listener
+    from payscope.webhooks.listener import Listener
 
     results = {}
     ok = True
@@ -222,7 +222,7 @@ async def _throughput(events: int, senders: int, target: Target) -> tuple[str, b
 
 
 async def _down_then_up(target: Target, down_for: float) -> tuple[str, bool, list[Figure]]:
-    from tui.webhooks.listener import Listener
+    from payscope.webhooks.listener import Listener
 
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
         listener = Listener(Path(tmp), [SECRET], forward_to=target.url)
@@ -261,7 +261,7 @@ async def _down_then_up(target: Target, down_for: float) -> tuple[str, bool, lis
 
 def _listen(data: str, target: Target) -> tuple[subprocess.Popen[str], str, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", "listen", "--port", "0", "--data", data, "--secret",
+        [sys.executable, "-m", "payscope", "listen", "--port", "0", "--data", data, "--secret",
          SECRET, "--format", "json", "--forward-to", target.url],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},

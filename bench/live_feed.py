@@ -3,7 +3,7 @@
     python bench/live_feed.py [--duration 600] [--rate 100] [--out bench/results/live_feed.json]
 
 The TUI runs headless (120x40) in a process of its own, as `payscope` runs it: on the background
-sandbox, its listener serving from a process of its own (tui/webhooks/process.py), with the
+sandbox, its listener serving from a process of its own (tui/payscope/webhooks/process.py), with the
 Events screen open. This process POSTs signed webhooks to the TUI's listener over loopback at
 `--rate` a second for `--duration` seconds, each at its own time (not one after the other:
 a slow answer does not slow the feed), and times every acknowledgement. Meanwhile the TUI's
@@ -80,13 +80,13 @@ def _p(values: list[float], q: float) -> float:
 
 async def _tui(tmp: Path) -> None:
     """Run the TUI with Events open; say where its listener is; measure until told to stop."""
-    from tui.app import make_app
+    from payscope.app import make_app
 
     app = make_app(config_dir=tmp / "config", data_dir=tmp / "data", seed=50, daemon=True)
     try:
         await _measure(app)
     finally:
-        from tui.sandbox import daemon
+        from payscope.sandbox import daemon
 
         daemon.stop(tmp / "data" / "sandbox")  # the one this run started, in its own data dir
 
@@ -100,7 +100,7 @@ def _cpu_of(pid: int) -> float:
 
 
 async def _measure(app: Any) -> None:
-    from tui.areas.events.view import EventsView
+    from payscope.areas.events.view import EventsView
 
     async with app.run_test(size=(120, 40)) as pilot:
         await app.runtime.ready.wait()
@@ -144,7 +144,7 @@ async def _measure(app: Any) -> None:
         gc.callbacks.append(timed)
         await started.wait()
         rss_start = _rss_mib()
-        listener_pid = listener.pid  # its own process (tui/webhooks/process.py)
+        listener_pid = listener.pid  # its own process (tui/payscope/webhooks/process.py)
         cpu_start, wall_start = time.process_time(), time.perf_counter()
         listener_cpu_start = _cpu_of(listener_pid)
         # How many times each event entered the table, by the number in its id (the sender
@@ -280,9 +280,10 @@ async def _key(app: Any, view: Any, key: str) -> float | None:
 
 
 def _child() -> None:
-    from tui import gc_pause
+    from payscope import gc_pause
 
-    # As `payscope` runs (tui/cli.py): the collector paused from launch, and resumed with what
+    # As `payscope` runs (tui/payscope/cli.py): the collector paused from launch, and resumed with
+    # what
     # start-up made frozen once the app's runtime is up, so full collections skip it.
     gc_pause.pause()
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:

@@ -92,7 +92,7 @@ def versions() -> dict[str, str | None]:
     found = {"payscope": _version("payscope")}
     if found["payscope"] is None:  # run from a source tree without an install
         sys.path.insert(0, str(RESULTS.parent.parent))
-        from tui import __version__
+        from payscope import __version__
 
         found["payscope"] = __version__
     found.update({name: _version(name) for name in MAIN_DEPENDENCIES})

@@ -52,7 +52,7 @@ def start_server(data_dir: Path) -> tuple[subprocess.Popen[str], str]:
         [
             sys.executable,
             "-m",
-            "tui",
+            "payscope",
             "sandbox",
             "--port",
             "0",
@@ -277,7 +277,7 @@ def main() -> int:
         ok &= ratio >= 0.5 and health_err == 0 and pay_err == 0
 
         # 2. seeding
-        from tui.sandbox.server import Sandbox, SandboxConfig
+        from payscope.sandbox.server import Sandbox, SandboxConfig
 
         data_dir = Path(tmp) / "seeded"
         sandbox = Sandbox(SandboxConfig(data_dir=data_dir, api_key=API_KEY))

@@ -23,8 +23,8 @@ from pathlib import Path
 import httpx
 from results import Figure, record  # bench/ is on the path when run as a script
 
-from tui.sandbox.clock import iso
-from tui.sandbox.server import Sandbox, SandboxConfig
+from payscope.sandbox.clock import iso
+from payscope.sandbox.server import Sandbox, SandboxConfig
 
 TARGET_MS = 300.0
 DAYS = 90

@@ -9,7 +9,7 @@ bare app's first paint; Ctrl+Q to the shell's prompt <= 1.0x the bare app's quit
 is live within 2 s plus its seeding; and no regression: none of those three ratios more than
 `REGRESSION_MARGIN` above what the last recorded run (bench/results/startup.json) measured.
 Exits 1 when one is missed. The first row is the page cached by the last run
-(tui/payments_cache.py), shown while the client starts; the live page replaces it.
+(tui/payscope/payments_cache.py), shown while the client starts; the live page replaces it.
 Actions are usable once the client is up: the status bar stops saying "starting" (a key pressed
 before then runs then). The listener comes up after the client; that time is printed too. The
 reference screen is a plain Textual app made of Textual's own widgets for the same screen
@@ -223,14 +223,16 @@ def main() -> int:
     bare.write_text(BARE_APP)
     reference = work / "reference.py"
     reference.write_text(REFERENCE_APP)
-    app_cmd = f"{PYTHON} -m tui --seed {PAYMENTS}"
+    app_cmd = f"{PYTHON} -m payscope --seed {PAYMENTS}"
     subprocess.run([*TMUX, "new-session", "-d", "-s", "hold", "sleep 3600"], check=True)
     try:
         compiled = subprocess.run(
-            [PYTHON, "-m", "compileall", "-q", str(ROOT / "tui")], capture_output=True, text=True
+            [PYTHON, "-m", "compileall", "-q", str(ROOT / "tui" / "payscope")],
+            capture_output=True,
+            text=True,
         )
         print(
-            "bytecode of tui/ compiled up front"
+            "bytecode of tui/payscope/ compiled up front"
             + ("" if compiled.returncode == 0 else f" (failed: {compiled.stdout.strip()})"),
             flush=True,
         )
@@ -279,7 +281,7 @@ def main() -> int:
             reference_times.append(shown)
     finally:
         subprocess.run(
-            [PYTHON, "-m", "tui", "sandbox", "stop"],
+            [PYTHON, "-m", "payscope", "sandbox", "stop"],
             env={**os.environ, **env},
             capture_output=True,
         )

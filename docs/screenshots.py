@@ -256,7 +256,7 @@ pause = 60
 
 
 async def demo(pilot: Any) -> None:
-    from tui.demo.player import Caption
+    from payscope.demo.player import Caption
 
     await started(pilot)
     await until(lambda: "1/1" in str(pilot.app.screen.query_one(Caption).render()))
@@ -343,8 +343,8 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
     """Run the app on a copy of `template`, drive it, and return its picture (normalised)."""
     import os
 
-    import tui.sandbox.ids as ids
-    from tui.app import make_app
+    import payscope.sandbox.ids as ids
+    from payscope.app import make_app
 
     data, config = work / "data", work / "config"
     shutil.copytree(template, data)
@@ -388,8 +388,8 @@ def _player(story: str | None) -> Any:
         return None
     import tomllib
 
-    from tui.demo.player import DemoApp
-    from tui.demo.story import parse_story
+    from payscope.demo.player import DemoApp
+    from payscope.demo.story import parse_story
 
     played = parse_story(tomllib.loads(story), "picture", "docs/screenshots.py")
     return type("DemoApp", (DemoApp,), {"story": played, "pace": 1.0, "screenshots": None})

@@ -227,7 +227,7 @@ def real_keyring(
 ) -> KeyringBackend:
     """The keyring library's own backend detection, pointed at the real Secret Service.
 
-    The environment is set too, so `python -m tui` subprocesses reach the same service.
+    The environment is set too, so `python -m payscope` subprocesses reach the same service.
     """
     monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", secret_service.address)
     # No user keyringrc.cfg may pick another backend.

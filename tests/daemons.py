@@ -1,12 +1,12 @@
-"""Waiting for a background sandbox (tui/sandbox/daemon.py) started by a test."""
+"""Waiting for a background sandbox (tui/payscope/sandbox/daemon.py) started by a test."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
+from payscope.sandbox import daemon
 from tests.waits import until_sync
-from tui.sandbox import daemon
 
 
 def wait_ready(directory: Path) -> daemon.DaemonState:
@@ -24,7 +24,7 @@ def wait_ready(directory: Path) -> daemon.DaemonState:
 
 def daemon_runtime(tmp_path: Path, data: Path) -> Any:
     """A runtime of the local profile on the background sandbox of `data`, as `payscope` runs."""
-    from tui.runtime import Runtime, RuntimeOptions
+    from payscope.runtime import Runtime, RuntimeOptions
 
     return Runtime(
         RuntimeOptions(

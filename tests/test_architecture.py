@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "tui"
+PACKAGE = ROOT / "tui" / "payscope"
 NAME = PACKAGE.name  # the package's import name
 
 
@@ -51,11 +51,11 @@ def test_every_module_below_the_ui_is_kept_free_of_textual() -> None:
 def test_importing_the_lower_layers_does_not_load_textual() -> None:
     code = (
         "import sys, importlib\n"
-        "for m in ['tui.api', 'tui.api.client', 'tui.config', 'tui.secrets',"
-        " 'tui.webhooks.signing']:\n"
+        "for m in ['payscope.api', 'payscope.api.client', 'payscope.config', 'payscope.secrets',"
+        " 'payscope.webhooks.signing']:\n"
         "    try: importlib.import_module(m)\n"
         "    except ModuleNotFoundError as e:\n"
-        "        if not e.name.startswith('tui'): raise\n"
+        "        if not e.name.startswith('payscope'): raise\n"
         "print('textual' in sys.modules)\n"
     )
     out = subprocess.run(

@@ -29,7 +29,7 @@ def payscope(
     *args: str, stdin: str | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "payscope", *args],
         cwd=ROOT,
         input=stdin,
         capture_output=True,
@@ -45,7 +45,7 @@ def start(
 ) -> tuple[subprocess.Popen[str], str, str]:
     """A long-running `payscope ...`; returns it, its URL and its output up to `until`."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "payscope", *args],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -229,9 +229,9 @@ def test_a_bad_secret_is_said_before_the_server_is_loaded(tmp_path: Path) -> Non
     """A mistake in the arguments is said at once, not after importing the server's routes."""
     code = (
         "import sys\n"
-        "from tui.cli import main\n"
+        "from payscope.cli import main\n"
         "code = main(sys.argv[1:])\n"
-        "print('loaded' if 'tui.sandbox.server' in sys.modules else 'not loaded', code)\n"
+        "print('loaded' if 'payscope.sandbox.server' in sys.modules else 'not loaded', code)\n"
     )
     args = ["sandbox", "--port", "0", "--data", str(tmp_path / "sb")]
     bad = subprocess.run(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from tui import config
-from tui.config import ConfigError, Profile
+from payscope import config
+from payscope.config import ConfigError, Profile
 
 
 def _write(text: str) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.cli import build_parser
+from payscope.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from payscope.cli import build_parser
 from tests.waits import until_sync
-from tui.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "docs" / "sandbox.md"  # the page of the walkthrough

@@ -22,11 +22,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.api.errors import ApiError
+from payscope.api.models.payments import PaymentCreateRequest
+from payscope.disk import full_disk, is_disk_full
+from payscope.widgets.errors import describe_error
 from tests.sandbox.conftest import API_KEY, api_client, envelope, make_sandbox, payment_body
-from tui.api.errors import ApiError
-from tui.api.models.payments import PaymentCreateRequest
-from tui.disk import full_disk, is_disk_full
-from tui.widgets.errors import describe_error
 
 pytestmark = pytest.mark.slow
 
@@ -166,9 +166,9 @@ def test_disk_full_errors_are_told_apart() -> None:
 async def test_a_first_run_on_a_full_disk_says_so_and_where(
     small_disk: Path, tmp_path: Path
 ) -> None:
+    from payscope.runtime import StartupError
+    from payscope.sandbox import daemon
     from tests.daemons import daemon_runtime
-    from tui.runtime import StartupError
-    from tui.sandbox import daemon
 
     data = small_disk / "data"
     fill(small_disk)

@@ -12,12 +12,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.host_guard import is_loopback_host_header, refused_host
+from payscope.webhooks.listener import Listener
+from payscope.webhooks.process import ListenerProcess
+from payscope.webhooks.signing import SIGNATURE_HEADER
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
 from tests.webhooks.conftest import SECRET, event_body, hmac_sha512
-from tui.host_guard import is_loopback_host_header, refused_host
-from tui.webhooks.listener import Listener
-from tui.webhooks.process import ListenerProcess
-from tui.webhooks.signing import SIGNATURE_HEADER
 
 pytestmark = pytest.mark.slow
 

@@ -29,13 +29,13 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.asgi_server import MAX_HEAD_BYTES
+from payscope.sandbox.middleware import MAX_BODY_BYTES
+from payscope.sandbox.server import Sandbox
+from payscope.webhooks.listener import Listener
 from tests.sandbox.conftest import API_KEY, Receiver, make_sandbox, payment_body
 from tests.sandbox.conftest import receiver as receiver  # the fixture, for this module
 from tests.waits import awaited, until
-from tui.asgi_server import MAX_HEAD_BYTES
-from tui.sandbox.middleware import MAX_BODY_BYTES
-from tui.sandbox.server import Sandbox
-from tui.webhooks.listener import Listener
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "catalogue-secret-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"

@@ -1,4 +1,4 @@
-"""No raw control byte reaches the terminal from outside (tui/api/terminal.py, issue 38): a
+"""No raw control byte reaches the terminal from outside (tui/payscope/api/terminal.py, issue 38): a
 remote that answers with escape sequences (OSC 52 that sets the clipboard, CSI 2J that clears
 the screen), one-character C1 controls (U+009B, U+009D) and bidi overrides (U+202E), in its error
 messages, its headers (with obs-text bytes) and its bodies, is run through every headless
@@ -18,13 +18,13 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope import config
+from payscope.api.terminal import safe_json, safe_text
 from tests.api.conftest import KEY
 from tests.hostile_server import HOSTILE, Answer, envelope, raw_controls, raw_server
 from tests.tools.conftest import Done, payscope
 from tests.webhooks.conftest import SECRET, post_signed
 from tests.webhooks.test_listen_cli import running
-from tui import config
-from tui.api.terminal import safe_json, safe_text
 
 # The hostile text as it must be shown (escaped; the rest of it kept).
 SHOWN = safe_text(HOSTILE)

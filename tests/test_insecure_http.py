@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tui import config
-from tui.api import errors
-from tui.api.client import ApiClient
-from tui.config import ConfigError
-from tui.hosts import is_insecure_http, is_loopback_host
+from payscope import config
+from payscope.api import errors
+from payscope.api.client import ApiClient
+from payscope.config import ConfigError
+from payscope.hosts import is_insecure_http, is_loopback_host
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "snd_" + "c" * 32
@@ -75,7 +75,17 @@ def test_the_cli_says_it_and_sends_nothing() -> None:
     """`payscope export` on such a profile: exit 2, the reason and the fix, no traceback."""
     _write('[profiles.shop]\nbase_url = "http://pay.example.com"\n')
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "export", "payments", "--profile", "shop", "--output", "-"],
+        [
+            sys.executable,
+            "-m",
+            "payscope",
+            "export",
+            "payments",
+            "--profile",
+            "shop",
+            "--output",
+            "-",
+        ],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from keyring.backend import KeyringBackend
 
-from tui import secrets
+from payscope import secrets
 
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX = "snd_4fJ8kq2LmN7pR1sT9vWx"
@@ -23,9 +23,9 @@ pytestmark = pytest.mark.slow
 def keys(
     *argv: str, stdin: str = "", env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python -m tui keys ...` with ``stdin`` piped in and this test's environment."""
+    """Run `python -m payscope keys ...` with ``stdin`` piped in and this test's environment."""
     return subprocess.run(
-        [sys.executable, "-m", "tui", "keys", *argv],
+        [sys.executable, "-m", "payscope", "keys", *argv],
         input=stdin,
         capture_output=True,
         text=True,

@@ -1,4 +1,5 @@
-"""Every file payscope reads has a bounded depth and size (tui/bounded.py): a fixture, a demo
+"""Every file payscope reads has a bounded depth and size (tui/payscope/bounded.py): a fixture, a
+demo
 story and profiles.toml nested a few thousand levels deep, or larger than payscope reads, get a
 clear error naming the file: from the functions that read them and from the real commands
 (`payscope fixtures run`, `payscope demo`, `payscope export`), never a RecursionError."""
@@ -13,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tui import bounded, config
-from tui.api.fixtures import FixtureError, load_fixture
-from tui.demo.story import StoryError, load_story
+from payscope import bounded, config
+from payscope.api.fixtures import FixtureError, load_fixture
+from payscope.demo.story import StoryError, load_story
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVELS = 5000
@@ -33,7 +34,7 @@ DEEP_JSON = '{"a":' * LEVELS + "1" + "}" * LEVELS
 
 def payscope(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "payscope", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -146,7 +147,7 @@ def test_the_commands_say_a_deep_profiles_toml_plainly(tmp_path: Path, command: 
 
 @pytest.mark.parametrize("shape", DEEP_TOML)
 def test_a_deep_theme_file_is_a_problem_said_not_a_crash(tmp_path: Path, shape: str) -> None:
-    from tui.theming import load_theme_dir
+    from payscope.theming import load_theme_dir
 
     (tmp_path / "deep.toml").write_text('name = "deep"\n' + DEEP_TOML[shape])
     (tmp_path / "big.toml").write_text('name = "big"\n# ' + "x" * bounded.MAX_FILE_BYTES)
@@ -169,7 +170,7 @@ def test_send_event_says_a_deep_or_large_event_file_plainly(tmp_path: Path) -> N
 
 
 def test_a_deep_payments_cache_is_no_cache(tmp_path: Path) -> None:
-    from tui.payments_cache import load_page
+    from payscope.payments_cache import load_page
 
     path = tmp_path / "payments-local.json"
     path.write_text('{"version": 1, "rows": [' + DEEP_JSON + "]}")

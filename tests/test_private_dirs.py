@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tui.private_files import secure_own_dir
+from payscope.private_files import secure_own_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,7 +83,17 @@ def test_the_cli_says_it_once_and_makes_its_dirs_0700(tmp_path: Path) -> None:
     env = {**os.environ, "PAYSCOPE_DATA_DIR": str(data), "PAYSCOPE_CONFIG_DIR": str(config)}
     # A headless command on a profile that does not exist: the dirs are checked first.
     (config / "profiles.toml").write_text('[profiles.p]\nbase_url = "http://127.0.0.1:9"\n')
-    args = [sys.executable, "-m", "tui", "export", "payments", "--profile", "p", "--output", "-"]
+    args = [
+        sys.executable,
+        "-m",
+        "payscope",
+        "export",
+        "payments",
+        "--profile",
+        "p",
+        "--output",
+        "-",
+    ]
     env["PAYSCOPE_API_KEY"] = "snd_" + "e" * 32
     first = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
     assert f"The data dir {data} could be read by other users (mode 0777)" in first.stderr
@@ -94,8 +104,8 @@ def test_the_cli_says_it_once_and_makes_its_dirs_0700(tmp_path: Path) -> None:
 
 
 def test_every_dir_payscope_makes_is_0700(tmp_path: Path) -> None:
-    from tui import config
-    from tui.payments_cache import cache_path, save_page
+    from payscope import config
+    from payscope.payments_cache import cache_path, save_page
 
     path = cache_path(tmp_path / "data", "local")
     save_page(path, [])

@@ -14,11 +14,11 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
+from payscope.private_files import open_private, private_dir, write_private
+from payscope.sandbox import daemon
+from payscope.webhooks.listener import Listener
 from tests.daemons import wait_ready
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
-from tui.private_files import open_private, private_dir, write_private
-from tui.sandbox import daemon
-from tui.webhooks.listener import Listener
 
 
 def mode(path: Path) -> int:
@@ -117,7 +117,7 @@ def test_the_background_sandbox_directory_state_and_log_are_private(tmp_path: Pa
 
 
 def test_the_requests_export_is_private(tmp_path: Path) -> None:
-    from tui.areas.requests.view import export_entries
+    from payscope.areas.requests.view import export_entries
 
     entry = SimpleNamespace(
         id=1,

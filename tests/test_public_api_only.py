@@ -269,9 +269,9 @@ GOOD = [
     "from textual.app import App\napp = App()\napp.theme = 'textual-dark'\n",
     "import asyncio\nasyncio.run(main())\n",
     "from textual import __version__\n",
-    "import tui._private\nfrom tests import _helpers\n",
+    "import payscope._private\nfrom tests import _helpers\n",
     "def f(monkeypatch, ids):\n    monkeypatch.setattr(ids, 'secrets', 1)\n",
-    "def f(monkeypatch):\n    monkeypatch.setattr('tui.sandbox.ids.secrets', 1)\n",
+    "def f(monkeypatch):\n    monkeypatch.setattr('payscope.sandbox.ids.secrets', 1)\n",
     "from textual.widgets import Static\nclass S(Static):\n    def _private(self):\n"
     "        self._x = 1\n",
     "from rich.text import Text\nt = Text('x')\nt.stylize('bold')\n",

@@ -1,4 +1,4 @@
-"""tui.runtime: each profile's listener journals on its own, so its Events are only its own.
+"""payscope.runtime: each profile's listener journals on its own, so its Events are only its own.
 
 A remote host cannot be real here: the remote profiles point at the embedded sandbox of a local
 runtime started beside them, on the same data dir, as a user switching profiles would have.
@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tui import config, paths, secrets
-from tui.runtime import Runtime, RuntimeOptions, listener_dir_for
+from payscope import config, paths, secrets
+from payscope.runtime import Runtime, RuntimeOptions, listener_dir_for
 
 WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"
 
@@ -204,8 +204,8 @@ def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
     # run waits on it right after the seeding). `CLIENT_MODULES`, `LISTENER_MODULES` and
     # `FIRST_CALLS` are imported in a thread before; this runs the same steps in a fresh
     # interpreter against a real sandbox.
+    from payscope.sandbox import daemon
     from tests.daemons import wait_ready
-    from tui.sandbox import daemon
 
     directory = tmp_path / "sandbox"
     daemon.spawn(directory, seed=3)
@@ -216,12 +216,12 @@ def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
         code = f"""
 import asyncio, importlib, sys
 from pathlib import Path
-from tui.runtime import CLIENT_MODULES, FIRST_CALLS, LISTENER_MODULES
+from payscope.runtime import CLIENT_MODULES, FIRST_CALLS, LISTENER_MODULES
 for name in CLIENT_MODULES + LISTENER_MODULES + FIRST_CALLS:
     importlib.import_module(name)
-from tui.api.client import ApiClient
-from tui.api.models.payments import PaymentListRequest
-from tui.webhooks.process import ListenerProcess
+from payscope.api.client import ApiClient
+from payscope.api.models.payments import PaymentListRequest
+from payscope.webhooks.process import ListenerProcess
 before = set(sys.modules)
 
 async def main():
@@ -254,7 +254,7 @@ async def test_a_damaged_webhook_journal_is_moved_aside_and_payments_still_work(
     one is started, the user is told where the old one is, and the rest works."""
     import os
 
-    from tui.api.models.payments import PaymentListRequest
+    from payscope.api.models.payments import PaymentListRequest
 
     data = tmp_path / "data"
     data.mkdir(mode=0o700)  # private, as payscope makes it (a readable one is said too)

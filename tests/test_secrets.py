@@ -1,4 +1,4 @@
-"""tui.secrets: key shapes, masking, storage rules, and the real Secret Service."""
+"""payscope.secrets: key shapes, masking, storage rules, and the real Secret Service."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail
 from keyring.errors import KeyringLocked
 
-from tests.conftest import MemoryKeyring
-from tui import secrets
-from tui.secrets import (
+from payscope import secrets
+from payscope.secrets import (
     InvalidKey,
     KeyKind,
     KeyNotFound,
@@ -19,6 +18,7 @@ from tui.secrets import (
     ProductionKeyRefused,
     ResolvedKey,
 )
+from tests.conftest import MemoryKeyring
 
 SANDBOX = "snd_4fJ8kq2LmN7pR1sT9vWx"
 PRODUCTION = "prd_Z9y8X7w6V5u4qa"

@@ -18,8 +18,8 @@ import aiohttp
 import httpx
 import pytest
 
-from tui.cli import main
-from tui.serve_cli import is_loopback
+from payscope.cli import main
+from payscope.serve_cli import is_loopback
 
 
 @pytest.mark.parametrize(
@@ -68,7 +68,7 @@ def start_serve(*extra: str) -> Served:
     """`payscope serve` in a real process; returns once it accepts connections."""
     port = _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "tui", "serve", "--port", str(port), *extra],
+        [sys.executable, "-m", "payscope", "serve", "--port", str(port), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -201,7 +201,7 @@ def test_public_still_needs_the_token_and_says_how_to_pass_it_on(
 
     # With --public (on every address, for the few seconds of the test; the token guards it).
     port = _free_port()
-    command = [sys.executable, "-m", "tui", "serve", "--host", "0.0.0.0", "--public"]
+    command = [sys.executable, "-m", "payscope", "serve", "--host", "0.0.0.0", "--public"]
     process = subprocess.Popen(
         [*command, "--port", str(port)],
         stdout=subprocess.PIPE,
@@ -258,13 +258,13 @@ def test_serve_demo_refuses_a_broken_story_before_serving(
 def test_each_tab_runs_this_payscope_or_the_demo_as_the_servers_own_child(
     tmp_path: Path,
 ) -> None:
-    from tui.cli import build_parser
-    from tui.serve_cli import command_for
+    from payscope.cli import build_parser
+    from payscope.serve_cli import command_for
 
     plain = command_for(build_parser().parse_args(["--profile", "staging", "serve"]))
-    assert plain == f"exec {sys.executable} -m tui --profile staging"
+    assert plain == f"exec {sys.executable} -m payscope --profile staging"
     demo = command_for(build_parser().parse_args(["serve", "--demo", "tour", "--pace", "2"]))
-    assert demo == f"exec {sys.executable} -m tui demo tour --pace 2"
+    assert demo == f"exec {sys.executable} -m payscope demo tour --pace 2"
     story = tmp_path / "mine.toml"
     story.write_text('[[step]]\ncaption = "one"\n')
     own = command_for(build_parser().parse_args(["serve", "--demo", str(story)]))

@@ -41,8 +41,8 @@ from typing import Any
 import aiohttp
 import pytest
 
+from payscope.sandbox import daemon
 from tests.waits import awaited, until
-from tui.sandbox import daemon
 
 EVIL_NAME = "evil.example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -121,9 +121,9 @@ def _apps(pid: int, *, listeners: bool = False) -> dict[int, str]:
     return {
         child: commands[child]
         for child in under - {pid}
-        if "-m tui" in commands[child]
+        if "-m payscope" in commands[child]
         and "sandbox.daemon" not in commands[child]
-        and (listeners or "tui.webhooks.process" not in commands[child])
+        and (listeners or "payscope.webhooks.process" not in commands[child])
     }
 
 
@@ -321,7 +321,7 @@ def serve(tmp_path: Path) -> Iterator[Any]:
         env = dict(os.environ, PAYSCOPE_CONFIG_DIR=str(config), PAYSCOPE_DATA_DIR=str(data))
         env.pop("PAYSCOPE_SANDBOX", None)  # the background sandbox every tab shares
         process = subprocess.Popen(
-            [sys.executable, "-m", "tui", "serve", "--port", str(port), *extra],
+            [sys.executable, "-m", "payscope", "serve", "--port", str(port), *extra],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -392,7 +392,7 @@ async def test_payscope_serve_in_a_real_browser(browser: Browser, serve: Any) ->
     deadline = time.monotonic() + 20
     while True:
         everything = _apps(served.process.pid, listeners=True)
-        if sum("tui.webhooks.process" in c for c in everything.values()) == 2:
+        if sum("payscope.webhooks.process" in c for c in everything.values()) == 2:
             break
         assert time.monotonic() < deadline, everything
         await asyncio.sleep(0.1)

@@ -12,11 +12,11 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from payscope.asgi_server import MAX_HEAD_BYTES
+from payscope.sandbox.middleware import MAX_BODY_BYTES
+from payscope.webhooks.listener import Listener
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
 from tests.waits import awaited
-from tui.asgi_server import MAX_HEAD_BYTES
-from tui.sandbox.middleware import MAX_BODY_BYTES
-from tui.webhooks.listener import Listener
 
 pytestmark = pytest.mark.slow
 

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.asgi_server import EmbeddedServer, LimitedHttpToolsProtocol
 from tests.waits import awaited, until
-from tui.asgi_server import EmbeddedServer, LimitedHttpToolsProtocol
 
 
 class _Quick(LimitedHttpToolsProtocol):

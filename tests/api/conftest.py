@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tui.api.client import ApiClient
-from tui.asgi_server import EmbeddedServer
+from payscope.api.client import ApiClient
+from payscope.asgi_server import EmbeddedServer
 
 KEY = "snd_Tst7Kq2VbN4xLr9PzW1cY8"
 PUBLISHABLE = "pk_snd_Pub3Hj8KmQ2wEr5TyU7i"

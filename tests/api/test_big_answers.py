@@ -11,11 +11,11 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.api import errors
+from payscope.api.client import MAX_RESPONSE_BYTES
+from payscope.api.journal import MAX_STORED_BODY
+from payscope.asgi_server import EmbeddedServer
 from tests.api.conftest import ClientFactory, Receive, Reply, Scope, ScriptedApp, Send
-from tui.api import errors
-from tui.api.client import MAX_RESPONSE_BYTES
-from tui.api.journal import MAX_STORED_BODY
-from tui.asgi_server import EmbeddedServer
 
 SECRET = "pay_0001_secret_Zq8xW2vB7nM4kL1pR6tY"
 
@@ -113,7 +113,7 @@ async def test_a_big_answer_under_the_limit_reads_whole_and_logs_a_masked_prefix
     ['"client_secret": "pay_0001_secret_Zq8x', '"client_secret": ', '"card_number": "42424242'],
 )
 def test_a_prefix_cut_inside_a_secret_shows_none_of_it(cut: str) -> None:
-    from tui.api.journal import Redactor
+    from payscope.api.journal import Redactor
 
     filler = '{"a": "' + "y" * (MAX_STORED_BODY - len(cut) - 9) + '", '
     raw = (filler + cut).encode() + b"rest of it" * 1000

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from payscope import __version__
+from payscope.api import ApiClient, ApiError
+from payscope.api import errors as e
+from payscope.api.client import RateLimit
+from payscope.api.models.payments import PaymentCaptureRequest, PaymentCreateRequest
+from payscope.api.models.refunds import RefundCreateRequest
 from tests.api.conftest import KEY, ClientFactory, FakeTime, Recorded, Reply, ScriptedApp, envelope
-from tui import __version__
-from tui.api import ApiClient, ApiError
-from tui.api import errors as e
-from tui.api.client import RateLimit
-from tui.api.models.payments import PaymentCaptureRequest, PaymentCreateRequest
-from tui.api.models.refunds import RefundCreateRequest
 
 Served = tuple[ScriptedApp, str]
 
@@ -210,7 +210,7 @@ async def test_reads_are_retried_with_exponential_full_jitter_backoff(
 
 
 async def test_backoff_is_capped() -> None:
-    from tui.api.retry import RetryPolicy
+    from payscope.api.retry import RetryPolicy
 
     policy = RetryPolicy(base=0.5, cap=8.0)
     assert [policy.backoff(n, lambda: 1.0) for n in range(7)] == [0.5, 1, 2, 4, 8, 8, 8]

@@ -9,27 +9,27 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.api.conftest import ClientFactory, Reply, ScriptedApp
-from tui.api import ApiClient
-from tui.api import errors as e
-from tui.api.models.analytics import AnalyticsQuery
-from tui.api.models.api_keys import ApiKeyCreateRequest
-from tui.api.models.customers import CustomerCreateRequest, CustomerUpdateRequest
-from tui.api.models.disputes import DisputeEvidenceSubmit, DisputeListRequest
-from tui.api.models.events import EventListRequest
-from tui.api.models.links import PaymentLinkCreateRequest
-from tui.api.models.payments import PaymentCancelRequest, PaymentListRequest
-from tui.api.models.payouts import PayoutCreateRequest, PayoutListRequest, PayoutUpdateRequest
-from tui.api.models.profiles import BusinessProfileUpdate, WebhookDetails
-from tui.api.models.refunds import RefundUpdateRequest
-from tui.api.models.subscriptions import SubscriptionUpdateRequest
-from tui.api.models.users import (
+from payscope.api import ApiClient
+from payscope.api import errors as e
+from payscope.api.models.analytics import AnalyticsQuery
+from payscope.api.models.api_keys import ApiKeyCreateRequest
+from payscope.api.models.customers import CustomerCreateRequest, CustomerUpdateRequest
+from payscope.api.models.disputes import DisputeEvidenceSubmit, DisputeListRequest
+from payscope.api.models.events import EventListRequest
+from payscope.api.models.links import PaymentLinkCreateRequest
+from payscope.api.models.payments import PaymentCancelRequest, PaymentListRequest
+from payscope.api.models.payouts import PayoutCreateRequest, PayoutListRequest, PayoutUpdateRequest
+from payscope.api.models.profiles import BusinessProfileUpdate, WebhookDetails
+from payscope.api.models.refunds import RefundUpdateRequest
+from payscope.api.models.subscriptions import SubscriptionUpdateRequest
+from payscope.api.models.users import (
     DeleteUserRequest,
     ResendInviteRequest,
     SignInRequest,
     UpdateRoleRequest,
     UserInvite,
 )
+from tests.api.conftest import ClientFactory, Reply, ScriptedApp
 
 Served = tuple[ScriptedApp, str]
 Call = Callable[[ApiClient], Awaitable[Any]]
@@ -267,7 +267,7 @@ async def test_without_a_merchant_id_events_and_keys_fail_before_sending(
 async def test_payment_creation_fills_in_the_clients_profile_id(
     app: Served, make_client: ClientFactory
 ) -> None:
-    from tui.api.models.payments import PaymentCreateRequest
+    from payscope.api.models.payments import PaymentCreateRequest
 
     scripted, url = app
     scripted.script("POST", "/payments", Reply(200, PAY))

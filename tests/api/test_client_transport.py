@@ -8,9 +8,9 @@ from collections.abc import Callable
 import httpx
 import pytest
 
+from payscope.api import errors as e
+from payscope.api.retry import Replay, may_retry_error
 from tests.api.conftest import KEY, ClientFactory, FakeTime
-from tui.api import errors as e
-from tui.api.retry import Replay, may_retry_error
 
 PAYMENT = {"payment_id": "pay_1", "status": "succeeded", "amount": 1000, "currency": "USD"}
 

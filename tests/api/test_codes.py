@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tui.api.codes import (
+from payscope.api.codes import (
     ALL_UNIFIED_CODES,
     CATALOGUE,
     ERROR_ENVELOPE_CODES,

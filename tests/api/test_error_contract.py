@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.conftest import ClientFactory, Reply, ScriptedApp, envelope
-from tui.api import errors
-from tui.api.codes import (
+from payscope.api import errors
+from payscope.api.codes import (
     ALL_UNIFIED_CODES,
     CATALOGUE,
     ERROR_ENVELOPE_CODES,
@@ -19,7 +18,8 @@ from tui.api.codes import (
     explain,
     family_of,
 )
-from tui.widgets.errors import describe_error
+from payscope.widgets.errors import describe_error
+from tests.api.conftest import ClientFactory, Reply, ScriptedApp, envelope
 
 App = tuple[ScriptedApp, str]
 

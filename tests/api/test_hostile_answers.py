@@ -1,5 +1,6 @@
 """Answers no client call may crash on, from a real server on a loopback port that writes its
-bytes raw (tests/hostile_server.py), through both transports (tui/api/local_transport.py and
+bytes raw (tests/hostile_server.py), through both transports (tui/payscope/api/local_transport.py
+and
 httpx's): header values and reason phrases with obs-text bytes (0x80-0xFF, which HTTP allows
 and a proxy can add), and JSON nested far deeper than payscope reads (a clear error naming the
 call, never a RecursionError)."""
@@ -12,12 +13,12 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope import bounded
+from payscope.api import errors as e
+from payscope.api.client import ApiClient
+from payscope.api.local_transport import LocalTransport
 from tests.api.conftest import KEY
 from tests.hostile_server import Answer, RawAnswer, Seen, deep_json, envelope, payment, raw_server
-from tui import bounded
-from tui.api import errors as e
-from tui.api.client import ApiClient
-from tui.api.local_transport import LocalTransport
 
 OBS_TEXT = b"caf\xe9 \x9b\xff \xc3\xa9t\xc3\xa9"
 TRANSPORTS = ["local", "httpx"]

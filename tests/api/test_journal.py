@@ -11,11 +11,11 @@ from dataclasses import asdict
 
 import pytest
 
+from payscope.api.journal import REDACTED, JournalEntry, Redactor, RequestJournal, mask_key
+from payscope.api.models.api_keys import ApiKeyCreateRequest
+from payscope.api.models.common import Address, Billing
+from payscope.api.models.payments import CardData, PaymentCreateRequest, PaymentMethodData
 from tests.api.conftest import KEY, PUBLISHABLE, ClientFactory, Reply, ScriptedApp
-from tui.api.journal import REDACTED, JournalEntry, Redactor, RequestJournal, mask_key
-from tui.api.models.api_keys import ApiKeyCreateRequest
-from tui.api.models.common import Address, Billing
-from tui.api.models.payments import CardData, PaymentCreateRequest, PaymentMethodData
 
 Served = tuple[ScriptedApp, str]
 CARD = "4242424242424242"

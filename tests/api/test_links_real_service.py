@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from payscope.api.models.links import PaymentLinkCreateRequest, PaymentLinkListResponse
 from tests.api.conftest import ClientFactory, Recorded, Reply, ScriptedApp
-from tui.api.models.links import PaymentLinkCreateRequest, PaymentLinkListResponse
 
 LINK_ID = "plink_4eF9kS2mQ8wZ1xV7cB3n"
 PAYMENT_ANSWER: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""The client's transport for the local sandbox (tui/api/local_transport.py), against real
+"""The client's transport for the local sandbox (tui/payscope/api/local_transport.py), against real
 sockets: a scripted HTTP/1.1 server on 127.0.0.1 for what a real service seldom does on demand
 (answers read until the close, dropped connections, garbage), and the real sandbox for the rest
 (every client test against it goes through this transport)."""
@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
+from payscope.api import local_transport
+from payscope.api.local_transport import LocalTransport, serves_locally
 from tests.fresh import modules_loaded
 from tests.waits import awaited
-from tui.api import local_transport
-from tui.api.local_transport import LocalTransport, serves_locally
 
 Reply = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -261,7 +261,7 @@ def test_it_carries_plain_http_to_this_machine_only() -> None:
 
 
 def test_the_client_uses_it_for_the_local_sandbox_and_httpx_for_the_rest() -> None:
-    from tui.api.client import ApiClient
+    from payscope.api.client import ApiClient
 
     local = ApiClient("http://127.0.0.1:8080", "snd_" + "k" * 24)
     remote = ApiClient("https://sandbox.example.com", "snd_" + "k" * 24)
@@ -271,8 +271,8 @@ def test_the_client_uses_it_for_the_local_sandbox_and_httpx_for_the_rest() -> No
 
 def test_the_client_loads_no_httpcore_nor_anyio() -> None:
     loaded = modules_loaded(
-        "from tui.api.client import ApiClient\n"
+        "from payscope.api.client import ApiClient\n"
         "ApiClient('http://127.0.0.1:8080', 'snd_' + 'k' * 24)",
-        ("httpcore", "h11", "anyio", "tui.api.local_transport"),
+        ("httpcore", "h11", "anyio", "payscope.api.local_transport"),
     )
-    assert loaded == ["tui.api.local_transport"]
+    assert loaded == ["payscope.api.local_transport"]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.analytics import (
+from payscope.api.models.analytics import (
     DISPUTE_METRICS,
     AnalyticsQuery,
     AnalyticsResponse,

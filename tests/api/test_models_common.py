@@ -1,4 +1,4 @@
-"""The shared field types, the ISO tables and the base classes of `tui.api.models`."""
+"""The shared field types, the ISO tables and the base classes of `payscope.api.models`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from tui.api.models._base import RequestModel, ResponseModel
-from tui.api.models._iso import (
+from payscope.api.models._base import RequestModel, ResponseModel
+from payscope.api.models._iso import (
     COUNTRY_CODES,
     CURRENCY_CODES,
     country_name,
@@ -22,7 +22,7 @@ from tui.api.models._iso import (
     is_currency,
     minor_units,
 )
-from tui.api.models.common import (
+from payscope.api.models.common import (
     Address,
     Amount,
     Billing,
@@ -41,7 +41,7 @@ from tui.api.models.common import (
     other_digits_note,
     parse_timestamp,
 )
-from tui.api.models.errors import ErrorEnvelope
+from payscope.api.models.errors import ErrorEnvelope
 
 hypothesis_settings = settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

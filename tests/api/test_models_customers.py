@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.customers import (
+from payscope.api.models.customers import (
     Customer,
     CustomerCreateRequest,
     CustomerListRequest,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.disputes import (
+from payscope.api.models.disputes import (
     EVIDENCE_CATEGORIES,
     Dispute,
     DisputeEvidence,

@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.events import (
+from payscope.api.models.events import (
     PAYMENT_STATUS_EVENTS,
     EventDeliveryAttempt,
     EventListRequest,
@@ -15,7 +15,7 @@ from tui.api.models.events import (
     EventType,
     WebhookEvent,
 )
-from tui.api.models.payments import PaymentStatus
+from payscope.api.models.payments import PaymentStatus
 
 PAYMENT_EVENT = {
     "merchant_id": "merchant_1",

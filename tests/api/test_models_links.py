@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.links import (
+from payscope.api.models.links import (
     PaymentLink,
     PaymentLinkCreateRequest,
     PaymentLinkListRequest,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.payments import (
+from payscope.api.models.payments import (
     TERMINAL_PAYMENT_STATUSES,
     CardData,
     Payment,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.payouts import (
+from payscope.api.models.payouts import (
     AchBankTransfer,
     AchSourceBank,
     ApplePayDecrypt,

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.api_keys import ApiKey, ApiKeyCreated, ApiKeyCreateRequest
-from tui.api.models.profiles import BusinessProfile, BusinessProfileUpdate
+from payscope.api.models.api_keys import ApiKey, ApiKeyCreated, ApiKeyCreateRequest
+from payscope.api.models.profiles import BusinessProfile, BusinessProfileUpdate
 
 HASH_KEY = "k" * 64
 PROFILE = {

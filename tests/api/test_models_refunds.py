@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.refunds import (
+from payscope.api.models.refunds import (
     Refund,
     RefundCreateRequest,
     RefundListRequest,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tui.api.models.subscriptions import (
+from payscope.api.models.subscriptions import (
     PlanListResponse,
     Subscription,
     SubscriptionCancelRequest,

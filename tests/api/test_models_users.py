@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from tui.api.models.users import (
+from payscope.api.models.users import (
     DeleteUserRequest,
     InviteResult,
     ResendInviteRequest,

@@ -13,12 +13,12 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from payscope.api.errors import ClientError
+from payscope.api.models.payments import PaymentListRequest
+from payscope.api.resources import payments as payments_resource
+from payscope.api.resources.payments import PageOutOfReachError, UnsupportedFilterError
 from tests.api.conftest import ClientFactory, Recorded, Reply, ScriptedApp, envelope
 from tests.real_payments_list import payments_list
-from tui.api.errors import ClientError
-from tui.api.models.payments import PaymentListRequest
-from tui.api.resources import payments as payments_resource
-from tui.api.resources.payments import PageOutOfReachError, UnsupportedFilterError
 
 PROBE = "/payments/pay_payscope_contract_probe"
 NOT_A_ROUTE = envelope(404, "HE_02", "Unrecognized request URL")

@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from tests.api.conftest import ClientFactory, Reply, ScriptedApp, envelope
-from tests.real_shapes import example, required
-from tui.api.models.payouts import (
+from payscope.api.models.payouts import (
     Payout,
     PayoutCreateRequest,
     PayoutListResponse,
     PayoutStatus,
     PayoutUpdateRequest,
 )
+from tests.api.conftest import ClientFactory, Reply, ScriptedApp, envelope
+from tests.real_shapes import example, required
 
 ACCOUNTS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     # variant: (what the form sends under bank_transfer, what the real service's bank holds)

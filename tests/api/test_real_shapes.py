@@ -37,12 +37,12 @@ def test_every_example_has_every_required_field(name: str) -> None:
 
 
 def _models() -> dict[str, type[Any]]:
-    from tui.api.models.customers import Customer
-    from tui.api.models.disputes import Dispute
-    from tui.api.models.payments import Payment, PaymentListResponse
-    from tui.api.models.payouts import Payout, PayoutListResponse
-    from tui.api.models.refunds import Refund, RefundListResponse
-    from tui.api.models.subscriptions import Plan, Subscription, SubscriptionEstimate
+    from payscope.api.models.customers import Customer
+    from payscope.api.models.disputes import Dispute
+    from payscope.api.models.payments import Payment, PaymentListResponse
+    from payscope.api.models.payouts import Payout, PayoutListResponse
+    from payscope.api.models.refunds import Refund, RefundListResponse
+    from payscope.api.models.subscriptions import Plan, Subscription, SubscriptionEstimate
 
     return {
         "PaymentsResponse": Payment,

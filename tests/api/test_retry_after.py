@@ -8,9 +8,9 @@ import email.utils
 
 import pytest
 
+from payscope.api import errors as e
+from payscope.api.retry import RetryPolicy, retry_after_seconds
 from tests.api.conftest import ClientFactory, FakeTime, Reply, ScriptedApp
-from tui.api import errors as e
-from tui.api.retry import RetryPolicy, retry_after_seconds
 
 Served = tuple[ScriptedApp, str]
 

@@ -1,4 +1,4 @@
-"""`tui.api.search.find` against the real local sandbox over HTTP, seeded with demo data.
+"""`payscope.api.search.find` against the real local sandbox over HTTP, seeded with demo data.
 
 Every test starts a sandbox on a free loopback port (seeded with 300 payments, 38 customers,
 refunds, disputes, payouts, links and subscriptions) and searches it through the shared
@@ -14,18 +14,18 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.api import ApiClient
+from payscope.api.errors import MissingProfileIdError, PermissionDeniedError
+from payscope.api.models.customers import Customer, CustomerCreateRequest
+from payscope.api.models.disputes import Dispute
+from payscope.api.models.links import PaymentLink, PaymentLinkListRequest
+from payscope.api.models.payments import Payment, PaymentCreateRequest, PaymentListRequest
+from payscope.api.models.payouts import Payout, PayoutListRequest
+from payscope.api.models.refunds import Refund
+from payscope.api.models.subscriptions import Subscription, SubscriptionCreateRequest
+from payscope.api.search import TOO_SHORT, FindResult, find, id_kind
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import BILLING, api_client, card, make_sandbox
-from tui.api import ApiClient
-from tui.api.errors import MissingProfileIdError, PermissionDeniedError
-from tui.api.models.customers import Customer, CustomerCreateRequest
-from tui.api.models.disputes import Dispute
-from tui.api.models.links import PaymentLink, PaymentLinkListRequest
-from tui.api.models.payments import Payment, PaymentCreateRequest, PaymentListRequest
-from tui.api.models.payouts import Payout, PayoutListRequest
-from tui.api.models.refunds import Refund
-from tui.api.models.subscriptions import Subscription, SubscriptionCreateRequest
-from tui.api.search import TOO_SHORT, FindResult, find, id_kind
-from tui.sandbox.server import Sandbox
 
 SEEDED_PAYMENTS = 300
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from payscope.api.errors import NotFoundError
 from tests.api.conftest import ClientFactory, Reply, ScriptedApp, envelope
-from tui.api.errors import NotFoundError
 
 PLANS = {
     "count": 1,
@@ -90,7 +90,7 @@ async def test_when_neither_route_exists_the_first_404_is_raised(
 async def test_other_failures_do_not_fall_back(
     app: tuple[ScriptedApp, str], make_client: ClientFactory, status: int
 ) -> None:
-    from tui.api.errors import ApiError
+    from payscope.api.errors import ApiError
 
     scripted, url = app
     scripted.script("GET", "/subscriptions/plans", envelope(status, "IR_04", "no"))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from payscope import config, paths
 from tests.sandbox.conftest import API_KEY
-from tui import config, paths
 
 ROOT = Path(__file__).resolve().parents[2]
 MERCHANT = "merchant_box"
@@ -28,7 +28,7 @@ def payscope(
 ) -> subprocess.CompletedProcess[str]:
     """`payscope ARGS` run to its end (its output decoded)."""
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "payscope", *args],
         cwd=ROOT,
         input=stdin,
         capture_output=True,
@@ -42,7 +42,7 @@ def payscope(
 def spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """A long-running `payscope ARGS` (the caller stops it)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "payscope", *args],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -120,7 +120,7 @@ def remote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Remote]:
 def embedded() -> Iterator[Path]:
     """The data directory of the embedded sandbox the commands start in the background (seeded
     with nothing: `--seed 0`); it is stopped afterwards."""
-    from tui.sandbox import daemon
+    from payscope.sandbox import daemon
 
     data = paths.data_dir()
     try:

@@ -1,4 +1,4 @@
-"""`payscope completion bash|zsh|fish` (tui/commands/completion.py), tested by bash itself:
+"""`payscope completion bash|zsh|fish` (tui/payscope/commands/completion.py), tested by bash itself:
 the script is sourced, `complete -p payscope` names its function, and COMP_WORDS/compgen
 complete subcommands, options, their values, scenario names, areas and profile names."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from payscope import config
+from payscope.api.scenarios import SCENARIOS
+from payscope.export_cli import AREAS
 from tests.cli.conftest import ROOT, payscope
-from tui import config
-from tui.api.scenarios import SCENARIOS
-from tui.export_cli import AREAS
 
 BIN = str(Path(sys.executable).parent)
 

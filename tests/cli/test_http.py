@@ -1,4 +1,5 @@
-"""`payscope get|post|delete PATH` (tui/commands/http.py): any path through the shared client,
+"""`payscope get|post|delete PATH` (tui/payscope/commands/http.py): any path through the shared
+client,
 on the embedded sandbox and on a remote profile, run as a subprocess."""
 
 from __future__ import annotations
@@ -8,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from payscope.api.bodies import BodyError, prepare
+from payscope.api.request_log import RequestLogFollower, request_log_path
+from payscope.commands.http import UsageError, clean_path, parse_fields
 from tests.cli.conftest import Remote, no_traceback, payscope
-from tui.api.bodies import BodyError, prepare
-from tui.api.request_log import RequestLogFollower, request_log_path
-from tui.commands.http import UsageError, clean_path, parse_fields
 
 
 def test_fields_nest_list_and_type() -> None:
@@ -128,7 +129,7 @@ def test_on_a_remote_profile(remote: Remote, tmp_path: Path) -> None:
 
 
 def _data_dir() -> str:
-    from tui import paths
+    from payscope import paths
 
     return str(paths.data_dir())
 
@@ -172,7 +173,7 @@ def test_a_production_key_is_refused_and_never_shown(remote: Remote) -> None:
 
 
 def test_an_unreachable_service_is_said_plainly(remote: Remote) -> None:
-    from tui import config
+    from payscope import config
 
     settings = config.load_settings()
     dead = config.Profile(name="dead", base_url="http://127.0.0.1:9", contract="spec")
@@ -193,7 +194,7 @@ def _on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
 
     leader, follower = pty.openpty()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", *args],
+        [sys.executable, "-m", "payscope", *args],
         cwd=ROOT,
         stdout=follower,
         stderr=subprocess.PIPE,

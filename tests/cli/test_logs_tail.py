@@ -1,5 +1,5 @@
-"""`payscope logs tail` (tui/commands/logs.py) and the shared request log it follows
-(tui/api/request_log.py): the calls of every payscope on the profile, made here by other
+"""`payscope logs tail` (tui/payscope/commands/logs.py) and the shared request log it follows
+(tui/payscope/api/request_log.py): the calls of every payscope on the profile, made here by other
 processes, as they happen; filters; redaction and neutralisation; Ctrl+C."""
 
 from __future__ import annotations
@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import Remote, payscope, spawn, stop
-from tests.sandbox.conftest import API_KEY
-from tui import paths
-from tui.api.request_log import (
+from payscope import paths
+from payscope.api.request_log import (
     RequestLogFollower,
     RequestLogWriter,
     request_log_path,
 )
+from tests.cli.conftest import Remote, payscope, spawn, stop
+from tests.sandbox.conftest import API_KEY
 
 WAIT = 60.0  # a bound on a wait for an event, never a pause: each wait ends at the event
 
@@ -94,8 +94,8 @@ async def test_every_payscope_on_the_profile_as_it_happens(
     fixture = json.loads(tail.next())
     assert fixture["source"] == "fixtures" and fixture["path"] == "/payments/list"
     # The TUI's client, as the TUI starts it (a runtime on the profile), in this process.
-    from tui.headless import runtime_options
-    from tui.runtime import Runtime
+    from payscope.headless import runtime_options
+    from payscope.runtime import Runtime
 
     class Args:
         profile = "box"
@@ -106,7 +106,7 @@ async def test_every_payscope_on_the_profile_as_it_happens(
     runtime = Runtime(options)
     client = await runtime.start_client()
     try:
-        from tui.api import errors
+        from payscope.api import errors
 
         with pytest.raises(errors.NotFoundError):
             await client.request("GET", "/payments/snd_looks_like_a_key_0123456789")
@@ -188,7 +188,7 @@ def test_ctrl_c_ends_it_cleanly_while_it_waits() -> None:
 
 
 def test_the_follower_reads_whole_lines_across_a_rotation(tmp_path: Path) -> None:
-    from tui.api.journal import JournalEntry, RequestJournal
+    from payscope.api.journal import JournalEntry, RequestJournal
 
     path = tmp_path / "requests" / "local.jsonl"
     follower = RequestLogFollower(path)  # before the log exists: it is waited for

@@ -1,4 +1,5 @@
-"""What the new commands print (tui/commands/output.py): text from outside neutralised, JSON
+"""What the new commands print (tui/payscope/commands/output.py): text from outside neutralised,
+JSON
 pretty or compact, the start's progress on a terminal only."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import json
 
 import pytest
 
-from tui.commands.output import StartProgress, json_text, neutralise
+from payscope.commands.output import StartProgress, json_text, neutralise
 
 
 @pytest.mark.parametrize(

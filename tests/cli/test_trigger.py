@@ -1,5 +1,7 @@
-"""`payscope trigger SCENARIO` (tui/commands/trigger.py): the TUI's Trigger scenarios headless,
-from the one catalogue (tui/api/scenarios.py), on the embedded sandbox and a remote profile."""
+"""`payscope trigger SCENARIO` (tui/payscope/commands/trigger.py): the TUI's Trigger scenarios
+headless,
+from the one catalogue (tui/payscope/api/scenarios.py), on the embedded sandbox and a remote
+profile."""
 
 from __future__ import annotations
 
@@ -10,9 +12,9 @@ from pathlib import Path
 
 import httpx
 
+from payscope.api.scenarios import SCENARIOS
 from tests.cli.conftest import ROOT, Remote, no_traceback, payscope
 from tests.sandbox.conftest import API_KEY
-from tui.api.scenarios import SCENARIOS
 
 
 def test_list_names_each_scenario_with_its_description() -> None:
@@ -38,9 +40,9 @@ def test_an_unknown_scenario_names_the_ones_there_are() -> None:
 def test_the_catalogue_costs_nothing_to_import() -> None:
     """--list and completion read the catalogue without the client, the models or Textual."""
     code = (
-        "import sys, tui.api.scenarios, tui.cli; tui.cli.build_parser(); "
+        "import sys, payscope.api.scenarios, payscope.cli; payscope.cli.build_parser(); "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        "{'httpx', 'pydantic', 'textual', 'rich', 'orjson', 'tui.api.client'}))"
+        "{'httpx', 'pydantic', 'textual', 'rich', 'orjson', 'payscope.api.client'}))"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
@@ -96,8 +98,8 @@ def test_read_only_refuses_before_anything_is_sent(remote: Remote) -> None:
     done = payscope("trigger", "one_step", "--profile", "box", "--read-only")
     no_traceback(done)
     assert done.returncode == 2 and "read-only: nothing was sent" in done.stderr
-    from tui import paths
-    from tui.api.request_log import request_log_path
+    from payscope import paths
+    from payscope.api.request_log import request_log_path
 
     assert not request_log_path(paths.data_dir(), "box").exists()
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from payscope.demo.player import DemoApp, make_demo_app, screen_text
+from payscope.demo.story import STORIES, StoryError, load_story, parse_story
 from tests.waits import until
-from tui.demo.player import DemoApp, make_demo_app, screen_text
-from tui.demo.story import STORIES, StoryError, load_story, parse_story
 
 
 async def _play_to_end(app: DemoApp) -> None:
@@ -82,7 +82,7 @@ async def test_space_pauses_escape_hands_over(tmp_path: Path) -> None:
         await asyncio.sleep(1)
         assert len(app.demo.played) == played  # the story stopped
         # The TUI is the person's: Esc now closes what the story opened, `:` opens the prompt.
-        from tui.shell.command_prompt import CommandPrompt
+        from payscope.shell.command_prompt import CommandPrompt
 
         await pilot.press("escape")
         await pilot.pause()
@@ -118,7 +118,7 @@ def test_a_broken_story_is_refused_naming_step_and_field(
 def test_a_broken_story_file_is_refused_by_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tui.cli import main
+    from payscope.cli import main
 
     story = tmp_path / "mine.toml"
     story.write_text('[[step]]\ncaption = "one"\n[[step]]\nkeys = ["enter"]\ntimeout = "soon"\n')

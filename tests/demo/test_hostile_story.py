@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from tui.demo.player import DemoApp, make_demo_app
-from tui.demo.story import parse_story
-from tui.views.access import Guarded
+from payscope.demo.player import DemoApp, make_demo_app
+from payscope.demo.story import parse_story
+from payscope.views.access import Guarded
 
 
 async def _until(condition: object, limit: float = 120.0) -> None:
@@ -42,10 +42,10 @@ def hostile(target: Path) -> dict[str, object]:
 async def test_a_hostile_story_writes_nothing_runs_nothing_and_shows_no_key(
     tmp_path: Path,
 ) -> None:
-    from tui.areas.sandbox.view import SandboxView
-    from tui.areas.settings.view import ProfileForm
-    from tui.views.export_run import ExportScreen
-    from tui.views.fixture_run import FixtureScreen
+    from payscope.areas.sandbox.view import SandboxView
+    from payscope.areas.settings.view import ProfileForm
+    from payscope.views.export_run import ExportScreen
+    from payscope.views.fixture_run import FixtureScreen
 
     target = tmp_path / "stolen.csv"
     story = parse_story(hostile(target), "hostile", "hostile.toml")

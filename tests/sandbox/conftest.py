@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tui.api import ApiClient
-from tui.asgi_server import EmbeddedServer
-from tui.sandbox.server import Sandbox, SandboxConfig
+from payscope.api import ApiClient
+from payscope.asgi_server import EmbeddedServer
+from payscope.sandbox.server import Sandbox, SandboxConfig
 
 API_KEY = "snd_test_0123456789abcdef"
 WEBHOOK_SECRET = "whsec-test-" + "x" * 53

@@ -10,9 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tui.sandbox.clock import iso
-from tui.sandbox.db import dumps
-from tui.sandbox.server import Sandbox
+from payscope.sandbox.clock import iso
+from payscope.sandbox.db import dumps
+from payscope.sandbox.server import Sandbox
 
 START = datetime(2024, 3, 1, tzinfo=UTC).timestamp()
 DAY = 86400

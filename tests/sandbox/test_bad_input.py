@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, envelope, payment_body
-from tui.sandbox.server import Sandbox
 
 HUGE = 10**30
 BEYOND_I64 = 2**63

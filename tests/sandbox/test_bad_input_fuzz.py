@@ -9,11 +9,11 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.api.models.common import MAX_AMOUNT
+from payscope.sandbox.db import dumps
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import payment_body
 from tests.sandbox.test_bad_input import analytics_query, envelope, post
-from tui.api.models.common import MAX_AMOUNT
-from tui.sandbox.db import dumps
-from tui.sandbox.server import Sandbox
 
 METRICS = "/analytics/v1/merchant/metrics/payments"
 

@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from payscope.sandbox import daemon
+from payscope.sandbox.files import DB_FILE
 from tests.daemons import daemon_runtime
-from tui.sandbox import daemon
-from tui.sandbox.files import DB_FILE
 
 
 def _sound_database(directory: Path) -> bytes:
     """The bytes of a real sandbox database with its keys (made by a real sandbox)."""
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
 
     sandbox = Sandbox(SandboxConfig(data_dir=directory))
     sandbox.state.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -43,7 +43,7 @@ def damaged(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
 def test_payscope_sandbox_on_a_damaged_database_says_where_and_what_to_do(damaged: Path) -> None:
     before = (damaged / DB_FILE).read_bytes()
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "sandbox", "--data", str(damaged), "--port", "0"],
+        [sys.executable, "-m", "payscope", "sandbox", "--data", str(damaged), "--port", "0"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -57,8 +57,8 @@ def test_payscope_sandbox_on_a_damaged_database_says_where_and_what_to_do(damage
 
 
 async def test_the_tui_says_why_its_sandbox_did_not_start(damaged: Path, tmp_path: Path) -> None:
-    from tui.runtime import StartupError
-    from tui.widgets.errors import describe_error
+    from payscope.runtime import StartupError
+    from payscope.widgets.errors import describe_error
 
     data = damaged.parent
     runtime = daemon_runtime(tmp_path, data)
@@ -104,7 +104,7 @@ async def test_an_empty_database_starts_afresh_and_says_so(tmp_path: Path) -> No
 def test_the_foreground_sandbox_says_it_started_afresh(tmp_path: Path) -> None:
     (tmp_path / DB_FILE).write_bytes(b"")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tui", "sandbox", "--data", str(tmp_path), "--port", "0"],
+        [sys.executable, "-m", "payscope", "sandbox", "--data", str(tmp_path), "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

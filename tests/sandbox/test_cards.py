@@ -5,10 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from payscope.api.codes import ALL_UNIFIED_CODES, explain
+from payscope.sandbox import cards
+from payscope.sandbox.cards import TEST_CARDS, TestCard
 from tests.sandbox.conftest import payment_body
-from tui.api.codes import ALL_UNIFIED_CODES, explain
-from tui.sandbox import cards
-from tui.sandbox.cards import TEST_CARDS, TestCard
 
 DECLINE_FIELDS = ("error_code", "error_message", "unified_code", "unified_message")
 
@@ -130,7 +130,7 @@ async def test_table_endpoint_lists_every_card(raw: httpx.AsyncClient) -> None:
 
 
 async def test_dispute_card_schedules_a_dispute(raw: httpx.AsyncClient, sandbox: object) -> None:
-    from tui.sandbox.server import Sandbox
+    from payscope.sandbox.server import Sandbox
 
     assert isinstance(sandbox, Sandbox)
     payment = (await raw.post("/payments", json=payment_body("4000000000000259"))).json()

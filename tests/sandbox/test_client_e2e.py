@@ -23,10 +23,8 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from tests.sandbox.conftest import BILLING, Receiver, api_client, card
-from tests.waits import until
-from tui.api import ApiClient
-from tui.api.errors import (
+from payscope.api import ApiClient
+from payscope.api.errors import (
     AuthenticationError,
     ConflictError,
     InvalidRequestError,
@@ -34,32 +32,34 @@ from tui.api.errors import (
     NotFoundError,
     PermissionDeniedError,
 )
-from tui.api.models.analytics import AnalyticsQuery, AnalyticsResponse
-from tui.api.models.api_keys import ApiKeyCreateRequest
-from tui.api.models.customers import CustomerCreateRequest
-from tui.api.models.disputes import DisputeEvidenceSubmit, DisputeListRequest
-from tui.api.models.events import EventListRequest
-from tui.api.models.links import PaymentLinkCreateRequest, PaymentLinkListRequest
-from tui.api.models.payments import Payment, PaymentCreateRequest
-from tui.api.models.payouts import PayoutCreateRequest, PayoutListRequest, PayoutUpdateRequest
-from tui.api.models.profiles import BusinessProfileUpdate
-from tui.api.models.refunds import RefundCreateRequest
-from tui.api.models.subscriptions import (
+from payscope.api.models.analytics import AnalyticsQuery, AnalyticsResponse
+from payscope.api.models.api_keys import ApiKeyCreateRequest
+from payscope.api.models.customers import CustomerCreateRequest
+from payscope.api.models.disputes import DisputeEvidenceSubmit, DisputeListRequest
+from payscope.api.models.events import EventListRequest
+from payscope.api.models.links import PaymentLinkCreateRequest, PaymentLinkListRequest
+from payscope.api.models.payments import Payment, PaymentCreateRequest
+from payscope.api.models.payouts import PayoutCreateRequest, PayoutListRequest, PayoutUpdateRequest
+from payscope.api.models.profiles import BusinessProfileUpdate
+from payscope.api.models.refunds import RefundCreateRequest
+from payscope.api.models.subscriptions import (
     SubscriptionCancelRequest,
     SubscriptionCreateRequest,
     SubscriptionPauseRequest,
     SubscriptionResumeRequest,
     SubscriptionUpdateRequest,
 )
-from tui.api.models.users import (
+from payscope.api.models.users import (
     DeleteUserRequest,
     ResendInviteRequest,
     SignInRequest,
     UpdateRoleRequest,
     UserInvite,
 )
-from tui.sandbox.clock import parse_iso
-from tui.sandbox.server import Sandbox
+from payscope.sandbox.clock import parse_iso
+from payscope.sandbox.server import Sandbox
+from tests.sandbox.conftest import BILLING, Receiver, api_client, card
+from tests.waits import until
 
 T = TypeVar("T")
 

@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from payscope.api.errors import ApiError
+from payscope.api.models.customers import CustomerCreateRequest
+from payscope.api.models.payment_methods import (
+    PaymentMethodCreateRequest,
+    PaymentMethodUpdateRequest,
+)
+from payscope.api.models.payments import PaymentConfirmRequest, PaymentCreateRequest
 from tests.sandbox.conftest import api_client, card, make_sandbox, payment_body
-from tui.api.errors import ApiError
-from tui.api.models.customers import CustomerCreateRequest
-from tui.api.models.payment_methods import PaymentMethodCreateRequest, PaymentMethodUpdateRequest
-from tui.api.models.payments import PaymentConfirmRequest, PaymentCreateRequest
 
 
 async def test_client_saved_methods_and_mandates(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 
+from payscope.api.client import ApiClient
 from tests.sandbox.conftest import envelope, payment_body
-from tui.api.client import ApiClient
 
 
 async def _upcoming(raw: httpx.AsyncClient, **params: str) -> dict:

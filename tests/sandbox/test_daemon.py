@@ -1,4 +1,4 @@
-"""The background sandbox (tui/sandbox/daemon.py) as real processes: it serves, says where,
+"""The background sandbox (tui/payscope/sandbox/daemon.py) as real processes: it serves, says where,
 keeps its keys and port, survives the app that started it, stops on request, and a runtime in
 daemon mode attaches to it, gets its webhooks, and leaves nothing behind that was not committed."""
 
@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.sandbox import daemon
 from tests.daemons import wait_ready as _wait_ready
 from tests.waits import until, until_sync
-from tui.sandbox import daemon
 
 
 @pytest.fixture
@@ -107,7 +107,7 @@ def _sigterm_stops_cleanly(directory: Path, pid: int) -> None:
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui", "sandbox", *args],
+        [sys.executable, "-m", "payscope", "sandbox", *args],
         capture_output=True,
         text=True,
         env={**os.environ, **env},
@@ -147,8 +147,8 @@ def _launch_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui import launch as launch_module
-    from tui import runtime as runtime_module
+    from payscope import launch as launch_module
+    from payscope import runtime as runtime_module
 
     directory = _launch_env(tmp_path, monkeypatch)
     try:
@@ -178,11 +178,11 @@ def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
         # start's first frame), nor anything started; with no settings file, no TOML parser
         from tests.fresh import modules_loaded
 
-        warm = "from tui import launch\nlaunch.spawn_at_launch(None, 5)\n"
+        warm = "from payscope import launch\nlaunch.spawn_at_launch(None, 5)\n"
         warm += "assert launch._spawned_at_launch is None"
-        assert modules_loaded(warm, ("tui.sandbox.daemon", "tui.sandbox.files", "tomllib")) == [
-            "tui.sandbox.files"
-        ]
+        assert modules_loaded(
+            warm, ("payscope.sandbox.daemon", "payscope.sandbox.files", "tomllib")
+        ) == ["payscope.sandbox.files"]
     finally:
         launch_module._spawned_at_launch = None
         daemon.stop(directory)
@@ -193,7 +193,7 @@ def test_a_sandbox_started_at_launch_serves_on_the_port_the_settings_set(
 ) -> None:
     import socket
 
-    from tui import launch as launch_module
+    from payscope import launch as launch_module
 
     directory = _launch_env(tmp_path, monkeypatch)
     with socket.socket() as probe:
@@ -223,7 +223,7 @@ def test_a_sandbox_started_at_launch_serves_on_the_port_the_settings_set(
 def test_no_sandbox_is_started_at_launch_for_a_remote_profile_or_odd_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: str, profile: str | None
 ) -> None:
-    from tui import launch as launch_module
+    from payscope import launch as launch_module
 
     directory = _launch_env(tmp_path, monkeypatch)
     (tmp_path / "config").mkdir()
@@ -240,8 +240,8 @@ def test_no_sandbox_is_started_at_launch_for_a_remote_profile_or_odd_settings(
 async def test_a_runtime_attaches_gets_webhooks_and_quits_without_losing_anything(
     tmp_path: Path,
 ) -> None:
-    from tui.api.models.payments import PaymentCreateRequest
-    from tui.runtime import Runtime, RuntimeOptions
+    from payscope.api.models.payments import PaymentCreateRequest
+    from payscope.runtime import Runtime, RuntimeOptions
 
     data = tmp_path / "data"
     directory = data / "sandbox"
@@ -344,10 +344,10 @@ async def test_listeners_attach_beside_each_other_and_detach_alone(raw: httpx.As
 
 def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: Path) -> None:
     # Its imports (FastAPI, pydantic, the models) ran 118 collections over objects that live as
-    # long as the process: paused until it serves, then set aside (tui/gc_pause.py).
+    # long as the process: paused until it serves, then set aside (tui/payscope/gc_pause.py).
     code = (
         "import gc, signal, sys\n"
-        "from tui.sandbox import daemon\n"
+        "from payscope.sandbox import daemon\n"
         "start_on, write = daemon.start_on, daemon._write_state\n"
         "async def watched(sandbox, port):\n"
         "    print('starting, collector on:', gc.isenabled(), flush=True)\n"
@@ -369,9 +369,9 @@ def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: 
 
 
 def test_the_launch_module_loads_nothing_heavy() -> None:
-    # `payscope` spawns a first run's sandbox before any heavier import: whatever tui.launch
+    # `payscope` spawns a first run's sandbox before any heavier import: whatever payscope.launch
     # loads delays the sandbox's start, and so the live page, by as much.
     from tests.fresh import modules_loaded
 
-    heavy = ("asyncio", "textual", "tui.runtime", "tui.sandbox.daemon", "sqlite3")
-    assert modules_loaded("import tui.launch", (*heavy, "pydantic")) == []
+    heavy = ("asyncio", "textual", "payscope.runtime", "payscope.sandbox.daemon", "sqlite3")
+    assert modules_loaded("import payscope.launch", (*heavy, "pydantic")) == []

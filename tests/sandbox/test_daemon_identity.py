@@ -1,4 +1,5 @@
-"""Who the background sandbox is (tui/sandbox/files.py, tui/sandbox/daemon.py), as real
+"""Who the background sandbox is (tui/payscope/sandbox/files.py, tui/payscope/sandbox/daemon.py),
+as real
 processes: a pid read from `daemon.json` is never signalled unless that process proves it is
 this data dir's daemon; a lying or malformed state file is reported and ignored; and one daemon
 serves a data dir, however many payscopes start at once (issue 30, sections 1 and 2)."""
@@ -18,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
+from payscope.sandbox import daemon, files
 from tests.daemons import wait_ready
 from tests.waits import until_sync
-from tui.sandbox import daemon, files
 
 
 @pytest.fixture
@@ -42,7 +43,7 @@ def bystander() -> Iterator[subprocess.Popen[bytes]]:
 
 def _cli(directory: Path, action: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui", "sandbox", action],
+        [sys.executable, "-m", "payscope", "sandbox", action],
         capture_output=True,
         text=True,
         env={**os.environ, "PAYSCOPE_DATA_DIR": str(directory.parent)},
@@ -116,7 +117,7 @@ def test_a_pid_of_one_or_less_is_refused(directory: Path, pid: int) -> None:
             # `payscope sandbox stop` in a session of its own: had it signalled its own group,
             # it would have died of it (and nothing else would have).
             stopped = subprocess.run(
-                [sys.executable, "-m", "tui", "sandbox", "stop"],
+                [sys.executable, "-m", "payscope", "sandbox", "stop"],
                 capture_output=True,
                 text=True,
                 env={**os.environ, "PAYSCOPE_DATA_DIR": str(directory.parent)},
@@ -205,7 +206,7 @@ def test_a_second_daemon_on_the_same_data_leaves_and_the_first_keeps_serving(
     first = daemon.spawn(directory, seed=1)
     state = wait_ready(directory)
     second = subprocess.run(
-        [sys.executable, "-m", "tui.sandbox.daemon", "--data", str(directory)],
+        [sys.executable, "-m", "payscope.sandbox.daemon", "--data", str(directory)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -228,7 +229,7 @@ def test_a_lock_file_removed_under_a_daemon_stops_it(directory: Path) -> None:
 async def test_waiting_for_a_seeding_daemon_has_a_deadline_that_does_not_reset(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui import runtime as runtime_module
+    from payscope import runtime as runtime_module
 
     directory = tmp_path / "sandbox"
     pid = daemon.spawn(directory, seed=100_000)  # seeds for far longer than the limit
@@ -257,8 +258,8 @@ PAYSCOPE = textwrap.dedent(
     """
     import asyncio, json, sys
     from pathlib import Path
-    from tui import launch
-    from tui.runtime import Runtime, RuntimeOptions
+    from payscope import launch
+    from payscope.runtime import Runtime, RuntimeOptions
 
     data = Path(sys.argv[1])
 

@@ -1,4 +1,4 @@
-"""`tui.sandbox.db.dumps` (orjson) writes the same text as the standard library did."""
+"""`payscope.sandbox.db.dumps` (orjson) writes the same text as the standard library did."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tui.sandbox.db import dumps
+from payscope.sandbox.db import dumps
 
 _SCALARS = (
     st.none()

@@ -8,12 +8,12 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.api import ApiClient
+from payscope.api.errors import InvalidRequestError, NotFoundError
+from payscope.api.models.disputes import DisputeEvidenceSubmit, DisputeListRequest
+from payscope.api.models.payments import PaymentCreateRequest
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import payment_body
-from tui.api import ApiClient
-from tui.api.errors import InvalidRequestError, NotFoundError
-from tui.api.models.disputes import DisputeEvidenceSubmit, DisputeListRequest
-from tui.api.models.payments import PaymentCreateRequest
-from tui.sandbox.server import Sandbox
 
 
 async def paid(client: ApiClient, number: str = "4242424242424242", amount: int = 1500) -> str:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import httpx
 
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, make_sandbox
-from tui.sandbox.server import Sandbox
 
 FROZEN = 1_750_000_000.0
 TABLES = {

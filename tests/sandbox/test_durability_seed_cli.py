@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.sandbox.seed import is_seeded
 from tests.sandbox.conftest import API_KEY, WEBHOOK_SECRET, Receiver, make_sandbox, payment_body
 from tests.waits import until
-from tui.sandbox.seed import is_seeded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ def start_cli(data: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
         [
             sys.executable,
             "-m",
-            "tui",
+            "payscope",
             "sandbox",
             "--port",
             "0",
@@ -117,7 +117,16 @@ def test_cli_prints_what_a_user_needs_and_stops_on_sigint(tmp_path: Path) -> Non
 
 def test_cli_refuses_a_production_key(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "sandbox", "--data", str(tmp_path), "--api-key", "prd_x1"],
+        [
+            sys.executable,
+            "-m",
+            "payscope",
+            "sandbox",
+            "--data",
+            str(tmp_path),
+            "--api-key",
+            "prd_x1",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from payscope.api import ApiClient
+from payscope.api.errors import AuthenticationError, NotFoundError
+from payscope.api.models.api_keys import ApiKeyCreateRequest
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, envelope
-from tui.api import ApiClient
-from tui.api.errors import AuthenticationError, NotFoundError
-from tui.api.models.api_keys import ApiKeyCreateRequest
-from tui.sandbox.server import Sandbox
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from pydantic import BaseModel, Field, ValidationError, create_model, model_validator
 
-from tui.api.models._base import field_error, raise_field_errors
-from tui.sandbox.errors import SENSITIVE_FIELDS, from_validation_error, invalid
+from payscope.api.models._base import field_error, raise_field_errors
+from payscope.sandbox.errors import SENSITIVE_FIELDS, from_validation_error, invalid
 
 SECRET = "4242424242424242"
 

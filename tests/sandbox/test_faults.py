@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.api import errors
+from payscope.api.models.payments import PaymentCreateRequest
+from payscope.sandbox.limits import Faults
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, make_sandbox, payment_body
-from tui.api import errors
-from tui.api.models.payments import PaymentCreateRequest
-from tui.sandbox.limits import Faults
-from tui.sandbox.server import Sandbox
 
 pytestmark = pytest.mark.slow
 

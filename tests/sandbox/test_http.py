@@ -8,9 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.api.errors import RateLimitedError
+from payscope.api.models.payments import PaymentCreateRequest
 from tests.sandbox.conftest import API_KEY, api_client, make_sandbox, payment_body
-from tui.api.errors import RateLimitedError
-from tui.api.models.payments import PaymentCreateRequest
 
 pytestmark = pytest.mark.slow
 

@@ -1,10 +1,10 @@
 """Every clock job says what it would do between two times, so the clock's upcoming preview
-(`tui/sandbox/upcoming.py`) asks the jobs rather than keeping copies of their queries."""
+(`tui/payscope/sandbox/upcoming.py`) asks the jobs rather than keeping copies of their queries."""
 
 from __future__ import annotations
 
-from tui.sandbox.resource import nothing_due
-from tui.sandbox.resources import RESOURCES
+from payscope.sandbox.resource import nothing_due
+from payscope.sandbox.resources import RESOURCES
 
 
 def test_every_clock_job_says_what_is_due() -> None:

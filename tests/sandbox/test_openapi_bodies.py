@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 from fastapi.routing import APIRoute
 
-from tui.sandbox.server import Sandbox
+from payscope.sandbox.server import Sandbox
 
 # What a handler (or a helper it calls) does when it reads the body.
 READS_BODY = re.compile(
@@ -32,7 +32,7 @@ def _reads_body(func: Callable[..., Any], seen: set[str] | None = None) -> bool:
         helper = getattr(module, name, None)
         if (
             inspect.isfunction(helper)
-            and helper.__module__.startswith("tui.sandbox")
+            and helper.__module__.startswith("payscope.sandbox")
             and f"{helper.__module__}.{name}" not in seen
         ):
             seen.add(f"{helper.__module__}.{name}")

@@ -9,8 +9,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from payscope.sandbox import methods
 from tests.sandbox.conftest import BILLING, envelope
-from tui.sandbox import methods
 
 FLOW_STATUS = {
     methods.SYNC: ("succeeded", None),

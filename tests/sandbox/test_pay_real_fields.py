@@ -9,8 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.api.codes import explain
 from tests.sandbox.conftest import BILLING, envelope, payment_body
-from tui.api.codes import explain
 
 EXPIRED = {"card_exp_month": "01", "card_exp_year": "2020"}
 

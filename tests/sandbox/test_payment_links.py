@@ -9,10 +9,10 @@ from typing import Any
 
 import httpx
 
+from payscope.api.models.links import PaymentLinkCreateRequest
+from payscope.sandbox.clock import iso, parse_iso
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, card
-from tui.api.models.links import PaymentLinkCreateRequest
-from tui.sandbox.clock import iso, parse_iso
-from tui.sandbox.server import Sandbox
 
 
 def page_data(html: str) -> dict[str, Any]:
@@ -165,7 +165,7 @@ async def test_a_link_says_its_payment_status_and_paid_survives_expiry(sandbox: 
 
 async def test_seeded_links_are_active_expired_and_paid(sandbox: Sandbox) -> None:
     """A fresh start (the app seeds 300 payments) has links in every state."""
-    from tui.runtime import DEFAULT_SEED
+    from payscope.runtime import DEFAULT_SEED
 
     url = await sandbox.start()
     sandbox.seed(DEFAULT_SEED)

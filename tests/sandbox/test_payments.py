@@ -7,16 +7,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import BILLING, card, payment_body
-from tui.api import ApiClient
-from tui.api.errors import (
+from payscope.api import ApiClient
+from payscope.api.errors import (
     ConflictError,
     DuplicateError,
     InvalidRequestError,
     NotFoundError,
     PermissionDeniedError,
 )
-from tui.api.models.payments import (
+from payscope.api.models.payments import (
     Payment,
     PaymentCancelRequest,
     PaymentCaptureRequest,
@@ -25,8 +24,9 @@ from tui.api.models.payments import (
     PaymentListRequest,
     PaymentUpdateRequest,
 )
-from tui.sandbox.cards import code_card
-from tui.sandbox.server import Sandbox
+from payscope.sandbox.cards import code_card
+from payscope.sandbox.server import Sandbox
+from tests.sandbox.conftest import BILLING, card, payment_body
 
 DAY = 86400
 

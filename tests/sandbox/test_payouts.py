@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tui.sandbox.server import Sandbox
+from payscope.sandbox.server import Sandbox
 
 CARD = {
     "card": {

@@ -9,9 +9,9 @@ import httpx
 import pytest
 from starlette.routing import Mount, Route
 
+from payscope.sandbox.public import PUBLIC_ROUTES, is_public
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY
-from tui.sandbox.public import PUBLIC_ROUTES, is_public
-from tui.sandbox.server import Sandbox
 
 
 def concrete(template: str) -> str:

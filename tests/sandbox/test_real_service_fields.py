@@ -12,6 +12,12 @@ from typing import Any
 
 import httpx
 
+from payscope.api.models.customers import Customer
+from payscope.api.models.disputes import Dispute
+from payscope.api.models.events import EventListRequest
+from payscope.api.models.payments import Payment
+from payscope.api.models.payouts import Payout
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import (
     WEBHOOK_SECRET,
     Receiver,
@@ -21,12 +27,6 @@ from tests.sandbox.conftest import (
     payment_body,
 )
 from tests.waits import until
-from tui.api.models.customers import Customer
-from tui.api.models.disputes import Dispute
-from tui.api.models.events import EventListRequest
-from tui.api.models.payments import Payment
-from tui.api.models.payouts import Payout
-from tui.sandbox.server import Sandbox
 
 REQUIRED = {
     "payment": {

@@ -11,14 +11,14 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.api import ApiClient
+from payscope.api.errors import InvalidRequestError
+from payscope.api.models.payments import Payment, PaymentStatus
+from payscope.api.models.refunds import Refund, RefundStatus
+from payscope.sandbox import cards
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import WEBHOOK_SECRET, Receiver, payment_body
 from tests.waits import until
-from tui.api import ApiClient
-from tui.api.errors import InvalidRequestError
-from tui.api.models.payments import Payment, PaymentStatus
-from tui.api.models.refunds import Refund, RefundStatus
-from tui.sandbox import cards
-from tui.sandbox.server import Sandbox
 
 PROCESSING = "4000000000000077"
 PARTIAL = "4000000000000127"

@@ -6,17 +6,17 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.sandbox.conftest import payment_body
-from tui.api import ApiClient
-from tui.api.errors import InvalidRequestError, NotFoundError
-from tui.api.models.customers import (
+from payscope.api import ApiClient
+from payscope.api.errors import InvalidRequestError, NotFoundError
+from payscope.api.models.customers import (
     CustomerCreateRequest,
     CustomerListRequest,
     CustomerUpdateRequest,
 )
-from tui.api.models.events import EventListRequest
-from tui.api.models.payments import PaymentCreateRequest
-from tui.api.models.refunds import RefundCreateRequest, RefundListRequest, RefundUpdateRequest
+from payscope.api.models.events import EventListRequest
+from payscope.api.models.payments import PaymentCreateRequest
+from payscope.api.models.refunds import RefundCreateRequest, RefundListRequest, RefundUpdateRequest
+from tests.sandbox.conftest import payment_body
 
 # Refunds of a payment made with this card start pending and settle on the clock.
 PENDING_CARD = "4000000000007726"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import httpx
 
+from payscope.sandbox import daemon
+from payscope.sandbox.files import DB_FILE
 from tests.daemons import wait_ready
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
 from tests.sandbox.test_daemon import _cli
-from tui.sandbox import daemon
-from tui.sandbox.files import DB_FILE
 
 SEED = 12
 

@@ -6,8 +6,8 @@ import httpx
 from fastapi import APIRouter, FastAPI, Request
 from starlette.responses import JSONResponse, Response
 
-from tui.sandbox.routing import DirectRoute, _direct_handler
-from tui.sandbox.server import Sandbox
+from payscope.sandbox.routing import DirectRoute, _direct_handler
+from payscope.sandbox.server import Sandbox
 
 
 def _app() -> tuple[FastAPI, APIRouter]:

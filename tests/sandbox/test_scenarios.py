@@ -1,4 +1,5 @@
-"""Trigger scenarios (tui/api/scenarios.py) against a real sandbox over HTTP: each makes what
+"""Trigger scenarios (tui/payscope/api/scenarios.py) against a real sandbox over HTTP: each makes
+what
 it says, in the state it says, and the paid link is paid the way its checkout page pays."""
 
 from __future__ import annotations
@@ -8,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from payscope.api.scenarios import SCENARIOS, Trigger
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import api_client, make_sandbox
-from tui.api.scenarios import SCENARIOS, Trigger
-from tui.sandbox.server import Sandbox
 
 
 @pytest.fixture

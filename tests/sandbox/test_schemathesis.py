@@ -24,9 +24,9 @@ from typing import Any
 
 import pytest
 
+from payscope.sandbox.server import Sandbox
 from tests import waits
 from tests.sandbox.conftest import API_KEY, make_sandbox
-from tui.sandbox.server import Sandbox
 
 # `st` runs in a subprocess: found, not imported here (its import cost every worker 0.16 s).
 if importlib.util.find_spec("schemathesis") is None:

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.sandbox import methods
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
-from tui.sandbox import methods
 
 
 @pytest.fixture

@@ -10,16 +10,16 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import API_KEY, api_client, envelope
-from tui.api import ApiClient
-from tui.api.errors import InvalidRequestError, NotFoundError
-from tui.api.models.subscriptions import (
+from payscope.api import ApiClient
+from payscope.api.errors import InvalidRequestError, NotFoundError
+from payscope.api.models.subscriptions import (
     InvoiceListRequest,
     SubscriptionCreateRequest,
     SubscriptionListRequest,
 )
-from tui.sandbox.clock import parse_iso
-from tui.sandbox.server import Sandbox
+from payscope.sandbox.clock import parse_iso
+from payscope.sandbox.server import Sandbox
+from tests.sandbox.conftest import API_KEY, api_client, envelope
 
 CARD = {
     "card_number": "4242424242424242",

@@ -62,7 +62,7 @@ async def renew(served: Served, sub: dict[str, Any]) -> dict[str, Any]:
     """Move the clock past the subscription's next charge; its state after."""
     http = served.http
     due = await ok(await http.get(f"/subscriptions/{sub['id']}"))
-    from tui.sandbox.clock import parse_iso
+    from payscope.sandbox.clock import parse_iso
 
     seconds = parse_iso(str(due["next_billing_at"])) - served.sandbox.state.clock.now() + 60
     await ok(await http.post("/_sandbox/clock/advance", json={"seconds": seconds}))

@@ -10,13 +10,13 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.sandbox.conftest import Served, api_client, envelope
-from tui.api.errors import ConflictError, InvalidRequestError, NotFoundError
-from tui.api.models.subscriptions import (
+from payscope.api.errors import ConflictError, InvalidRequestError, NotFoundError
+from payscope.api.models.subscriptions import (
     SubscriptionConfirmRequest,
     SubscriptionCreateOnlyRequest,
     SubscriptionEstimateRequest,
 )
+from tests.sandbox.conftest import Served, api_client, envelope
 
 CARD = {
     "card_number": "4242424242424242",

@@ -12,8 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, payment_body
-from tui.sandbox.server import Sandbox
 
 CHALLENGE_CARD = "4000003800000446"
 

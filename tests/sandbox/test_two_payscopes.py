@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from payscope.sandbox import daemon
+from payscope.views.live import change_of
 from tests.daemons import daemon_runtime
 from tests.tui.pilot import create_payment
 from tests.waits import until
-from tui.sandbox import daemon
-from tui.views.live import change_of
 
 
 async def test_two_payscopes_both_get_every_webhook_live(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import struct
 
 import httpx
 
-from tui.sandbox.server import Sandbox
+from payscope.sandbox.server import Sandbox
 
 
 def rfc6238(secret: str, at: float) -> str:

@@ -21,12 +21,12 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.asgi_server import EmbeddedServer
+from payscope.sandbox.files import DB_FILE
+from payscope.sandbox.outbox import DELIVERY_CONCURRENCY, DELIVERY_TIMEOUT
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, WEBHOOK_SECRET, Receiver, make_sandbox, payment_body
 from tests.waits import until
-from tui.asgi_server import EmbeddedServer
-from tui.sandbox.files import DB_FILE
-from tui.sandbox.outbox import DELIVERY_CONCURRENCY, DELIVERY_TIMEOUT
-from tui.sandbox.server import Sandbox
 
 # A route that waited for an attempt would answer once the attempt's time is up
 # (DELIVERY_TIMEOUT): one that answers before then did not wait, however slow the machine.

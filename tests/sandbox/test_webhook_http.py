@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tui.sandbox.webhook_http import DeliveryError, Sender
+from payscope.sandbox.webhook_http import DeliveryError, Sender
 
 HEADERS = {"Content-Type": "application/json", "X-Webhook-Signature-512": "ab" * 64}
 

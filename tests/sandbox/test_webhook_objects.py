@@ -15,10 +15,10 @@ from typing import Any
 
 import httpx
 
+from payscope.sandbox.resources import disputes, payments, payouts
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import WEBHOOK_SECRET, Receiver, payment_body
 from tests.waits import until
-from tui.sandbox.resources import disputes, payments, payouts
-from tui.sandbox.server import Sandbox
 
 # content.type -> (id field of the object, the GET path for it)
 READ_BACK = {

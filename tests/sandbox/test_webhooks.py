@@ -11,12 +11,12 @@ from typing import Any
 
 import httpx
 
+from payscope.api import ApiClient
+from payscope.api.models.events import EventListRequest
+from payscope.sandbox.outbox import RETRY_DELAYS
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import WEBHOOK_SECRET, Receiver, payment_body
 from tests.waits import until
-from tui.api import ApiClient
-from tui.api.models.events import EventListRequest
-from tui.sandbox.outbox import RETRY_DELAYS
-from tui.sandbox.server import Sandbox
 
 
 async def wait_for(receiver: Receiver, count: int) -> list[dict[str, Any]]:
@@ -137,7 +137,7 @@ async def test_retries_follow_the_schedule_on_the_clock(
         body, WEBHOOK_SECRET
     )
     # the schedule's gaps, measured on the sandbox clock between attempts
-    from tui.sandbox.clock import parse_iso
+    from payscope.sandbox.clock import parse_iso
 
     times = [parse_iso(str(a.created)) for a in attempts]
     gaps = [round(b - a) for a, b in itertools.pairwise(times)]

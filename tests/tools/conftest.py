@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from payscope import config
+from payscope.api.client import ApiClient
+from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, make_sandbox
-from tui import config
-from tui.api.client import ApiClient
-from tui.sandbox.server import Sandbox
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -69,7 +69,7 @@ async def payscope(*args: str, timeout: float = 60.0) -> Done:
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "tui",
+        "payscope",
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -1,4 +1,5 @@
-"""Export (tui/api/export.py, `payscope export`): every record the filter matches, all pages, to
+"""Export (tui/payscope/api/export.py, `payscope export`): every record the filter matches, all
+pages, to
 CSV or JSON Lines; money in minor units and decimals; no formula injection; a cancelled or failed
 export leaves nothing under the chosen name. Against a real sandbox over HTTP."""
 
@@ -12,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from payscope.api.export import ExportError, export_records, flatten, neutralise
+from payscope.api.models.payments import PaymentCreateRequest, PaymentListRequest
 from tests.tools.conftest import Service, payscope
 from tests.waits import awaited, until
-from tui.api.export import ExportError, export_records, flatten, neutralise
-from tui.api.models.payments import PaymentCreateRequest, PaymentListRequest
 
 HOSTILE = ['=HYPERLINK("http://evil")', "+1+1", "-2+3", "@SUM(A1)", "\tTAB", "plain"]
 
@@ -123,7 +124,7 @@ async def test_a_cancelled_export_leaves_nothing_under_its_name(
 
 
 async def test_a_failed_export_leaves_nothing(service: Service, tmp_path: Path) -> None:
-    from tui.api import errors
+    from payscope.api import errors
 
     await make_payments(service, 3)
     folder = tmp_path / "exports"
@@ -207,9 +208,9 @@ async def test_cli_a_bad_filter_is_said_and_writes_nothing(
 
 async def every_id(service: Service, area: str, **filters: Any) -> set[str]:
     """Every id of `area`'s list, read page by page straight from the service."""
-    from tui.api.models.links import PaymentLinkListRequest
-    from tui.api.models.payouts import PayoutListRequest
-    from tui.api.models.subscriptions import SubscriptionListRequest
+    from payscope.api.models.links import PaymentLinkListRequest
+    from payscope.api.models.payouts import PayoutListRequest
+    from payscope.api.models.subscriptions import SubscriptionListRequest
 
     client = service.client
     if area == "users":
@@ -265,7 +266,7 @@ async def test_cli_exports_every_list_area_of_the_tui(
 async def test_cli_exports_the_codes_as_the_codes_list_shows_them(
     service: Service, tmp_path: Path
 ) -> None:
-    from tui.areas.codes.view import unified_codes
+    from payscope.areas.codes.view import unified_codes
 
     out = tmp_path / "codes.csv"
     done = await payscope(
@@ -284,9 +285,9 @@ async def test_cli_exports_the_codes_as_the_codes_list_shows_them(
 async def test_cli_exports_the_events_the_profiles_listener_journaled(
     service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from payscope.runtime import listener_dir_for
+    from payscope.webhooks.listener import Listener
     from tests.sandbox.conftest import payment_body
-    from tui.runtime import listener_dir_for
-    from tui.webhooks.listener import Listener
 
     data = tmp_path / "data"
     monkeypatch.setenv("PAYSCOPE_DATA_DIR", str(data))
@@ -339,7 +340,7 @@ async def test_cli_interrupted_leaves_no_file_under_the_name_nor_a_temporary_one
     folder.mkdir()
     out = folder / "all.csv"
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui", "export", "payments", "--profile", "box",
+        sys.executable, "-m", "payscope", "export", "payments", "--profile", "box",
         "--output", str(out),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
     )  # fmt: skip

@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
+from payscope.api.export import ExportError, ExportExists, export_records, without_secrets
+from payscope.api.models.payments import PaymentListRequest
+from payscope.api.secret_fields import is_secret_field
 from tests.tools.conftest import Service, payscope
 from tests.tools.test_export import make_payments, payments_fetch
-from tui.api.export import ExportError, ExportExists, export_records, without_secrets
-from tui.api.models.payments import PaymentListRequest
-from tui.api.secret_fields import is_secret_field
 
 
 def hostile_targets(tmp_path: Path) -> dict[str, tuple[Path, str]]:
@@ -204,7 +204,7 @@ async def test_cli_a_relative_output_is_said_as_its_whole_path(
 
     await make_payments(service, 1)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui", "export", "payments", "--profile", "box",
+        sys.executable, "-m", "payscope", "export", "payments", "--profile", "box",
         "--output", "here.csv", "--quiet",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

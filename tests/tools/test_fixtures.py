@@ -1,4 +1,5 @@
-"""Fixtures (tui/api/fixtures.py, `payscope fixtures run`): every shipped example runs on a real
+"""Fixtures (tui/payscope/api/fixtures.py, `payscope fixtures run`): every shipped example runs on
+a real
 sandbox over HTTP; a fixture with a mistake stops at its step, naming the step, the field and
 what was already made."""
 
@@ -9,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tools.conftest import FIXTURES, Service, payscope
-from tui.api.fixtures import (
+from payscope.api.fixtures import (
     Allowed,
     FixtureError,
     StepResult,
@@ -18,6 +18,7 @@ from tui.api.fixtures import (
     parse_fixture,
     run_fixture,
 )
+from tests.tools.conftest import FIXTURES, Service, payscope
 
 # The state each example leaves its main object in (the last step's answer).
 FINAL_STATUS = {
@@ -396,7 +397,7 @@ async def test_cli_read_only_runs_nothing_that_writes(service: Service) -> None:
 
 
 async def test_cli_a_profile_marked_read_only_is_read_only(service: Service) -> None:
-    from tui import config
+    from payscope import config
 
     settings = config.load_settings()
     marked = settings.profiles["box"].model_copy(update={"read_only": True})

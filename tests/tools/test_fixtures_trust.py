@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from payscope.api.fixtures import Allowed, FixtureError, parse_fixture, run_fixture
+from payscope.webhooks import compose
 from tests.tools.conftest import Service, payscope
-from tui.api.fixtures import Allowed, FixtureError, parse_fixture, run_fixture
-from tui.webhooks import compose
 
 SECRET_VALUE = "wJalrXUtnFEMI-K7MDENG-bPxRfiCY-EXAMPLEKEY"
 SIGNING = "whsec-trust-" + "t" * 40
@@ -76,7 +76,7 @@ async def payment_count(service: Service) -> int:
 async def test_an_env_variable_is_refused_unless_the_run_allows_its_name(
     service: Service, collector: Collector, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui import config
+    from payscope import config
 
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_VALUE)
     secret = tmp_path / "signing"

@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 
+from payscope.areas.events.detail import answer_text
+from payscope.asgi_server import EmbeddedServer
+from payscope.webhooks.listener import Listener
 from tests.waits import awaited
 from tests.webhooks.conftest import SECRET, client, event_body, post_signed  # noqa: F401
-from tui.areas.events.detail import answer_text
-from tui.asgi_server import EmbeddedServer
-from tui.webhooks.listener import Listener
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,7 +101,7 @@ async def test_listen_forward_to_prints_the_answer_as_json(
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
-        "tui",
+        "payscope",
         "listen",
         "--port",
         "0",

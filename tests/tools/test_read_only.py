@@ -13,13 +13,13 @@ from typing import Any
 import httpx
 import pytest
 
-import tui.areas
-import tui.views
+import payscope.areas
+import payscope.views
+from payscope.api import errors
+from payscope.api.client import ApiClient, writes
+from payscope.api.resources._base import Resource
+from payscope.views.actions import Action
 from tests.tools.conftest import Service
-from tui.api import errors
-from tui.api.client import ApiClient, writes
-from tui.api.resources._base import Resource
-from tui.views.actions import Action
 
 RESOURCES = [
     "payments",
@@ -177,7 +177,7 @@ async def test_a_write_through_the_raw_request_is_refused_too(service: Service) 
 
 
 def test_writes_is_true_for_every_method_but_reads() -> None:
-    from tui.api.retry import Replay
+    from payscope.api.retry import Replay
 
     assert not writes("GET") and not writes("head") and not writes("OPTIONS")
     assert writes("POST") and writes("PUT") and writes("DELETE") and writes("PATCH")
@@ -211,7 +211,7 @@ def every_action() -> list[tuple[str, Action[Any]]]:
             for item in value:
                 visit(item, where)
 
-    for package in (tui.areas, tui.views):
+    for package in (payscope.areas, payscope.views):
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             module = importlib.import_module(info.name)
             for name, value in vars(module).items():

@@ -46,9 +46,9 @@ class SeededSecrets:
 @pytest.fixture
 def seeded_ids(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
     """The ids the sandbox draws for what a test makes (payments, events) repeat from run to run
-    (a snapshot shows them): `tui.sandbox.ids` draws from a generator seeded with 2025, or with
+    (a snapshot shows them): `payscope.sandbox.ids` draws from a generator seeded with 2025, or with
     the seed the test gives the function this returns."""
-    import tui.sandbox.ids as ids
+    import payscope.sandbox.ids as ids
 
     def seed(value: int) -> None:
         monkeypatch.setattr(ids, "secrets", SeededSecrets(value))
@@ -58,10 +58,10 @@ def seeded_ids(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
 
 
 async def _build_template(directory: Path) -> None:
-    from tui.runtime import listener_dir_for
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
-    from tui.webhooks.journal import Journal
+    from payscope.runtime import listener_dir_for
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
+    from payscope.webhooks.journal import Journal
 
     sandbox = Sandbox(
         SandboxConfig(
@@ -92,7 +92,7 @@ async def _build_template(directory: Path) -> None:
 def build_template(directory: Path) -> Path:
     """A data dir with the seeded sandbox at `directory` (also the docs' pictures' start:
     docs/screenshots.py)."""
-    import tui.sandbox.ids as ids
+    import payscope.sandbox.ids as ids
 
     saved = ids.secrets
     ids.secrets = SeededSecrets(2024)  # type: ignore[assignment]

@@ -7,8 +7,8 @@ from typing import Any, TypeVar
 
 import pytest
 
+from payscope.widgets.keys import key_name
 from tests.waits import until as until  # the suite's one wait, for the pilot tests too
-from tui.widgets.keys import key_name
 
 _CARD = {
     "card_exp_month": "12",
@@ -54,7 +54,7 @@ async def create_payment(
     payment_id: str | None = None,
 ) -> Any:
     """A payment made through the client (the tests then act on it through the screens)."""
-    from tui.api.models.payments import PaymentCreateRequest
+    from payscope.api.models.payments import PaymentCreateRequest
 
     body: dict[str, Any] = {
         "amount": amount,
@@ -78,7 +78,7 @@ async def create_payment(
 
 async def open_detail(pilot: Any, payment_id: str) -> Any:
     """Open a payment's detail screen the way `:pay <id>` does, and wait for it to load."""
-    from tui.areas.payments.detail import PaymentDetailScreen
+    from payscope.areas.payments.detail import PaymentDetailScreen
 
     app = pilot.app
     await run_command(pilot, f"pay {payment_id}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from payscope.app import PayscopeApp, make_app
 from tests.tui.conftest import frozen_clock
-from tui.app import PayscopeApp, make_app
 
 
 def build(

@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Select
 
+from payscope.areas.analytics import data
+from payscope.areas.analytics.forms import CustomRangeForm, FilterForm
+from payscope.areas.analytics.view import AnalyticsView
+from payscope.widgets.charts import BarFigure, TimeFigure
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets, frozen_clock
 from tests.tui.pilot import LOOKS, create_payment, field_error, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.analytics import data
-from tui.areas.analytics.forms import CustomRangeForm, FilterForm
-from tui.areas.analytics.view import AnalyticsView
-from tui.widgets.charts import BarFigure, TimeFigure
 
 Dirs = tuple[Path, Path]
 DEMO_PAYMENTS = 300  # what a first run seeds (runtime.DEFAULT_SEED)
@@ -34,8 +34,8 @@ DEMO_PAYMENTS = 300  # what a first run seeds (runtime.DEFAULT_SEED)
 
 
 async def _build_demo(directory: Path) -> None:
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
 
     sandbox = Sandbox(
         SandboxConfig(
@@ -54,7 +54,7 @@ async def _build_demo(directory: Path) -> None:
 
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import tui.sandbox.ids as ids
+    import payscope.sandbox.ids as ids
 
     directory = tmp_path_factory.mktemp("analytics-demo")
     saved = ids.secrets
@@ -173,12 +173,12 @@ def test_the_demo_seed_has_a_trend_several_currencies_and_failures(demo: Dirs) -
 
 def test_lifelike_only_moves_the_seeded_times(tmp_path: Path) -> None:
     """The even layout (the tests' fixed data) and the lifelike one draw the same payments."""
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
 
     made = {}
     for lifelike in (False, True):
-        import tui.sandbox.ids as ids
+        import payscope.sandbox.ids as ids
 
         saved = ids.secrets
         ids.secrets = SeededSecrets(7)  # type: ignore[assignment]
@@ -462,13 +462,13 @@ async def test_amounts_are_shown_one_currency_at_a_time(demo: Dirs) -> None:
             (data.iso(window.start), data.iso(window.end)),
         ).fetchone()
         conn.close()
-        from tui.widgets.format import format_amount
+        from payscope.widgets.format import format_amount
 
         assert _rows(view)["Total"][0] == format_amount(eur, "EUR")
 
 
 async def test_a_refusal_is_said_in_place(demo: Dirs) -> None:
-    from tui.api.errors import ApiError
+    from payscope.api.errors import ApiError
 
     app = build(*demo)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -533,7 +533,7 @@ async def test_a_new_payment_is_counted_live(demo: Dirs) -> None:
 
 
 async def test_hostile_group_values_are_shown_literally(demo: Dirs) -> None:
-    from tui.api.models.refunds import RefundCreateRequest
+    from payscope.api.models.refunds import RefundCreateRequest
 
     app = build(*demo)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -561,7 +561,7 @@ async def test_hostile_group_values_are_shown_literally(demo: Dirs) -> None:
 async def test_chart_colours_follow_the_theme(demo: Dirs, theme: str, dark: bool) -> None:
     from textual.color import Color
 
-    from tui.widgets.format import theme_colour
+    from payscope.widgets.format import theme_colour
 
     app = build(*demo, theme=theme)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -627,10 +627,10 @@ def test_the_figures_module_and_the_area_cost_nothing_at_start_up() -> None:
 
     code = (
         "import sys\n"
-        "import tui.areas.analytics.data\n"
+        "import payscope.areas.analytics.data\n"
         "assert not any(m.startswith('textual') for m in sys.modules), 'textual'\n"
-        "import tui.app, tui.shell.main\n"
-        "assert 'tui.areas.analytics.view' not in sys.modules\n"
+        "import payscope.app, payscope.shell.main\n"
+        "assert 'payscope.areas.analytics.view' not in sys.modules\n"
         "assert not any(m.startswith(('plotext', 'textual_plotext')) for m in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
@@ -676,7 +676,7 @@ def test_windows_and_buckets() -> None:
 
 
 def test_rates_and_averages_come_from_the_sums_not_averaged() -> None:
-    from tui.api.models.analytics import AnalyticsResponse
+    from payscope.api.models.analytics import AnalyticsResponse
 
     choice = data.Choice(group="currency")
     window = data.preset_window("7d", FROZEN_TIME)

@@ -11,11 +11,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @functools.cache
 def _trees() -> list[tuple[str, ast.Module]]:
-    """Every module of `tui/`, parsed once, for the tests (not at collection: each xdist worker
+    """Every module of `tui/payscope/`, parsed once, for the tests (not at collection: each xdist
+    worker
     collects, and parsing them all took 1.5 s there)."""
     return [
         (str(path.relative_to(ROOT)), ast.parse(path.read_text(encoding="utf-8")))
-        for path in sorted((ROOT / "tui").rglob("*.py"))
+        for path in sorted((ROOT / "tui" / "payscope").rglob("*.py"))
     ]
 
 

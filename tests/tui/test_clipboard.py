@@ -1,4 +1,4 @@
-"""Copying where people work (`tui.views.clipboard`): which commands are tried and what each
+"""Copying where people work (`payscope.views.clipboard`): which commands are tried and what each
 copy says, with a real tmux server (a private socket) and, where a desktop cannot be real here,
 a stand-in `xclip` on PATH that keeps what it is given; and a card payment's curl copied from
 Requests, run with real `curl` against the sandbox."""
@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
+from payscope.areas.requests.view import RequestsView
+from payscope.views.clipboard import NO_COMMAND, CopiedScreen, deliver, tools
 from tests.tui.pilot import create_payment, open_list, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.requests.view import RequestsView
-from tui.views.clipboard import NO_COMMAND, CopiedScreen, deliver, tools
 
 Dirs = tuple[Path, Path]
 TMUX = shutil.which("tmux")

@@ -13,10 +13,10 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import WorkerState
 
+from payscope.views.access import AppAccess
+from payscope.views.lifetime import gone
 from tests.tui.pilot import create_payment, until
 from tests.tui.snapshot_app import build, ready
-from tui.views.access import AppAccess
-from tui.views.lifetime import gone
 
 
 class Working(AppAccess, Screen[None]):  # type: ignore[misc]
@@ -112,8 +112,8 @@ async def test_a_screen_under_another_is_not_gone() -> None:
 async def test_payscope_screens_closed_as_they_load_do_not_raise(dirs: Any) -> None:
     """The real screens: each area opened and left at once, a detail closed while it loads,
     the sandbox area (whose `on_mount` fits its tables) shown and closed in one go."""
-    from tui.areas.payments.detail import PaymentDetailScreen
-    from tui.shell.main import MainScreen
+    from payscope.areas.payments.detail import PaymentDetailScreen
+    from payscope.shell.main import MainScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -1,4 +1,4 @@
-"""Codes against the embedded sandbox: every unified code of `tui.api.codes` listed, the text
+"""Codes against the embedded sandbox: every unified code of `payscope.api.codes` listed, the text
 and `retry:` filters, the detail (the payment detail's explanation and the test cards), the
 card action making the declined payment and opening it, and snapshots at two sizes in two
 themes."""
@@ -11,6 +11,10 @@ from typing import Any
 import pytest
 from textual.widgets import Static
 
+from payscope.api.codes import ALL_UNIFIED_CODES, explain
+from payscope.areas.codes.view import CodeDetailScreen, CodeRow, CodesView, code_grammar
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.views.actions import find
 from tests.tui.area_snapshots import screens_in_every_look
 from tests.tui.pilot import (
     apply_filter,
@@ -20,10 +24,6 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tui.api.codes import ALL_UNIFIED_CODES, explain
-from tui.areas.codes.view import CodeDetailScreen, CodeRow, CodesView, code_grammar
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.views.actions import find
 
 Dirs = tuple[Path, Path]
 

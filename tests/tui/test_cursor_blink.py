@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from payscope.app import make_app
+from payscope.areas.customers.view import CustomersView
 from tests.tui.pilot import open_list
-from tui.app import make_app
-from tui.areas.customers.view import CustomersView
 
 
 @pytest.mark.parametrize(

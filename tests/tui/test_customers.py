@@ -10,6 +10,10 @@ from typing import Any
 import pytest
 from textual.widgets import Input
 
+from payscope.areas.customers.detail import CustomerDetailScreen
+from payscope.areas.customers.forms import EditCustomerForm, NewCustomerForm
+from payscope.areas.customers.view import CustomersView
+from payscope.views.forms import ConfirmScreen
 from tests.tui.pilot import (
     LOOKS_AND_SWITCHED,
     field_error,
@@ -20,10 +24,6 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
-from tui.areas.customers.detail import CustomerDetailScreen
-from tui.areas.customers.forms import EditCustomerForm, NewCustomerForm
-from tui.areas.customers.view import CustomersView
-from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]
 
@@ -153,7 +153,7 @@ async def test_a_filter_mistake_is_said_under_the_box_and_the_rows_stay(dirs: Di
     ],
 )
 def test_filter_mistakes_say_what_to_type(query: str, message: str) -> None:
-    from tui.areas.customers.spec import customer_grammar
+    from payscope.areas.customers.spec import customer_grammar
 
     with pytest.raises(ValueError, match=re.escape(message)):
         customer_grammar().parse(query)
@@ -324,7 +324,7 @@ async def test_delete_confirms_names_the_customer_and_the_row_goes(dirs: Dirs) -
         assert view.total == SEEDED - 1
         assert f"1-{SEEDED - 1} of {SEEDED - 1}" in shown_text(view.query_one("#customers-header"))
         # Its payments keep their customer_id.
-        from tui.api.models.payments import PaymentListRequest
+        from payscope.api.models.payments import PaymentListRequest
 
         kept = await app.runtime.client.payments.list(PaymentListRequest(customer_id=LOVELACE))
         assert kept.total_count == 5
@@ -360,7 +360,7 @@ async def test_payments_section_lists_the_customers_payments_with_refunds(dirs: 
 
 
 async def test_a_new_payment_of_the_customer_appears_by_its_webhook(dirs: Dirs) -> None:
-    from tui.api.models.payments import PaymentCreateRequest
+    from payscope.api.models.payments import PaymentCreateRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -391,7 +391,7 @@ async def test_a_new_payment_of_the_customer_appears_by_its_webhook(dirs: Dirs) 
 
 
 async def test_enter_opens_the_selected_payment_and_esc_comes_back(dirs: Dirs) -> None:
-    from tui.areas.payments.detail import PaymentDetailScreen
+    from payscope.areas.payments.detail import PaymentDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -411,7 +411,7 @@ async def test_enter_opens_the_selected_payment_and_esc_comes_back(dirs: Dirs) -
 
 
 async def test_all_payments_shows_payments_filtered_to_the_customer(dirs: Dirs) -> None:
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -440,7 +440,7 @@ async def test_the_payments_section_follows_the_theme(dirs: Dirs) -> None:
 
 async def test_a_list_repaints_in_the_new_themes_colours(dirs: Dirs) -> None:
     """The framework fix this area needed: rows took the old theme's colours on a switch."""
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -471,7 +471,7 @@ HOSTILE = "[b]Mallory[/b] \x1b[5m\u202eevil"
 async def test_hostile_text_is_shown_literally_everywhere(
     dirs: Dirs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.api.models.customers import CustomerCreateRequest
+    from payscope.api.models.customers import CustomerCreateRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -526,7 +526,7 @@ async def test_hostile_text_is_shown_literally_everywhere(
 async def test_a_failed_row_refresh_is_one_toast_and_the_row_stays(
     dirs: Dirs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.api.errors import ServerError
+    from payscope.api.errors import ServerError
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -556,8 +556,8 @@ async def test_a_failed_row_refresh_is_one_toast_and_the_row_stays(
     ],
 )
 def test_columns_give_way_in_a_narrow_table(width: int, shown: list[str]) -> None:
-    from tui.areas.customers.spec import COLUMNS
-    from tui.views.columns import PADDING, fit
+    from payscope.areas.customers.spec import COLUMNS
+    from payscope.views.columns import PADDING, fit
 
     layout = dict(fit(COLUMNS, width))
     assert list(layout) == shown
@@ -569,7 +569,7 @@ def test_columns_give_way_in_a_narrow_table(width: int, shown: list[str]) -> Non
 async def test_refunds_and_disputes_are_the_payments_own_or_counted() -> None:
     from types import SimpleNamespace
 
-    from tui.areas.customers.detail import counts
+    from payscope.areas.customers.detail import counts
 
     asked: list[str] = []
 
@@ -596,8 +596,8 @@ async def test_refunds_and_disputes_are_the_payments_own_or_counted() -> None:
 def test_phone_address_and_metadata_as_people_read_them() -> None:
     from types import SimpleNamespace
 
-    from tui.areas.customers.detail import address_text, metadata_text
-    from tui.areas.customers.spec import phone_of
+    from payscope.areas.customers.detail import address_text, metadata_text
+    from payscope.areas.customers.spec import phone_of
 
     def person(phone: str | None, code: str | None) -> Any:
         return SimpleNamespace(phone=phone, phone_country_code=code)

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from textual.widgets import Select
 
+from payscope.areas.customers.methods import ChooseForm
+from payscope.areas.customers.view import CustomerDetailScreen
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.snapshot_app import build, ready
 from tests.tui.test_customers import _detail
-from tui.areas.customers.methods import ChooseForm
-from tui.areas.customers.view import CustomerDetailScreen
 
 Dirs = tuple[Path, Path]
 _CARD = {"card_exp_month": "12", "card_exp_year": "2030", "card_holder_name": "Ada"}
@@ -22,7 +22,7 @@ _BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country"
 
 async def _save_card(client: Any, customer: str, **card: str) -> Any:
     """A Mastercard saved for `customer` with POST /payment_methods."""
-    from tui.api.models.payment_methods import PaymentMethodCreateRequest
+    from payscope.api.models.payment_methods import PaymentMethodCreateRequest
 
     body = {"card_number": "5555555555554444", **_CARD, **card}
     return await client.payment_methods.create(
@@ -34,7 +34,7 @@ async def _save_card(client: Any, customer: str, **card: str) -> Any:
 
 async def _mandate_payment(client: Any, customer: str) -> Any:
     """A card payment that saves its card and sets up a mandate (offline acceptance)."""
-    from tui.api.models.payments import PaymentCreateRequest
+    from payscope.api.models.payments import PaymentCreateRequest
 
     card = {"card_number": "4242424242424242", "card_cvc": "123", **_CARD}
     return await client.payments.create(
@@ -66,7 +66,7 @@ async def _reloaded(pilot: Any, screen: CustomerDetailScreen) -> None:
 
 
 async def test_saved_methods_and_mandates_with_only_the_changes_that_apply(dirs: Dirs) -> None:
-    from tui.api.models.customers import CustomerCreateRequest
+    from payscope.api.models.customers import CustomerCreateRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -8,13 +8,13 @@ from typing import Any
 
 from textual.widgets import Select, Static
 
+from payscope.areas.payments.view import PaymentsView
+from payscope.areas.sandbox.view import SandboxView
+from payscope.views.clock import ClockScreen
+from payscope.views.forms import ConfirmScreen
 from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import create_payment, open_list, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.payments.view import PaymentsView
-from tui.areas.sandbox.view import SandboxView
-from tui.views.clock import ClockScreen
-from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]
 DAY = 86400.0

@@ -17,6 +17,14 @@ import pytest
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Input, Select, Static
 
+from payscope.areas.disputes.actions import DISPUTE_ACTIONS
+from payscope.areas.disputes.detail import DisputeDetailScreen
+from payscope.areas.disputes.forms import EvidenceForm
+from payscope.areas.disputes.view import DisputesView
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.areas.payments.forms import OpenDisputeForm
+from payscope.views.forms import ConfirmScreen
+from payscope.widgets.format import format_amount
 from tests.tui.area_snapshots import screens_in_every_look
 from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import (
@@ -32,14 +40,6 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
-from tui.areas.disputes.actions import DISPUTE_ACTIONS
-from tui.areas.disputes.detail import DisputeDetailScreen
-from tui.areas.disputes.forms import EvidenceForm
-from tui.areas.disputes.view import DisputesView
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.areas.payments.forms import OpenDisputeForm
-from tui.views.forms import ConfirmScreen
-from tui.widgets.format import format_amount
 
 Dirs = tuple[Path, Path]
 DAY = 86400
@@ -66,8 +66,8 @@ async def _demo(app: Any) -> dict[str, str]:
     8 days on, `soon` opens; 5 days more, `new`. So now (May 14 12:00) `late` is 6 days
     overdue, `soon` has 2 days left and `new` 7.
     """
-    from tui.api.models.disputes import DisputeEvidenceSubmit
-    from tui.api.models.payments import PaymentListRequest
+    from payscope.api.models.disputes import DisputeEvidenceSubmit
+    from payscope.api.models.payments import PaymentListRequest
 
     client = app.runtime.client
     page = await client.payments.list(PaymentListRequest(status=["succeeded"], limit=20))
@@ -213,7 +213,7 @@ async def test_deadlines_follow_the_sandbox_clock_not_the_wall_clock(dirs: Dirs)
 async def test_deadline_colours_stand_out_and_read_in_both_themes(dirs: Dirs, theme: str) -> None:
     from rich.color import Color
 
-    from tui.widgets.format import theme_colour
+    from payscope.widgets.format import theme_colour
 
     def contrast(a: str, b: str) -> float:
         def luminance(value: str) -> float:
@@ -361,8 +361,8 @@ async def test_filters_short_status_stage_payment_id_fragment_amount_and_mistake
 
 
 async def test_open_a_dispute_from_a_payment_detail_and_it_appears_live(dirs: Dirs) -> None:
-    from tui.areas.payments.actions import ROW_ACTIONS
-    from tui.views.actions import find
+    from payscope.areas.payments.actions import ROW_ACTIONS
+    from payscope.views.actions import find
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -487,7 +487,7 @@ async def test_challenge_with_evidence_by_category_after_a_validation_error(dirs
 async def test_no_evidence_yet_is_said_plainly_when_the_service_answers_404(
     dirs: Dirs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui.api.errors import NotFoundError
+    from payscope.api.errors import NotFoundError
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -639,7 +639,7 @@ async def test_enter_and_g_open_the_disputed_payment(dirs: Dirs) -> None:
 
 
 async def test_hostile_text_shows_literally_in_the_list_and_the_detail(dirs: Dirs) -> None:
-    from tui.api.models.disputes import DisputeEvidenceSubmit
+    from payscope.api.models.disputes import DisputeEvidenceSubmit
 
     app = build(*dirs)
     # Wide enough for the reason column.

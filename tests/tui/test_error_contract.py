@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
+from payscope.app import make_app
+from payscope.asgi_server import EmbeddedServer
 from tests.tui.pilot import until
 from tests.tui.test_remote_snapshots import _save_profile
-from tui.app import make_app
-from tui.asgi_server import EmbeddedServer
 
 Dirs = tuple[Path, Path]
 REAL_KEY_REFUSED = {
@@ -90,7 +90,7 @@ async def test_a_remote_profile_explains_ir_01_as_the_real_services_invalid_key(
 async def test_a_profile_set_to_the_spec_reads_the_code_by_the_spec(
     dirs: Dirs, real_service: str
 ) -> None:
-    from tui import config
+    from payscope import config
 
     config_dir, data_dir = dirs
     _save_profile(real_service, "merchant_1", "pro_abcdefghij0123456789", "snd_Wrong7Kq2VbN4xLr9Pz")
@@ -107,8 +107,8 @@ async def test_a_profile_set_to_the_spec_reads_the_code_by_the_spec(
 
 
 async def test_the_local_sandbox_explains_the_specs_meaning(dirs: Dirs) -> None:
-    from tui.api import errors
-    from tui.widgets.errors import describe_error
+    from payscope.api import errors
+    from payscope.widgets.errors import describe_error
 
     config_dir, data_dir = dirs
     app = make_app(config_dir=config_dir, data_dir=data_dir, stable_display=True)
@@ -125,8 +125,8 @@ async def test_the_local_sandbox_explains_the_specs_meaning(dirs: Dirs) -> None:
 
 
 def test_an_error_payscope_made_itself_names_no_contract() -> None:
-    from tui.api.errors import NotFoundError
-    from tui.widgets.errors import describe_error
+    from payscope.api.errors import NotFoundError
+    from payscope.widgets.errors import describe_error
 
     error = NotFoundError(404, "invalid_request", "IR_05", "No user has the e-mail a@b.c.")
     _title, message = describe_error(error)

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
+from payscope.webhooks.signing import SIGNATURE_HEADER, sign
 from tests.tui.pilot import LOOKS_AND_SWITCHED, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
 
 def _payload(event_id: str, event_type: str, payment_id: str, status: str) -> bytes:
@@ -47,8 +47,8 @@ async def _post(client: httpx.AsyncClient, url: str, body: bytes, signature: str
 
 async def _deliveries(pilot: Any) -> None:
     """Open Events, then deliver: a failed payment (twice), a success, and a forged one."""
-    from tui.areas.events.view import EventsView
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.events.view import EventsView
+    from payscope.areas.payments.view import PaymentsView
 
     await ready(pilot)
     # Real payments of the seeded sandbox: the Payments table refreshes the rows a webhook
@@ -70,7 +70,7 @@ async def _deliveries(pilot: Any) -> None:
         assert await _post(client, url, SUCCEEDED, sign(SUCCEEDED, secret)) == 200
         forged = sign(SUCCEEDED, "not-the-secret")
         assert await _post(client, url, SUCCEEDED, forged) == 401
-    from tui.widgets.status_bar import StatusBar
+    from payscope.widgets.status_bar import StatusBar
 
     view = app.screen.query_one(EventsView)
     status = app.screen.query_one(StatusBar)
@@ -82,8 +82,8 @@ async def _deliveries(pilot: Any) -> None:
 
 async def _detail(pilot: Any) -> None:
     """The duplicated event's detail: verification, headers, raw body and pretty JSON."""
-    from tui.areas.events.detail import EventDetailScreen
-    from tui.areas.events.view import EventsView
+    from payscope.areas.events.detail import EventDetailScreen
+    from payscope.areas.events.view import EventsView
 
     await _deliveries(pilot)
     view = pilot.app.screen.query_one(EventsView)

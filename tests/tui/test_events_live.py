@@ -9,10 +9,10 @@ import httpx
 import pytest
 from textual.widgets import DataTable, Static
 
+from payscope.areas.events.view import EventsView
+from payscope.webhooks.signing import SIGNATURE_HEADER, sign
 from tests.tui.pilot import run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.events.view import EventsView
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
 
 def _event(n: int) -> bytes:

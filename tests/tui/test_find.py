@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.shell.find import FindScreen
 from tests.tui.pilot import create_payment, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.shell.find import FindScreen
 
 Dirs = tuple[Path, Path]
 
@@ -73,7 +73,7 @@ async def test_pay_with_part_of_an_id_opens_the_one_match(dirs: Dirs) -> None:
 
 
 async def test_evt_with_part_of_an_event_id_finds_it_in_the_journal(dirs: Dirs) -> None:
-    from tui.areas.events.detail import EventDetailScreen
+    from payscope.areas.events.detail import EventDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -93,8 +93,8 @@ async def test_last_4_shows_every_match_paged_and_says_how_many_it_looked_at(dir
     notes say how many records were read."""
     import asyncio
 
-    from tui.api.models.payments import PaymentListRequest
-    from tui.shell.find import PAGE_SIZE
+    from payscope.api.models.payments import PaymentListRequest
+    from payscope.shell.find import PAGE_SIZE
 
     discover = "6011111111111117"  # ends in 1117, as in the issue
 

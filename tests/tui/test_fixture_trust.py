@@ -9,11 +9,11 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
+from payscope.views.ask import AskScreen
+from payscope.views.fixture_run import FixtureScreen
+from payscope.webhooks import compose
 from tests.tui.pilot import shown_text, until
 from tests.tui.snapshot_app import build, ready
-from tui.views.ask import AskScreen
-from tui.views.fixture_run import FixtureScreen
-from tui.webhooks import compose
 
 
 def write(path: Path, steps: list[dict[str, object]]) -> Path:

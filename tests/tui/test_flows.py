@@ -7,13 +7,13 @@ from pathlib import Path
 
 from textual.widgets import DataTable
 
+from payscope.areas.events.view import EventsView
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.areas.payments.forms import CaptureForm, NewPaymentScreen, RefundForm
+from payscope.areas.payments.view import PaymentsView
 from tests.tui.conftest import SEEDED_PAYMENTS
 from tests.tui.pilot import run_command, type_text, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.events.view import EventsView
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.areas.payments.forms import CaptureForm, NewPaymentScreen, RefundForm
-from tui.areas.payments.view import PaymentsView
 
 Dirs = tuple[Path, Path]
 
@@ -166,7 +166,7 @@ async def test_ctrl_r_reloads_the_views_without_restarting(dirs: Dirs) -> None:
         await app.workers.wait_for_complete()
         assert runtime.client is client and runtime.listener is listener
         # One subscription counts deliveries: a new event adds exactly one.
-        from tui.widgets.status_bar import StatusBar
+        from payscope.widgets.status_bar import StatusBar
 
         status = app.screen.query_one(StatusBar)
         count = status.event_count
@@ -182,7 +182,7 @@ async def test_request_log_path_column_takes_the_room_left(dirs: Dirs) -> None:
     """No horizontal scrolling at 80 columns; the rows survive a resize."""
     from textual.widgets.data_table import ColumnKey
 
-    from tui.areas.requests.view import RequestsView
+    from payscope.areas.requests.view import RequestsView
 
     app = build(*dirs)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -223,7 +223,7 @@ async def test_an_empty_result_keeps_the_keys_of_the_area(dirs: Dirs) -> None:
 
 
 async def test_the_rail_makes_room_in_a_narrow_terminal_unless_asked_back(dirs: Dirs) -> None:
-    from tui.shell.main import NavRail
+    from payscope.shell.main import NavRail
 
     app = build(*dirs)
     async with app.run_test(size=(60, 20)) as pilot:

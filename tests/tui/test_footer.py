@@ -13,8 +13,8 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Footer, Static
 
+from payscope.widgets.footer import KeyFooter
 from tests.tui.pilot import until
-from tui.widgets.footer import KeyFooter
 
 
 class Keys(App[None]):
@@ -86,7 +86,7 @@ def test_every_screen_yields_the_key_footer() -> None:
     import ast
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2] / "tui"
+    root = Path(__file__).resolve().parents[2] / "tui" / "payscope"
     found = []
     for path in sorted(root.rglob("*.py")):
         if path.name == "footer.py" and path.parent.name == "widgets":

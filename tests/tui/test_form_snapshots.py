@@ -21,10 +21,10 @@ CAPTURE = {"capture": "manual", "cancel": "manual", "refund": "automatic"}
 
 def _form(action: str) -> Drive:
     async def drive(pilot: Any) -> None:
-        from tui.areas.payments.actions import ROW_ACTIONS
-        from tui.areas.payments.view import PaymentsView
-        from tui.views.actions import find
-        from tui.views.forms import FormScreen
+        from payscope.areas.payments.actions import ROW_ACTIONS
+        from payscope.areas.payments.view import PaymentsView
+        from payscope.views.actions import find
+        from payscope.views.forms import FormScreen
 
         await ready(pilot)
         app = pilot.app
@@ -51,7 +51,7 @@ def _form(action: str) -> Drive:
 async def _picker(pilot: Any) -> None:
     from textual.widgets import DataTable
 
-    from tui.widgets.card_picker import TestCardPicker
+    from payscope.widgets.card_picker import TestCardPicker
 
     await ready(pilot)
     app = pilot.app

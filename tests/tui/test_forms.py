@@ -10,10 +10,8 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable, Input, Select, Static
 
-from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
-from tests.tui.snapshot_app import build, ready
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.areas.payments.forms import (
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.areas.payments.forms import (
     CancelForm,
     CaptureForm,
     ConfirmForm,
@@ -22,9 +20,11 @@ from tui.areas.payments.forms import (
     ThreeDSForm,
     UpdateForm,
 )
-from tui.areas.payments.view import PaymentsView
-from tui.views.forms import ConfirmScreen
-from tui.widgets.card_picker import TestCardPicker
+from payscope.areas.payments.view import PaymentsView
+from payscope.views.forms import ConfirmScreen
+from payscope.widgets.card_picker import TestCardPicker
+from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
+from tests.tui.snapshot_app import build, ready
 
 Dirs = tuple[Path, Path]
 
@@ -211,7 +211,7 @@ async def test_service_refusal_is_shown_in_the_form_which_stays_open(dirs: Dirs)
         await until(lambda: isinstance(app.screen, CancelForm))
         form = app.screen
         # Meanwhile the payment is captured elsewhere: the cancel is refused by the service.
-        from tui.api.models.payments import PaymentCaptureRequest
+        from payscope.api.models.payments import PaymentCaptureRequest
 
         await app.runtime.client.payments.capture(created.payment_id, PaymentCaptureRequest())
         await pilot.press("ctrl+s")
@@ -312,7 +312,7 @@ async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
 def test_detail_offers_only_the_actions_a_status_allows(status: str, offered: set[str]) -> None:
     from types import SimpleNamespace
 
-    from tui.areas.payments.actions import ROW_ACTIONS
+    from payscope.areas.payments.actions import ROW_ACTIONS
 
     payment = SimpleNamespace(status=status)
     assert {a.name for a in ROW_ACTIONS if a.allows(payment, local=True)} == offered
@@ -394,7 +394,7 @@ async def test_a_form_gives_the_focus_to_its_first_field_only() -> None:
     from textual.containers import VerticalScroll
     from textual.events import DescendantFocus
 
-    from tui.views.forms import Field, FormScreen
+    from payscope.views.forms import Field, FormScreen
 
     class Two(FormScreen):
         title_text = "Two fields"
@@ -424,8 +424,8 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
     """A choice form mounts only the fields in sight; a field a choice shows later is mounted
     then, in its place (after its group's heading, before the next field's), and a field
     hidden again keeps what was typed."""
-    from tui.views.choices import Choice, ChoiceFormScreen
-    from tui.views.forms import Field
+    from payscope.views.choices import Choice, ChoiceFormScreen
+    from payscope.views.forms import Field
 
     def pick(name: str, values: list[str]) -> Select[str]:
         return Select([(v, v) for v in values], allow_blank=False, id=f"field-{name}")
@@ -517,8 +517,8 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
 
 
 async def test_a_field_held_back_never_takes_the_first_focus() -> None:
-    from tui.views.choices import Choice, ChoiceFormScreen
-    from tui.views.forms import Field
+    from payscope.views.choices import Choice, ChoiceFormScreen
+    from payscope.views.forms import Field
 
     class HeldFirst(ChoiceFormScreen):
         title_text = "Held first"

@@ -9,10 +9,10 @@ from typing import Any
 
 from textual.widgets import Button, Select, Static
 
+from payscope.areas.payments.forms import NewPaymentScreen
 from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
 from tests.tui.test_remote_snapshots import remote  # noqa: F401  (the fixture)
-from tui.areas.payments.forms import NewPaymentScreen
 
 Dirs = tuple[Path, Path]
 CARD_PARTS = ("card", "expiry", "cvc", "authentication_type")
@@ -61,9 +61,9 @@ async def test_only_the_chosen_methods_fields_show(dirs: Dirs) -> None:
 
 
 async def test_a_new_payout_sends_at_once_with_the_values_it_opens_with(dirs: Dirs) -> None:
+    from payscope.areas.payouts.forms import NewPayoutForm
+    from payscope.areas.payouts.view import PayoutsView
     from tests.tui.pilot import open_list
-    from tui.areas.payouts.forms import NewPayoutForm
-    from tui.areas.payouts.view import PayoutsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -89,7 +89,7 @@ async def test_the_email_hint_says_nothing_of_the_local_sandbox_on_a_remote_prof
     dirs: Dirs,
     remote: Any,  # noqa: F811
 ) -> None:
-    from tui.app import make_app
+    from payscope.app import make_app
 
     app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1])
     async with app.run_test(size=(120, 40)) as pilot:

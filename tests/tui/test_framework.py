@@ -8,9 +8,9 @@ from pathlib import Path
 
 from rich.text import Text
 
+from payscope.views.live import Change
 from tests.tui.pilot import create_payment, open_detail, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
-from tui.views.live import Change
 
 Dirs = tuple[Path, Path]
 
@@ -25,7 +25,7 @@ async def test_a_pending_refund_turns_succeeded_on_the_payment_detail_by_itself(
         # Refunds of this card start pending (a refund of any other settles at once).
         payment = await create_payment(client, card="4000000000007726")
         detail = await open_detail(pilot, payment.payment_id)
-        from tui.api.models.refunds import RefundCreateRequest
+        from payscope.api.models.refunds import RefundCreateRequest
 
         refund = await client.refunds.create(
             RefundCreateRequest(payment_id=payment.payment_id, amount=1000)
@@ -75,7 +75,7 @@ async def test_a_burst_of_webhooks_becomes_one_read(dirs: Dirs) -> None:
 
 
 async def test_the_refund_button_says_the_amount_as_it_is_typed(dirs: Dirs) -> None:
-    from tui.areas.payments.forms import RefundForm
+    from payscope.areas.payments.forms import RefundForm
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -101,7 +101,7 @@ async def test_an_error_on_a_field_out_of_view_is_scrolled_to_and_announced(
 ) -> None:
     from textual.containers import VerticalScroll
 
-    from tui.areas.payments.forms import NewPaymentScreen
+    from payscope.areas.payments.forms import NewPaymentScreen
 
     app = build(*dirs)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -131,7 +131,7 @@ async def test_hiding_the_rail_gives_events_its_columns_back(dirs: Dirs) -> None
         await ready(pilot)
         await create_payment(app.runtime.client)
         await run_command(pilot, "events")
-        from tui.areas.events.view import EventsView
+        from payscope.areas.events.view import EventsView
 
         view = app.screen.query_one(EventsView)
         await until(lambda: bool(view.rows))
@@ -152,9 +152,9 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
 
     import httpx
 
-    from tui.api.models.payments import PaymentUpdateRequest
-    from tui.areas.events.view import EventsView
-    from tui.webhooks.signing import SIGNATURE_HEADER, sign
+    from payscope.api.models.payments import PaymentUpdateRequest
+    from payscope.areas.events.view import EventsView
+    from payscope.webhooks.signing import SIGNATURE_HEADER, sign
 
     hostile = "[b]x[/b]\x1b[5m:warning:"
     app = build(*dirs)
@@ -194,11 +194,11 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
 
 
 async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dirs) -> None:
-    from tui import config
-    from tui.areas.events.detail import EventDetailScreen
-    from tui.areas.events.forms import ReplayForm
-    from tui.areas.events.view import EventsView
-    from tui.webhooks.listener import Listener
+    from payscope import config
+    from payscope.areas.events.detail import EventDetailScreen
+    from payscope.areas.events.forms import ReplayForm
+    from payscope.areas.events.view import EventsView
+    from payscope.webhooks.listener import Listener
 
     target = Listener(dirs[1] / "target", secrets=None)
     url = await target.start("127.0.0.1", 0)

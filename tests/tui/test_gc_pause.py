@@ -1,5 +1,6 @@
 """The garbage collector is paused from `payscope`'s launch until its runtime is up
-(tui/gc_pause.py): Textual's import included, where most of its 76 passes over live objects were,
+(tui/payscope/gc_pause.py): Textual's import included, where most of its 76 passes over live
+objects were,
 and the client's and the listener's imports after the first frame."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def test_the_command_line_pauses_it_before_textual_is_imported(tmp_path: Path) -
         "            print('collector on at textual import:', gc.isenabled(), flush=True)\n"
         "        return None\n"
         "sys.meta_path.insert(0, Watch())\n"
-        "from tui.cli import main\n"
+        "from payscope.cli import main\n"
         "main(['--profile', 'no-such-profile'])\n"
     )
     env = {"PAYSCOPE_CONFIG_DIR": str(tmp_path / "config"), "PAYSCOPE_DATA_DIR": str(tmp_path)}
@@ -51,7 +52,7 @@ def _environment() -> dict[str, str]:
 async def test_the_app_resumes_it_frozen_once_its_runtime_is_up(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tui import gc_pause
+    from payscope import gc_pause
 
     assert gc.isenabled()
     gc_pause.pause()
@@ -79,8 +80,8 @@ async def test_a_runtime_slow_to_start_has_it_resumed_all_the_same(
     """A first run's seeding can take minutes: the collector is not kept off meanwhile."""
     import asyncio
 
-    from tui import app as app_module
-    from tui import gc_pause
+    from payscope import app as app_module
+    from payscope import gc_pause
 
     monkeypatch.setattr(app_module, "GC_PAUSE_LIMIT", 0.2)
     gc_pause.pause()
@@ -104,7 +105,7 @@ async def test_a_runtime_slow_to_start_has_it_resumed_all_the_same(
 
 
 def _restore() -> None:
-    from tui import gc_pause
+    from payscope import gc_pause
 
     gc_pause.resume()
     gc.unfreeze()  # this test process's objects go back to the collector
@@ -114,7 +115,7 @@ def _restore() -> None:
 # `payscope sandbox` and `payscope listen`: paused from launch through their imports and set-up,
 # then set aside (gc.freeze) and on again once they serve.
 _SANDBOX = (
-    "from tui.sandbox import cli, server\n"
+    "from payscope.sandbox import cli, server\n"
     "built = server.Sandbox.__init__\n"
     "def watched(self, *a, **k):\n"
     "    print('building, collector on:', gc.isenabled(), flush=True)\n"
@@ -127,7 +128,7 @@ _SANDBOX = (
     "sys.exit(main(['sandbox', '--port', '0', '--data', DATA]))\n"
 )
 _LISTEN = (
-    "from tui.webhooks import listener\n"
+    "from payscope.webhooks import listener\n"
     "start = listener.Listener.start\n"
     "async def watched(self, *a, **k):\n"
     "    print('building, collector on:', gc.isenabled(), flush=True)\n"
@@ -145,7 +146,7 @@ _LISTEN = (
 def test_the_servers_pause_it_until_they_serve(script: str, tmp_path: Path) -> None:
     code = (
         "import gc, os, sys\n"
-        "from tui.cli import main\n"
+        "from payscope.cli import main\n"
         f"DATA = {str(tmp_path / 'data')!r}\n" + script
     )
     env = {**_environment(), "PAYSCOPE_WEBHOOK_SECRET": "whsec_" + "k" * 32}

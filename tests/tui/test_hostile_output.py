@@ -1,5 +1,5 @@
 """What the TUI's widgets render of hostile text from outside holds no raw control character
-(tui/api/terminal.py, issue 38): a payment's Raw JSON view, an event's raw body and JSON
+(tui/payscope/api/terminal.py, issue 38): a payment's Raw JSON view, an event's raw body and JSON
 sections (a really signed webhook), and the error toast of a remote that answers every call
 with escape sequences, C1 controls and bidi overrides in its message and obs-text bytes in its
 headers (a real server on a loopback port: tests/hostile_server.py)."""
@@ -30,9 +30,9 @@ Dirs = tuple[Path, Path]
 
 
 async def test_raw_json_and_the_events_json_show_hostile_text_escaped(dirs: Dirs) -> None:
-    from tui.api.models.payments import PaymentUpdateRequest
-    from tui.areas.events.detail import EventDetailScreen
-    from tui.areas.events.view import EventsView
+    from payscope.api.models.payments import PaymentUpdateRequest
+    from payscope.areas.events.detail import EventDetailScreen
+    from payscope.areas.events.view import EventsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -88,8 +88,8 @@ async def test_raw_json_and_the_events_json_show_hostile_text_escaped(dirs: Dirs
 
 
 async def test_a_hostile_remote_s_error_is_said_escaped(dirs: Dirs) -> None:
-    from tui import config, secrets
-    from tui.app import make_app
+    from payscope import config, secrets
+    from payscope.app import make_app
 
     config_dir, data = dirs
 
@@ -127,7 +127,7 @@ async def test_a_fixture_run_shows_a_hostile_file_and_its_failure_escaped(
 ) -> None:
     from textual.widgets import Input, Static
 
-    from tui.views.fixture_run import FixtureScreen
+    from payscope.views.fixture_run import FixtureScreen
 
     # TOML writes each control as an escape; the loaded names hold the raw characters.
     name = "pwn\\u001b]52;c;aGk=\\u0007\\u001b[2J\\u009b31m\\u202eevil"

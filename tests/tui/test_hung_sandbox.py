@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from payscope.app import make_app
+from payscope.areas.payments.forms import RefundForm
+from payscope.sandbox import daemon, files
+from payscope.views.area import TitleBar
+from payscope.views.detail import DetailScreen
 from tests.tui.pilot import create_payment, until
-from tui.app import make_app
-from tui.areas.payments.forms import RefundForm
-from tui.sandbox import daemon, files
-from tui.views.area import TitleBar
-from tui.views.detail import DetailScreen
 
 # The client's timeout for this test: short, so the test does not wait 30 s, and set only once
 # the views have loaded (a busy machine's first answers may be slower than that).
@@ -121,11 +121,11 @@ async def test_a_hung_remote_is_said_on_the_list_and_a_retry_works(
 
     import httpx
 
+    from payscope import config, secrets
     from tests.sandbox.conftest import API_KEY, payment_body
-    from tui import config, secrets
 
     config_dir, data = dirs
-    command = [sys.executable, "-m", "tui", "sandbox", "--port", "0", "--api-key", API_KEY]
+    command = [sys.executable, "-m", "payscope", "sandbox", "--port", "0", "--api-key", API_KEY]
     service = subprocess.Popen(
         [*command, "--data", str(tmp_path / "svc")],
         stdout=subprocess.PIPE,

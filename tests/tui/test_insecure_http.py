@@ -16,9 +16,9 @@ KEY = "snd_" + "d" * 32
 
 
 async def test_the_status_bar_says_insecure_http(dirs: tuple[Path, Path]) -> None:
-    from tui import config, secrets
-    from tui.app import make_app
-    from tui.widgets.status_bar import StatusBar
+    from payscope import config, secrets
+    from payscope.app import make_app
+    from payscope.widgets.status_bar import StatusBar
 
     config_dir, data = dirs
     profile = config.Profile(
@@ -36,7 +36,7 @@ async def test_the_status_bar_says_insecure_http(dirs: tuple[Path, Path]) -> Non
 
 
 async def test_without_it_the_profile_does_not_start(dirs: tuple[Path, Path]) -> None:
-    from tui.runtime import OptionsError, Runtime, RuntimeOptions
+    from payscope.runtime import OptionsError, Runtime, RuntimeOptions
 
     config_dir, _ = dirs
     (config_dir / "profiles.toml").write_text(

@@ -16,6 +16,13 @@ import pytest
 from rich.style import Style
 from textual.widgets import Input, Select, Static
 
+from payscope.app import PayscopeApp, make_app
+from payscope.areas.links.detail import LinkDetailScreen
+from payscope.areas.links.forms import NewLinkForm
+from payscope.areas.links.spec import expiry_cell, short_span
+from payscope.areas.links.view import LinksView
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.widgets.qr import DARK, LIGHT, QRScreen
 from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import (
@@ -30,13 +37,6 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tui.app import PayscopeApp, make_app
-from tui.areas.links.detail import LinkDetailScreen
-from tui.areas.links.forms import NewLinkForm
-from tui.areas.links.spec import expiry_cell, short_span
-from tui.areas.links.view import LinksView
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.widgets.qr import DARK, LIGHT, QRScreen
 
 Dirs = tuple[Path, Path]
 HOSTILE = "[b]x[/b]\x1b[5m"
@@ -55,7 +55,7 @@ async def _open(pilot: Any, link_id: str) -> LinkDetailScreen:
 
 
 async def _make_link(client: Any, **fields: Any) -> Any:
-    from tui.api.models.links import PaymentLinkCreateRequest
+    from payscope.api.models.links import PaymentLinkCreateRequest
 
     body = {"amount": 4200, "currency": "EUR", **fields}
     return await client.payment_links.create(PaymentLinkCreateRequest.model_validate(body))
@@ -74,7 +74,7 @@ async def pay_on_the_page(
 ) -> dict[str, Any]:
     """What the hosted page's script does, over real HTTP and with no secret key: read the
     link's data from the page, confirm its payment with the publishable key and the
-    payment's client_secret (tui/sandbox/static/checkout.html), with the buyer's e-mail and
+    payment's client_secret (tui/payscope/sandbox/static/checkout.html), with the buyer's e-mail and
     name on card in `billing` (the name split at its first space) as the page sends them."""
     import json
     import re
@@ -480,7 +480,7 @@ async def test_the_qr_on_screen_is_the_links_code(
 
 
 def test_the_drawing_is_dark_on_light_half_blocks() -> None:
-    from tui.widgets.qr import LIGHT_STYLE, STYLE, QRDrawing
+    from payscope.widgets.qr import LIGHT_STYLE, STYLE, QRDrawing
 
     drawing = QRDrawing("http://127.0.0.1:8080/pay/plink_abcdefghijklmnopqrst")
     assert (STYLE.color.name, STYLE.bgcolor.name) == (DARK, LIGHT)
@@ -562,7 +562,7 @@ async def test_a_link_buyers_billing_email_and_name_show_and_find_the_payment(
     """Issue 33.7: the buyer's e-mail, given on the hosted page, showed as "Email -" and
     `:find` could not find it. The payment detail shows the billing e-mail and name, and
     `:find` finds the payment by the e-mail."""
-    from tui.shell.find import FindScreen
+    from payscope.shell.find import FindScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -664,7 +664,7 @@ async def test_the_detail_opens_its_payment(dirs: Dirs, key: str) -> None:
 
 
 async def test_find_by_a_whole_link_id_opens_the_link(dirs: Dirs) -> None:
-    from tui.shell.find import FindScreen
+    from payscope.shell.find import FindScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -715,7 +715,7 @@ async def test_hostile_text_shows_literally(dirs: Dirs) -> None:
 
 
 def test_paid_is_the_links_payment_and_beats_expired() -> None:
-    from tui.api.models.links import PaymentLink
+    from payscope.api.models.links import PaymentLink
 
     def state(status: str, payment_status: str | None) -> str | None:
         link = PaymentLink(payment_link_id="plink_1", status=status, payment_status=payment_status)
@@ -739,7 +739,7 @@ def test_time_left_fits_its_column() -> None:
         "29d",
     ]
     assert max(len("in " + short_span(s)) for s in range(0, 86400 * 40, 1799)) <= 9
-    from tui.api.models.links import PaymentLink
+    from payscope.api.models.links import PaymentLink
 
     link = PaymentLink(payment_link_id="plink_1", status="active", expiry="2024-05-01T12:30:00Z")
     variables: dict[str, str] = {"warning": "#ff0000"}

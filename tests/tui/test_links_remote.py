@@ -20,13 +20,13 @@ import httpx
 import pytest
 from textual.widgets import Input, Static
 
+from payscope.app import make_app
+from payscope.areas.links.detail import LinkDetailScreen
+from payscope.areas.links.forms import NewLinkForm
+from payscope.areas.links.view import LinksView
+from payscope.asgi_server import EmbeddedServer
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _save_profile
-from tui.app import make_app
-from tui.areas.links.detail import LinkDetailScreen
-from tui.areas.links.forms import NewLinkForm
-from tui.areas.links.view import LinksView
-from tui.asgi_server import EmbeddedServer
 
 Dirs = tuple[Path, Path]
 # What the real service's RetrievePaymentLinkResponse holds (no payment, no look).
@@ -156,8 +156,8 @@ class Remote:
 @pytest.fixture
 async def real_service(dirs: Dirs) -> AsyncIterator[Remote]:
     """The seeded sandbox behind the adapter, and a `remote` profile on the adapter."""
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
 
     # Real time: on a remote profile the app judges times by the wall clock, as the service does.
     sandbox = Sandbox(SandboxConfig(data_dir=dirs[1] / "sandbox"))

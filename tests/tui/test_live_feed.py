@@ -17,14 +17,14 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
+from payscope.areas.events import view as events_module
+from payscope.areas.events.view import EventsView
+from payscope.areas.payments.view import PaymentsView
+from payscope.views.columns import CellContext, Column
+from payscope.views.table import ResourceTable
+from payscope.webhooks.signing import SIGNATURE_HEADER, sign
 from tests.tui.pilot import create_payment, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.events import view as events_module
-from tui.areas.events.view import EventsView
-from tui.areas.payments.view import PaymentsView
-from tui.views.columns import CellContext, Column
-from tui.views.table import ResourceTable
-from tui.webhooks.signing import SIGNATURE_HEADER, sign
 
 WINDOW = 30
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from payscope.areas.payments.detail import PaymentDetailScreen
 from tests.tui.pilot import create_payment, open_detail, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.payments.detail import PaymentDetailScreen
 
 Dirs = tuple[Path, Path]
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
@@ -23,7 +23,7 @@ def lines_of(widget: Any) -> list[str]:
 
 async def _refunded(pilot: Any, reason: str = "requested_by_customer") -> tuple[Any, Any]:
     """A payment with one refund, its detail open."""
-    from tui.api.models.refunds import RefundCreateRequest
+    from payscope.api.models.refunds import RefundCreateRequest
 
     client = pilot.app.runtime.client
     payment = await create_payment(client)
@@ -42,7 +42,7 @@ async def _refunded(pilot: Any, reason: str = "requested_by_customer") -> tuple[
 async def test_a_payments_refund_row_opens_with_enter_and_esc_comes_back(
     dirs: Dirs, size: tuple[int, int]
 ) -> None:
-    from tui.areas.refunds.view import RefundDetailScreen
+    from payscope.areas.refunds.view import RefundDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=size) as pilot:
@@ -62,7 +62,7 @@ async def test_a_payments_refund_row_opens_with_enter_and_esc_comes_back(
 
 
 async def test_a_payments_event_row_opens_the_event(dirs: Dirs) -> None:
-    from tui.areas.events.view import EventDetailScreen
+    from payscope.areas.events.view import EventDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -110,8 +110,8 @@ async def test_a_long_refund_reason_keeps_status_and_amount_in_view(
 async def test_colon_on_a_detail_opens_command_mode_and_ref_opens_the_refund(
     dirs: Dirs, size: tuple[int, int]
 ) -> None:
+    from payscope.areas.refunds.view import RefundDetailScreen
     from tests.tui.pilot import type_text
-    from tui.areas.refunds.view import RefundDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=size) as pilot:
@@ -162,9 +162,9 @@ async def test_theme_alone_opens_the_picker_that_lists_them(dirs: Dirs) -> None:
 
 
 async def test_esc_from_a_record_opened_by_trigger_returns_to_the_sandbox(dirs: Dirs) -> None:
+    from payscope.areas.disputes.view import DisputeDetailScreen
+    from payscope.areas.sandbox.view import SandboxView
     from tests.tui.pilot import run_command
-    from tui.areas.disputes.view import DisputeDetailScreen
-    from tui.areas.sandbox.view import SandboxView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -184,9 +184,9 @@ async def test_esc_from_a_record_opened_by_trigger_returns_to_the_sandbox(dirs: 
 
 
 async def test_a_failed_refund_is_explained_as_a_refund(dirs: Dirs) -> None:
+    from payscope.api.models.refunds import RefundCreateRequest
+    from payscope.areas.refunds.view import RefundDetailScreen
     from tests.tui.pilot import run_command, shown_text
-    from tui.api.models.refunds import RefundCreateRequest
-    from tui.areas.refunds.view import RefundDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -212,7 +212,7 @@ async def test_a_failed_refund_is_explained_as_a_refund(dirs: Dirs) -> None:
 
 @pytest.mark.parametrize("real", [False, True], ids=["spec", "real"])
 def test_a_bare_status_or_currency_filters_payments(real: bool) -> None:
-    from tui.areas.payments.spec import payment_grammar
+    from payscope.areas.payments.spec import payment_grammar
 
     grammar = payment_grammar(real=real)
     for typed, word in (("failed", "status:failed"), ("usd", "currency:usd")):
@@ -237,9 +237,9 @@ async def test_a_refunds_history_is_in_order_on_the_services_clock(dirs: Dirs) -
     import re
     from datetime import UTC, datetime, timedelta
 
+    from payscope.api.models.refunds import RefundCreateRequest
+    from payscope.areas.refunds.view import RefundDetailScreen
     from tests.tui.pilot import run_command, shown_text
-    from tui.api.models.refunds import RefundCreateRequest
-    from tui.areas.refunds.view import RefundDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -285,8 +285,8 @@ async def test_a_lost_dispute_shows_what_it_took_and_is_not_refunded_again(
     full-amount dispute, and its amounts showed no chargeback. The amounts say what the
     chargeback took; the refund form offers what is left; once nothing is left, neither Refund
     nor Open dispute is offered."""
+    from payscope.areas.payments.forms import OpenDisputeForm, RefundForm
     from tests.tui.pilot import shown_text
-    from tui.areas.payments.forms import OpenDisputeForm, RefundForm
 
     app = build(*dirs)
     async with app.run_test(size=size) as pilot:
@@ -356,8 +356,8 @@ async def test_a_64_character_ids_detail_title_keeps_status_and_amount(
 
 @pytest.mark.parametrize("command", ["find", "pay"])
 async def test_find_and_pay_take_a_64_character_id_whole(dirs: Dirs, command: str) -> None:
+    from payscope.shell.find import FindScreen
     from tests.tui.pilot import run_command
-    from tui.shell.find import FindScreen
 
     app = build(*dirs)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -398,7 +398,7 @@ async def test_a_webhooks_raw_body_and_json_wrap_at_punctuation(
     screen."""
     import json
 
-    from tui.areas.events.view import EventDetailScreen
+    from payscope.areas.events.view import EventDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=size) as pilot:

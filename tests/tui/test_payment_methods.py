@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, Select
 
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.areas.payments.forms import ConfirmForm, NewPaymentScreen, ThreeDSForm
+from payscope.widgets.method_picker import TestValuePicker
 from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.areas.payments.forms import ConfirmForm, NewPaymentScreen, ThreeDSForm
-from tui.widgets.method_picker import TestValuePicker
 
 Dirs = tuple[Path, Path]
 
@@ -131,7 +131,7 @@ _BILLING = {"address": {"line1": "1 Test Street", "city": "Testville", "country"
 
 async def _pay(client, family: str, type_: str, data: object, **extra: object):  # type: ignore[no-untyped-def]
     """A payment with a non-card method made through the client."""
-    from tui.api.models.payments import PaymentCreateRequest
+    from payscope.api.models.payments import PaymentCreateRequest
 
     body = {
         "amount": 2500,
@@ -177,8 +177,8 @@ async def test_the_detail_shows_a_transfers_instructions_and_the_keys_to_answer(
 
 
 async def test_the_detail_shows_the_wallet_and_the_mandate_it_set_up(dirs: Dirs) -> None:
+    from payscope.api.models.customers import CustomerCreateRequest
     from tests.tui.pilot import open_detail, shown_text
-    from tui.api.models.customers import CustomerCreateRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -290,8 +290,8 @@ async def test_o_opens_the_methods_page_which_the_sandbox_serves(
 
 
 async def test_the_payments_list_filters_by_family_and_by_type(dirs: Dirs) -> None:
+    from payscope.areas.payments.view import PaymentsView
     from tests.tui.pilot import apply_filter, filter_problem
-    from tui.areas.payments.view import PaymentsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -327,7 +327,7 @@ async def test_every_family_end_to_end_through_the_tui_with_its_webhook(
     """The form's first type of the family with its prefilled (succeeding) values; the customer's
     step answered from the TUI, or the sandbox clock moved on for what settles by itself; the
     payment succeeds and its webhook shows in the detail."""
-    from tui.api.models.methods import FAMILIES
+    from payscope.api.models.methods import FAMILIES
 
     assert family in FAMILIES
     app = build(*dirs)

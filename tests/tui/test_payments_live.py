@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from payscope.areas.payments.view import PaymentsView
+from payscope.views.table import ResourceTable
 from tests.tui.pilot import create_payment, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.payments.view import PaymentsView
-from tui.views.table import ResourceTable
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])

@@ -15,13 +15,13 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from payscope.app import PayscopeApp, make_app
+from payscope.asgi_server import EmbeddedServer
 from tests.api.conftest import Recorded, Reply, ScriptedApp, envelope
 from tests.real_payments_list import payments_list
 from tests.real_shapes import example
 from tests.tui.pilot import until
 from tests.tui.test_remote_snapshots import _settled
-from tui.app import PayscopeApp, make_app
-from tui.asgi_server import EmbeddedServer
 
 Dirs = tuple[Path, Path]
 KEY = "snd_reallist00000000000000000000001"
@@ -49,7 +49,7 @@ IDS = [p["payment_id"] for p in PAYMENTS]
 
 @pytest.fixture
 async def service(dirs: Dirs) -> AsyncIterator[ScriptedApp]:
-    from tui import config, secrets
+    from payscope import config, secrets
 
     stub = ScriptedApp(fallback=envelope(404, "HE_02", "Unrecognized request URL"))
     stub.script("GET", "/health", Reply(200, body=b"health is good", headers={}))
@@ -74,7 +74,7 @@ async def service(dirs: Dirs) -> AsyncIterator[ScriptedApp]:
 
 @pytest.fixture(autouse=True)
 def _pages_of_four(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     monkeypatch.setattr(PaymentsView, "page_size", 4)
 
@@ -116,7 +116,7 @@ async def _filter(pilot: Any, view: Any, stub: ScriptedApp, text: str) -> None:
 async def test_payments_page_by_cursor_and_filter_on_the_real_list(
     dirs: Dirs, service: ScriptedApp
 ) -> None:
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     app = _app(dirs)
     async with app.run_test(size=(160, 40)) as pilot:

@@ -13,6 +13,13 @@ from typing import Any
 import pytest
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
+from payscope.areas.payouts.detail import PayoutDetailScreen
+from payscope.areas.payouts.forms import NewPayoutForm, PayoutUpdateForm, account_said
+from payscope.areas.payouts.spec import list_request, method_of, method_text
+from payscope.areas.payouts.view import PayoutsView
+from payscope.views.forms import ConfirmScreen
+from payscope.views.model_fields import ACCOUNT_NUMBERS
+from payscope.widgets.inputs import MaskedInput, Picker, last_digits, mask
 from tests.tui.pilot import (
     LOOKS_AND_SWITCHED,
     apply_filter,
@@ -28,13 +35,6 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tui.areas.payouts.detail import PayoutDetailScreen
-from tui.areas.payouts.forms import NewPayoutForm, PayoutUpdateForm, account_said
-from tui.areas.payouts.spec import list_request, method_of, method_text
-from tui.areas.payouts.view import PayoutsView
-from tui.views.forms import ConfirmScreen
-from tui.views.model_fields import ACCOUNT_NUMBERS
-from tui.widgets.inputs import MaskedInput, Picker, last_digits, mask
 
 Dirs = tuple[Path, Path]
 HOSTILE = "[b]x[/b]\x1b[5m"
@@ -58,7 +58,7 @@ async def _open(pilot: Any, payout_id: str) -> PayoutDetailScreen:
 
 async def _payout(client: Any, **fields: Any) -> Any:
     """A payout made through the client (the tests then act on it through the screens)."""
-    from tui.api.models.payouts import PayoutCreateRequest
+    from payscope.api.models.payouts import PayoutCreateRequest
 
     body: dict[str, Any] = {"amount": 1250, "currency": "USD", **fields}
     return await client.payouts.create(PayoutCreateRequest.model_validate(body))
@@ -566,7 +566,7 @@ async def test_a_refusal_of_the_service_is_said_at_its_field(dirs: Dirs) -> None
 
 
 def test_test_accounts_are_said_in_a_few_words() -> None:
-    from tui.sandbox.resources.payouts import TEST_ACCOUNTS
+    from payscope.sandbox.resources.payouts import TEST_ACCOUNTS
 
     said = [account_said(r) for r in TEST_ACCOUNTS]
     assert said[0] == "…0002 → failed when it settles"
@@ -798,7 +798,7 @@ async def test_row_actions_follow_the_selected_payouts_state(dirs: Dirs) -> None
 
 
 async def test_g_opens_the_payouts_customer(dirs: Dirs) -> None:
-    from tui.areas.customers.detail import CustomerDetailScreen
+    from payscope.areas.customers.detail import CustomerDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -888,7 +888,7 @@ async def test_hostile_text_shows_literally(dirs: Dirs) -> None:
 
 
 def test_method_data_is_read_in_the_spec_and_the_real_shapes() -> None:
-    from tui.api.models.payouts import Payout
+    from payscope.api.models.payouts import Payout
 
     def payout(data: dict[str, Any]) -> Payout:
         return Payout.model_validate(
@@ -917,7 +917,7 @@ def test_method_data_is_read_in_the_spec_and_the_real_shapes() -> None:
 
 
 def test_the_real_list_shape_is_read() -> None:
-    from tui.api.models.payouts import PayoutListResponse
+    from payscope.api.models.payouts import PayoutListResponse
 
     row = {"payout_id": "p1", "status": "success", "amount": 5, "currency": "EUR"}
     page = PayoutListResponse.model_validate({"size": 1, "data": [row]})

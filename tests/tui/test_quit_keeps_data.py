@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from payscope.app import make_app
+from payscope.sandbox import daemon
 from tests.tui.pilot import create_payment, until
-from tui.app import make_app
-from tui.sandbox import daemon
 
 
 async def test_a_payment_and_its_webhook_made_just_before_quitting_are_there_next_time(

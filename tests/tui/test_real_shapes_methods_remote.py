@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from payscope.asgi_server import EmbeddedServer
 from tests.api.conftest import Reply, ScriptedApp
 from tests.real_payments_list import payments_list
 from tests.real_shapes import example, schema
@@ -28,7 +29,6 @@ from tests.tui.test_real_shapes_remote import (
     _raw_shows_every_field,
 )
 from tests.tui.test_remote_snapshots import _save_profile
-from tui.asgi_server import EmbeddedServer
 
 Dirs = tuple[Path, Path]
 
@@ -91,7 +91,7 @@ def test_every_family_and_next_action_of_the_document_is_covered() -> None:
 async def test_a_payment_of_every_family_renders_from_the_real_shapes(
     dirs: Dirs, real_service: str
 ) -> None:
-    from tui.areas.payments.detail import PaymentDetailScreen
+    from payscope.areas.payments.detail import PaymentDetailScreen
 
     app = _app(dirs)
     async with app.run_test(size=(160, 50)) as pilot:

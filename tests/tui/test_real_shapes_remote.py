@@ -23,15 +23,15 @@ from typing import Any, TypeVar
 import pytest
 from textual.widgets import DataTable, Static
 
+from payscope.app import PayscopeApp, make_app
+from payscope.asgi_server import EmbeddedServer
+from payscope.theming import status_variable
+from payscope.widgets.format import theme_colour
 from tests.api.conftest import Reply, ScriptedApp, envelope
 from tests.real_payments_list import payments_list
 from tests.real_shapes import example, lost
 from tests.tui.pilot import shown_text, until
 from tests.tui.test_remote_snapshots import _save_profile, _settled
-from tui.app import PayscopeApp, make_app
-from tui.asgi_server import EmbeddedServer
-from tui.theming import status_variable
-from tui.widgets.format import theme_colour
 
 Dirs = tuple[Path, Path]
 V = TypeVar("V")
@@ -265,16 +265,16 @@ def _colours(view: Any, served: list[dict[str, Any]], id_key: str, status_key: s
 
 
 async def test_the_areas_read_the_real_shapes(dirs: Dirs, real_service: Remote) -> None:
-    from tui.areas.customers.detail import CustomerDetailScreen
-    from tui.areas.customers.view import CustomersView
-    from tui.areas.disputes.detail import DisputeDetailScreen
-    from tui.areas.disputes.view import DisputesView
-    from tui.areas.payments.detail import PaymentDetailScreen
-    from tui.areas.payments.view import PaymentsView
-    from tui.areas.payouts.detail import PayoutDetailScreen
-    from tui.areas.payouts.view import PayoutsView
-    from tui.areas.refunds.detail import RefundDetailScreen
-    from tui.areas.refunds.view import RefundsView
+    from payscope.areas.customers.detail import CustomerDetailScreen
+    from payscope.areas.customers.view import CustomersView
+    from payscope.areas.disputes.detail import DisputeDetailScreen
+    from payscope.areas.disputes.view import DisputesView
+    from payscope.areas.payments.detail import PaymentDetailScreen
+    from payscope.areas.payments.view import PaymentsView
+    from payscope.areas.payouts.detail import PayoutDetailScreen
+    from payscope.areas.payouts.view import PayoutsView
+    from payscope.areas.refunds.detail import RefundDetailScreen
+    from payscope.areas.refunds.view import RefundsView
 
     app = _app(dirs)
     async with app.run_test(size=(160, 50)) as pilot:
@@ -409,8 +409,8 @@ def threaded_service(dirs: Dirs) -> Iterator[ThreadedStub]:
 
 
 async def _payment_detail(pilot: Any) -> None:
-    from tui.areas.payments.detail import PaymentDetailScreen
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.detail import PaymentDetailScreen
+    from payscope.areas.payments.view import PaymentsView
 
     app = pilot.app
     await app.runtime.ready.wait()
@@ -422,7 +422,7 @@ async def _payment_detail(pilot: Any) -> None:
 
 
 async def _payouts(pilot: Any) -> None:
-    from tui.areas.payouts.view import PayoutsView
+    from payscope.areas.payouts.view import PayoutsView
 
     app = pilot.app
     await app.runtime.ready.wait()

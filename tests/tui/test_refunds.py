@@ -10,6 +10,11 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static, TextArea
 
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.areas.refunds.detail import RefundDetailScreen
+from payscope.areas.refunds.forms import NewRefundForm, RefundUpdateForm
+from payscope.areas.refunds.view import RefundsView
+from payscope.views.forms import parse_metadata
 from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.pilot import (
     apply_filter,
@@ -24,11 +29,6 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.areas.refunds.detail import RefundDetailScreen
-from tui.areas.refunds.forms import NewRefundForm, RefundUpdateForm
-from tui.areas.refunds.view import RefundsView
-from tui.views.forms import parse_metadata
 
 Dirs = tuple[Path, Path]
 REFUND_FAILS_CARD = "4000000000005126"
@@ -54,7 +54,7 @@ async def _open(pilot: Any, refund_id: str) -> RefundDetailScreen:
 
 
 async def _refund(client: Any, payment_id: str, **fields: Any) -> Any:
-    from tui.api.models.refunds import RefundCreateRequest
+    from payscope.api.models.refunds import RefundCreateRequest
 
     return await client.refunds.create(RefundCreateRequest(payment_id=payment_id, **fields))
 
@@ -199,8 +199,8 @@ async def test_new_refund_from_the_list_end_to_end(dirs: Dirs) -> None:
 
 
 async def test_a_refund_made_on_the_payment_shows_on_the_list_at_once(dirs: Dirs) -> None:
+    from payscope.areas.payments.forms import RefundForm
     from tests.tui.pilot import open_detail
-    from tui.areas.payments.forms import RefundForm
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -355,7 +355,7 @@ async def test_a_new_refund_appears_on_top_when_its_webhook_arrives(dirs: Dirs) 
 
 
 async def test_g_on_a_refund_event_opens_the_refund(dirs: Dirs) -> None:
-    from tui.areas.events.view import EventsView
+    from payscope.areas.events.view import EventsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -6,9 +6,9 @@ import asyncio
 import socket
 from pathlib import Path
 
+from payscope.shell.health import MAX_RETRY, next_delay, watch_health
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import until
-from tui.shell.health import MAX_RETRY, next_delay, watch_health
 
 
 def _closed_port() -> int:
@@ -50,11 +50,11 @@ async def test_watch_health_reports_down_then_up_once() -> None:
 
 
 async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path, Path]) -> None:
-    from tui import config, secrets
-    from tui.app import make_app
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
-    from tui.shell.main import Banner, MainScreen
+    from payscope import config, secrets
+    from payscope.app import make_app
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
+    from payscope.shell.main import Banner, MainScreen
 
     config_dir, data = dirs
     port = _closed_port()
@@ -92,12 +92,12 @@ async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path
 async def test_remote_events_say_how_webhooks_get_here_and_history_says_what_is_missing(
     dirs: tuple[Path, Path],
 ) -> None:
-    from tui import config, secrets
-    from tui.app import make_app
-    from tui.areas.events.history import ServiceEventsScreen
-    from tui.areas.events.view import EventsView
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
+    from payscope import config, secrets
+    from payscope.app import make_app
+    from payscope.areas.events.history import ServiceEventsScreen
+    from payscope.areas.events.view import EventsView
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
 
     config_dir, data = dirs
     sandbox = Sandbox(SandboxConfig(data_dir=data / "sandbox", time_source=frozen_clock))

@@ -2,7 +2,7 @@
 
 Both run the real app on a `remote` profile. What would move from run to run is pinned:
 - the API client's backoff jitter (`retry_rng`), so retries against a dead port take no time;
-- the health loop's clock (`tui.shell.health.wait_or_wake`), so the banner's "checking again
+- the health loop's clock (`payscope.shell.health.wait_or_wake`), so the banner's "checking again
   in 1 s" is the first check's and never turns into the second's while the picture is taken;
 - the remote sandbox's clock (`frozen_clock`) and its new ids (`ids.secrets`, seeded);
 - the down service's address (port 1, refused on loopback), and the listener's port on screen
@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
+from payscope.app import PayscopeApp, make_app
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import LOOKS, until
-from tui.app import PayscopeApp, make_app
 
 # Port 1 (tcpmux) on loopback: never handed out for port 0 and not served on any machine we
 # run on, so connecting is refused at once; a fixed number keeps the error text the same.
@@ -55,7 +55,7 @@ async def _frozen_wait(wake: asyncio.Event, seconds: float) -> None:
 
 
 def _save_profile(base_url: str, merchant_id: str, profile_id: str, api_key: str) -> None:
-    from tui import config, secrets
+    from payscope import config, secrets
 
     profile = config.Profile(
         name="remote",
@@ -97,7 +97,7 @@ async def _without_toasts(pilot: Any) -> None:
 
 async def _banner_shown(pilot: Any) -> None:
     """Wait until the first health check failed and the banner says so, and the views gave up."""
-    from tui.shell.main import Banner, MainScreen
+    from payscope.shell.main import Banner, MainScreen
 
     app = pilot.app
     await app.runtime.ready.wait()
@@ -121,7 +121,7 @@ def test_service_down_banner(
     snap_compare: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import tui.shell.health as health
+    import payscope.shell.health as health
 
     monkeypatch.setattr(health, "wait_or_wake", _frozen_wait)
     _assert_refused(DOWN_URL)
@@ -155,8 +155,8 @@ class ThreadedSandbox:
             self._started.set()
 
     async def _serve(self) -> None:
-        from tui.sandbox.config import SandboxConfig
-        from tui.sandbox.server import Sandbox
+        from payscope.sandbox.config import SandboxConfig
+        from payscope.sandbox.server import Sandbox
 
         sandbox = Sandbox(SandboxConfig(data_dir=self.data_dir, time_source=frozen_clock))
         self.url = await sandbox.start("127.0.0.1", 0)
@@ -188,7 +188,7 @@ class ThreadedSandbox:
 @pytest.fixture
 def remote(dirs: tuple[Path, Path]) -> Iterator[ThreadedSandbox]:
     """The seeded sandbox on a free port, and a `remote` profile (key and webhook secret) for it."""
-    from tui import secrets
+    from payscope import secrets
 
     with ThreadedSandbox(dirs[1] / "sandbox") as sandbox:
         credentials = sandbox.credentials
@@ -204,7 +204,7 @@ def remote(dirs: tuple[Path, Path]) -> Iterator[ThreadedSandbox]:
 
 async def _point_webhook(client: Any, url: str) -> None:
     """Register `url` on the service's business profile, as a user does with the listener's."""
-    from tui.api.models.profiles import BusinessProfileUpdate, WebhookDetails
+    from payscope.api.models.profiles import BusinessProfileUpdate, WebhookDetails
 
     hook = WebhookDetails(webhook_url=url)
     await client.profiles.update(BusinessProfileUpdate(webhook_details=hook))
@@ -212,7 +212,7 @@ async def _point_webhook(client: Any, url: str) -> None:
 
 async def _events(client: Any, count: int, done: Callable[[Any], Awaitable[bool]]) -> list[Any]:
     """Wait until the service lists `count` events and `done(event)` holds for each; them."""
-    from tui.api.models.events import EventListRequest
+    from payscope.api.models.events import EventListRequest
 
     events: list[Any] = []
 
@@ -229,8 +229,8 @@ async def _history(pilot: Any) -> None:
     retried by hand; then the delivery history with that event selected."""
     from textual.widgets import DataTable
 
+    from payscope.areas.events.history import ServiceEventsScreen
     from tests.tui.pilot import create_payment
-    from tui.areas.events.history import ServiceEventsScreen
 
     app = pilot.app
     runtime = app.runtime

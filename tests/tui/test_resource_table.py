@@ -1,4 +1,4 @@
-"""`ResourceTable` (tui/views/table.py) with records shown before its columns are laid out:
+"""`ResourceTable` (tui/payscope/views/table.py) with records shown before its columns are laid out:
 an area built and given its data in the same refresh (`:sandbox` opened by a Trigger command as
 the client answers) shows them once it lays its columns out, instead of failing there."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from textual.app import App, ComposeResult
 
-from tui.views.columns import CellContext, Column
-from tui.views.table import ResourceTable
+from payscope.views.columns import CellContext, Column
+from payscope.views.table import ResourceTable
 
 COLUMNS = [
     Column[str]("name", "Name", 12, lambda record, _context: record),

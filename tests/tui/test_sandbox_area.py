@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Select, Static
 
+from payscope.areas.sandbox.view import SandboxView
+from payscope.views.clock import ClockScreen
 from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import LOOKS, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
 from tests.waits import awaited
-from tui.areas.sandbox.view import SandboxView
-from tui.views.clock import ClockScreen
 
 Dirs = tuple[Path, Path]
 DAY = 86400.0
@@ -96,7 +96,7 @@ async def test_a_curl_copied_from_requests_runs_as_is_with_the_exports(dirs: Dir
 
 
 async def test_trigger_one_key_makes_a_payment_and_opens_it(dirs: Dirs) -> None:
-    from tui.areas.payments.detail import PaymentDetailScreen
+    from payscope.areas.payments.detail import PaymentDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -112,7 +112,7 @@ async def test_trigger_one_key_makes_a_payment_and_opens_it(dirs: Dirs) -> None:
 
 
 async def test_trigger_from_the_list_with_enter_opens_a_dispute(dirs: Dirs) -> None:
-    from tui.areas.disputes.detail import DisputeDetailScreen
+    from payscope.areas.disputes.detail import DisputeDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -162,7 +162,7 @@ async def test_clock_previews_then_advances(dirs: Dirs) -> None:
 async def test_the_status_bar_shows_a_clock_moved_by_anyone_at_once(dirs: Dirs) -> None:
     """A scenario or a script on the app's client moves the clock: the status bar follows the
     request journal, not only its one-second poll (stopped here, so only the journal can)."""
-    from tui.widgets.status_bar import StatusBar
+    from payscope.widgets.status_bar import StatusBar
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -224,7 +224,7 @@ def test_clock_form(theme: str, dirs: Dirs, snap_compare: Any) -> None:
 
 
 async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs) -> None:
-    from tui.areas.payments.detail import PaymentDetailScreen
+    from payscope.areas.payments.detail import PaymentDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

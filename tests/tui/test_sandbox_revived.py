@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from payscope.app import make_app
+from payscope.sandbox import daemon
+from payscope.shell.main import SANDBOX_CHECK_INTERVAL, Banner
 from tests.daemons import daemon_runtime
 from tests.tui.pilot import until
-from tui.app import make_app
-from tui.sandbox import daemon
-from tui.shell.main import SANDBOX_CHECK_INTERVAL, Banner
 
 
 def _banner(app: object) -> str:
@@ -35,7 +35,7 @@ def _stop_by_command(directory: Path) -> int:
     state = daemon.read_state(directory)
     assert state is not None
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "sandbox", "stop"],
+        [sys.executable, "-m", "payscope", "sandbox", "stop"],
         env={**os.environ, "PAYSCOPE_DATA_DIR": str(directory.parent)},
         capture_output=True,
         text=True,
@@ -48,7 +48,7 @@ def _stop_by_command(directory: Path) -> int:
 @pytest.mark.slow
 @pytest.mark.parametrize("end", [_kill_hard, _stop_by_command], ids=["kill-9", "sandbox-stop"])
 async def test_a_dead_sandbox_is_noticed_said_and_brought_back(tmp_path: Path, end) -> None:  # type: ignore[no-untyped-def]
-    from tui.api.models.payments import PaymentCreateRequest
+    from payscope.api.models.payments import PaymentCreateRequest
 
     config, data = tmp_path / "config", tmp_path / "data"
     config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
@@ -129,7 +129,7 @@ async def test_a_sandbox_that_cannot_come_back_says_why_and_ctrl_r_tries_again(
 
 
 async def test_the_advice_on_a_refused_connection_names_what_works(tmp_path: Path) -> None:
-    from tui.api import errors
+    from payscope.api import errors
 
     data = tmp_path / "data"
     runtime = daemon_runtime(tmp_path, data)

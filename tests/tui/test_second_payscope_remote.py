@@ -11,12 +11,12 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from payscope.app import make_app
+from payscope.areas.events.view import EventsView
+from payscope.runtime import Runtime, RuntimeOptions
+from payscope.widgets.status_bar import StatusBar
 from tests.tui.pilot import run_command, shown_text, until
 from tests.tui.test_remote_snapshots import ThreadedSandbox, _point_webhook, remote  # noqa: F401
-from tui.app import make_app
-from tui.areas.events.view import EventsView
-from tui.runtime import Runtime, RuntimeOptions
-from tui.widgets.status_bar import StatusBar
 
 Dirs = tuple[Path, Path]
 

@@ -19,9 +19,9 @@ from tests.tui.pilot import create_payment, run_command, screen_text, until
 @pytest.fixture
 async def remote(dirs: tuple[Path, Path]) -> AsyncIterator[Any]:
     """A running sandbox and a `remote` profile pointing at it (listener on a free port)."""
-    from tui import config, secrets
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
+    from payscope import config, secrets
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
 
     _, data = dirs
     sandbox = Sandbox(SandboxConfig(data_dir=data / "sandbox", time_source=frozen_clock))
@@ -46,8 +46,8 @@ async def remote(dirs: tuple[Path, Path]) -> AsyncIterator[Any]:
 async def test_service_history_lists_attempts_and_retries(
     remote: Any, dirs: tuple[Path, Path]
 ) -> None:
-    from tui.app import make_app
-    from tui.areas.events.history import ServiceEventsScreen
+    from payscope.app import make_app
+    from payscope.areas.events.history import ServiceEventsScreen
 
     app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], stable_display=True)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -95,8 +95,8 @@ async def test_a_retry_the_endpoint_has_not_answered_yet_is_said_as_such(
     attempt still under way is "sent, no answer yet", not "got no answer"."""
     import socket
 
-    from tui.app import make_app
-    from tui.areas.events.history import ServiceEventsScreen
+    from payscope.app import make_app
+    from payscope.areas.events.history import ServiceEventsScreen
 
     silent = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
     silent_url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"

@@ -8,11 +8,11 @@ from typing import Any
 
 from textual.widgets import DataTable, Input
 
+from payscope import config, secrets
+from payscope.areas.settings.view import NARROW_WIDTH, ProfileForm, SettingsView, url_width
+from payscope.paths import CONFIG_FILE
 from tests.tui.pilot import field_error, run_command, submit, until
 from tests.tui.snapshot_app import build, ready
-from tui import config, secrets
-from tui.areas.settings.view import NARROW_WIDTH, ProfileForm, SettingsView, url_width
-from tui.paths import CONFIG_FILE
 
 Dirs = tuple[Path, Path]
 WEBHOOK = "whsec_edit_test_0123456789abcdef"

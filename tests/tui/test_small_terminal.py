@@ -8,12 +8,12 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+from payscope.areas.events.view import EventsView
+from payscope.areas.payments.view import PaymentsView
+from payscope.shell.main import NavRail
+from payscope.widgets.footer import KeyFooter
 from tests.tui.pilot import create_payment, open_list, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.events.view import EventsView
-from tui.areas.payments.view import PaymentsView
-from tui.shell.main import NavRail
-from tui.widgets.footer import KeyFooter
 
 Dirs = tuple[Path, Path]
 

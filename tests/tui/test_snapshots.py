@@ -29,7 +29,7 @@ async def _detail(pilot: Any) -> None:
 
 async def _open_first(pilot: Any, status: str) -> None:
     await ready(pilot)
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     view = pilot.app.screen.query_one(PaymentsView)
     payment = next(p for p in view.rows.values() if p.status == status)
@@ -42,8 +42,8 @@ async def _open_first(pilot: Any, status: str) -> None:
 async def _detail_capture(pilot: Any) -> None:
     """A held payment (manual capture): the footer offers capture and cancel."""
     await ready(pilot)
+    from payscope.areas.payments.view import PaymentsView
     from tests.tui.pilot import create_payment, until
-    from tui.areas.payments.view import PaymentsView
 
     await create_payment(
         pilot.app.runtime.client, capture_method="manual", payment_id="pay_snapshot_held"

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from payscope.views.timeline import Line
 from tests.tui.pilot import LOOKS, create_payment, open_detail, until
 from tests.tui.snapshot_app import build, ready
-from tui.views.timeline import Line
 
 Dirs = tuple[Path, Path]
 MINUTE = 60.0
@@ -28,7 +28,7 @@ def _closed_port() -> int:
 async def lived(app: Any, *, fixed: bool = False) -> tuple[Any, Any, Any]:
     """A payment with a partial refund, a dispute and a failed delivery (an attached endpoint
     that refuses), a minute of the sandbox's clock between each step."""
-    from tui.api.models.refunds import RefundCreateRequest
+    from payscope.api.models.refunds import RefundCreateRequest
 
     client = app.runtime.client
     listener = app.runtime.listener
@@ -110,10 +110,10 @@ async def test_a_payments_story_is_one_timeline_in_time_order(dirs: Dirs) -> Non
 
 
 async def test_each_line_of_the_story_opens_what_it_names(dirs: Dirs) -> None:
-    from tui.areas.events.detail import EventDetailScreen
-    from tui.areas.payments.detail import PaymentDetailScreen
-    from tui.areas.refunds.view import RefundDetailScreen
-    from tui.areas.requests.view import RequestDetailScreen
+    from payscope.areas.events.detail import EventDetailScreen
+    from payscope.areas.payments.detail import PaymentDetailScreen
+    from payscope.areas.refunds.view import RefundDetailScreen
+    from payscope.areas.requests.view import RequestDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -149,8 +149,8 @@ async def test_each_line_of_the_story_opens_what_it_names(dirs: Dirs) -> None:
 
 
 async def test_events_filter_takes_part_of_an_id_as_find_does(dirs: Dirs) -> None:
+    from payscope.areas.events.view import EventsView
     from tests.tui.pilot import apply_filter, filter_problem, open_list
-    from tui.areas.events.view import EventsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -188,7 +188,7 @@ async def _story_shot(pilot: Any) -> None:
 def test_story_snapshot(
     look: Any, dirs: Dirs, snap_looks: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tui.sandbox.ids as ids
+    import payscope.sandbox.ids as ids
     from tests.tui.conftest import SeededSecrets
 
     monkeypatch.setattr(ids, "secrets", SeededSecrets(2041))  # ids repeat from run to run
@@ -198,7 +198,7 @@ def test_story_snapshot(
 async def test_a_detail_keeps_the_status_bar_and_its_toasts_leave_the_sections_free(
     dirs: Dirs,
 ) -> None:
-    from tui.widgets.status_bar import StatusBar
+    from payscope.widgets.status_bar import StatusBar
 
     app = build(*dirs)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
@@ -222,9 +222,9 @@ async def test_a_detail_keeps_the_status_bar_and_its_toasts_leave_the_sections_f
 
 
 async def test_a_payment_without_an_email_shows_its_customers_marked_as_such(dirs: Dirs) -> None:
+    from payscope.api.models.customers import CustomerCreateRequest
+    from payscope.api.models.payments import PaymentCreateRequest
     from tests.tui.pilot import shown_text
-    from tui.api.models.customers import CustomerCreateRequest
-    from tui.api.models.payments import PaymentCreateRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -262,7 +262,7 @@ async def test_a_payment_without_an_email_shows_its_customers_marked_as_such(dir
 def test_a_list_sent_as_a_post_is_a_read_not_a_line() -> None:
     from types import SimpleNamespace
 
-    from tui.views.timeline import Subject, request_lines
+    from payscope.views.timeline import Subject, request_lines
 
     def entry(number: int, method: str, path: str, answer: str) -> SimpleNamespace:
         return SimpleNamespace(

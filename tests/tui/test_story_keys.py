@@ -8,10 +8,10 @@ from pathlib import Path
 from textual import events
 from textual.widgets import Input
 
+from payscope.areas.payments.forms import NewPaymentScreen
+from payscope.widgets.keys import key_name
 from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
-from tui.areas.payments.forms import NewPaymentScreen
-from tui.widgets.keys import key_name
 
 Dirs = tuple[Path, Path]
 
@@ -41,9 +41,9 @@ async def test_keys_typed_at_once_after_n_reach_the_form(dirs: Dirs) -> None:
 
 
 async def test_key_help_in_sandbox_lists_the_trigger_keys_not_textuals_own(dirs: Dirs) -> None:
+    from payscope.api.scenarios import SCENARIOS
+    from payscope.shell.help import KeyHelpScreen
     from tests.tui.pilot import run_command, screen_text
-    from tui.api.scenarios import SCENARIOS
-    from tui.shell.help import KeyHelpScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -71,9 +71,9 @@ async def test_key_help_in_sandbox_lists_the_trigger_keys_not_textuals_own(dirs:
 
 
 async def test_an_area_command_works_from_a_detail_screen(dirs: Dirs) -> None:
+    from payscope.areas.refunds.view import RefundsView
+    from payscope.shell.main import MainScreen
     from tests.tui.pilot import create_payment, open_detail, run_command
-    from tui.areas.refunds.view import RefundsView
-    from tui.shell.main import MainScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -87,7 +87,7 @@ async def test_an_area_command_works_from_a_detail_screen(dirs: Dirs) -> None:
 
 
 async def test_the_inline_suggestion_is_what_enter_does(dirs: Dirs) -> None:
-    from tui.shell.command_prompt import complete, parse_command
+    from payscope.shell.command_prompt import complete, parse_command
 
     # `pay` is Payments' own word: Enter opens Payments, so the suggestion is not `payouts`.
     assert parse_command("pay").area == "payments"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from textual.widgets import Input
 
+from payscope.views.forms import in_sentence
 from tests.tui.pilot import create_payment, field_error, open_detail, until
 from tests.tui.snapshot_app import build, ready
-from tui.views.forms import in_sentence
 
 Dirs = tuple[Path, Path]
 
@@ -22,7 +22,7 @@ def test_a_label_in_a_sentence_keeps_its_codes_in_capitals() -> None:
 
 
 async def test_the_forms_check_line_says_the_currency_in_capitals(dirs: Dirs) -> None:
-    from tui.areas.payments.forms import RefundForm
+    from payscope.areas.payments.forms import RefundForm
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -41,7 +41,7 @@ async def test_the_forms_check_line_says_the_currency_in_capitals(dirs: Dirs) ->
 
 
 async def test_an_empty_card_field_is_required(dirs: Dirs) -> None:
-    from tui.areas.payments.forms import NewPaymentScreen
+    from payscope.areas.payments.forms import NewPaymentScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

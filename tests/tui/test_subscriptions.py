@@ -12,6 +12,17 @@ from typing import Any
 import pytest
 from textual.widgets import Button, Input, Select, Static
 
+from payscope.areas.subscriptions.detail import SubscriptionDetailScreen
+from payscope.areas.subscriptions.forms import (
+    CancelForm,
+    NewSubscriptionForm,
+    PauseForm,
+    ResumeForm,
+    UpdatePlanForm,
+)
+from payscope.areas.subscriptions.view import SubscriptionsView
+from payscope.views.forms import ConfirmScreen
+from payscope.widgets.inputs import Picker
 from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.pilot import (
     apply_filter,
@@ -25,17 +36,6 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tui.areas.subscriptions.detail import SubscriptionDetailScreen
-from tui.areas.subscriptions.forms import (
-    CancelForm,
-    NewSubscriptionForm,
-    PauseForm,
-    ResumeForm,
-    UpdatePlanForm,
-)
-from tui.areas.subscriptions.view import SubscriptionsView
-from tui.views.forms import ConfirmScreen
-from tui.widgets.inputs import Picker
 
 Dirs = tuple[Path, Path]
 RENEWAL_FAILS_CARD = "4000000000000341"
@@ -72,7 +72,7 @@ async def _create(
     card: str = "4242424242424242",
     **fields: Any,
 ) -> Any:
-    from tui.api.models.subscriptions import SubscriptionCreateRequest
+    from payscope.api.models.subscriptions import SubscriptionCreateRequest
 
     body = SubscriptionCreateRequest.model_validate(
         {
@@ -567,7 +567,7 @@ async def test_a_renewal_appears_live_after_advancing_the_clock(dirs: Dirs) -> N
 
 
 async def test_the_clock_control_renews_to_the_next_renewal(dirs: Dirs) -> None:
-    from tui.views.clock import ClockScreen
+    from payscope.views.clock import ClockScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -597,7 +597,7 @@ async def test_the_clock_control_renews_to_the_next_renewal(dirs: Dirs) -> None:
 
 
 async def test_a_change_the_clock_applies_shows_when_the_list_is_shown_again(dirs: Dirs) -> None:
-    from tui.api.models.subscriptions import SubscriptionPauseRequest
+    from payscope.api.models.subscriptions import SubscriptionPauseRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -701,7 +701,7 @@ async def test_the_mandate_shows_and_a_revoked_one_fails_the_renewal_with_its_re
         assert not detail.section("mandate").display
         await pilot.press("escape")
 
-        from tui.api.models.subscriptions import SubscriptionCreateRequest
+        from payscope.api.models.subscriptions import SubscriptionCreateRequest
 
         sub = await client.subscriptions.create(
             SubscriptionCreateRequest.model_validate(
@@ -735,7 +735,7 @@ async def test_the_mandate_shows_and_a_revoked_one_fails_the_renewal_with_its_re
 
         # The renewal on the revoked mandate makes no payment (and so no webhook): the clock
         # control, which reads the detail again when it closes, shows what happened.
-        from tui.views.clock import ClockScreen
+        from payscope.views.clock import ClockScreen
 
         await pilot.press("t")
         await until(lambda: isinstance(app.screen, ClockScreen))
@@ -755,7 +755,7 @@ async def test_the_mandate_shows_and_a_revoked_one_fails_the_renewal_with_its_re
 
 
 async def test_hostile_text_shows_literally_in_the_detail(dirs: Dirs) -> None:
-    from tui.api.models.customers import CustomerCreateRequest
+    from payscope.api.models.customers import CustomerCreateRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

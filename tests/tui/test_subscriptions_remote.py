@@ -20,15 +20,15 @@ import httpx
 import pytest
 from textual.widgets import Input, Static
 
+from payscope.app import make_app
+from payscope.areas.subscriptions.detail import SubscriptionDetailScreen
+from payscope.areas.subscriptions.forms import NewSubscriptionForm
+from payscope.areas.subscriptions.view import SubscriptionsView
+from payscope.asgi_server import EmbeddedServer
+from payscope.widgets.inputs import Picker
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _point_webhook, _save_profile, _settled
-from tui.app import make_app
-from tui.areas.subscriptions.detail import SubscriptionDetailScreen
-from tui.areas.subscriptions.forms import NewSubscriptionForm
-from tui.areas.subscriptions.view import SubscriptionsView
-from tui.asgi_server import EmbeddedServer
-from tui.widgets.inputs import Picker
 
 Dirs = tuple[Path, Path]
 NOT_A_ROUTE = {
@@ -108,9 +108,9 @@ class Remote:
 @pytest.fixture
 async def real_service(dirs: Dirs) -> AsyncIterator[Remote]:
     """The seeded sandbox behind the adapter, and a `remote` profile (key and webhook secret)."""
-    from tui import secrets
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
+    from payscope import secrets
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
 
     # The service's clock stands still where the seed left it (nothing falls due by itself),
     # and moves only when the test advances it.

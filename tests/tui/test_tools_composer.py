@@ -16,8 +16,8 @@ Dirs = tuple[Path, Path]
 
 
 async def test_compose_sign_send_to_the_listener_and_read_the_answer(dirs: Dirs) -> None:
-    from tui.areas.events.composer import ComposerScreen
-    from tui.areas.events.view import EventsView
+    from payscope.areas.events.composer import ComposerScreen
+    from payscope.areas.events.view import EventsView
 
     app = build(*dirs)
     async with app.run_test(size=(130, 45)) as pilot:
@@ -77,10 +77,10 @@ async def test_compose_sign_send_to_the_listener_and_read_the_answer(dirs: Dirs)
 async def test_a_composed_event_saved_as_a_fixture_step_is_sent_again(
     dirs: Dirs, tmp_path: Path
 ) -> None:
-    from tui.api.fixtures import load_fixture
-    from tui.areas.events.composer import ComposerScreen
-    from tui.areas.events.view import EventsView
-    from tui.views.fixture_run import FixtureScreen
+    from payscope.api.fixtures import load_fixture
+    from payscope.areas.events.composer import ComposerScreen
+    from payscope.areas.events.view import EventsView
+    from payscope.views.fixture_run import FixtureScreen
 
     app = build(*dirs)
     async with app.run_test(size=(130, 45)) as pilot:

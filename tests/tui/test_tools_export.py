@@ -9,10 +9,10 @@ from pathlib import Path
 
 from textual.widgets import Input, Static
 
+from payscope.api.models.payments import PaymentCreateRequest, PaymentListRequest
+from payscope.views.export_run import ExportScreen
 from tests.tui.pilot import apply_filter, open_list, shown_text, until
 from tests.tui.snapshot_app import build
-from tui.api.models.payments import PaymentCreateRequest, PaymentListRequest
-from tui.views.export_run import ExportScreen
 
 Dirs = tuple[Path, Path]
 
@@ -30,7 +30,7 @@ async def all_payments(app: object, **filters: object) -> list[dict[str, object]
 
 
 async def test_e_exports_every_page_the_filter_matches(dirs: Dirs, tmp_path: Path) -> None:
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -78,7 +78,7 @@ async def test_e_exports_every_page_the_filter_matches(dirs: Dirs, tmp_path: Pat
 async def test_esc_cancels_a_running_export_and_leaves_no_file(dirs: Dirs, tmp_path: Path) -> None:
     """Esc while the export reads its pages: no file under the chosen name, no temporary file
     beside it, and the list is as it was."""
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -121,7 +121,7 @@ async def test_export_is_in_the_footer_and_writes_only_regular_files(
     import os
     import stat
 
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     folder = tmp_path / "exports"
     folder.mkdir()

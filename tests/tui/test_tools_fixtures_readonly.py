@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 from textual.widgets import Input, Static
 
+from payscope.api import errors
+from payscope.areas.sandbox.view import SandboxView
+from payscope.views.fixture_run import FixtureScreen
+from payscope.widgets.status_bar import StatusBar
 from tests.tui.pilot import run_command, shown_text, type_text, until
 from tests.tui.snapshot_app import build, ready
-from tui.api import errors
-from tui.areas.sandbox.view import SandboxView
-from tui.views.fixture_run import FixtureScreen
-from tui.widgets.status_bar import StatusBar
 
 Dirs = tuple[Path, Path]
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ async def _sandbox(pilot: Any) -> SandboxView:
 
 
 async def test_f_in_sandbox_runs_a_fixture_and_opens_what_it_made(dirs: Dirs) -> None:
-    from tui.areas.refunds.view import RefundDetailScreen
+    from payscope.areas.refunds.view import RefundDetailScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -83,7 +83,7 @@ async def test_the_palette_runs_a_fixture_and_a_mistake_names_step_field_and_mad
 
 
 async def test_read_only_offers_no_write_and_the_status_bar_says_so(dirs: Dirs) -> None:
-    from tui.areas.payments.view import PaymentsView
+    from payscope.areas.payments.view import PaymentsView
 
     app = build(*dirs, read_only=True)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -140,10 +140,10 @@ async def test_a_profile_is_marked_read_only_in_settings_and_unmarked_only_there
 ) -> None:
     from textual.widgets import Checkbox
 
+    from payscope import config
+    from payscope.areas.settings.view import ProfileForm
     from tests.tui.pilot import submit
     from tests.tui.test_settings import _open_edit, _staging
-    from tui import config
-    from tui.areas.settings.view import ProfileForm
 
     _staging()
     app = build(*dirs)

@@ -14,21 +14,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from payscope.app import make_app
+from payscope.areas.events.view import EventsView
+from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.areas.payments.view import PaymentsView
+from payscope.areas.sandbox.view import SandboxView
+from payscope.sandbox import daemon
 from tests.tui.pilot import run_command, until
 from tests.waits import awaited
-from tui.app import make_app
-from tui.areas.events.view import EventsView
-from tui.areas.payments.detail import PaymentDetailScreen
-from tui.areas.payments.view import PaymentsView
-from tui.areas.sandbox.view import SandboxView
-from tui.sandbox import daemon
 
 # A payscope's runtime in a process of its own, on the same background sandbox: it prints its
 # listener's URL once attached, then waits to be killed (it never detaches).
 _THIRD = """
 import asyncio, sys
 from pathlib import Path
-from tui.runtime import Runtime, RuntimeOptions
+from payscope.runtime import Runtime, RuntimeOptions
 
 async def main():
     runtime = Runtime(RuntimeOptions(

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from tui.api.vocabulary import PAYMENT_STATUSES
-from tui.areas.events.spec import parse_event_filter
-from tui.areas.payments.spec import payment_grammar
-from tui.shell.command_prompt import complete, parse_command
-from tui.theming import ThemeFileError, load_themes, parse_theme, status_variable
-from tui.widgets.errors import describe_error
-from tui.widgets.format import format_amount, parse_amount
+from payscope.api.vocabulary import PAYMENT_STATUSES
+from payscope.areas.events.spec import parse_event_filter
+from payscope.areas.payments.spec import payment_grammar
+from payscope.shell.command_prompt import complete, parse_command
+from payscope.theming import ThemeFileError, load_themes, parse_theme, status_variable
+from payscope.widgets.errors import describe_error
+from payscope.widgets.format import format_amount, parse_amount
 
 
 def test_shipped_themes_load_with_every_status_colour() -> None:
@@ -163,7 +163,7 @@ def test_unknown_errors_still_tell_the_user_what_to_do() -> None:
 
 
 def test_a_missing_profile_setting_points_to_settings_not_to_the_client() -> None:
-    from tui.api.errors import MissingMerchantIdError, MissingProfileIdError
+    from payscope.api.errors import MissingMerchantIdError, MissingProfileIdError
 
     title, message = describe_error(MissingMerchantIdError("Listing events"))
     assert title == "Merchant id missing"
@@ -175,8 +175,8 @@ def test_a_missing_profile_setting_points_to_settings_not_to_the_client() -> Non
 
 
 def test_payments_cache_keeps_only_what_the_table_shows(tmp_path: Path) -> None:
-    from tui.api.models.payments import Payment
-    from tui.payments_cache import cache_path, load_page, save_page
+    from payscope.api.models.payments import Payment
+    from payscope.payments_cache import cache_path, load_page, save_page
 
     payment = Payment.model_validate(
         {
@@ -206,7 +206,7 @@ def test_payments_cache_keeps_only_what_the_table_shows(tmp_path: Path) -> None:
 
 
 def test_a_damaged_payments_cache_is_ignored(tmp_path: Path) -> None:
-    from tui.payments_cache import load_page
+    from payscope.payments_cache import load_page
 
     path = tmp_path / "payments-local.json"
     assert load_page(path) == []
@@ -243,7 +243,7 @@ def test_attempt_statuses_take_the_colour_of_their_payment_status(status: str, l
     ],
 )
 def test_status_bar_shortens_the_listener_url_to_its_port(url: str, short: str) -> None:
-    from tui.widgets.status_bar import _short_url
+    from payscope.widgets.status_bar import _short_url
 
     assert _short_url(url) == short
 
@@ -262,7 +262,7 @@ def test_status_bar_shortens_the_listener_url_to_its_port(url: str, short: str) 
     ],
 )
 def test_card_networks_are_named_as_people_write_them(brand: str | None, label: str) -> None:
-    from tui.widgets.format import brand_label
+    from payscope.widgets.format import brand_label
 
     assert brand_label(brand) == label
 
@@ -273,8 +273,8 @@ def test_card_networks_are_named_as_people_write_them(brand: str | None, label: 
 )
 def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
     # ... and a short one is taken from it first, so the amount stays in view.
-    from tui.areas.payments.spec import COLUMNS
-    from tui.views.columns import fit
+    from payscope.areas.payments.spec import COLUMNS
+    from payscope.views.columns import fit
 
     assert dict(fit(COLUMNS, width))["status"] == status
 
@@ -283,8 +283,8 @@ def test_spare_width_goes_to_the_status_column(width: int, status: int) -> None:
 def test_a_narrow_events_table_takes_its_room_from_the_event_type(
     width: int, event_type: int
 ) -> None:
-    from tui.areas.events.spec import COLUMNS
-    from tui.views.columns import fit
+    from payscope.areas.events.spec import COLUMNS
+    from payscope.views.columns import fit
 
     widths = dict(fit(COLUMNS, width))
     # Below 62 columns only the event's type, its object and the two marks are shown; from
@@ -308,7 +308,7 @@ def test_metadata_with_control_characters_prefills_as_json_escapes_and_reads_bac
 ) -> None:
     import re
 
-    from tui.views.forms import metadata_text, parse_metadata
+    from payscope.views.forms import metadata_text, parse_metadata
 
     text = metadata_text(metadata)
     # Nothing the terminal would act on, nothing that reorders the text area's lines...
@@ -319,13 +319,13 @@ def test_metadata_with_control_characters_prefills_as_json_escapes_and_reads_bac
 
 
 def test_plain_metadata_still_prefills_as_lines() -> None:
-    from tui.views.forms import metadata_text
+    from payscope.views.forms import metadata_text
 
     assert metadata_text({"order_id": "42", "note": "two words"}) == "order_id=42\nnote=two words"
 
 
 def test_a_customers_payments_say_when_the_service_gives_no_total() -> None:
-    from tui.areas.customers.detail import CustomerDetailScreen, Payments
+    from payscope.areas.customers.detail import CustomerDetailScreen, Payments
 
     screen = CustomerDetailScreen("cus_1")
     rows: list = [object()] * 20

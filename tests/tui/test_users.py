@@ -14,6 +14,15 @@ import httpx
 import pytest
 from textual.widgets import Input, Select, Static, TextArea
 
+from payscope.areas.users.detail import UserDetailScreen
+from payscope.areas.users.forms import (
+    AcceptInvitationForm,
+    ChangeRoleForm,
+    InviteForm,
+    parse_invitees,
+)
+from payscope.areas.users.view import UsersView
+from payscope.views.forms import ConfirmScreen
 from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.pilot import (
     apply_filter,
@@ -27,15 +36,6 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tui.areas.users.detail import UserDetailScreen
-from tui.areas.users.forms import (
-    AcceptInvitationForm,
-    ChangeRoleForm,
-    InviteForm,
-    parse_invitees,
-)
-from tui.areas.users.view import UsersView
-from tui.views.forms import ConfirmScreen
 
 Dirs = tuple[Path, Path]
 TEAM = [
@@ -247,7 +247,7 @@ async def test_an_address_the_service_refuses_keeps_the_form_open(dirs: Dirs) ->
 
 
 async def test_accept_an_invitation_on_the_local_sandbox(dirs: Dirs) -> None:
-    from tui.api.models.users import SignInRequest
+    from payscope.api.models.users import SignInRequest
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -422,7 +422,7 @@ async def test_invite_accept_change_role_delete_end_to_end(dirs: Dirs) -> None:
 
 
 async def test_hostile_name_shows_literally(dirs: Dirs) -> None:
-    from tui.api.models.users import UserInvite
+    from payscope.api.models.users import UserInvite
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -503,10 +503,10 @@ class RefusesUsers:
 
 @pytest.fixture(params=[401, 403])
 async def refusing_service(dirs: Dirs, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    from payscope.asgi_server import EmbeddedServer
+    from payscope.sandbox.config import SandboxConfig
+    from payscope.sandbox.server import Sandbox
     from tests.tui.test_remote_snapshots import _save_profile
-    from tui.asgi_server import EmbeddedServer
-    from tui.sandbox.config import SandboxConfig
-    from tui.sandbox.server import Sandbox
 
     sandbox = Sandbox(SandboxConfig(data_dir=dirs[1] / "sandbox"))
     upstream = await sandbox.start("127.0.0.1", 0)
@@ -522,7 +522,7 @@ async def refusing_service(dirs: Dirs, request: pytest.FixtureRequest) -> AsyncI
 
 
 async def test_a_remote_refusal_is_said_plainly(dirs: Dirs, refusing_service: str) -> None:
-    from tui.app import make_app
+    from payscope.app import make_app
 
     config_dir, data_dir = dirs
     app = make_app(

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from payscope.app import PayscopeApp, make_app
+from payscope.areas.payments.forms import NewPaymentScreen
+from payscope.areas.payments.view import PaymentsView
+from payscope.payments_cache import cache_path, load_page
+from payscope.sandbox import daemon
 from tests.daemons import wait_ready
 from tests.tui.pilot import until
-from tui.app import PayscopeApp, make_app
-from tui.areas.payments.forms import NewPaymentScreen
-from tui.areas.payments.view import PaymentsView
-from tui.payments_cache import cache_path, load_page
-from tui.sandbox import daemon
 
 
 @pytest.fixture
@@ -38,7 +38,7 @@ def _held_start(
     until the test sets their gates (returned: the app, the client's gate, the listener's)."""
     app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
     runtime = app.runtime
-    gates = {"tui.api.client": asyncio.Event(), "tui.webhooks.process": asyncio.Event()}
+    gates = {"payscope.api.client": asyncio.Event(), "payscope.webhooks.process": asyncio.Event()}
     importing = runtime._import
 
     async def held(*modules: str) -> list[Any]:
@@ -49,7 +49,7 @@ def _held_start(
 
     monkeypatch.setattr(runtime, "_import", held)
     runtime.spawn_early()  # as `payscope` does before the app runs
-    return app, gates["tui.api.client"], gates["tui.webhooks.process"]
+    return app, gates["payscope.api.client"], gates["payscope.webhooks.process"]
 
 
 def _list_reads(runtime: Any) -> int:
@@ -112,8 +112,8 @@ async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_onc
     """A warm start brings the client up before the listener (about a third of the imports):
     an action runs as soon as the client is up, and the webhooks of a payment made before the
     listener is up are held by the sandbox, then delivered to it."""
+    from payscope.widgets.status_bar import StatusBar
     from tests.tui.pilot import create_payment, open_detail, shown_text
-    from tui.widgets.status_bar import StatusBar
 
     config = tmp_path / "config"
     config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
@@ -216,8 +216,8 @@ async def test_a_first_run_shows_the_seeding_on_a_bar_that_goes_once_the_sandbox
     gets its bar, moving, and the status bar says "starting" until the client is up."""
     from textual.widgets import ProgressBar
 
-    from tui.shell.main import StartupProgress
-    from tui.widgets.status_bar import StatusBar
+    from payscope.shell.main import StartupProgress
+    from payscope.widgets.status_bar import StatusBar
 
     config, data = tmp_path / "config", tmp_path / "data"
     config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 
+from payscope.app import make_app
+from payscope.sandbox import daemon
 from tests.tui.pilot import until
-from tui.app import make_app
-from tui.sandbox import daemon
 
 
 async def test_a_detached_listener_is_said_and_attached_again(tmp_path: Path) -> None:

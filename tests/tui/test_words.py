@@ -17,7 +17,7 @@ Dirs = tuple[Path, Path]
 async def test_the_help_says_quitting_leaves_the_background_sandbox_running(dirs: Dirs) -> None:
     from textual.widgets import DataTable
 
-    from tui.shell.help import KeyHelpScreen
+    from payscope.shell.help import KeyHelpScreen
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -51,7 +51,7 @@ async def test_no_action_is_reachable_only_by_a_multiplexers_prefix(dirs: Dirs) 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])
 async def test_ctrl_n_shows_and_hides_the_rail(dirs: Dirs, size: tuple[int, int]) -> None:
-    from tui.shell.main import NavRail
+    from payscope.shell.main import NavRail
 
     app = build(*dirs)
     async with app.run_test(size=size) as pilot:
@@ -65,7 +65,7 @@ async def test_ctrl_n_shows_and_hides_the_rail(dirs: Dirs, size: tuple[int, int]
 
 
 def test_counts_agree_with_their_nouns() -> None:
-    from tui.api.vocabulary import counted
+    from payscope.api.vocabulary import counted
 
     assert counted(1, "event") == "1 event"
     assert counted(0, "event") == "0 events"
@@ -75,7 +75,7 @@ def test_counts_agree_with_their_nouns() -> None:
 async def test_an_amount_field_names_its_currency_in_capitals() -> None:
     from textual.app import App
 
-    from tui.views.forms import amount_field
+    from payscope.views.forms import amount_field
 
     async with App[None]().run_test():  # its Input needs an app
         assert amount_field("amount", "Amount", "usd", 1250).label == "Amount (USD)"
@@ -84,8 +84,8 @@ async def test_an_amount_field_names_its_currency_in_capitals() -> None:
 async def test_the_status_bar_says_1_event(dirs: Dirs) -> None:
     from textual.widgets import Static
 
+    from payscope.widgets.status_bar import StatusBar
     from tests.tui.pilot import shown_text
-    from tui.widgets.status_bar import StatusBar
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -98,7 +98,7 @@ async def test_the_status_bar_says_1_event(dirs: Dirs) -> None:
 
 
 def test_durations_have_one_style_and_round_their_smaller_unit() -> None:
-    from tui.views.when import span_text
+    from payscope.views.when import span_text
 
     assert span_text(86400) == "1d"
     assert span_text(86400 - 1) == "1d"  # not "23h 59m": rounded, carried into days
@@ -114,10 +114,10 @@ async def test_a_chosen_step_moves_the_clock_by_exactly_that_step(dirs: Dirs) ->
     step, its target follows the clock, and the clock moves by the step from when it is sent."""
     from textual.widgets import Static
 
+    from payscope.app import make_app
+    from payscope.views.clock import ClockScreen
     from tests.tui.conftest import FROZEN_TIME
     from tests.tui.pilot import shown_text
-    from tui.app import make_app
-    from tui.views.clock import ClockScreen
 
     clock = [FROZEN_TIME]
     app = make_app(
@@ -181,8 +181,8 @@ async def test_a_value_cut_by_its_column_ends_in_an_ellipsis(
 
     from textual.widgets import DataTable
 
-    from tui.areas.payments.forms import NewPaymentScreen
-    from tui.widgets.card_picker import TestCardPicker
+    from payscope.areas.payments.forms import NewPaymentScreen
+    from payscope.widgets.card_picker import TestCardPicker
 
     app = build(*dirs)
     async with app.run_test(size=size) as pilot:

@@ -1,6 +1,6 @@
 """Shared pieces for the listener tests: real servers on loopback, signatures computed here.
 
-Signatures are computed with `hmac` directly (not with tui.webhooks.signing), so a bug in the
+Signatures are computed with `hmac` directly (not with payscope.webhooks.signing), so a bug in the
 listener's verification cannot be mirrored by the tests.
 """
 
@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tui.asgi_server import EmbeddedServer
-from tui.webhooks.listener import Listener
+from payscope.asgi_server import EmbeddedServer
+from payscope.webhooks.listener import Listener
 
 SECRET = "test-current-secret-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
 OLD_SECRET = "test-previous-secret-9876543210zyxwvutsrqponmlkjihgfedcbaZYXWVUT"

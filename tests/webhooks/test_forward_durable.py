@@ -13,6 +13,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.asgi_server import EmbeddedServer
+from payscope.webhooks.forward import GIVE_UP_AFTER, RETRY_DELAYS, Forwarder
+from payscope.webhooks.journal import Journal
+from payscope.webhooks.listener import Listener
 from tests.waits import until
 from tests.webhooks.conftest import (
     SECRET,
@@ -22,10 +26,6 @@ from tests.webhooks.conftest import (
     hmac_sha512,
     post_signed,
 )
-from tui.asgi_server import EmbeddedServer
-from tui.webhooks.forward import GIVE_UP_AFTER, RETRY_DELAYS, Forwarder
-from tui.webhooks.journal import Journal
-from tui.webhooks.listener import Listener
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -231,7 +231,7 @@ def test_the_retry_schedule_is_the_documented_one_and_help_states_it(tmp_path: P
     ]  # fmt: skip
     assert RETRY_DELAYS[-1] == 3600 and GIVE_UP_AFTER == 24 * 3600
     shown = subprocess.run(
-        [sys.executable, "-m", "tui", "listen", "--help"],
+        [sys.executable, "-m", "payscope", "listen", "--help"],
         cwd=ROOT, capture_output=True, text=True, timeout=30, check=True,
     ).stdout  # fmt: skip
     text = " ".join(shown.split())

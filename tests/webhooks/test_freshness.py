@@ -11,11 +11,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.webhooks.listener import DEFAULT_MAX_AGE, Listener
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
 from tests.waits import until
 from tests.webhooks.conftest import SECRET, Receiver, event_body, iso_now, post_signed
 from tests.webhooks.test_listen_cli import running
-from tui.webhooks.listener import DEFAULT_MAX_AGE, Listener
 
 DAY = 86400.0
 

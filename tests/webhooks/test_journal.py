@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from payscope.webhooks.journal import JOURNAL_FILE, Attempt, Journal, JournalError
 from tests.waits import awaited
-from tui.webhooks.journal import JOURNAL_FILE, Attempt, Journal, JournalError
 
 
 def accepted(event_id: str, body: bytes = b"{}") -> Attempt:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import httpx
 
+from payscope.webhooks.journal import JOURNAL_FILE, REJECTED_BODY_PREFIX, Attempt, Journal
+from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
 from tests.waits import until
 from tests.webhooks.conftest import SIGNATURE_HEADER, event_body, post_signed
-from tui.webhooks.journal import JOURNAL_FILE, REJECTED_BODY_PREFIX, Attempt, Journal
-from tui.webhooks.listener import MAX_BODY_BYTES, Listener
 
 
 def _unsigned_body(size: int, tag: int = 0) -> bytes:

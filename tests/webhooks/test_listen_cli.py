@@ -19,9 +19,9 @@ from typing import TextIO
 import httpx
 import pytest
 
+from payscope.webhooks.cli import format_text
+from payscope.webhooks.listener import Delivery
 from tests.webhooks.conftest import SECRET, event_body, post_signed
-from tui.webhooks.cli import format_text
-from tui.webhooks.listener import Delivery
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 
 def _listen(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "tui", "listen", *args],
+        [sys.executable, "-m", "payscope", "listen", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -70,7 +70,7 @@ def _print_secret(
     data: Path, *extra: str, env: dict[str, str] | None = None, check: bool = True
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui", "listen", "--data", str(data), "--print-secret", *extra],
+        [sys.executable, "-m", "payscope", "listen", "--data", str(data), "--print-secret", *extra],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -170,7 +170,7 @@ def test_a_taken_explicit_port_is_a_clear_error(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "tui",
+                "payscope",
                 "listen",
                 "--port",
                 str(port),
@@ -319,7 +319,7 @@ def test_ctrl_c_during_a_burst_with_a_stuck_sender_exits_cleanly_with_the_journa
 
 def test_an_unusable_forward_url_is_refused_before_listening(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "tui", "listen", "--port", "0", "--data", str(tmp_path),
+        [sys.executable, "-m", "payscope", "listen", "--port", "0", "--data", str(tmp_path),
          "--secret", SECRET, "--forward-to", "http://[::1/hooks"],
         cwd=ROOT, capture_output=True, text=True, timeout=30,
     )  # fmt: skip

@@ -18,6 +18,9 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from payscope.asgi_server import EmbeddedServer
+from payscope.webhooks.cli import format_text
+from payscope.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 from tests.waits import awaited, until
 from tests.webhooks.conftest import (
     SECRET,
@@ -27,9 +30,6 @@ from tests.webhooks.conftest import (
     hmac_sha512,
     post_signed,
 )
-from tui.asgi_server import EmbeddedServer
-from tui.webhooks.cli import format_text
-from tui.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 
 Headers = Sequence[tuple[str, str]]
 
@@ -359,7 +359,7 @@ async def test_a_journal_that_cannot_commit_answers_503_and_says_so_to_subscribe
 
 
 def test_a_journal_path_taken_by_a_directory_or_another_file_is_named(tmp_path: Path) -> None:
-    from tui.webhooks.listener import ListenerError
+    from payscope.webhooks.listener import ListenerError
 
     (tmp_path / "dir" / "journal.sqlite3").mkdir(parents=True)
     with pytest.raises(ListenerError, match="is a directory"):
@@ -414,7 +414,7 @@ def test_an_unusable_forward_url_is_refused_when_the_listener_is_made(
 async def test_replaying_to_an_unusable_url_is_refused_before_sending(
     listener: Listener, client: httpx.AsyncClient
 ) -> None:
-    from tui.webhooks.listener import InvalidForwardUrl
+    from payscope.webhooks.listener import InvalidForwardUrl
 
     assert listener.url is not None
     await post_signed(client, listener.url, event_body("evt_bad_target"))

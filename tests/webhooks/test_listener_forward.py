@@ -8,6 +8,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.webhooks.listener import Listener, NoForwardTarget
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,
@@ -16,7 +17,6 @@ from tests.webhooks.conftest import (
     hmac_sha512,
     post_signed,
 )
-from tui.webhooks.listener import Listener, NoForwardTarget
 
 
 async def test_an_accepted_event_is_forwarded_byte_for_byte_and_recorded(
@@ -66,7 +66,7 @@ async def test_routes_pick_the_target_by_event_type(
     tmp_path: Path, receiver: Receiver, client: httpx.AsyncClient
 ) -> None:
     refunds = Receiver()
-    from tui.asgi_server import EmbeddedServer
+    from payscope.asgi_server import EmbeddedServer
 
     refunds_server = EmbeddedServer(refunds, "127.0.0.1", 0)
     refunds.url = await refunds_server.start() + "/refunds"

@@ -10,6 +10,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from payscope.bounded import MAX_DEPTH
+from payscope.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 from tests.waits import until
 from tests.webhooks.conftest import (
     OLD_SECRET,
@@ -19,8 +21,6 @@ from tests.webhooks.conftest import (
     hmac_sha512,
     post_signed,
 )
-from tui.bounded import MAX_DEPTH
-from tui.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 
 
 async def test_a_signed_event_is_acknowledged_and_journaled_byte_for_byte(

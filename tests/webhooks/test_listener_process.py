@@ -1,4 +1,4 @@
-"""The listener serving from a process of its own (`tui.webhooks.process.ListenerProcess`).
+"""The listener serving from a process of its own (`payscope.webhooks.process.ListenerProcess`).
 
 Real signed requests over HTTP to a real child process; the TUI's side reads what it received
 from the journal and is told of each delivery over the pipe.
@@ -17,6 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.webhooks.listener import Delivery, ListenerError, NoForwardTarget
+from payscope.webhooks.process import ListenerProcess, delivery_from_wire, delivery_to_wire
 from tests.waits import awaited, until
 from tests.webhooks.conftest import (
     OLD_SECRET,
@@ -25,8 +27,6 @@ from tests.webhooks.conftest import (
     event_body,
     post_signed,
 )
-from tui.webhooks.listener import Delivery, ListenerError, NoForwardTarget
-from tui.webhooks.process import ListenerProcess, delivery_from_wire, delivery_to_wire
 
 pytestmark = pytest.mark.slow
 
@@ -187,7 +187,7 @@ async def test_when_the_tui_dies_its_listener_does_not_outlive_it(tmp_path: Path
     script = (
         "import asyncio, sys\n"
         "from pathlib import Path\n"
-        "from tui.webhooks.process import ListenerProcess\n"
+        "from payscope.webhooks.process import ListenerProcess\n"
         "async def main():\n"
         f"    listener = ListenerProcess(Path({str(tmp_path / 'l')!r}), ['s' * 40])\n"
         "    await listener.start(port=0)\n"
@@ -249,7 +249,7 @@ async def test_a_child_killed_is_started_again_on_the_same_url_and_the_tui_is_to
 
 
 async def test_a_child_that_keeps_dying_is_not_started_forever(child: ListenerProcess) -> None:
-    from tui.webhooks import process
+    from payscope.webhooks import process
 
     listener = child
     told: list[str] = []

@@ -15,6 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.asgi_server import EmbeddedServer
+from payscope.webhooks.forward import url_problem
+from payscope.webhooks.listener import (
+    ForwardTargetError,
+    InvalidForwardUrl,
+    Listener,
+    NoForwardTarget,
+)
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,
@@ -22,14 +30,6 @@ from tests.webhooks.conftest import (
     event_body,
     hmac_sha512,
     post_signed,
-)
-from tui.asgi_server import EmbeddedServer
-from tui.webhooks.forward import url_problem
-from tui.webhooks.listener import (
-    ForwardTargetError,
-    InvalidForwardUrl,
-    Listener,
-    NoForwardTarget,
 )
 
 

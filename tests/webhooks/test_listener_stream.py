@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.webhooks.listener import Delivery, Listener, ListenerError
 from tests.waits import awaited, until
 from tests.webhooks.conftest import SECRET, event_body, post_signed
-from tui.webhooks.listener import Delivery, Listener, ListenerError
 
 
 async def test_a_subscription_sees_accepted_duplicate_and_rejected_deliveries(
@@ -93,7 +93,7 @@ async def test_recent_pages_newest_first_with_filters(
 
 
 def test_filtered_queries_use_the_indexes(tmp_path: Path) -> None:
-    from tui.webhooks.journal import Journal
+    from payscope.webhooks.journal import Journal
 
     journal = Journal(tmp_path)
     with journal._read() as conn:

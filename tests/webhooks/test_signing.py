@@ -7,7 +7,7 @@ import hmac
 
 import pytest
 
-from tui.webhooks.signing import Verifier, sign, verify
+from payscope.webhooks.signing import Verifier, sign, verify
 
 # Short, exactly one SHA-512 block (128 bytes), and longer than a block (the key is hashed first).
 KEYS = ["k", "s" * 64, "b" * 128, "L" * 200, "clé-ünïcode-secret"]

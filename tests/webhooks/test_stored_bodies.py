@@ -10,6 +10,8 @@ from pathlib import Path
 
 import httpx
 
+from payscope.webhooks.journal import REJECTED_BODY_PREFIX
+from payscope.webhooks.listener import Listener
 from tests.waits import until
 from tests.webhooks.conftest import (
     SECRET,
@@ -18,8 +20,6 @@ from tests.webhooks.conftest import (
     iso_now,
     post_signed,
 )
-from tui.webhooks.journal import REJECTED_BODY_PREFIX
-from tui.webhooks.listener import Listener
 
 CLIENT_SECRET = "pay_abc123_secret_Zx9Qw8Er7Ty6Ui5Op4"
 

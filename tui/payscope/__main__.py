@@ -1,0 +1,3 @@
+from payscope.cli import main
+
+raise SystemExit(main())

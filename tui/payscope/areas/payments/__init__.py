@@ -1,0 +1,17 @@
+"""The Payments area."""
+
+from payscope.views.areas import Area
+
+AREA = Area(
+    key="payments",
+    title="Payments",
+    description="Payments: create, confirm, capture, refund",
+    place=10,
+    view="payscope.areas.payments.view:PaymentsView",
+    detail="payscope.areas.payments.detail:PaymentDetailScreen",
+    id_prefix="pay_",
+    word="pay",
+    kind="payment",
+    grammar="payscope.areas.payments.spec:payment_grammar",
+    export="payscope.areas.payments.spec:export_source",
+)
