@@ -88,4 +88,4 @@ def test_one_class_is_named_area() -> None:
         if "\nclass Area(" in path.read_text(encoding="utf-8")
         or "\nclass Area:" in path.read_text(encoding="utf-8")
     ]
-    assert named == [Path(NAME, "views", "areas.py")]
+    assert named == [(PACKAGE / "views" / "areas.py").relative_to(ROOT)]

@@ -21,7 +21,7 @@ from tests.tui.test_remote_snapshots import ThreadedSandbox, _point_webhook, rem
 Dirs = tuple[Path, Path]
 
 
-def _options(dirs: Dirs) -> RuntimeOptions:
+def _runtime_options(dirs: Dirs) -> RuntimeOptions:
     config, data = dirs
     return RuntimeOptions(
         profile="remote",
@@ -40,7 +40,7 @@ async def test_the_second_payscope_says_who_gets_the_webhooks(
 ) -> None:
     from tests.tui.pilot import create_payment
 
-    first = Runtime(_options(dirs))
+    first = Runtime(_runtime_options(dirs))
     await first.start()
     try:
         assert first.listener is not None and first.listener_url
@@ -73,7 +73,7 @@ async def test_the_second_payscope_says_who_gets_the_webhooks(
         await first.stop()
 
     # The first quit: a payscope started again on the profile listens itself.
-    again = Runtime(_options(dirs))
+    again = Runtime(_runtime_options(dirs))
     await again.start()
     try:
         assert again.listener is not None and again.listener_elsewhere == ""
