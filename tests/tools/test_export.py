@@ -114,8 +114,12 @@ async def test_a_cancelled_export_leaves_nothing_under_its_name(
             await asyncio.sleep(30)
         return await inner(offset, limit)
 
-    task = asyncio.create_task(export_records(slow, out, "csv", page_size=50))
-    await gate.wait()
+    # --force: the old file may be replaced, but only by a finished export.
+    task = asyncio.create_task(export_records(slow, out, "csv", page_size=50, force=True))
+    await awaited(
+        asyncio.wait({task, asyncio.ensure_future(gate.wait())}, return_when="FIRST_COMPLETED")
+    )
+    assert not task.done(), "the export ended before its second page"
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
