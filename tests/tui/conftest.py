@@ -135,11 +135,6 @@ SWITCHED_DIFFERS = {
         "the key help keeps the descriptions it fitted to the wide screen (Export's shorter text "
         "wraps differently) after the terminal shrinks"
     ),
-    "test_snapshots.py::test_screen[payment_detail-": (
-        "the payment's story (a related table) keeps the layout of the wide screen after the "
-        "terminal shrinks, as payment_detail_capture's tables do (looked at: the same picture, "
-        "a scrollbar a cell shorter)"
-    ),
     "test_snapshots.py::test_screen[payment_detail_capture-": (
         "the payment's related tables (refunds, disputes, events) keep the layout of the wide "
         "screen after the terminal shrinks (seen as a failing comparison; its picture still to "

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 from rich.text import Text
 from textual.containers import Horizontal
 from textual.reactive import reactive
@@ -56,6 +58,11 @@ class StatusBar(Horizontal):
         yield Static(id="status-line")
 
     def _render_line(self) -> None:
+        for follower in list(self._followers):  # bars that say what this one says: at once
+            if follower.is_attached:
+                follower.mirror(self)
+            else:
+                self._followers.discard(follower)
         try:
             line = self.query_one("#status-line", Static)
         except Exception:
@@ -142,8 +149,17 @@ class StatusBar(Horizontal):
     def watch_insecure_http(self) -> None:
         self._render_line()
 
+    @property
+    def _followers(self) -> weakref.WeakSet[StatusBar]:
+        found: weakref.WeakSet[StatusBar] | None = self.__dict__.get("_following_me")
+        if found is None:
+            found = self.__dict__["_following_me"] = weakref.WeakSet()
+        return found
+
     def mirror(self, other: StatusBar) -> None:
-        """Say what `other` says (the main screen's bar, on a screen over it: a detail)."""
+        """Say what `other` says (the main screen's bar, on a screen over it: a detail), now
+        and from now on: each change of `other` is said here at once."""
+        other._followers.add(self)
         for name in (
             "profile",
             "key_source",
