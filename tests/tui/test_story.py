@@ -181,9 +181,11 @@ async def _story_shot(pilot: Any) -> None:
     await until(lambda: any(line.what == "dispute_opened" for line in _lines(detail)))
     # Every webhook's delivery is in, the one that failed too, before the picture.
     await until(
-        lambda: any(line.kind == "delivery" and line.ok is False for line in _lines(detail))
-        and sum(line.kind == "webhook" for line in _lines(detail))
-        <= sum(line.kind == "delivery" for line in _lines(detail))
+        lambda: (
+            any(line.kind == "delivery" and line.ok is False for line in _lines(detail))
+            and sum(line.kind == "webhook" for line in _lines(detail))
+            <= sum(line.kind == "delivery" for line in _lines(detail))
+        )
     )
     await app.workers.wait_for_complete()
     detail.query_one("#detail-body").scroll_end(animate=False)
