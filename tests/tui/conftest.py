@@ -151,10 +151,6 @@ SWITCHED_DIFFERS = {
     "test_disputes.py::test_dispute_screens[evidence_form-": (
         "the footer under a modal is not refitted"
     ),
-    "test_links.py::test_link_screens[detail-": (
-        "the link's detail differs once the terminal shrinks (seen as a failing comparison "
-        "after the merges; its picture still to be looked at)"
-    ),
 }
 
 

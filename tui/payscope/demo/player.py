@@ -65,6 +65,8 @@ def screen_text(app: Any) -> str:
 class Caption(Static):
     """The caption line: the step, and what is happening and why."""
 
+    said = ""  # the text it shows
+
     DEFAULT_CSS = """
     Caption {
         dock: bottom;
@@ -120,7 +122,6 @@ class DemoApp(PayscopeApp):
         self._demo_stopped = False
         self._demo_caption = ""
         self._demo_text = ""  # what the caption line says now
-        self._demo_shown: dict[int, str] = {}  # the caption widget's id -> the text it shows
 
     # -- what a story may not do ------------------------------------------------------------
 
@@ -220,8 +221,14 @@ class DemoApp(PayscopeApp):
                 return
             caption = Caption(id="demo-caption")
             self.screen.mount(caption)
-        if self._demo_shown.get(id(caption)) != text:
-            self._demo_shown = {id(caption): text}
+        else:
+            # Docked at the bottom over the footer: drawn on top only while it is the screen's
+            # last child (a footer a screen mounts again later would hide it).
+            last = self.screen.children[-1]
+            if last is not caption:
+                self.screen.move_child(caption, after=last)
+        if caption.said != text:
+            caption.said = text
             caption.update(safe(text, multiline=True))  # a story file's words, literally
         caption.display = bool(text)
 

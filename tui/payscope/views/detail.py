@@ -21,6 +21,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Static
 from textual.worker import Worker
@@ -149,6 +150,19 @@ async def read_related(read: Awaitable[R]) -> Related[R]:
         return Related(problem=f"{title}: {message}")
 
 
+class DetailBody(VerticalScroll):
+    """A detail's sections, scrolled; says when its size changes (`Resized`, to the screen),
+    which the screen's own resize does not tell: its title or status bar taking a second line,
+    its first layout after the record was drawn. What is drawn to fit the rows in sight (a
+    link's QR code) is drawn again then."""
+
+    class Resized(Message):
+        """The body's size changed."""
+
+    def on_resize(self) -> None:
+        self.post_message(self.Resized())
+
+
 class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
     """The detail of one record; Esc goes back."""
 
@@ -270,7 +284,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                     id=f"act-{chosen.name}",
                     compact=True,
                 )
-        with VerticalScroll(id="detail-body"):
+        with DetailBody(id="detail-body"):
             for key, title in self.sections:
                 if key in self.related:
                     yield RelatedSection(key, title, self.related[key], self.cell_context)

@@ -40,7 +40,7 @@ class RelatedSection(Vertical):
     a table of them, Enter opens one."""
 
     DEFAULT_CSS = """
-    RelatedSection > ResourceTable { height: auto; max-height: 12; }
+    RelatedSection > ResourceTable { height: auto; max-height: 12; overflow-x: hidden; }
     RelatedSection > ResourceTable.-none { display: none; }
     RelatedSection > ResourceTable:focus { background-tint: $foreground 5%; }
     """

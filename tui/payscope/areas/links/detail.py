@@ -90,6 +90,10 @@ class LinkDetailScreen(DetailScreen["PaymentLink"]):
         if self.record is not None:
             self._render_link(self.record)
 
+    def on_detail_body_resized(self) -> None:
+        # The code is drawn whole only where the rows in sight can hold it all.
+        self.on_resize()
+
     def _check_clock(self) -> None:
         """Read the link again once its expiry passes by the service's clock (no webhook says
         so); redraw the time left meanwhile."""
@@ -125,7 +129,8 @@ class LinkDetailScreen(DetailScreen["PaymentLink"]):
         drawing = self._drawing(shown_url(self, str(url)))
         local = str(url).split("://", 1)[-1].startswith(_LOCAL_HOSTS)
         room = self.size.width - SECTION_CHROME
-        tall = self.query_one("#detail-body").size.height >= drawing.height + 2
+        # In sight whole: the drawing (its light margin too) under its section's top border.
+        tall = self.query_one("#detail-body").size.height >= drawing.height + 1
         code: RenderableType = drawing if tall else self._too_short(drawing)
         if room >= SUMMARY_WIDTH + 2 + drawing.width:
             notes = [empty("Scan the code to open the link; q shows it alone.")]
@@ -156,7 +161,7 @@ class LinkDetailScreen(DetailScreen["PaymentLink"]):
     def _too_short(self, drawing: Any) -> Text:
         rows = self.query_one("#detail-body").size.height
         return Text(
-            f"The screen is too short to show the whole code here ({drawing.height + 2} rows, "
+            f"The screen is too short to show the whole code here ({drawing.height + 1} rows, "
             f"this view has {rows}): q shows it alone.",
             style="italic",
         )
