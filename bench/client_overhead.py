@@ -38,7 +38,7 @@ from results import Figure, record  # bench/ is on the path when run as a script
 
 from payscope.api import ApiClient
 from payscope.api.local_transport import LocalTransport
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 
 TARGET = 1.15
 KEY = "snd_BenchKey0123456789abcdef"

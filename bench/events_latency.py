@@ -56,8 +56,8 @@ async def _run(events: int) -> tuple[list[float], list[float]]:
     import httpx
     from textual.widgets import DataTable
 
-    from payscope import gc_pause
     from payscope.app import make_app
+    from payscope.core import gc_pause
 
     # As `payscope` runs (tui/payscope/cli.py): the collector paused from launch, then resumed by
     # the app

@@ -160,7 +160,7 @@ async def _run_senders(url: str, events: int, senders: int, prefix: str) -> dict
 
 
 async def _bench(events: int, senders: int, rounds: int) -> int:
-    from payscope.asgi_server import EmbeddedServer
+    from payscope.core.asgi_server import EmbeddedServer
     from payscope.webhooks.listener import Listener
 
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:

@@ -50,7 +50,7 @@ SECRET = listener_bench.SECRET
 
 async def _serve_target(port: int) -> None:
     """A merchant server: 200 after `delay` seconds; GET /stats counts what it was sent."""
-    from payscope.asgi_server import EmbeddedServer
+    from payscope.core.asgi_server import EmbeddedServer
 
     seen: set[str] = set()
     state = {"delay": 0.0, "received": 0}

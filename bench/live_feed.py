@@ -280,7 +280,7 @@ async def _key(app: Any, view: Any, key: str) -> float | None:
 
 
 def _child() -> None:
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
     # As `payscope` runs (tui/payscope/cli.py): the collector paused from launch, and resumed with
     # what

@@ -1,4 +1,4 @@
-"""Benchmark: why each of payscope's uvicorn overrides stays (tui/payscope/asgi_server.py).
+"""Benchmark: why each of payscope's uvicorn overrides stays (tui/payscope/core/asgi_server.py).
 
     .venv/bin/python bench/uvicorn_overrides.py [--stops 20] [--slow 100]
 
@@ -77,7 +77,7 @@ async def _stop_plain() -> float:
 
 
 async def _stop_ours() -> float:
-    from payscope.asgi_server import EmbeddedServer
+    from payscope.core.asgi_server import EmbeddedServer
 
     server = EmbeddedServer(_app)
     await server.start()
@@ -103,7 +103,7 @@ def _serve_child(kind: str) -> None:
 
     import uvicorn
 
-    from payscope.asgi_server import LimitedHttpToolsProtocol
+    from payscope.core.asgi_server import LimitedHttpToolsProtocol
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
@@ -264,7 +264,8 @@ def main() -> int:
     record(
         "uvicorn_overrides",
         figures,
-        what="each override of uvicorn in tui/payscope/asgi_server.py against uvicorn as it ships",
+        what="each override of uvicorn in tui/payscope/core/asgi_server.py against uvicorn as it "
+        "ships",
     )
     return 0 if all(f.met is not False for f in figures) else 1
 

@@ -44,15 +44,15 @@ def test_every_area_is_in_the_inside_an_area_contract() -> None:
 
 def test_every_module_below_the_ui_is_kept_free_of_textual() -> None:
     named = set(_contract("Layers below the UI never import Textual")["source_modules"])  # type: ignore[arg-type]
-    for below in ("api", "sandbox", "webhooks", "config", "secrets"):
+    for below in ("api", "sandbox", "webhooks", "core"):
         assert f"{NAME}.{below}" in named, f"{NAME}.{below} is not in the contract"
 
 
 def test_importing_the_lower_layers_does_not_load_textual() -> None:
     code = (
         "import sys, importlib\n"
-        "for m in ['payscope.api', 'payscope.api.client', 'payscope.config', 'payscope.secrets',"
-        " 'payscope.webhooks.signing']:\n"
+        "for m in ['payscope.api', 'payscope.api.client', 'payscope.core.config',"
+        " 'payscope.core.secrets', 'payscope.webhooks.signing']:\n"
         "    try: importlib.import_module(m)\n"
         "    except ModuleNotFoundError as e:\n"
         "        if not e.name.startswith('payscope'): raise\n"

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 
 
 async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:

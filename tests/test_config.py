@@ -1,4 +1,5 @@
-"""payscope.config: where things live, the TOML file, profile rules, and never a key on disk."""
+"""payscope.core.config: where things live, the TOML file, profile rules, and never a key on
+disk."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import platformdirs
 import pytest
 from pydantic import ValidationError
 
-from payscope import config
-from payscope.config import ConfigError, Profile, ProfileError, Settings
+from payscope.core import config
+from payscope.core.config import ConfigError, Profile, ProfileError, Settings
 
 KEY = "snd_4fJ8kq2LmN7pR1sT9vWx"
 

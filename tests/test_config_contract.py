@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from payscope import config
-from payscope.config import ConfigError, Profile
+from payscope.core import config
+from payscope.core.config import ConfigError, Profile
 
 
 def _write(text: str) -> None:

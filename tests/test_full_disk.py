@@ -24,7 +24,7 @@ import pytest
 
 from payscope.api.errors import ApiError
 from payscope.api.models.payments import PaymentCreateRequest
-from payscope.disk import full_disk, is_disk_full
+from payscope.core.disk import full_disk, is_disk_full
 from payscope.widgets.errors import describe_error
 from tests.sandbox.conftest import API_KEY, api_client, envelope, make_sandbox, payment_body
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope.host_guard import is_loopback_host_header, refused_host
+from payscope.core.host_guard import is_loopback_host_header, refused_host
 from payscope.webhooks.listener import Listener
 from payscope.webhooks.process import ListenerProcess
 from payscope.webhooks.signing import SIGNATURE_HEADER

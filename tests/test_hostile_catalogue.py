@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 import pytest
 
-from payscope.asgi_server import MAX_HEAD_BYTES
+from payscope.core.asgi_server import MAX_HEAD_BYTES
 from payscope.sandbox.middleware import MAX_BODY_BYTES
 from payscope.sandbox.server import Sandbox
 from payscope.webhooks.listener import Listener

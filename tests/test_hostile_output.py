@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from payscope import config
 from payscope.api.terminal import safe_json, safe_text
+from payscope.core import config
 from tests.api.conftest import KEY
 from tests.hostile_server import HOSTILE, Answer, envelope, raw_controls, raw_server
 from tests.tools.conftest import Done, payscope

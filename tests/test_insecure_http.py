@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from payscope import config
 from payscope.api import errors
 from payscope.api.client import ApiClient
-from payscope.config import ConfigError
-from payscope.hosts import is_insecure_http, is_loopback_host
+from payscope.core import config
+from payscope.core.config import ConfigError
+from payscope.core.hosts import is_insecure_http, is_loopback_host
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "snd_" + "c" * 32

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from keyring.backend import KeyringBackend
 
-from payscope import secrets
+from payscope.core import secrets
 
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX = "snd_4fJ8kq2LmN7pR1sT9vWx"

@@ -1,7 +1,6 @@
-"""Every file payscope reads has a bounded depth and size (tui/payscope/bounded.py): a fixture, a
-demo
-story and profiles.toml nested a few thousand levels deep, or larger than payscope reads, get a
-clear error naming the file: from the functions that read them and from the real commands
+"""Every file payscope reads has a bounded depth and size (tui/payscope/core/bounded.py): a fixture,
+a demo story and profiles.toml nested a few thousand levels deep, or larger than payscope reads,
+get a clear error naming the file: from the functions that read them and from the real commands
 (`payscope fixtures run`, `payscope demo`, `payscope export`), never a RecursionError."""
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from payscope import bounded, config
 from payscope.api.fixtures import FixtureError, load_fixture
+from payscope.core import bounded, config
 from payscope.demo.story import StoryError, load_story
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,7 +146,7 @@ def test_the_commands_say_a_deep_profiles_toml_plainly(tmp_path: Path, command: 
 
 @pytest.mark.parametrize("shape", DEEP_TOML)
 def test_a_deep_theme_file_is_a_problem_said_not_a_crash(tmp_path: Path, shape: str) -> None:
-    from payscope.theming import load_theme_dir
+    from payscope.core.theming import load_theme_dir
 
     (tmp_path / "deep.toml").write_text('name = "deep"\n' + DEEP_TOML[shape])
     (tmp_path / "big.toml").write_text('name = "big"\n# ' + "x" * bounded.MAX_FILE_BYTES)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from payscope.private_files import secure_own_dir
+from payscope.core.private_files import secure_own_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,7 +104,7 @@ def test_the_cli_says_it_once_and_makes_its_dirs_0700(tmp_path: Path) -> None:
 
 
 def test_every_dir_payscope_makes_is_0700(tmp_path: Path) -> None:
-    from payscope import config
+    from payscope.core import config
     from payscope.payments_cache import cache_path, save_page
 
     path = cache_path(tmp_path / "data", "local")

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from payscope.private_files import open_private, private_dir, write_private
+from payscope.core.private_files import open_private, private_dir, write_private
 from payscope.sandbox import daemon
 from payscope.webhooks.listener import Listener
 from tests.daemons import wait_ready

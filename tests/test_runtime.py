@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope import config, paths, secrets
+from payscope.core import config, paths, secrets
 from payscope.runtime import Runtime, RuntimeOptions, listener_dir_for
 
 WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"

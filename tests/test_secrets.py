@@ -1,4 +1,4 @@
-"""payscope.secrets: key shapes, masking, storage rules, and the real Secret Service."""
+"""payscope.core.secrets: key shapes, masking, storage rules, and the real Secret Service."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from keyring.backend import KeyringBackend
 from keyring.backends import chainer, fail
 from keyring.errors import KeyringLocked
 
-from payscope import secrets
-from payscope.secrets import (
+from payscope.core import secrets
+from payscope.core.secrets import (
     InvalidKey,
     KeyKind,
     KeyNotFound,

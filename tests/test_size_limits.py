@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from payscope.asgi_server import MAX_HEAD_BYTES
+from payscope.core.asgi_server import MAX_HEAD_BYTES
 from payscope.sandbox.middleware import MAX_BODY_BYTES
 from payscope.webhooks.listener import Listener
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from payscope.asgi_server import EmbeddedServer, LimitedHttpToolsProtocol
+from payscope.core.asgi_server import EmbeddedServer, LimitedHttpToolsProtocol
 from tests.waits import awaited, until
 
 

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from payscope.waiting import wait_or_wake
+from payscope.core.waiting import wait_or_wake
 
 
 async def test_woken_or_timed_out() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from payscope.api.client import ApiClient
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 
 KEY = "snd_Tst7Kq2VbN4xLr9PzW1cY8"
 PUBLISHABLE = "pk_snd_Pub3Hj8KmQ2wEr5TyU7i"

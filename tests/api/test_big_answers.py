@@ -14,7 +14,7 @@ import pytest
 from payscope.api import errors
 from payscope.api.client import MAX_RESPONSE_BYTES
 from payscope.api.journal import MAX_STORED_BODY
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from tests.api.conftest import ClientFactory, Receive, Reply, Scope, ScriptedApp, Send
 
 SECRET = "pay_0001_secret_Zq8xW2vB7nM4kL1pR6tY"

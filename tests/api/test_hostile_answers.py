@@ -13,10 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
-from payscope import bounded
 from payscope.api import errors as e
 from payscope.api.client import ApiClient
 from payscope.api.local_transport import LocalTransport
+from payscope.core import bounded
 from tests.api.conftest import KEY
 from tests.hostile_server import Answer, RawAnswer, Seen, deep_json, envelope, payment, raw_server
 

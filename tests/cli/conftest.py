@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from payscope import config, paths
+from payscope.core import config, paths
 from tests.sandbox.conftest import API_KEY
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from payscope import config
 from payscope.api.scenarios import SCENARIOS
+from payscope.core import config
 from payscope.export_cli import AREAS
 from tests.cli.conftest import ROOT, payscope
 

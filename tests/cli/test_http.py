@@ -129,7 +129,7 @@ def test_on_a_remote_profile(remote: Remote, tmp_path: Path) -> None:
 
 
 def _data_dir() -> str:
-    from payscope import paths
+    from payscope.core import paths
 
     return str(paths.data_dir())
 
@@ -173,7 +173,7 @@ def test_a_production_key_is_refused_and_never_shown(remote: Remote) -> None:
 
 
 def test_an_unreachable_service_is_said_plainly(remote: Remote) -> None:
-    from payscope import config
+    from payscope.core import config
 
     settings = config.load_settings()
     dead = config.Profile(name="dead", base_url="http://127.0.0.1:9", contract="spec")

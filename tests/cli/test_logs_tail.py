@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from payscope import paths
 from payscope.api.request_log import (
     RequestLogFollower,
     RequestLogWriter,
     request_log_path,
 )
+from payscope.core import paths
 from tests.cli.conftest import Remote, payscope, spawn, stop
 from tests.sandbox.conftest import API_KEY
 

@@ -98,8 +98,8 @@ def test_read_only_refuses_before_anything_is_sent(remote: Remote) -> None:
     done = payscope("trigger", "one_step", "--profile", "box", "--read-only")
     no_traceback(done)
     assert done.returncode == 2 and "read-only: nothing was sent" in done.stderr
-    from payscope import paths
     from payscope.api.request_log import request_log_path
+    from payscope.core import paths
 
     assert not request_log_path(paths.data_dir(), "box").exists()
 

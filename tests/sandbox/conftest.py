@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from payscope.api import ApiClient
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.sandbox.server import Sandbox, SandboxConfig
 
 API_KEY = "snd_test_0123456789abcdef"

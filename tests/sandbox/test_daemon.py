@@ -344,7 +344,7 @@ async def test_listeners_attach_beside_each_other_and_detach_alone(raw: httpx.As
 
 def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: Path) -> None:
     # Its imports (FastAPI, pydantic, the models) ran 118 collections over objects that live as
-    # long as the process: paused until it serves, then set aside (tui/payscope/gc_pause.py).
+    # long as the process: paused until it serves, then set aside (tui/payscope/core/gc_pause.py).
     code = (
         "import gc, signal, sys\n"
         "from payscope.sandbox import daemon\n"

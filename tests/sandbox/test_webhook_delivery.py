@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.sandbox.files import DB_FILE
 from payscope.sandbox.outbox import DELIVERY_CONCURRENCY, DELIVERY_TIMEOUT
 from payscope.sandbox.server import Sandbox

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from payscope import config
 from payscope.api.client import ApiClient
+from payscope.core import config
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, make_sandbox
 

@@ -397,7 +397,7 @@ async def test_cli_read_only_runs_nothing_that_writes(service: Service) -> None:
 
 
 async def test_cli_a_profile_marked_read_only_is_read_only(service: Service) -> None:
-    from payscope import config
+    from payscope.core import config
 
     settings = config.load_settings()
     marked = settings.profiles["box"].model_copy(update={"read_only": True})

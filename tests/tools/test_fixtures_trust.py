@@ -76,7 +76,7 @@ async def payment_count(service: Service) -> int:
 async def test_an_env_variable_is_refused_unless_the_run_allows_its_name(
     service: Service, collector: Collector, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from payscope import config
+    from payscope.core import config
 
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET_VALUE)
     secret = tmp_path / "signing"

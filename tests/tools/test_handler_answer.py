@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 
 from payscope.areas.events.detail import answer_text
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.listener import Listener
 from tests.waits import awaited
 from tests.webhooks.conftest import SECRET, client, event_body, post_signed  # noqa: F401

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from payscope.app import make_app
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from tests.tui.pilot import until
 from tests.tui.test_remote_snapshots import _save_profile
 
@@ -90,7 +90,7 @@ async def test_a_remote_profile_explains_ir_01_as_the_real_services_invalid_key(
 async def test_a_profile_set_to_the_spec_reads_the_code_by_the_spec(
     dirs: Dirs, real_service: str
 ) -> None:
-    from payscope import config
+    from payscope.core import config
 
     config_dir, data_dir = dirs
     _save_profile(real_service, "merchant_1", "pro_abcdefghij0123456789", "snd_Wrong7Kq2VbN4xLr9Pz")

@@ -194,10 +194,10 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
 
 
 async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dirs) -> None:
-    from payscope import config
     from payscope.areas.events.detail import EventDetailScreen
     from payscope.areas.events.forms import ReplayForm
     from payscope.areas.events.view import EventsView
+    from payscope.core import config
     from payscope.webhooks.listener import Listener
 
     target = Listener(dirs[1] / "target", secrets=None)

@@ -1,5 +1,5 @@
 """The garbage collector is paused from `payscope`'s launch until its runtime is up
-(tui/payscope/gc_pause.py): Textual's import included, where most of its 76 passes over live
+(tui/payscope/core/gc_pause.py): Textual's import included, where most of its 76 passes over live
 objects were,
 and the client's and the listener's imports after the first frame."""
 
@@ -52,7 +52,7 @@ def _environment() -> dict[str, str]:
 async def test_the_app_resumes_it_frozen_once_its_runtime_is_up(
     dirs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
     assert gc.isenabled()
     gc_pause.pause()
@@ -81,7 +81,7 @@ async def test_a_runtime_slow_to_start_has_it_resumed_all_the_same(
     import asyncio
 
     from payscope import app as app_module
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
     monkeypatch.setattr(app_module, "GC_PAUSE_LIMIT", 0.2)
     gc_pause.pause()
@@ -105,7 +105,7 @@ async def test_a_runtime_slow_to_start_has_it_resumed_all_the_same(
 
 
 def _restore() -> None:
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
     gc_pause.resume()
     gc.unfreeze()  # this test process's objects go back to the collector

@@ -88,8 +88,8 @@ async def test_raw_json_and_the_events_json_show_hostile_text_escaped(dirs: Dirs
 
 
 async def test_a_hostile_remote_s_error_is_said_escaped(dirs: Dirs) -> None:
-    from payscope import config, secrets
     from payscope.app import make_app
+    from payscope.core import config, secrets
 
     config_dir, data = dirs
 

@@ -121,7 +121,7 @@ async def test_a_hung_remote_is_said_on_the_list_and_a_retry_works(
 
     import httpx
 
-    from payscope import config, secrets
+    from payscope.core import config, secrets
     from tests.sandbox.conftest import API_KEY, payment_body
 
     config_dir, data = dirs

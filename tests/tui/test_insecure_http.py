@@ -16,8 +16,8 @@ KEY = "snd_" + "d" * 32
 
 
 async def test_the_status_bar_says_insecure_http(dirs: tuple[Path, Path]) -> None:
-    from payscope import config, secrets
     from payscope.app import make_app
+    from payscope.core import config, secrets
     from payscope.widgets.status_bar import StatusBar
 
     config_dir, data = dirs

@@ -24,7 +24,7 @@ from payscope.app import make_app
 from payscope.areas.links.detail import LinkDetailScreen
 from payscope.areas.links.forms import NewLinkForm
 from payscope.areas.links.view import LinksView
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _save_profile
 

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from payscope.app import PayscopeApp, make_app
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from tests.api.conftest import Recorded, Reply, ScriptedApp, envelope
 from tests.real_payments_list import payments_list
 from tests.real_shapes import example
@@ -49,7 +49,7 @@ IDS = [p["payment_id"] for p in PAYMENTS]
 
 @pytest.fixture
 async def service(dirs: Dirs) -> AsyncIterator[ScriptedApp]:
-    from payscope import config, secrets
+    from payscope.core import config, secrets
 
     stub = ScriptedApp(fallback=envelope(404, "HE_02", "Unrecognized request URL"))
     stub.script("GET", "/health", Reply(200, body=b"health is good", headers={}))

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from tests.api.conftest import Reply, ScriptedApp
 from tests.real_payments_list import payments_list
 from tests.real_shapes import example, schema

@@ -24,8 +24,8 @@ import pytest
 from textual.widgets import DataTable, Static
 
 from payscope.app import PayscopeApp, make_app
-from payscope.asgi_server import EmbeddedServer
-from payscope.theming import status_variable
+from payscope.core.asgi_server import EmbeddedServer
+from payscope.core.theming import status_variable
 from payscope.widgets.format import theme_colour
 from tests.api.conftest import Reply, ScriptedApp, envelope
 from tests.real_payments_list import payments_list

@@ -50,8 +50,8 @@ async def test_watch_health_reports_down_then_up_once() -> None:
 
 
 async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path, Path]) -> None:
-    from payscope import config, secrets
     from payscope.app import make_app
+    from payscope.core import config, secrets
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
     from payscope.shell.main import Banner, MainScreen
@@ -92,10 +92,10 @@ async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path
 async def test_remote_events_say_how_webhooks_get_here_and_history_says_what_is_missing(
     dirs: tuple[Path, Path],
 ) -> None:
-    from payscope import config, secrets
     from payscope.app import make_app
     from payscope.areas.events.history import ServiceEventsScreen
     from payscope.areas.events.view import EventsView
+    from payscope.core import config, secrets
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
 

@@ -55,7 +55,7 @@ async def _frozen_wait(wake: asyncio.Event, seconds: float) -> None:
 
 
 def _save_profile(base_url: str, merchant_id: str, profile_id: str, api_key: str) -> None:
-    from payscope import config, secrets
+    from payscope.core import config, secrets
 
     profile = config.Profile(
         name="remote",
@@ -188,7 +188,7 @@ class ThreadedSandbox:
 @pytest.fixture
 def remote(dirs: tuple[Path, Path]) -> Iterator[ThreadedSandbox]:
     """The seeded sandbox on a free port, and a `remote` profile (key and webhook secret) for it."""
-    from payscope import secrets
+    from payscope.core import secrets
 
     with ThreadedSandbox(dirs[1] / "sandbox") as sandbox:
         credentials = sandbox.credentials

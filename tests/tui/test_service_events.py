@@ -19,7 +19,7 @@ from tests.tui.pilot import create_payment, run_command, screen_text, until
 @pytest.fixture
 async def remote(dirs: tuple[Path, Path]) -> AsyncIterator[Any]:
     """A running sandbox and a `remote` profile pointing at it (listener on a free port)."""
-    from payscope import config, secrets
+    from payscope.core import config, secrets
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
 

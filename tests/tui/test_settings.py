@@ -8,9 +8,9 @@ from typing import Any
 
 from textual.widgets import DataTable, Input
 
-from payscope import config, secrets
 from payscope.areas.settings.view import NARROW_WIDTH, ProfileForm, SettingsView, url_width
-from payscope.paths import CONFIG_FILE
+from payscope.core import config, secrets
+from payscope.core.paths import CONFIG_FILE
 from tests.tui.pilot import field_error, run_command, submit, until
 from tests.tui.snapshot_app import build, ready
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from payscope import config
 from payscope.areas.settings.view import ProfileForm
+from payscope.core import config
 from tests.tui.pilot import field_error, submit
 from tests.tui.snapshot_app import build
 from tests.tui.test_settings import _open_edit, _staging

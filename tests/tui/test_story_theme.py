@@ -14,8 +14,8 @@ Dirs = tuple[Path, Path]
 
 
 async def test_theme_command_keeps_the_theme_and_settings_marks_it(dirs: Dirs) -> None:
-    from payscope import config
     from payscope.areas.settings.view import SettingsView
+    from payscope.core import config
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -47,7 +47,7 @@ async def test_theme_command_keeps_the_theme_and_settings_marks_it(dirs: Dirs) -
 async def test_the_theme_picker_keeps_the_theme_picked(dirs: Dirs) -> None:
     from textual.command import CommandPalette
 
-    from payscope import config
+    from payscope.core import config
 
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -24,7 +24,7 @@ from payscope.app import make_app
 from payscope.areas.subscriptions.detail import SubscriptionDetailScreen
 from payscope.areas.subscriptions.forms import NewSubscriptionForm
 from payscope.areas.subscriptions.view import SubscriptionsView
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.widgets.inputs import Picker
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import shown_text, submit, until
@@ -108,7 +108,7 @@ class Remote:
 @pytest.fixture
 async def real_service(dirs: Dirs) -> AsyncIterator[Remote]:
     """The seeded sandbox behind the adapter, and a `remote` profile (key and webhook secret)."""
-    from payscope import secrets
+    from payscope.core import secrets
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
 

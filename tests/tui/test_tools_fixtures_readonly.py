@@ -140,8 +140,8 @@ async def test_a_profile_is_marked_read_only_in_settings_and_unmarked_only_there
 ) -> None:
     from textual.widgets import Checkbox
 
-    from payscope import config
     from payscope.areas.settings.view import ProfileForm
+    from payscope.core import config
     from tests.tui.pilot import submit
     from tests.tui.test_settings import _open_edit, _staging
 

@@ -503,7 +503,7 @@ class RefusesUsers:
 
 @pytest.fixture(params=[401, 403])
 async def refusing_service(dirs: Dirs, request: pytest.FixtureRequest) -> AsyncIterator[str]:
-    from payscope.asgi_server import EmbeddedServer
+    from payscope.core.asgi_server import EmbeddedServer
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
     from tests.tui.test_remote_snapshots import _save_profile

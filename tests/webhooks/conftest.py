@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.listener import Listener
 
 SECRET = "test-current-secret-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.forward import GIVE_UP_AFTER, RETRY_DELAYS, Forwarder
 from payscope.webhooks.journal import Journal
 from payscope.webhooks.listener import Listener

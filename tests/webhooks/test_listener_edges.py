@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.cli import format_text
 from payscope.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 from tests.waits import awaited, until

@@ -66,7 +66,7 @@ async def test_routes_pick_the_target_by_event_type(
     tmp_path: Path, receiver: Receiver, client: httpx.AsyncClient
 ) -> None:
     refunds = Receiver()
-    from payscope.asgi_server import EmbeddedServer
+    from payscope.core.asgi_server import EmbeddedServer
 
     refunds_server = EmbeddedServer(refunds, "127.0.0.1", 0)
     refunds.url = await refunds_server.start() + "/refunds"

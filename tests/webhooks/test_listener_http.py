@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from payscope.bounded import MAX_DEPTH
+from payscope.core.bounded import MAX_DEPTH
 from payscope.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 from tests.waits import until
 from tests.webhooks.conftest import (

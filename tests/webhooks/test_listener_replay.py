@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.forward import url_problem
 from payscope.webhooks.listener import (
     ForwardTargetError,

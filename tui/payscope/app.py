@@ -22,9 +22,9 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
-from payscope import gc_pause
-from payscope.paths import ENV_SANDBOX_MODE
-from payscope.theming import (
+from payscope.core import gc_pause
+from payscope.core.paths import ENV_SANDBOX_MODE
+from payscope.core.theming import (
     DEFAULT_THEME,
     load_one_theme,
     load_themes,
@@ -35,7 +35,7 @@ from payscope.widgets.errors import describe_error
 ENV_CURSOR_BLINK = "PAYSCOPE_CURSOR_BLINK"
 
 # The longest the garbage collector stays paused after the first frame, waiting for the
-# runtime's start (tui/payscope/gc_pause.py): a first run's seeding can take minutes.
+# runtime's start (tui/payscope/core/gc_pause.py): a first run's seeding can take minutes.
 GC_PAUSE_LIMIT = 3.0
 
 if TYPE_CHECKING:
@@ -262,9 +262,8 @@ class PayscopeApp(App[int]):
     def first_frame_out(self) -> None:
         """The shell is on screen: start the runtime."""
         self.start_runtime()
-        # The collector stays paused while the runtime's imports run (tui/payscope/gc_pause.py), at
-        # most
-        # this long (a first run's seeding).
+        # The collector stays paused while the runtime's imports run
+        # (tui/payscope/core/gc_pause.py), at most this long (a first run's seeding).
         self.set_timer(GC_PAUSE_LIMIT, self._resume_gc)
         self._tell_theme_problems(self.load_all_themes())
 
@@ -332,7 +331,7 @@ class PayscopeApp(App[int]):
     def choose_theme(self, name: str) -> None:
         """Use the theme `name` and keep it for the next start (the settings file, or the
         profile's own theme when it has one); say where it was kept."""
-        from payscope import config
+        from payscope.core import config
 
         self.theme = name
         try:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from payscope import __version__
-from payscope.docs import see
+from payscope.core.docs import see
 
 DESCRIPTION = """\
 payscope: explore a payment processor's sandbox from the terminal.
@@ -462,7 +462,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
         if args.command != "keys":
-            from payscope import gc_pause
+            from payscope.core import gc_pause
 
             # Until the TUI's first frame, or until the server serves; imports included.
             gc_pause.pause()
@@ -506,7 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_command(args)
         import os
 
-        from payscope.paths import ENV_SANDBOX_MODE
+        from payscope.core.paths import ENV_SANDBOX_MODE
 
         # On a first run the background sandbox starts now, before any heavier import
         # (tui/payscope/launch.py). On the others the first frame shows the page cached by the last

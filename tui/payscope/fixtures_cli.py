@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 def _profile_allow_env(profile: str | None) -> list[str]:
     """The profile's `allow_env` list (no profile: `[local]`'s); [] when the settings cannot
     say (the client's start reports a broken file or an unknown profile)."""
-    from payscope import config
+    from payscope.core import config
 
     try:
         return config.allowed_env(config.load_settings(), profile)

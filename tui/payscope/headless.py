@@ -83,8 +83,8 @@ async def _run(
     work: Callable[[Runtime], Awaitable[T]],
     progress: Progress | None = None,
 ) -> T:
-    from payscope import secrets
     from payscope.api import errors
+    from payscope.core import secrets
     from payscope.runtime import OptionsError, Runtime, StartupError
 
     try:

@@ -11,9 +11,9 @@ import argparse
 import getpass
 import sys
 
-from payscope import secrets
 from payscope.api.terminal import say
-from payscope.secrets import KIND_LABELS, SecretsError
+from payscope.core import secrets
+from payscope.core.secrets import KIND_LABELS, SecretsError
 
 MAX_KEY_LENGTH = 4096
 

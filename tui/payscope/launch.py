@@ -12,8 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from payscope import paths
-from payscope.paths import CONFIG_FILE
+from payscope.core import paths
+from payscope.core.paths import CONFIG_FILE
 from payscope.sandbox.files import serving_pid
 
 DEFAULT_SEED = 300
@@ -32,13 +32,13 @@ class Peek(NamedTuple):
 
 def peek_settings(path: Path, profile: str | None) -> Peek | None:
     """What the first paint needs from the settings file, unvalidated; None when in doubt."""
-    from payscope import bounded  # its parsers are imported only for a file that is there
+    from payscope.core import bounded  # its parsers are imported only for a file that is there
 
     try:
         text = bounded.read_text(path)
     except FileNotFoundError:
         return None if profile else Peek({})
-    except (OSError, ValueError):  # too large too: the full read says so (payscope.config)
+    except (OSError, ValueError):  # too large too: the full read says so (payscope.core.config)
         return None
     try:
         data = bounded.loads_toml(text)

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from payscope import bounded
+from payscope.core import bounded
 
 CACHE_VERSION = 1
 MAX_ROWS = 100
@@ -109,7 +109,7 @@ def save_page(path: Path, payments: list[Any]) -> None:
     text = json.dumps({"version": CACHE_VERSION, "rows": rows}, separators=(",", ":"))
     # The cache is a head start only: a read-only or full disk must not disturb the app.
     with contextlib.suppress(OSError):
-        from payscope.private_files import private_dir
+        from payscope.core.private_files import private_dir
 
         private_dir(path.parent)  # 0700, as every dir payscope makes
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".payments-", suffix=".tmp")

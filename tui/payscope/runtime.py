@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from payscope import paths
+from payscope.core import paths
+from payscope.core.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 from payscope.launch import (
     DEFAULT_SEED,
     PORT_FILE,
@@ -25,7 +26,6 @@ from payscope.launch import (
     peek_settings,
     wanted_port,
 )
-from payscope.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 HOST = "127.0.0.1"
 # How long a start waits for the background sandbox to serve: this long, plus as much per
@@ -86,7 +86,7 @@ def claim_listener_dir(first: Path, data_dir: Path) -> tuple[Path, int]:
     and a journal has one writer: the second one journals in a directory of its own."""
     import fcntl
 
-    from payscope.private_files import private_dir
+    from payscope.core.private_files import private_dir
 
     number = 1
     while True:
@@ -108,7 +108,7 @@ def claim_profile_listener(directory: Path) -> tuple[int | None, str]:
     the one URL registered with it, so one payscope on a machine listens for a profile."""
     import fcntl
 
-    from payscope.private_files import private_dir
+    from payscope.core.private_files import private_dir
 
     private_dir(directory)
     fd = os.open(directory / JOURNAL_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
@@ -245,11 +245,11 @@ class RuntimeOptions:
         allow_production: bool,
         sandbox_options: dict[str, Any],
     ) -> RuntimeOptions:
-        from payscope import config
+        from payscope.core import config
 
         try:
             settings = config.load_settings()
-        except Exception as exc:  # said for a person by payscope.config; no traceback wanted
+        except Exception as exc:  # said for a person by payscope.core.config; no traceback wanted
             raise OptionsError(str(exc)) from exc
         profile = profile or settings.default_profile
         chosen = None
@@ -275,14 +275,14 @@ class RuntimeOptions:
         )
 
     def load_settings(self) -> Any:
-        """The validated settings (payscope.config's `Settings`), read once; `OptionsError` if
+        """The validated settings (payscope.core.config's `Settings`), read once; `OptionsError` if
         broken."""
         if self.settings is None:
-            from payscope import config
+            from payscope.core import config
 
             try:
                 self.settings = config.load_settings()
-            except Exception as exc:  # said for a person by payscope.config
+            except Exception as exc:  # said for a person by payscope.core.config
                 raise OptionsError(str(exc)) from exc
         return self.settings
 
@@ -357,7 +357,7 @@ class Runtime:
     def secure_dirs(self) -> None:
         """payscope's data and config dirs, made private when others can read them (once: the
         notice is told, and the next run finds them 0700)."""
-        from payscope.private_files import secure_own_dir
+        from payscope.core.private_files import secure_own_dir
 
         if self._dirs_checked:  # a retry: told already
             return
@@ -733,7 +733,7 @@ class Runtime:
             self.port_file.write_text(url.rsplit(":", 1)[-1] + "\n", encoding="ascii")
 
     async def _start_remote(self, report: Progress) -> None:
-        from payscope import secrets
+        from payscope.core import secrets
 
         profile = await self._remote_client(report)
         (process,) = await self._import(*LISTENER_MODULES)
@@ -768,8 +768,8 @@ class Runtime:
         report("", 1.0)
 
     async def _remote_client(self, report: Progress) -> Any:
-        """The client on the profile's service; the profile (payscope.config's `Profile`)."""
-        from payscope import config, secrets
+        """The client on the profile's service; the profile (payscope.core.config's `Profile`)."""
+        from payscope.core import config, secrets
 
         settings = await asyncio.to_thread(self.options.load_settings)
         profile = config.get_profile(settings, self.options.profile)

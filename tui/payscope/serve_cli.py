@@ -17,7 +17,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from payscope.hosts import is_loopback_host as is_loopback
+from payscope.core.hosts import is_loopback_host as is_loopback
 
 # Set for each tab's payscope: the server's pid. The tab's process is the server's own child (its
 # shell execs it), and quits once its parent is no longer the server (`served_by`).

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from payscope import __version__, bounded
+from payscope import __version__
 from payscope.api import errors
 from payscope.api.journal import JournalEntry, Redactor, RequestJournal, mask_key
 from payscope.api.local_transport import LocalTransport, serves_locally
@@ -36,7 +36,8 @@ from payscope.api.retry import (
     may_retry_status,
     retry_after_seconds,
 )
-from payscope.hosts import INSECURE_HTTP_FIX, is_insecure_http
+from payscope.core import bounded
+from payscope.core.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
 if TYPE_CHECKING:
     from payscope.api.resources.analytics import AnalyticsResource
@@ -614,7 +615,7 @@ class ApiClient:
         if not response.content.strip():
             return None
         try:
-            # orjson first (payscope.bounded): about twice as fast, the GIL held throughout.
+            # orjson first (payscope.core.bounded): about twice as fast, the GIL held throughout.
             return bounded.loads_json(response.content)
         except bounded.TooDeep:
             raise errors.ResponseFormatError(

@@ -44,11 +44,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from payscope import bounded
 from payscope.api import errors
 from payscope.api.client import ApiClient, writes
 from payscope.api.retry import Replay
-from payscope.hosts import is_loopback_url
+from payscope.core import bounded
+from payscope.core.hosts import is_loopback_url
 
 __all__ = [
     "Allowed",

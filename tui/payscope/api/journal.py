@@ -26,9 +26,9 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from payscope import bounded
 from payscope.api.cards import luhn_ok
 from payscope.api.secret_fields import SECRET_ENDINGS, SECRET_FIELDS, is_secret_field
+from payscope.core import bounded
 
 log = logging.getLogger(__name__)
 

@@ -191,7 +191,7 @@ class RequestLogWriter:
 
     def _append(self, data: bytes) -> None:
         if not self._ready:
-            from payscope.private_files import private_dir
+            from payscope.core.private_files import private_dir
 
             private_dir(self.path.parent)
             self._ready = True

@@ -14,7 +14,7 @@ import argparse
 import textwrap
 from collections.abc import Callable
 
-from payscope.docs import see
+from payscope.core.docs import see
 
 COMMANDS = frozenset({"get", "post", "delete", "trigger", "logs", "completion", "__complete"})
 # What `payscope __complete KIND` lists (the completion scripts ask it).

@@ -212,7 +212,7 @@ def profile_names() -> list[str]:
     """The profiles of profiles.toml (read as plain TOML: nothing to validate for a Tab)."""
     import tomllib
 
-    from payscope import paths
+    from payscope.core import paths
 
     try:
         data = tomllib.loads((paths.config_dir() / paths.CONFIG_FILE).read_text("utf-8"))

@@ -105,8 +105,8 @@ def line_of(record: LoggedRequest, *, colour: bool = False) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from payscope import gc_pause
     from payscope.api.request_log import RequestLogFollower, request_log_path
+    from payscope.core import gc_pause
     from payscope.headless import runtime_options
     from payscope.runtime import OptionsError
 

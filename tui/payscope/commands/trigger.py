@@ -129,7 +129,7 @@ def _publishable_key(runtime: Runtime) -> str | None:
     if runtime.credentials is not None:
         key: str | None = runtime.credentials.publishable_key
         return key
-    from payscope import secrets
+    from payscope.core import secrets
 
     try:
         return secrets.get_secret(runtime.profile_name, "publishable")

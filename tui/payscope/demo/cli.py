@@ -22,13 +22,13 @@ def run(args: argparse.Namespace) -> int:
     if args.screenshots:
         shots = Path(args.screenshots).expanduser()
         try:
-            from payscope.private_files import private_dir
+            from payscope.core.private_files import private_dir
 
             private_dir(shots)
         except OSError as exc:
             say(f"payscope demo: --screenshots {shots}: {exc.strerror}", file=sys.stderr)
             return 2
-    from payscope import gc_pause
+    from payscope.core import gc_pause
     from payscope.demo.player import demo_dirs, make_demo_app
 
     directory = demo_dirs()  # made here, so ours to remove

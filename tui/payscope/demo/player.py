@@ -392,7 +392,7 @@ def make_demo_app(
         (DemoApp,),
         {"story": story, "pace": max(pace, 0.01), "patience": patience, "screenshots": screenshots},
     )
-    from payscope.private_files import private_dir
+    from payscope.core.private_files import private_dir
 
     private_dir(directory / "config")
     app = make_app(

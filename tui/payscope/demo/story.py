@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from payscope import bounded
+from payscope.core import bounded
 
 STORY_DIR = Path(__file__).parent / "stories"
 STORIES = ("developer", "support", "tour")

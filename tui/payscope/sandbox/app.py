@@ -21,8 +21,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.staticfiles import StaticFiles
 
-from payscope.disk import is_disk_full
-from payscope.host_guard import LoopbackHostGuard
+from payscope.core.disk import is_disk_full
+from payscope.core.host_guard import LoopbackHostGuard
 from payscope.sandbox.errors import API, INVALID, SandboxError, from_validation_errors
 from payscope.sandbox.middleware import SandboxMiddleware, not_stored
 from payscope.sandbox.public import is_public

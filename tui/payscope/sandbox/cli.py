@@ -37,7 +37,7 @@ ENV_WEBHOOK_SECRET = "PAYSCOPE_SANDBOX_WEBHOOK_SECRET"
 
 def _secret_from(args: argparse.Namespace, name: str, flag: str, env: str) -> str | None:
     """`--<flag>`, else `--<flag>-file`, else `$env`, else None (the stored or a new value)."""
-    from payscope.private_files import SecretFileError, read_secret
+    from payscope.core.private_files import SecretFileError, read_secret
 
     given: str | None = getattr(args, name, None)
     path: str | None = getattr(args, f"{name}_file", None)
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
     gc_pause.resume(freeze=True)  # paused by `payscope` since launch; before any seeding
     if args.seed and not sandbox.is_seeded():
@@ -165,7 +165,7 @@ def _manage(action: str, directory: Path) -> int:
             "keeps it between runs); `payscope sandbox` runs one in this terminal."
         )
         return 3
-    from payscope.secrets import mask
+    from payscope.core.secrets import mask
 
     creds = daemon.read_credentials(directory)
     lines = [

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from payscope.private_files import open_private, private_dir
+from payscope.core.private_files import open_private, private_dir
 from payscope.sandbox import files
 from payscope.sandbox.files import STATE_FILE as STATE_FILE  # re-exported: the daemon's file
 from payscope.sandbox.files import alive as alive
@@ -219,7 +219,7 @@ FAILED = "payscope sandbox daemon failed: "
 def why_stopped(directory: Path) -> str:
     """Why the daemon of `directory` stopped before serving: its own last word on it in its
     log (the log is kept across runs: older runs' lines are not this one's), else its tail."""
-    from payscope.disk import full_disk
+    from payscope.core.disk import full_disk
 
     # A full disk first: the daemon could not write its database, nor (often) its log.
     full = full_disk(directory)
@@ -353,7 +353,7 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     if afresh:
         print(afresh, flush=True)
     url, note = await start_on(sandbox, port)
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
     gc_pause.resume(freeze=True)  # paused by `main` since launch
     if seed and not sandbox.is_seeded():
@@ -407,9 +407,9 @@ async def serve(directory: Path, port: int, seed: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
-    gc_pause.pause()  # until it serves (tui/payscope/gc_pause.py)
+    gc_pause.pause()  # until it serves (tui/payscope/core/gc_pause.py)
     import argparse
     import asyncio
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import orjson
 
-from payscope.private_files import create_private, tighten_sqlite
+from payscope.core.private_files import create_private, tighten_sqlite
 from payscope.sandbox.errors import INVALID, SandboxError
 
 log = logging.getLogger("payscope.sandbox")
@@ -157,7 +157,7 @@ class Database:
     def note_failure(self, exc: BaseException) -> bool:
         """Record a failed write; True when it is a full disk. The first one since the last
         good commit is logged (one line, no traceback); the ones after it are not."""
-        from payscope.disk import is_disk_full
+        from payscope.core.disk import is_disk_full
 
         if not is_disk_full(exc) and self.disk_full is None:
             return False

@@ -18,7 +18,7 @@ handler runs, so nothing is processed; "lost" runs the handler, waits for its co
 drops the connection: the change is made and its answer never arrives, which is what makes a
 client's retries create twice unless they are idempotent. A dropped connection sends no byte of
 answer (no status line): the server's `DROP_CONNECTION` scope extension closes it
-(`payscope.asgi_server`; on a server without it, a 500 answers instead).
+(`payscope.core.asgi_server`; on a server without it, a 500 answers instead).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from payscope.asgi_server import DROP_CONNECTION
+from payscope.core.asgi_server import DROP_CONNECTION
 from payscope.sandbox import keys
 from payscope.sandbox.errors import (
     API,

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from fastapi import FastAPI
 
-from payscope.asgi_server import EmbeddedServer
+from payscope.core.asgi_server import EmbeddedServer
 from payscope.sandbox.app import create_app
 from payscope.sandbox.config import ConfigError, SandboxConfig
 from payscope.sandbox.credentials import Credentials

@@ -16,6 +16,7 @@ from typing import Any
 
 from starlette.requests import Request
 
+from payscope.core.waiting import wait_or_wake
 from payscope.sandbox import credentials, keys, outbox
 from payscope.sandbox.clock import Clock
 from payscope.sandbox.config import SandboxConfig
@@ -24,7 +25,6 @@ from payscope.sandbox.db import Database, unusable
 from payscope.sandbox.files import DB_FILE
 from payscope.sandbox.limits import Faults, RateLimiter
 from payscope.sandbox.resource import Job, Resource
-from payscope.waiting import wait_or_wake
 
 _MAX_STEPS = 100_000
 _IDLE_POLL_SECONDS = 1.0

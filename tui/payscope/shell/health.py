@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from payscope.waiting import wait_or_wake  # the loop's only clock (tests freeze it here)
+from payscope.core.waiting import wait_or_wake  # the loop's only clock (tests freeze it here)
 
 HEALTHY_INTERVAL = 30.0  # while up: a cheap GET /health now and then
 FIRST_RETRY = 1.0  # while down: 1, 2, 4, ... seconds, up to MAX_RETRY

@@ -308,7 +308,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         failure."""
         import asyncio
 
-        from payscope.waiting import wait_or_wake
+        from payscope.core.waiting import wait_or_wake
 
         runtime = self.app.runtime
         self._health_wake = wake = asyncio.Event()

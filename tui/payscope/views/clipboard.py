@@ -33,7 +33,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from payscope.private_files import write_private
+from payscope.core.private_files import write_private
 from payscope.widgets.text import safe
 
 OSC52 = "the terminal (OSC 52)"

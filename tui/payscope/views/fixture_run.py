@@ -116,7 +116,7 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     def _allowed_env(self) -> list[str]:
         """The profile's `allow_env` (the local sandbox's: `[local] allow_env`)."""
-        from payscope import config
+        from payscope.core import config
 
         runtime = self.runtime
         try:
@@ -149,7 +149,7 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         if runtime.credentials is not None:
             secret = str(runtime.credentials.webhook_secret)
         else:
-            from payscope import secrets
+            from payscope.core import secrets
 
             try:
                 secret = secrets.get_secret(runtime.profile_name, "webhook")

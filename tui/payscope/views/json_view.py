@@ -20,8 +20,8 @@ from rich.highlighter import JSONHighlighter
 from rich.measure import Measurement
 from rich.text import Text
 
-from payscope import bounded
 from payscope.api.terminal import safe_json
+from payscope.core import bounded
 from payscope.widgets.text import safe
 
 _HIGHLIGHT = JSONHighlighter()

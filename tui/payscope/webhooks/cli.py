@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from payscope.api.terminal import safe_json, safe_text, say
 from payscope.api.vocabulary import counted
-from payscope.hosts import is_loopback_host as is_loopback
+from payscope.core.hosts import is_loopback_host as is_loopback
 from payscope.webhooks.forward import url_problem
 from payscope.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED, ForwardOutcome
 from payscope.webhooks.listener import (
@@ -41,7 +41,7 @@ KEYRING_PROFILE = "listener"
 def default_data_dir() -> Path:
     """`<PAYSCOPE_DATA_DIR or the platform data dir>/listener`."""
     try:
-        config: Any = importlib.import_module("payscope.config")
+        config: Any = importlib.import_module("payscope.core.config")
         base = Path(config.data_dir())
     except (ImportError, AttributeError, TypeError):
         env = os.environ.get("PAYSCOPE_DATA_DIR")
@@ -163,7 +163,7 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], st
     if env:
         return [env], SECRET_ENV
     keyring_source = "OS keyring; --print-secret shows it"
-    from payscope import secrets as keystore
+    from payscope.core import secrets as keystore
 
     try:
         stored = keystore.get_secret(KEYRING_PROFILE, "webhook")
@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     secret_file: str | None = getattr(args, "secret_file", None)
     if secret_file is not None:
         # Not on the command line, so not in `ps`: one secret per line, `-` = standard input.
-        from payscope.private_files import SecretFileError, read_secret_lines
+        from payscope.core.private_files import SecretFileError, read_secret_lines
 
         try:
             secrets = [*(secrets or []), *read_secret_lines(secret_file, "--secret-file")]
@@ -247,9 +247,11 @@ async def _serve(
     except (ListenerError, OSError, ValueError) as exc:
         say(f"payscope listen: {exc}", file=err)
         return 1
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
-    gc_pause.resume(freeze=True)  # paused by `payscope` since launch (tui/payscope/gc_pause.py)
+    gc_pause.resume(
+        freeze=True
+    )  # paused by `payscope` since launch (tui/payscope/core/gc_pause.py)
 
     # Before the header: once a script has seen the URL, Ctrl+C/SIGTERM must stop cleanly.
     stop = asyncio.Event()

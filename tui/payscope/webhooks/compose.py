@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from payscope import bounded
+from payscope.core import bounded
 from payscope.webhooks.signing import SIGNATURE_HEADER, sign
 
 MAX_ANSWER_BODY = 64 * 1024

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from payscope.waiting import wait_or_wake
+from payscope.core.waiting import wait_or_wake
 from payscope.webhooks.journal import (
     FORWARD_DELIVERED,
     FORWARD_FAILED,

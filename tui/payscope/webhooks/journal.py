@@ -48,7 +48,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from payscope.private_files import create_private, tighten_sqlite
+from payscope.core.private_files import create_private, tighten_sqlite
 
 log = logging.getLogger("payscope.listener")
 

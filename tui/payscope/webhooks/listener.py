@@ -22,7 +22,7 @@ Public API (used by the TUI and `payscope listen`; keep it stable)::
     await listener.stop()
 
 Before anything else: bound to loopback, a `Host` that is not a loopback name -> 400 in the
-spec's error envelope (DNS rebinding; tui/payscope/host_guard.py).
+spec's error envelope (DNS rebinding; tui/payscope/core/host_guard.py).
 
 What a request gets, in the order checked: another path -> 404; another method -> 405 (with
 `Allow: POST`); a content type other than application/json (or two different ones) -> 415; a
@@ -67,8 +67,8 @@ from typing import Any
 
 import orjson
 
-from payscope import bounded
-from payscope.host_guard import refusal, refused_host
+from payscope.core import bounded
+from payscope.core.host_guard import refusal, refused_host
 from payscope.webhooks.forward import Forwarder, check_url
 
 # Re-exported: what `replay` raises, importable from here with the rest of the listener's API.
@@ -476,7 +476,7 @@ class Listener(Publisher):
         return None if running is loop else loop
 
     async def _start_here(self, host: str, port: int, fallback_to_free_port: bool) -> str:
-        from payscope.asgi_server import EmbeddedServer
+        from payscope.core.asgi_server import EmbeddedServer
 
         self.open()
         options = {"interface": "asgi3", "timeout_graceful_shutdown": SHUTDOWN_GRACE_SECONDS}
@@ -872,8 +872,9 @@ def _parse(body: bytes) -> Any:
 
 
 def _bounded(payload: Any) -> Any:
-    """`payload`, nested no deeper than payscope reads anywhere (`payscope.bounded.MAX_DEPTH`): what
-    the TUI and the journal's readers walk later stays within Python's recursion."""
+    """`payload`, nested no deeper than payscope reads anywhere
+    (`payscope.core.bounded.MAX_DEPTH`): what the TUI and the journal's readers walk later stays
+    within Python's recursion."""
     try:
         return bounded.check_depth(payload)
     except bounded.TooDeep as exc:

@@ -363,9 +363,9 @@ async def _serve() -> int:
         say({"error": str(exc)})
         await stdout.drain()
         return 1
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
-    gc_pause.resume(freeze=True)  # its modules are never garbage (tui/payscope/gc_pause.py)
+    gc_pause.resume(freeze=True)  # its modules are never garbage (tui/payscope/core/gc_pause.py)
     moved = listener.journal.moved_aside
     say({"ready": url, "port": listener.port, "moved_aside": str(moved) if moved else None})
 
@@ -414,7 +414,7 @@ async def _serve() -> int:
 
 def main() -> None:
     """`python -m payscope.webhooks.process`: the child (started by `ListenerProcess` only)."""
-    from payscope import gc_pause
+    from payscope.core import gc_pause
 
     gc_pause.pause()  # until it serves
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)

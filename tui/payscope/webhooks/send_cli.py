@@ -10,8 +10,8 @@ import os
 import sys
 from pathlib import Path
 
-from payscope import bounded
 from payscope.api.terminal import safe_json, safe_text, say
+from payscope.core import bounded
 
 
 def read_secret(args: argparse.Namespace) -> str | None:

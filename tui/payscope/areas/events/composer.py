@@ -190,7 +190,7 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         creds = self.runtime.credentials
         if creds is not None:
             return str(creds.webhook_secret)
-        from payscope import secrets
+        from payscope.core import secrets
 
         try:
             return secrets.get_secret(self.runtime.profile_name, "webhook")

@@ -9,9 +9,9 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from payscope import bounded
 from payscope.areas.events.actions import EVENT_ACTIONS
 from payscope.areas.events.spec import clock
+from payscope.core import bounded
 from payscope.views.detail import DetailScreen, Missing, empty, grid
 from payscope.views.json_view import json_view
 from payscope.widgets.format import theme_colour

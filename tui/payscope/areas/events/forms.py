@@ -24,7 +24,7 @@ class ReplayForm(FormScreen):
         )
 
     def _known_url(self) -> str:
-        from payscope import config
+        from payscope.core import config
 
         listener = self.runtime.listener
         target = listener.forward_target(None) if listener is not None else None
@@ -60,7 +60,7 @@ class ReplayForm(FormScreen):
         return url
 
     async def send(self, url: Any) -> Any:
-        from payscope import config
+        from payscope.core import config
         from payscope.runtime import NotStarted
 
         listener = self.runtime.listener

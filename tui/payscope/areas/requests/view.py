@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from payscope.api.vocabulary import counted
-from payscope.private_files import open_private
+from payscope.core.private_files import open_private
 from payscope.views.actions import Action
 from payscope.views.clipboard import copy_text
 from payscope.views.columns import CellContext, Column

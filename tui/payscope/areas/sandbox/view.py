@@ -51,7 +51,7 @@ class Value:
     def shown(self) -> str:
         """The text as the screen shows it: a secret masked unless revealed."""
         if self.secret and not self.reveal:
-            from payscope.secrets import mask
+            from payscope.core.secrets import mask
 
             return mask(self.text)
         return self.text

@@ -182,7 +182,7 @@ class SettingsView(AreaView):
 
     def refresh_profiles(self) -> None:
         """Redraw the profile table from the settings file."""
-        from payscope import config
+        from payscope.core import config
 
         settings = config.load_settings()
         rows = [ProfileRow("", "embedded sandbox", "generated", not settings.default_profile)]
@@ -192,7 +192,7 @@ class SettingsView(AreaView):
         self.table.show(rows)
 
     def _masked_key(self, name: str) -> str:
-        from payscope import secrets
+        from payscope.core import secrets
 
         try:
             key = secrets.get_secret(name, "secret")
@@ -217,7 +217,7 @@ class SettingsView(AreaView):
     def _kept_theme(self) -> str:
         """The theme payscope starts in: the profile's own, else the settings' (what Settings,
         `:theme NAME` and the picker keep)."""
-        from payscope import config
+        from payscope.core import config
 
         try:
             settings = config.load_settings()
@@ -265,7 +265,7 @@ class SettingsView(AreaView):
         )
 
     def action_edit_profile(self) -> None:
-        from payscope import config
+        from payscope.core import config
 
         if refused(self, Guarded.OTHER_PROFILE):
             return
@@ -293,7 +293,7 @@ class SettingsView(AreaView):
             return
 
         async def delete() -> str:
-            from payscope import config
+            from payscope.core import config
 
             settings = config.remove_profile(config.load_settings(), name)
             config.save_settings(settings)
@@ -322,7 +322,7 @@ class SettingsView(AreaView):
         self.refresh_profiles()
 
     def action_switch_profile(self) -> None:
-        from payscope import config
+        from payscope.core import config
 
         if refused(self, Guarded.OTHER_PROFILE):
             return
@@ -352,12 +352,12 @@ class ProfileForm(FormScreen):
 
     def __init__(self, profile: Any = None) -> None:
         super().__init__()
-        # The profile being edited (a payscope.config.Profile), None when adding one.
+        # The profile being edited (a payscope.core.config.Profile), None when adding one.
         self.editing = profile
         self.title_text = f"Edit profile {profile.name}" if profile else "Add profile"
 
     def _stored(self, kind: str) -> str | None:
-        from payscope import secrets
+        from payscope.core import secrets
 
         if self.editing is None:
             return None
@@ -450,7 +450,7 @@ class ProfileForm(FormScreen):
         ]
 
     def build(self) -> Any:
-        from payscope import config, secrets
+        from payscope.core import config, secrets
 
         errors: dict[str, str] = {}
         port_text = self.value("listener_port") or "8787"
@@ -480,7 +480,7 @@ class ProfileForm(FormScreen):
                 errors["webhook_secret"] = str(exc)
         # Not on this form: an edit keeps the file's own allow_insecure_http and allow_env.
         insecure_ok = bool(self.editing and self.editing.allow_insecure_http)
-        from payscope.hosts import INSECURE_HTTP_FIX, is_insecure_http
+        from payscope.core.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
         if is_insecure_http(self.value("base_url") or "") and not insecure_ok:
             errors["base_url"] = (
@@ -512,7 +512,7 @@ class ProfileForm(FormScreen):
         return (profile, key, webhook, allow)
 
     async def send(self, request: Any) -> Any:
-        from payscope import config, secrets
+        from payscope.core import config, secrets
 
         profile, key, webhook, allow = request
         editing = self.editing is not None

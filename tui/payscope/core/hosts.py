@@ -19,7 +19,7 @@ def is_loopback_host(host: str) -> bool:
     """`localhost` (and names under `.localhost`, and `ip6-localhost`), 127.0.0.0/8 and ::1,
     brackets allowed: names other machines cannot reach. The one test of it: the config, the
     client, the fixtures runner, `payscope serve`, `payscope listen` and the Host checks
-    (`payscope.host_guard`) all ask here."""
+    (`payscope.core.host_guard`) all ask here."""
     host = host.strip().strip("[]").rstrip(".").lower()
     if host in ("localhost", "ip6-localhost") or host.endswith(".localhost"):
         return True

@@ -33,7 +33,7 @@ import uvicorn.lifespan.on
 import uvicorn.protocols.websockets.auto
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from payscope.waiting import wait_or_wake
+from payscope.core.waiting import wait_or_wake
 
 # The most bytes a request line plus its headers may take; past it the answer is 431 and the
 # connection is closed. httptools itself has no limit: it would buffer a 200 MiB header line.

@@ -1,5 +1,5 @@
 """Where payscope keeps its files. Standard library only: the TUI needs these before its first
-paint, and `payscope.config` (which loads pydantic) is too heavy for that path."""
+paint, and `payscope.core.config` (which loads pydantic) is too heavy for that path."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from payscope.hosts import is_loopback_host
+from payscope.core.hosts import is_loopback_host
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -30,8 +30,8 @@ A profile's ``contract`` says whose meanings its error codes have: ``"real"`` (t
 service), ``"spec"`` (a service following payscope's spec) or ``"auto"`` (the default: detected
 from the service's errors). The local sandbox always speaks the spec.
 
-Keys live only in the OS keyring (see :mod:`payscope.secrets`): saving settings that hold anything
-shaped like a key is refused, and loading a file that holds one fails with the way out.
+Keys live only in the OS keyring (see :mod:`payscope.core.secrets`): saving settings that hold
+anything shaped like a key is refused, and loading a file that holds one fails with the way out.
 """
 
 from __future__ import annotations
@@ -46,18 +46,18 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from payscope import bounded
-from payscope.docs import page
+from payscope.core import bounded
+from payscope.core.docs import page
 
-# Re-exported: `payscope.config.config_dir()` etc. stay the public names.
-from payscope.paths import APP_NAME as APP_NAME
-from payscope.paths import CONFIG_FILE as CONFIG_FILE
-from payscope.paths import ENV_CONFIG_DIR as ENV_CONFIG_DIR
-from payscope.paths import ENV_DATA_DIR as ENV_DATA_DIR
-from payscope.paths import config_dir as config_dir
-from payscope.paths import config_path as config_path
-from payscope.paths import data_dir as data_dir
-from payscope.secrets import KEY_IN_TEXT, check_profile_name
+# Re-exported: `payscope.core.config.config_dir()` etc. stay the public names.
+from payscope.core.paths import APP_NAME as APP_NAME
+from payscope.core.paths import CONFIG_FILE as CONFIG_FILE
+from payscope.core.paths import ENV_CONFIG_DIR as ENV_CONFIG_DIR
+from payscope.core.paths import ENV_DATA_DIR as ENV_DATA_DIR
+from payscope.core.paths import config_dir as config_dir
+from payscope.core.paths import config_path as config_path
+from payscope.core.paths import data_dir as data_dir
+from payscope.core.secrets import KEY_IN_TEXT, check_profile_name
 
 DEFAULT_THEME = "payscope-dark"
 DEFAULT_LISTENER_PORT = 8787
@@ -243,7 +243,7 @@ class Profile(BaseModel):
 
     @model_validator(mode="after")
     def _check_clear_text(self) -> Profile:
-        from payscope.hosts import INSECURE_HTTP_FIX, is_insecure_http
+        from payscope.core.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
         if is_insecure_http(self.base_url) and not self.allow_insecure_http:
             raise ValueError(
@@ -531,7 +531,7 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
             + "."
         )
     text = tomli_w.dumps(data)
-    from payscope.private_files import private_dir
+    from payscope.core.private_files import private_dir
 
     private_dir(path.parent)  # 0700 whatever the umask, its missing parents too
     # Write beside the target and rename: a crash leaves the old file or the new one, never half.

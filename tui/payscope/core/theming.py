@@ -14,14 +14,14 @@ from typing import NamedTuple
 
 from textual.theme import Theme
 
-from payscope import bounded
+from payscope.core import bounded
 
 DEFAULT_THEME = "payscope-dark"
 # Installed, the theme files are package data beside this module (setup.py copies them there);
 # in a checkout or an editable install they are read from `themes/` at the repository's root.
 _PACKAGED_THEMES = Path(__file__).parent / "themes"
 BUILTIN_THEME_DIR = (
-    _PACKAGED_THEMES if _PACKAGED_THEMES.is_dir() else Path(__file__).parents[2] / "themes"
+    _PACKAGED_THEMES if _PACKAGED_THEMES.is_dir() else Path(__file__).parents[3] / "themes"
 )
 
 _BASE_COLOURS = (
