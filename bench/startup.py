@@ -9,7 +9,7 @@ bare app's first paint; Ctrl+Q to the shell's prompt <= 1.0x the bare app's quit
 is live within 2 s plus its seeding; and no regression: none of those three ratios more than
 `REGRESSION_MARGIN` above what the last recorded run (bench/results/startup.json) measured.
 Exits 1 when one is missed. The first row is the page cached by the last run
-(tui/payscope/payments_cache.py), shown while the client starts; the live page replaces it.
+(tui/payscope/areas/payments/cache.py), shown while the client starts; the live page replaces it.
 Actions are usable once the client is up: the status bar stops saying "starting" (a key pressed
 before then runs then). The listener comes up after the client; that time is printed too. The
 reference screen is a plain Textual app made of Textual's own widgets for the same screen

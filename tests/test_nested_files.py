@@ -169,7 +169,7 @@ def test_send_event_says_a_deep_or_large_event_file_plainly(tmp_path: Path) -> N
 
 
 def test_a_deep_payments_cache_is_no_cache(tmp_path: Path) -> None:
-    from payscope.payments_cache import load_page
+    from payscope.areas.payments.cache import load_page
 
     path = tmp_path / "payments-local.json"
     path.write_text('{"version": 1, "rows": [' + DEEP_JSON + "]}")

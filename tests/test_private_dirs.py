@@ -104,8 +104,8 @@ def test_the_cli_says_it_once_and_makes_its_dirs_0700(tmp_path: Path) -> None:
 
 
 def test_every_dir_payscope_makes_is_0700(tmp_path: Path) -> None:
+    from payscope.areas.payments.cache import cache_path, save_page
     from payscope.core import config
-    from payscope.payments_cache import cache_path, save_page
 
     path = cache_path(tmp_path / "data", "local")
     save_page(path, [])

@@ -1,4 +1,5 @@
-"""payscope.runtime: each profile's listener journals on its own, so its Events are only its own.
+"""payscope.app.runtime: each profile's listener journals on its own, so its Events are only its
+own.
 
 A remote host cannot be real here: the remote profiles point at the embedded sandbox of a local
 runtime started beside them, on the same data dir, as a user switching profiles would have.
@@ -16,8 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from payscope.app.runtime import Runtime, RuntimeOptions, listener_dir_for
 from payscope.core import config, paths, secrets
-from payscope.runtime import Runtime, RuntimeOptions, listener_dir_for
 
 WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"
 
@@ -216,7 +217,7 @@ def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
         code = f"""
 import asyncio, importlib, sys
 from pathlib import Path
-from payscope.runtime import CLIENT_MODULES, FIRST_CALLS, LISTENER_MODULES
+from payscope.app.runtime import CLIENT_MODULES, FIRST_CALLS, LISTENER_MODULES
 for name in CLIENT_MODULES + LISTENER_MODULES + FIRST_CALLS:
     importlib.import_module(name)
 from payscope.api.client import ApiClient

@@ -94,8 +94,8 @@ async def test_every_payscope_on_the_profile_as_it_happens(
     fixture = json.loads(tail.next())
     assert fixture["source"] == "fixtures" and fixture["path"] == "/payments/list"
     # The TUI's client, as the TUI starts it (a runtime on the profile), in this process.
+    from payscope.app.runtime import Runtime
     from payscope.headless import runtime_options
-    from payscope.runtime import Runtime
 
     class Args:
         profile = "box"

@@ -147,8 +147,8 @@ def _launch_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from payscope import launch as launch_module
-    from payscope import runtime as runtime_module
+    from payscope.app import launch as launch_module
+    from payscope.app import runtime as runtime_module
 
     directory = _launch_env(tmp_path, monkeypatch)
     try:
@@ -178,7 +178,7 @@ def test_a_first_run_starts_the_sandbox_at_launch_and_the_runtime_adopts_it(
         # start's first frame), nor anything started; with no settings file, no TOML parser
         from tests.fresh import modules_loaded
 
-        warm = "from payscope import launch\nlaunch.spawn_at_launch(None, 5)\n"
+        warm = "from payscope.app import launch\nlaunch.spawn_at_launch(None, 5)\n"
         warm += "assert launch._spawned_at_launch is None"
         assert modules_loaded(
             warm, ("payscope.sandbox.daemon", "payscope.sandbox.files", "tomllib")
@@ -193,7 +193,7 @@ def test_a_sandbox_started_at_launch_serves_on_the_port_the_settings_set(
 ) -> None:
     import socket
 
-    from payscope import launch as launch_module
+    from payscope.app import launch as launch_module
 
     directory = _launch_env(tmp_path, monkeypatch)
     with socket.socket() as probe:
@@ -223,7 +223,7 @@ def test_a_sandbox_started_at_launch_serves_on_the_port_the_settings_set(
 def test_no_sandbox_is_started_at_launch_for_a_remote_profile_or_odd_settings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: str, profile: str | None
 ) -> None:
-    from payscope import launch as launch_module
+    from payscope.app import launch as launch_module
 
     directory = _launch_env(tmp_path, monkeypatch)
     (tmp_path / "config").mkdir()
@@ -241,7 +241,7 @@ async def test_a_runtime_attaches_gets_webhooks_and_quits_without_losing_anythin
     tmp_path: Path,
 ) -> None:
     from payscope.api.models.payments import PaymentCreateRequest
-    from payscope.runtime import Runtime, RuntimeOptions
+    from payscope.app.runtime import Runtime, RuntimeOptions
 
     data = tmp_path / "data"
     directory = data / "sandbox"
@@ -369,9 +369,9 @@ def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: 
 
 
 def test_the_launch_module_loads_nothing_heavy() -> None:
-    # `payscope` spawns a first run's sandbox before any heavier import: whatever payscope.launch
-    # loads delays the sandbox's start, and so the live page, by as much.
+    # `payscope` spawns a first run's sandbox before any heavier import: whatever
+    # payscope.app.launch loads delays the sandbox's start, and so the live page, by as much.
     from tests.fresh import modules_loaded
 
-    heavy = ("asyncio", "textual", "payscope.runtime", "payscope.sandbox.daemon", "sqlite3")
-    assert modules_loaded("import payscope.launch", (*heavy, "pydantic")) == []
+    heavy = ("asyncio", "textual", "payscope.app.runtime", "payscope.sandbox.daemon", "sqlite3")
+    assert modules_loaded("import payscope.app.launch", (*heavy, "pydantic")) == []

@@ -229,7 +229,7 @@ def test_a_lock_file_removed_under_a_daemon_stops_it(directory: Path) -> None:
 async def test_waiting_for_a_seeding_daemon_has_a_deadline_that_does_not_reset(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from payscope import runtime as runtime_module
+    from payscope.app import runtime as runtime_module
 
     directory = tmp_path / "sandbox"
     pid = daemon.spawn(directory, seed=100_000)  # seeds for far longer than the limit
@@ -258,8 +258,8 @@ PAYSCOPE = textwrap.dedent(
     """
     import asyncio, json, sys
     from pathlib import Path
-    from payscope import launch
-    from payscope.runtime import Runtime, RuntimeOptions
+    from payscope.app import launch
+    from payscope.app.runtime import Runtime, RuntimeOptions
 
     data = Path(sys.argv[1])
 

@@ -58,7 +58,7 @@ def seeded_ids(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
 
 
 async def _build_template(directory: Path) -> None:
-    from payscope.runtime import listener_dir_for
+    from payscope.app.runtime import listener_dir_for
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
     from payscope.webhooks.journal import Journal

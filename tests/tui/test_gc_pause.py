@@ -80,7 +80,7 @@ async def test_a_runtime_slow_to_start_has_it_resumed_all_the_same(
     """A first run's seeding can take minutes: the collector is not kept off meanwhile."""
     import asyncio
 
-    from payscope import app as app_module
+    from payscope.app import app as app_module
     from payscope.core import gc_pause
 
     monkeypatch.setattr(app_module, "GC_PAUSE_LIMIT", 0.2)

@@ -28,7 +28,7 @@ from tests.waits import awaited
 _THIRD = """
 import asyncio, sys
 from pathlib import Path
-from payscope.runtime import Runtime, RuntimeOptions
+from payscope.app.runtime import Runtime, RuntimeOptions
 
 async def main():
     runtime = Runtime(RuntimeOptions(

@@ -176,7 +176,7 @@ def test_a_missing_profile_setting_points_to_settings_not_to_the_client() -> Non
 
 def test_payments_cache_keeps_only_what_the_table_shows(tmp_path: Path) -> None:
     from payscope.api.models.payments import Payment
-    from payscope.payments_cache import cache_path, load_page, save_page
+    from payscope.areas.payments.cache import cache_path, load_page, save_page
 
     payment = Payment.model_validate(
         {
@@ -206,7 +206,7 @@ def test_payments_cache_keeps_only_what_the_table_shows(tmp_path: Path) -> None:
 
 
 def test_a_damaged_payments_cache_is_ignored(tmp_path: Path) -> None:
-    from payscope.payments_cache import load_page
+    from payscope.areas.payments.cache import load_page
 
     path = tmp_path / "payments-local.json"
     assert load_page(path) == []

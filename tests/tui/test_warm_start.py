@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from payscope.app import PayscopeApp, make_app
+from payscope.areas.payments.cache import cache_path, load_page
 from payscope.areas.payments.forms import NewPaymentScreen
 from payscope.areas.payments.view import PaymentsView
-from payscope.payments_cache import cache_path, load_page
 from payscope.sandbox import daemon
 from tests.daemons import wait_ready
 from tests.tui.pilot import until

@@ -509,11 +509,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from payscope.core.paths import ENV_SANDBOX_MODE
 
         # On a first run the background sandbox starts now, before any heavier import
-        # (tui/payscope/launch.py). On the others the first frame shows the page cached by the last
-        # run
-        # (tui/payscope/payments_cache.py) while the client starts.
+        # (tui/payscope/app/launch.py). On the others the first frame shows the page cached by the
+        # last run (tui/payscope/areas/payments/cache.py) while the client starts.
         if os.environ.get(ENV_SANDBOX_MODE, "") != "in-process":
-            from payscope.launch import spawn_at_launch
+            from payscope.app.launch import spawn_at_launch
 
             spawn_at_launch(args.profile, args.seed)
         from payscope.app import exit_now, run_tui

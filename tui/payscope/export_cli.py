@@ -35,8 +35,8 @@ def _journal_fetch(
 ) -> Callable[[int, int], Awaitable[tuple[list[Any], int | None]]]:
     """Pages of the events this profile's listener journaled (the TUI's Events list); exits 2
     when the profile's options are wrong or no listener has journaled anything yet."""
+    from payscope.app.runtime import OptionsError, listener_dir_for
     from payscope.headless import runtime_options
-    from payscope.runtime import OptionsError, listener_dir_for
     from payscope.webhooks.journal import JOURNAL_FILE, Journal
 
     try:

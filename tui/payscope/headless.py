@@ -14,7 +14,7 @@ from payscope.api.terminal import say
 
 if TYPE_CHECKING:
     from payscope.api.client import ApiClient
-    from payscope.runtime import Progress, Runtime, RuntimeOptions
+    from payscope.app.runtime import Progress, Runtime, RuntimeOptions
 
 T = TypeVar("T")
 
@@ -61,7 +61,7 @@ def run_with_runtime(
 def runtime_options(args: argparse.Namespace) -> RuntimeOptions:
     """The options a headless command runs with (its profile, on the background sandbox);
     `OptionsError` when they are wrong."""
-    from payscope.runtime import RuntimeOptions
+    from payscope.app.runtime import RuntimeOptions
 
     options = RuntimeOptions.build(
         profile=getattr(args, "profile", None),
@@ -84,8 +84,8 @@ async def _run(
     progress: Progress | None = None,
 ) -> T:
     from payscope.api import errors
+    from payscope.app.runtime import OptionsError, Runtime, StartupError
     from payscope.core import secrets
-    from payscope.runtime import OptionsError, Runtime, StartupError
 
     try:
         runtime = Runtime(runtime_options(args))

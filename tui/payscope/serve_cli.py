@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         except StoryError as exc:
             print(f"payscope serve: {exc}", file=sys.stderr)
             return 2
-    from payscope.serve_guard import Guard, served_name
+    from payscope.app.serve_guard import Guard, served_name
 
     guard = Guard(host, port, max_tabs=args.max_tabs)
     url = f"http://{served_name(host, port)}/?token={guard.token}"

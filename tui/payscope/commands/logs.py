@@ -106,9 +106,9 @@ def line_of(record: LoggedRequest, *, colour: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from payscope.api.request_log import RequestLogFollower, request_log_path
+    from payscope.app.runtime import OptionsError
     from payscope.core import gc_pause
     from payscope.headless import runtime_options
-    from payscope.runtime import OptionsError
 
     gc_pause.resume(freeze=True)  # a tail runs for as long as it is wanted
     try:

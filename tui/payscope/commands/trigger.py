@@ -13,7 +13,7 @@ from payscope.commands.output import StartProgress, fail, neutralise, pipe_close
 
 if TYPE_CHECKING:
     from payscope.api.scenarios import Scenario, Step
-    from payscope.runtime import Runtime
+    from payscope.app.runtime import Runtime
 
 
 def find(name: str) -> Scenario | None:

@@ -119,7 +119,7 @@ def loads_json(raw: bytes | str, *, source: str = "", limit: int = MAX_DEPTH) ->
 def loads_toml(text: str, *, source: str = "", limit: int = MAX_DEPTH) -> dict[str, Any]:
     """TOML text parsed, nested at most `limit` deep: `TooDeep` past it (the standard parser
     recurses on each nested array or inline table), tomllib.TOMLDecodeError when not TOML."""
-    import tomllib  # 3 ms: imported by the first read that needs it (payscope.launch)
+    import tomllib  # 3 ms: imported by the first read that needs it (payscope.app.launch)
 
     try:
         data = tomllib.loads(text)

@@ -1,6 +1,6 @@
 """The files in a sandbox's data dir, and whether a daemon serves it (standard library only).
 
-What reads them at the TUI's launch (`payscope.launch`) runs beside Textual's import: importing
+What reads them at the TUI's launch (`payscope.app.launch`) runs beside Textual's import: importing
 `payscope.sandbox.db` there for a file name brought pydantic and orjson with it (about 0.1 s of CPU
 taken from the first paint), and `payscope.sandbox.daemon` for its check that a daemon runs cost 6
 ms

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from textual.signal import Signal
     from textual.worker import Worker
 
-    from payscope.runtime import Runtime
+    from payscope.app.runtime import Runtime
     from payscope.views.area import AreaView
     from payscope.views.live import Change
 
@@ -77,7 +77,7 @@ if TYPE_CHECKING:
 
     class HostApp(App[int], AppHost):
         """Textual's `App` as payscope runs it: a type only (the app is
-        `payscope.app.PayscopeApp`)."""
+        `payscope.app.app.PayscopeApp`)."""
 
 
 def host_of(node: DOMNode) -> HostApp:

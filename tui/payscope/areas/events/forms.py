@@ -60,8 +60,8 @@ class ReplayForm(FormScreen):
         return url
 
     async def send(self, url: Any) -> Any:
+        from payscope.app.runtime import NotStarted
         from payscope.core import config
-        from payscope.runtime import NotStarted
 
         listener = self.runtime.listener
         if listener is None:

@@ -15,7 +15,7 @@ from payscope.views.payment import REFUNDABLE, disputable, refundable
 
 if TYPE_CHECKING:
     from payscope.api.models.payments import Payment
-    from payscope.payments_cache import CachedPayment
+    from payscope.areas.payments.cache import CachedPayment
     from payscope.views.actions import ActionHost
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.

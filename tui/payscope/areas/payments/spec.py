@@ -15,7 +15,7 @@ from payscope.widgets.text import safe
 if TYPE_CHECKING:
     from payscope.api.export import ListSource
     from payscope.api.models.payments import Payment
-    from payscope.payments_cache import CachedPayment
+    from payscope.areas.payments.cache import CachedPayment
     from payscope.views.filters import Filter, Grammar, Term
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.

@@ -12,8 +12,8 @@ from textual import work
 
 from payscope.areas.payments import AREA
 from payscope.areas.payments.actions import ROW_ACTIONS
+from payscope.areas.payments.cache import PAGE_SIZE
 from payscope.areas.payments.spec import COLUMNS, payment_grammar
-from payscope.payments_cache import PAGE_SIZE
 from payscope.views.actions import Action
 from payscope.views.listing import ResourceListView, new_record_action
 from payscope.widgets.format import rich_colour
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable
 
     from payscope.api.models.payments import Payment
-    from payscope.payments_cache import CachedPayment
+    from payscope.areas.payments.cache import CachedPayment
     from payscope.views.filters import Grammar
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.
@@ -104,13 +104,13 @@ class PaymentsView(ResourceListView["Row"]):
         super().runtime_ready()  # and on every later call (Ctrl+R reloads)
 
     def _cache_path(self) -> Any:
-        from payscope.payments_cache import cache_path
+        from payscope.areas.payments.cache import cache_path
 
         return cache_path(self.runtime.options.data_dir, self.runtime.profile_name)
 
     def _show_cache(self) -> None:
         """Warm start: paint the page seen last time at once; the live page replaces it."""
-        from payscope.payments_cache import load_page
+        from payscope.areas.payments.cache import load_page
 
         cached = load_page(self._cache_path())
         if not cached:
@@ -128,7 +128,7 @@ class PaymentsView(ResourceListView["Row"]):
     def page_loaded(self, records: list[Row]) -> None:
         self.cached = False
         if self.page_offset == 0 and not self.filter:
-            from payscope.payments_cache import save_page
+            from payscope.areas.payments.cache import save_page
 
             save_page(self._cache_path(), records)
 

@@ -17,15 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from payscope.core import paths
-from payscope.core.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
-from payscope.launch import (
+from payscope.app.launch import (
     DEFAULT_SEED,
     PORT_FILE,
     adopt_spawned,
     peek_settings,
     wanted_port,
 )
+from payscope.core import paths
+from payscope.core.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 HOST = "127.0.0.1"
 # How long a start waits for the background sandbox to serve: this long, plus as much per

@@ -4,7 +4,7 @@ this run needs one (standard library only, and nothing that loads asyncio or Tex
 On a first run the sandbox's own start (Python, FastAPI, every route) and its seeding take
 longer than the app's whole start, so the sooner it starts the sooner the live page comes: it
 is spawned ahead of even the start-up read's and the runtime's imports (about 0.1 s of them).
-`payscope.runtime` adopts it (`adopt_spawned`) and uses the same peeks of the settings.
+`payscope.app.runtime` adopts it (`adopt_spawned`) and uses the same peeks of the settings.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ ENV_CURSOR_BLINK = "PAYSCOPE_CURSOR_BLINK"
 GC_PAUSE_LIMIT = 3.0
 
 if TYPE_CHECKING:
-    from payscope.runtime import Runtime, RuntimeOptions
+    from payscope.app.runtime import Runtime, RuntimeOptions
     from payscope.shell.main import MainScreen
     from payscope.views.access import AppHost, Guarded
     from payscope.views.live import Change
@@ -198,7 +198,7 @@ class PayscopeApp(App[int]):
     def runtime(self) -> Runtime:
         """The sandbox, listener and client this app works with (built on first use)."""
         if self._runtime is None:
-            from payscope.runtime import Runtime
+            from payscope.app.runtime import Runtime
 
             self._runtime = Runtime(self.options)
         return self._runtime
@@ -548,7 +548,7 @@ def make_app(
     `read_only` (`--read-only`): no action that writes is offered, and the client refuses them.
     `app_class`: a subclass to build instead (`payscope demo`'s player).
     """
-    from payscope.runtime import RuntimeOptions
+    from payscope.app.runtime import RuntimeOptions
 
     options = RuntimeOptions.build(
         profile=profile,
@@ -572,7 +572,7 @@ def run_tui(args: argparse.Namespace) -> int:
 
     The garbage collector is paused already (`payscope.cli`, from launch); the first frame resumes
     it (`first_frame_out`), or the end of this call if no frame came."""
-    from payscope.runtime import OptionsError
+    from payscope.app.runtime import OptionsError
 
     try:
         try:
