@@ -59,9 +59,8 @@ async def _run(events: int) -> tuple[list[float], list[float]]:
     from payscope.app import make_app
     from payscope.core import gc_pause
 
-    # As `payscope` runs (tui/payscope/cli.py): the collector paused from launch, then resumed by
-    # the app
-    # with what start-up made frozen, so full collections skip it.
+    # As `payscope` runs (tui/payscope/cli/__init__.py): the collector paused from launch, then
+    # resumed by the app with what start-up made frozen, so full collections skip it.
     gc_pause.pause()
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
         app = make_app(config_dir=Path(tmp) / "config", data_dir=Path(tmp) / "data", seed=50)

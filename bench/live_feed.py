@@ -282,9 +282,9 @@ async def _key(app: Any, view: Any, key: str) -> float | None:
 def _child() -> None:
     from payscope.core import gc_pause
 
-    # As `payscope` runs (tui/payscope/cli.py): the collector paused from launch, and resumed with
-    # what
-    # start-up made frozen once the app's runtime is up, so full collections skip it.
+    # As `payscope` runs (tui/payscope/cli/__init__.py): the collector paused from launch, and
+    # resumed with what start-up made frozen once the app's runtime is up, so full collections
+    # skip it.
     gc_pause.pause()
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
         asyncio.run(_tui(Path(tmp)))

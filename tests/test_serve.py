@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from payscope.cli import main
-from payscope.serve_cli import is_loopback
+from payscope.cli.serve import is_loopback
 
 
 @pytest.mark.parametrize(
@@ -259,7 +259,7 @@ def test_each_tab_runs_this_payscope_or_the_demo_as_the_servers_own_child(
     tmp_path: Path,
 ) -> None:
     from payscope.cli import build_parser
-    from payscope.serve_cli import command_for
+    from payscope.cli.serve import command_for
 
     plain = command_for(build_parser().parse_args(["--profile", "staging", "serve"]))
     assert plain == f"exec {sys.executable} -m payscope --profile staging"

@@ -1,4 +1,4 @@
-"""`payscope completion bash|zsh|fish` (tui/payscope/commands/completion.py), tested by bash itself:
+"""`payscope completion bash|zsh|fish` (tui/payscope/cli/completion.py), tested by bash itself:
 the script is sourced, `complete -p payscope` names its function, and COMP_WORDS/compgen
 complete subcommands, options, their values, scenario names, areas and profile names."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from payscope.api.scenarios import SCENARIOS
+from payscope.cli.export import AREAS
 from payscope.core import config
-from payscope.export_cli import AREAS
 from tests.cli.conftest import ROOT, payscope
 
 BIN = str(Path(sys.executable).parent)

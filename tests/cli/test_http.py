@@ -1,4 +1,4 @@
-"""`payscope get|post|delete PATH` (tui/payscope/commands/http.py): any path through the shared
+"""`payscope get|post|delete PATH` (tui/payscope/cli/http.py): any path through the shared
 client,
 on the embedded sandbox and on a remote profile, run as a subprocess."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from payscope.api.bodies import BodyError, prepare
 from payscope.api.request_log import RequestLogFollower, request_log_path
-from payscope.commands.http import UsageError, clean_path, parse_fields
+from payscope.cli.http import UsageError, clean_path, parse_fields
 from tests.cli.conftest import Remote, no_traceback, payscope
 
 

@@ -1,4 +1,4 @@
-"""`payscope logs tail` (tui/payscope/commands/logs.py) and the shared request log it follows
+"""`payscope logs tail` (tui/payscope/cli/logs.py) and the shared request log it follows
 (tui/payscope/api/request_log.py): the calls of every payscope on the profile, made here by other
 processes, as they happen; filters; redaction and neutralisation; Ctrl+C."""
 
@@ -95,7 +95,7 @@ async def test_every_payscope_on_the_profile_as_it_happens(
     assert fixture["source"] == "fixtures" and fixture["path"] == "/payments/list"
     # The TUI's client, as the TUI starts it (a runtime on the profile), in this process.
     from payscope.app.runtime import Runtime
-    from payscope.headless import runtime_options
+    from payscope.cli.headless import runtime_options
 
     class Args:
         profile = "box"

@@ -1,4 +1,4 @@
-"""What the new commands print (tui/payscope/commands/output.py): text from outside neutralised,
+"""What the new commands print (tui/payscope/cli/output.py): text from outside neutralised,
 JSON
 pretty or compact, the start's progress on a terminal only."""
 
@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from payscope.commands.output import StartProgress, json_text, neutralise
+from payscope.cli.output import StartProgress, json_text, neutralise
 
 
 @pytest.mark.parametrize(

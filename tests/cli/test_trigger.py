@@ -1,4 +1,4 @@
-"""`payscope trigger SCENARIO` (tui/payscope/commands/trigger.py): the TUI's Trigger scenarios
+"""`payscope trigger SCENARIO` (tui/payscope/cli/trigger.py): the TUI's Trigger scenarios
 headless,
 from the one catalogue (tui/payscope/api/scenarios.py), on the embedded sandbox and a remote
 profile."""

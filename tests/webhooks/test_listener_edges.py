@@ -18,8 +18,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from payscope.cli.listen import format_text
 from payscope.core.asgi_server import EmbeddedServer
-from payscope.webhooks.cli import format_text
 from payscope.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 from tests.waits import awaited, until
 from tests.webhooks.conftest import (

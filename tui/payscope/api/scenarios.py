@@ -8,7 +8,7 @@ world does (the card network opening a dispute, time passing). A paid link is pa
 hosted checkout page pays it: with the publishable key and the payment's client secret.
 The catalogue (`SCENARIOS`) costs nothing to import: the client and the models are loaded
 when a scenario runs, so `payscope trigger --list` and shell completion stay instant.
-`payscope trigger` (tui/payscope/commands/trigger.py) runs the same scenarios headless, and reports
+`payscope trigger` (tui/payscope/cli/trigger.py) runs the same scenarios headless, and reports
 each
 request a scenario makes as a `Step` (`Trigger(on_step=...)`).
 """

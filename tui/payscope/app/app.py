@@ -247,7 +247,7 @@ class PayscopeApp(App[int]):
     def on_mount(self) -> None:
         for problem in self.startup_problems:
             self.notify(problem, title="Theme problem", severity="warning", timeout=10)
-        from payscope.serve_cli import served_by
+        from payscope.cli.serve import served_by
 
         server = served_by() if self.is_web else None
         if server is not None:

@@ -3,7 +3,7 @@
 A secret is generated like the reference's `payment_response_hash_key` (64 random letters and
 digits). It is never written to a file: an embedded listener keeps it in memory (the TUI hands
 it the sandbox's secret), and `payscope listen` keeps its own in the OS keyring
-(see `payscope.webhooks.cli`).
+(see `payscope.cli.listen`).
 """
 
 from __future__ import annotations

@@ -15,14 +15,69 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
-from payscope.commands.output import StartProgress, fail, neutralise, pipe_closed, print_json
+from payscope.cli.headless import add_connection_options
+from payscope.cli.options import Formatter, examples_epilog, text
+from payscope.cli.output import StartProgress, fail, neutralise, pipe_closed, print_json
 
 if TYPE_CHECKING:
     from payscope.api.client import ApiClient
+    from payscope.cli.options import Subparsers
 
 # The largest --json body read (a file or standard input).
 MAX_BODY_BYTES = 1024 * 1024
 _KEY = re.compile(r"([^\[\]=]+)((?:\[[^\[\]]*\])*)")
+
+
+# The subcommands this module parses and runs.
+COMMANDS = ("get", "post", "delete")
+EXAMPLES = {
+    "get": [
+        "payscope get /payments/list -d limit=5",
+        "payscope get /payments/pay_… --profile staging",
+    ],
+    "post": [
+        "payscope post /payments -d amount=1000 -d currency=USD -d 'metadata[order]=42'",
+        "payscope post /customers --json @customer.json",
+    ],
+    "delete": ["payscope delete /customers/cus_…"],
+}
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    for method, says in (
+        ("get", "read any path of the service and print its JSON answer"),
+        ("post", "send a body to any path of the service and print its JSON answer"),
+        ("delete", "delete at any path of the service and print its JSON answer"),
+    ):
+        parser = subparsers.add_parser(
+            method,
+            epilog=examples_epilog(EXAMPLES[method], "get-post-delete"),
+            help=says,
+            description=text(
+                f"{method.upper()} PATH on the profile's service (the local sandbox by "
+                "default, started when it is not running) with the profile's key, through "
+                "payscope's client: its retries, rate-limit waits and request log. The answer's "
+                "JSON is printed pretty and coloured on a terminal, compact when piped; an error "
+                "answer exits 1 with the service's code and message."
+            ),
+            formatter_class=Formatter,
+        )
+        parser.add_argument("path", metavar="PATH", help="e.g. /payments/list or /payments/pay_…")
+        parser.add_argument(
+            "-d",
+            "--data",
+            metavar="KEY=VALUE",
+            action="append",
+            default=[],
+            help="a field (repeatable): nested as a[b]=c, a list item as a[]=c, a JSON value as "
+            "key:=1000 or key:=true; on get and delete, the query instead",
+        )
+        parser.add_argument(
+            "--json",
+            metavar="BODY|@FILE",
+            help="the whole body as JSON, or @FILE to read it from FILE (@- = standard input)",
+        )
+        add_connection_options(parser)
 
 
 class UsageError(ValueError):
@@ -202,7 +257,7 @@ def run(args: argparse.Namespace) -> int:
                 return fail(command, f"the answer of {method} {path} is nested too deeply to print")
         return 0
 
-    from payscope.headless import run_with_runtime
+    from payscope.cli.headless import run_with_runtime
 
     try:
         return run_with_runtime(args, lambda runtime: work(runtime.api), progress)

@@ -14,12 +14,43 @@ What is static and what is asked:
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from payscope.cli.options import Formatter, examples_epilog, text
+
+if TYPE_CHECKING:
+    from payscope.cli.options import Subparsers
 
 # Metavars of values that are files or directories (completed as such).
 _FILE_METAVARS = ("FILE", "PATH", "DIR", "BODY|@FILE", "STORY|FILE")
+
+
+# The subcommands this module parses and runs.
+COMMANDS = ("completion", "__complete")
+# What `payscope __complete KIND` lists (the completion scripts ask it).
+COMPLETION_KINDS = ("profiles", "scenarios", "areas", "commands")
+EXAMPLES = ["source <(payscope completion bash)"]
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    completion = subparsers.add_parser(
+        "completion",
+        epilog=examples_epilog(EXAMPLES, "completion"),
+        help="print a shell completion script (bash, zsh, fish)",
+        description=text(
+            "Print the completion script of SHELL: subcommands, options, profile "
+            "names, areas and scenario names. Install: `payscope completion bash > "
+            "~/.local/share/bash-completion/completions/payscope` (see docs/cli.md for zsh and "
+            "fish)."
+        ),
+        formatter_class=Formatter,
+    )
+    completion.add_argument("shell", choices=["bash", "zsh", "fish"])
+
+    hidden = subparsers.add_parser("__complete", formatter_class=Formatter)
+    hidden.add_argument("kind", choices=COMPLETION_KINDS)
 
 
 @dataclass
@@ -88,10 +119,14 @@ def commands() -> list[Command]:
 
 
 def _words(values: list[str]) -> str:
+    import shlex
+
     return shlex.quote(" ".join(values))
 
 
 def bash_script() -> str:
+    import shlex
+
     every = commands()
     top = every[0]
     takes_value = sorted(o for o, kind in top.values.items())
@@ -168,6 +203,8 @@ def zsh_script() -> str:
 
 
 def fish_script() -> str:
+    import shlex
+
     every = commands()
     lines = [
         "# payscope completion for fish: save it as ~/.config/fish/completions/payscope.fish",
@@ -233,7 +270,7 @@ def words_of(kind: str) -> list[str]:
 
         return [s.name for s in SCENARIOS]
     if kind == "areas":
-        from payscope.export_cli import AREAS
+        from payscope.cli.export import AREAS
 
         return list(AREAS)
     return [c.name for c in commands()[1:]]

@@ -9,11 +9,41 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from payscope.commands.output import StartProgress, fail, neutralise, pipe_closed
+from payscope.cli.headless import add_connection_options
+from payscope.cli.options import Formatter, examples_epilog, text
+from payscope.cli.output import StartProgress, fail, neutralise, pipe_closed
 
 if TYPE_CHECKING:
     from payscope.api.scenarios import Scenario, Step
     from payscope.app.runtime import Runtime
+    from payscope.cli.options import Subparsers
+
+
+# The subcommands this module parses and runs.
+COMMANDS = ("trigger",)
+EXAMPLES = ["payscope trigger --list", "payscope trigger dispute --format json"]
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    trigger = subparsers.add_parser(
+        "trigger",
+        epilog=examples_epilog(EXAMPLES, "trigger"),
+        help="run one of the TUI's Trigger scenarios headless",
+        description=text(
+            "Run a Trigger scenario of the Sandbox area (a payment in a given flow, a "
+            "refund that fails, a dispute, a payout, a renewal, a paid link) without the TUI: each "
+            "request it makes, its status and the ids it made, then what it made."
+        ),
+        formatter_class=Formatter,
+    )
+    trigger.add_argument("scenario", nargs="?", metavar="SCENARIO", help="e.g. one_step, dispute")
+    trigger.add_argument(
+        "--list", action="store_true", help="name each scenario with what it does, and exit"
+    )
+    trigger.add_argument(
+        "--format", choices=["text", "json"], default="text", help="json: one object per step"
+    )
+    add_connection_options(trigger)
 
 
 def find(name: str) -> Scenario | None:
@@ -115,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
 
-    from payscope.headless import run_with_runtime
+    from payscope.cli.headless import run_with_runtime
 
     try:
         return run_with_runtime(args, work, progress)

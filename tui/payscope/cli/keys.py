@@ -8,14 +8,44 @@ kept in shell history and shown to every user by `ps`. Exit codes: 0 done, 1 a u
 from __future__ import annotations
 
 import argparse
-import getpass
 import sys
+from typing import TYPE_CHECKING
 
 from payscope.api.terminal import say
-from payscope.core import secrets
-from payscope.core.secrets import KIND_LABELS, SecretsError
+from payscope.cli.options import Formatter
+from payscope.core.docs import see
+
+if TYPE_CHECKING:
+    from payscope.cli.options import Subparsers
 
 MAX_KEY_LENGTH = 4096
+
+
+# The subcommands this module parses and runs.
+COMMANDS = ("keys",)
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    keys = subparsers.add_parser(
+        "keys",
+        epilog=see("config", "keys"),
+        help="manage keys in the OS keyring",
+        description="Store, show (masked) or delete a profile's keys in the OS keyring. Keys are "
+        "read from a hidden prompt or standard input, never from the command line.",
+        formatter_class=Formatter,
+    )
+    keys.add_argument("action", choices=["set", "show", "delete"], help="what to do")
+    keys.add_argument("--profile", default="default", metavar="NAME", help="profile (default)")
+    keys.add_argument(
+        "--kind",
+        choices=["secret", "publishable", "webhook"],
+        default="secret",
+        help="which key (default: the secret API key)",
+    )
+    keys.add_argument(
+        "--allow-production", action="store_true", help="accept a production (prd_) key"
+    )
+    keys.add_argument("value", nargs="?", help=argparse.SUPPRESS)
 
 
 def _error(message: str) -> None:
@@ -48,6 +78,10 @@ def _refuse_argv_key(args: argparse.Namespace) -> int:
 
 
 def _read_key(args: argparse.Namespace) -> str:
+    import getpass
+
+    from payscope.core.secrets import KIND_LABELS, SecretsError
+
     label = KIND_LABELS[args.kind]
     if sys.stdin is None:
         raise SecretsError("no standard input to read the key from")
@@ -66,12 +100,17 @@ def _read_key(args: argparse.Namespace) -> str:
 
 
 def _describe(value: str, kind: str) -> str:
+    from payscope.core import secrets
+
     found = secrets.key_kind(value)
     detail = "" if kind == "webhook" else f" ({found})"
     return f"{secrets.mask(value)}{detail}"
 
 
 def _set(args: argparse.Namespace) -> int:
+    from payscope.core import secrets
+    from payscope.core.secrets import KIND_LABELS
+
     store = secrets.backend()  # fail before asking for a key we could not keep
     value = _read_key(args)
     label = KIND_LABELS[args.kind]
@@ -97,6 +136,9 @@ def _set(args: argparse.Namespace) -> int:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from payscope.core import secrets
+    from payscope.core.secrets import KIND_LABELS
+
     label = KIND_LABELS[args.kind]
     value = secrets.get_secret(args.profile, args.kind)
     if value is None:
@@ -115,6 +157,9 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _delete(args: argparse.Namespace) -> int:
+    from payscope.core import secrets
+    from payscope.core.secrets import KIND_LABELS
+
     label = KIND_LABELS[args.kind]
     if secrets.delete_secret(args.profile, args.kind):
         say(f"deleted the {label} of profile {args.profile!r} from the OS keyring")
@@ -126,6 +171,9 @@ def _delete(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run `payscope keys` with the arguments parsed by :mod:`payscope.cli`; return the exit
     code."""
+    from payscope.core import secrets
+    from payscope.core.secrets import SecretsError
+
     if args.value is not None:
         if args.action == "set":
             return _refuse_argv_key(args)

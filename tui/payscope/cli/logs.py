@@ -17,12 +17,68 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from payscope.commands.output import fail, neutralise, pipe_closed, wants_colour
+from payscope.cli.options import Formatter, examples_epilog, text
+from payscope.cli.output import fail, neutralise, pipe_closed, wants_colour
 
 if TYPE_CHECKING:
     from payscope.api.request_log import LoggedRequest
+    from payscope.cli.options import Subparsers
 
 StatusTest = Callable[[int | None], bool]
+
+
+# The subcommands this module parses and runs.
+COMMANDS = ("logs",)
+EXAMPLES = ["payscope logs tail --status 4xx --method POST --path /payments"]
+
+
+def _status_filter(text: str) -> str:
+    try:
+        parse_status(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    logs = subparsers.add_parser(
+        "logs",
+        epilog=examples_epilog(EXAMPLES, "logs-tail"),
+        help="every request any payscope makes on the profile, as it happens",
+        description=text(
+            "tail: follow the profile's request log, one line per request any payscope "
+            "makes against it (the TUI, these commands, fixtures, export), as it happens, keys "
+            "redacted. Ctrl+C ends it."
+        ),
+        formatter_class=Formatter,
+    )
+    logs.add_argument("action", choices=["tail"], help="tail: follow the log")
+    logs.add_argument(
+        "--format", choices=["text", "json"], default="text", help="json: one object a line"
+    )
+    logs.add_argument(
+        "--status",
+        metavar="S",
+        action="append",
+        type=_status_filter,
+        help="only these statuses: 404, 4xx, 5xx, 2xx,3xx, or none (no answer); repeatable",
+    )
+    logs.add_argument(
+        "--method", metavar="M", action="append", help="only this method, e.g. POST; repeatable"
+    )
+    logs.add_argument(
+        "--path",
+        metavar="P",
+        action="append",
+        help="only paths under P, e.g. /payments (also /payments/list, /payments/pay_…); "
+        "repeatable",
+    )
+    logs.add_argument(
+        "--profile",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="a configured profile (default: the local sandbox's log)",
+    )
 
 
 def _in_class(low: int) -> StatusTest:
@@ -107,8 +163,8 @@ def line_of(record: LoggedRequest, *, colour: bool = False) -> str:
 def run(args: argparse.Namespace) -> int:
     from payscope.api.request_log import RequestLogFollower, request_log_path
     from payscope.app.runtime import OptionsError
+    from payscope.cli.headless import runtime_options
     from payscope.core import gc_pause
-    from payscope.headless import runtime_options
 
     gc_pause.resume(freeze=True)  # a tail runs for as long as it is wanted
     try:

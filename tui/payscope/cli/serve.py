@@ -13,15 +13,63 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from payscope.cli.options import Formatter, bind_options, pace, positive_int
 from payscope.core.hosts import is_loopback_host as is_loopback
+
+if TYPE_CHECKING:
+    from payscope.cli.options import Subparsers
 
 # Set for each tab's payscope: the server's pid. The tab's process is the server's own child (its
 # shell execs it), and quits once its parent is no longer the server (`served_by`).
 ENV_SERVED_BY = "PAYSCOPE_SERVED_BY"
+
+
+# The subcommands this module parses and runs.
+COMMANDS = ("serve",)
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    serve = subparsers.add_parser(
+        "serve",
+        help="the TUI in a browser (textual-serve); each tab is its own payscope",
+        description="Serve payscope to a browser with textual-serve: each tab is its own "
+        "payscope, on the same background sandbox, and every one gets the webhooks live. "
+        "Binds to loopback; a host that is not loopback needs --public. Only the URL it "
+        "prints opens it: that URL holds a random token (then kept in a cookie), and the "
+        "page's Host and its WebSocket's Origin must be the address served on. Ctrl+C stops it.",
+        formatter_class=Formatter,
+    )
+    bind_options(serve, 8000)
+    serve.add_argument(
+        "--public",
+        action="store_true",
+        help="allow a host that is not loopback (whoever reaches it with the printed URL's "
+        "token drives the TUI: pass that URL on only to them)",
+    )
+    serve.add_argument(
+        "--max-tabs",
+        type=positive_int,
+        default=4,
+        metavar="N",
+        help="the most browser tabs open at once (each is a payscope process; default 4)",
+    )
+    serve.add_argument(
+        "--demo",
+        metavar="STORY|FILE",
+        help="serve a demo instead: each tab plays this story (developer, support, tour, or "
+        "your own story file) on a demo sandbox of its own",
+    )
+    serve.add_argument(
+        "--pace",
+        type=pace,
+        default=1.0,
+        metavar="X",
+        help="with --demo: its speed (default 1.0)",
+    )
 
 
 def served_by() -> int | None:
@@ -33,6 +81,8 @@ def served_by() -> int | None:
 def command_for(args: argparse.Namespace) -> str:
     """The command textual-serve runs for each browser tab: this payscope, same options (or,
     with `--demo`, `payscope demo STORY` on a demo sandbox of each tab's own)."""
+    import shlex
+
     parts = [sys.executable, "-m", "payscope"]
     story = getattr(args, "demo", None)
     if story:

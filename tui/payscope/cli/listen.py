@@ -16,26 +16,74 @@ import importlib
 import os
 import signal
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from payscope.api.terminal import safe_json, safe_text, say
-from payscope.api.vocabulary import counted
-from payscope.core.hosts import is_loopback_host as is_loopback
-from payscope.webhooks.forward import url_problem
-from payscope.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED, ForwardOutcome
-from payscope.webhooks.listener import (
-    DEFAULT_MAX_AGE,
-    DEFAULT_PORT,
-    Delivery,
-    Listener,
-    ListenerError,
-)
-from payscope.webhooks.secret_store import generate_secret, mask
+from payscope.cli.options import Formatter, bind_options, duration
+from payscope.core.docs import see
+
+if TYPE_CHECKING:
+    from payscope.cli.options import Subparsers
+    from payscope.webhooks.journal import ForwardOutcome
+    from payscope.webhooks.listener import Delivery
 
 SECRET_ENV = "PAYSCOPE_WEBHOOK_SECRET"
 KEYRING_PROFILE = "listener"
+
+
+# The subcommands this module parses and runs.
+COMMANDS = ("listen",)
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    listen = subparsers.add_parser(
+        "listen",
+        epilog=see("listener"),
+        help="run the webhook listener alone",
+        description="Take POST /webhooks on 127.0.0.1, verify X-Webhook-Signature-512, dedupe on "
+        "event_id, journal every event before answering, and print one line per event.",
+        formatter_class=Formatter,
+    )
+    bind_options(listen, 8787)
+    listen.add_argument(
+        "--secret",
+        metavar="S",
+        action="append",
+        help="signing secret (repeat to accept several during rotation); shown to other local "
+        "users by `ps`: prefer --secret-file or PAYSCOPE_WEBHOOK_SECRET",
+    )
+    listen.add_argument(
+        "--secret-file",
+        metavar="PATH",
+        help="read the signing secrets from PATH, one per line (- = standard input)",
+    )
+    listen.add_argument(
+        "--forward-to",
+        metavar="URL",
+        help="re-POST each accepted event here, durably: owed from the moment it is journaled, "
+        "retried after a failure (any answer but 2xx) in 1 s, 5 s, 30 s, 2 min, 10 min, 30 min, "
+        "then hourly, across restarts too; marked failed 24 h after the event arrived. Every "
+        "attempt is recorded and printed",
+    )
+    listen.add_argument(
+        "--max-age",
+        type=duration,
+        metavar="AGE",
+        default=None,
+        help='refuse (400, reason "stale") events whose timestamp is older than AGE: 90s, '
+        "30m, 12h, 7d (default 7d)",
+    )
+    listen.add_argument(
+        "--no-freshness",
+        action="store_true",
+        help="accept events however old their timestamp (no --max-age check)",
+    )
+    listen.add_argument("--format", choices=["text", "json"], default="text", help="output format")
+    listen.add_argument("--data", metavar="DIR", help="journal directory (default: the data dir)")
+    listen.add_argument(
+        "--print-secret", action="store_true", help="print the signing secret and exit"
+    )
 
 
 def default_data_dir() -> Path:
@@ -65,6 +113,8 @@ def _shown(value: str | None, missing: str) -> str:
 
 def format_text(d: Delivery) -> str:
     """One readable line: time, ✓/✗, event type, object id, status, duplicates or reason."""
+    from datetime import datetime
+
     clock = datetime.fromtimestamp(d.received_at).strftime("%H:%M:%S")
     if not d.accepted:
         return f"{clock}  ✗ {d.status}  {_shown(d.reason, '')}"
@@ -79,6 +129,8 @@ def format_text(d: Delivery) -> str:
 
 def format_json(d: Delivery) -> str:
     """One JSON object (no newline inside) describing the delivery."""
+    from datetime import UTC, datetime
+
     record: dict[str, Any] = {
         "received_at": datetime.fromtimestamp(d.received_at, UTC)
         .isoformat(timespec="milliseconds")
@@ -98,11 +150,15 @@ def format_json(d: Delivery) -> str:
 
 
 def _iso(ts: float) -> str:
+    from datetime import UTC, datetime
+
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _forward_shown(outcome: ForwardOutcome) -> str:
     """The forward's state as printed: delivered, retrying (a retry is scheduled) or failed."""
+    from payscope.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED
+
     if outcome.state == FORWARD_DELIVERED:
         return "delivered"
     return "failed" if outcome.state == FORWARD_FAILED else "retrying"
@@ -110,6 +166,8 @@ def _forward_shown(outcome: ForwardOutcome) -> str:
 
 def format_forward_text(outcome: ForwardOutcome) -> str:
     """One readable line for a forward attempt: time, state, event, answer or error, latency."""
+    from datetime import datetime
+
     f = outcome.record
     clock = datetime.fromtimestamp(f.sent_at).strftime("%H:%M:%S")
     took = f" in {f.latency_ms:.0f} ms" if f.latency_ms is not None else ""
@@ -157,6 +215,8 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], st
     """The secrets to verify with, and where they came from: `--secret` values, else
     `PAYSCOPE_WEBHOOK_SECRET`, else the one kept in the OS keyring (generated and stored there
     on first use). Never a file."""
+    from payscope.webhooks.secret_store import generate_secret
+
     if given:
         return given, "--secret"
     env = os.environ.get(SECRET_ENV, "").strip()
@@ -194,6 +254,8 @@ def resolve_secrets(given: list[str] | None, err: TextIO) -> tuple[list[str], st
 
 def run(args: argparse.Namespace) -> int:
     """Entry point for `payscope listen` (arguments parsed by payscope.cli)."""
+    from payscope.webhooks.forward import url_problem
+
     err = sys.stderr
     data_dir = Path(args.data).expanduser() if args.data else default_data_dir()
     secrets: list[str] | None = args.secret or None
@@ -239,6 +301,11 @@ async def _serve(
     out: TextIO,
     err: TextIO,
 ) -> int:
+    from payscope.api.vocabulary import counted
+    from payscope.core.hosts import is_loopback_host as is_loopback
+    from payscope.webhooks.listener import DEFAULT_PORT, Listener, ListenerError
+    from payscope.webhooks.secret_store import mask
+
     try:
         listener = Listener(data_dir, secrets, forward_to=args.forward_to, max_age=_max_age(args))
         url = await listener.start(
@@ -391,6 +458,8 @@ async def _serve(
 
 def _max_age(args: argparse.Namespace) -> float | None:
     """The freshness window asked for: --no-freshness, --max-age, or the default."""
+    from payscope.webhooks.listener import DEFAULT_MAX_AGE
+
     if getattr(args, "no_freshness", False):
         return None
     value = getattr(args, "max_age", None)

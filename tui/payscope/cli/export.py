@@ -19,15 +19,48 @@ from typing import TYPE_CHECKING, Any
 
 from payscope.api.terminal import safe_text, say
 from payscope.areas import REGISTRY
-from payscope.views.areas import Area
+from payscope.cli.headless import add_connection_options
+from payscope.cli.options import Formatter
+from payscope.core.docs import see
 
 if TYPE_CHECKING:
     from payscope.api.client import ApiClient
     from payscope.api.export import ListSource
+    from payscope.cli.options import Subparsers
+    from payscope.views.areas import Area
 
 
 # The areas `payscope export` reads: those whose `AREA` names an export source.
 AREAS: dict[str, Area] = {area.key: area for area in REGISTRY if area.export}
+
+
+# The subcommands this module parses and runs.
+COMMANDS = ("export",)
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    export = subparsers.add_parser(
+        "export",
+        epilog=see("tools", "export"),
+        help="export every record a filter matches to CSV or JSON Lines",
+        description="Export every record of AREA's list that the filter matches (all pages) to "
+        "CSV or JSON Lines. The filter is the TUI's (/ in the list): e.g. "
+        '"status:failed from:2026-11-01". Amounts are in minor units with their decimal beside '
+        "them; the file appears only once complete.",
+        formatter_class=Formatter,
+    )
+    export.add_argument("area", choices=list(AREAS))
+    export.add_argument("--filter", metavar="TEXT", default="", help="the list's filter")
+    export.add_argument("--format", choices=["csv", "jsonl"], default="csv", help="(default csv)")
+    export.add_argument(
+        "--output",
+        metavar="FILE",
+        help="where (default AREA-YYYYmmdd-HHMMSS.FORMAT here; - = standard output); only a "
+        "regular file, never a FIFO, a device or a directory",
+    )
+    export.add_argument("--force", action="store_true", help="replace a file already at --output")
+    export.add_argument("--quiet", action="store_true", help="no progress on standard error")
+    add_connection_options(export)
 
 
 def _journal_fetch(
@@ -36,7 +69,7 @@ def _journal_fetch(
     """Pages of the events this profile's listener journaled (the TUI's Events list); exits 2
     when the profile's options are wrong or no listener has journaled anything yet."""
     from payscope.app.runtime import OptionsError, listener_dir_for
-    from payscope.headless import runtime_options
+    from payscope.cli.headless import runtime_options
     from payscope.webhooks.journal import JOURNAL_FILE, Journal
 
     try:
@@ -65,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
     from payscope.api.errors import ClientError
     from payscope.api.export import ExportError, check_target, export_records
-    from payscope.headless import run_with_client
+    from payscope.cli.headless import run_with_client
     from payscope.widgets.errors import describe_error
 
     area = AREAS[args.area]
