@@ -48,7 +48,6 @@ from payscope.sandbox.responses import (
     respond_list,
     schema_body,
 )
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -74,7 +73,7 @@ ASYNC_REFUNDS = frozenset({cards.REFUND_PENDING, cards.REFUND_FAILS, cards.REFUN
 MAX_REFUNDS_PER_PAYMENT = 10
 REFUNDABLE = ("succeeded", "partially_captured", "partially_captured_and_capturable")
 
-router = APIRouter(tags=["refunds"], route_class=DirectRoute)
+router = APIRouter(tags=["refunds"])
 
 
 # What the real service answers a refund of more than is left to refund.

@@ -28,10 +28,9 @@ from payscope.sandbox.public import REDIRECT_FORM, REDIRECT_PAGE, THREE_DS_FORM,
 from payscope.sandbox.resource import Resource
 from payscope.sandbox.resources.payments.engine import complete_challenge
 from payscope.sandbox.resources.payments.store import SHOWN, Row, load
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import state_of
 
-router = APIRouter(tags=["sandbox controls"], route_class=DirectRoute)
+router = APIRouter(tags=["sandbox controls"])
 
 _BUTTONS = (
     ("authorize", "", "Authorize"),

@@ -37,10 +37,9 @@ from payscope.sandbox.resources._saved_methods import (
 )
 from payscope.sandbox.resources.payment_methods.engine import payment_by_secret
 from payscope.sandbox.responses import json_body, read_body, read_object, respond, schema_body
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import principal_of, state_of
 
-router = APIRouter(tags=["payment methods"], route_class=DirectRoute)
+router = APIRouter(tags=["payment methods"])
 
 
 @router.post(

@@ -39,10 +39,9 @@ from payscope.sandbox.responses import (
     schema_body,
     validate_query,
 )
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import SandboxState, principal_of, state_of
 
-router = APIRouter(tags=["payments"], route_class=DirectRoute)
+router = APIRouter(tags=["payments"])
 
 
 async def _latency(state: SandboxState) -> None:
