@@ -124,7 +124,8 @@ format: $(STAMP)
 BENCHES := bench/client_overhead.py bench/sandbox.py bench/listener.py bench/startup.py \
            bench/events_memory.py bench/events_latency.py bench/hardening.py \
            bench/analytics_chart.py bench/faults.py bench/listener_forward.py \
-           bench/delivery.py bench/big_answer.py bench/export.py bench/uvicorn_overrides.py
+           bench/delivery.py bench/big_answer.py bench/export.py bench/uvicorn_overrides.py \
+           bench/routing.py
 bench: $(STAMP)
 	@failed=""; for b in $(BENCHES); do echo "== $$b"; $(PY) $$b || failed="$$failed $$b"; done; \
 	$(PY) bench/report.py; \

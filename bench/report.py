@@ -37,6 +37,7 @@ SCRIPTS = {
     "delivery": "the sandbox's webhook delivery under load and to a silent endpoint",
     "big_answer": "the client against a remote service that answers big",
     "uvicorn_overrides": "why each override of uvicorn stays, against uvicorn as it ships",
+    "routing": "the sandbox's per-request cost: plain Starlette routes against FastAPI's",
 }
 
 NOTES = {

@@ -89,3 +89,37 @@ def test_one_class_is_named_area() -> None:
         or "\nclass Area:" in path.read_text(encoding="utf-8")
     ]
     assert named == [(PACKAGE / "views" / "areas.py").relative_to(ROOT)]
+
+
+def _resources() -> set[str]:
+    """Every sandbox resource: a module or package under sandbox/resources/ (the `_` ones are
+    the pieces they share)."""
+    folder = PACKAGE / "sandbox" / "resources"
+    modules = {p.stem for p in folder.glob("*.py")} | {
+        p.parent.name for p in folder.glob("*/__init__.py")
+    }
+    return {f"{NAME}.sandbox.resources.{m}" for m in modules if not m.startswith("_")}
+
+
+def test_every_resource_routes_module_imports_no_other_resource() -> None:
+    """Each resource package with a `routes.py` has its contract, naming every other resource."""
+    folder = PACKAGE / "sandbox" / "resources"
+    packages = {p.parent.name for p in folder.glob("*/routes.py")}
+    assert packages, "no resource packages found"
+    for name in packages:
+        contract = _contract(f"A resource's routes import no other resource: {name}")
+        own = f"{NAME}.sandbox.resources.{name}"
+        assert contract["source_modules"] == [f"{own}.routes"]
+        forbidden = set(contract["forbidden_modules"])  # type: ignore[arg-type]
+        assert forbidden == _resources() - {own}, f"{name}'s contract does not name the others"
+
+
+def test_the_shared_pieces_of_the_resources_import_no_resource() -> None:
+    contract = _contract("The resources' shared pieces import no resource")
+    shared = {
+        f"{NAME}.sandbox.resources.{p.stem}"
+        for p in (PACKAGE / "sandbox" / "resources").glob("_*.py")
+        if p.stem != "__init__"
+    }
+    assert set(contract["source_modules"]) == shared  # type: ignore[arg-type]
+    assert set(contract["forbidden_modules"]) == _resources()  # type: ignore[arg-type]

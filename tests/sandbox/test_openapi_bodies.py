@@ -43,7 +43,10 @@ def _reads_body(func: Callable[..., Any], seen: set[str] | None = None) -> bool:
 
 def _body_routes(box: Sandbox) -> list[tuple[str, str]]:
     out = []
-    for route in box.app.routes:
+    # The routers' own routes: the document is generated from them (the app serves the
+    # request-only ones as plain Starlette routes, `payscope.sandbox.routing.served`).
+    documented = [r for res in box.state.resources if res.router for r in res.router.routes]
+    for route in documented:
         if not isinstance(route, APIRoute) or not route.include_in_schema:
             continue
         # a body parameter FastAPI reads itself, or a read in the handler's own code

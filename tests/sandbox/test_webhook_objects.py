@@ -15,7 +15,9 @@ from typing import Any
 
 import httpx
 
-from payscope.sandbox.resources import disputes, payments, payouts
+from payscope.sandbox.resources import disputes
+from payscope.sandbox.resources.payments import engine as payments
+from payscope.sandbox.resources.payouts import engine as payouts
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import WEBHOOK_SECRET, Receiver, payment_body
 from tests.waits import until

@@ -566,7 +566,7 @@ async def test_a_refusal_of_the_service_is_said_at_its_field(dirs: Dirs) -> None
 
 
 def test_test_accounts_are_said_in_a_few_words() -> None:
-    from payscope.sandbox.resources.payouts import TEST_ACCOUNTS
+    from payscope.sandbox.resources.payouts.engine import TEST_ACCOUNTS
 
     said = [account_said(r) for r in TEST_ACCOUNTS]
     assert said[0] == "…0002 → failed when it settles"

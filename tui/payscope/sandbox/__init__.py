@@ -50,9 +50,9 @@ How to add a resource (e.g. disputes)
 9. Seeding: `seed(ctx: SeedContext)` runs inside the seed transaction on `ctx.conn`; use
    `ctx.rng`, `ctx.now` (start of today, sandbox time), `ctx.n`; write with `executemany`;
    read what earlier seeders left in `ctx.shared` (`"customers"`: ids, `"payments"`: a list
-   of `payments_seed.SeededPayment`). Seeds write no events.
+   of `payments.seed.SeededPayment`). Seeds write no events.
 10. Hooks already waiting for part 2: `dispute_schedule(payment_id, due_at, reason,
-    opened_at)` rows are written for the dispute test card (see `resources/payments.py`);
+    opened_at)` rows are written for the dispute test card (see `resources/payments/`);
     payment retrieve lists rows of a `disputes(payment_id, data)` table when it exists.
 11. Publishable keys are refused by the middleware everywhere except payment retrieve and
     confirm, so new routes need no extra check. Routes under `/_sandbox/` never get faults.

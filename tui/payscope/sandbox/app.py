@@ -15,10 +15,12 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 from starlette.staticfiles import StaticFiles
 
 from payscope.core.disk import is_disk_full
@@ -27,6 +29,7 @@ from payscope.sandbox.errors import API, INVALID, SandboxError, from_validation_
 from payscope.sandbox.middleware import SandboxMiddleware, not_stored
 from payscope.sandbox.public import is_public
 from payscope.sandbox.responses import doc_schemas
+from payscope.sandbox.routing import served, without_head
 from payscope.sandbox.state import SandboxState
 
 log = logging.getLogger("payscope.sandbox")
@@ -63,7 +66,7 @@ async def _on_http_error(request: Request, exc: Exception) -> Response:
             "this service. See /docs for the list.",
         )
     elif exc.status_code == 405:
-        allowed = (exc.headers or {}).get("Allow", "")
+        allowed = without_head((exc.headers or {}).get("Allow", ""))
         err = SandboxError(
             405,
             INVALID,
@@ -77,6 +80,8 @@ async def _on_http_error(request: Request, exc: Exception) -> Response:
     if exc.headers:
         # RFC 9110: a 405 names the methods the resource does take.
         response.headers.update(exc.headers)
+        if "Allow" in exc.headers:
+            response.headers["Allow"] = without_head(exc.headers["Allow"])
     return response
 
 
@@ -117,13 +122,15 @@ def create_app(state: SandboxState) -> FastAPI:
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.sandbox = state
+    documented: list[BaseRoute] = []
     for resource in state.resources:
         if resource.router is not None:
             # Routes go straight onto the app: matching through nested routers costs a
             # scope lookup per router per request.
-            app.router.routes.extend(resource.router.routes)
+            app.router.routes.extend(served(resource.router.routes))
+            documented.extend(resource.router.routes)
     _add_docs(app)
-    _merge_body_schemas(app)
+    _merge_body_schemas(app, documented)
     app.add_exception_handler(SandboxError, _on_sandbox_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
@@ -208,10 +215,29 @@ def _document_errors(schema: dict[str, Any]) -> None:
                     params.append(_PROFILE_HEADER)
 
 
-def _merge_body_schemas(app: FastAPI) -> None:
+def _merge_body_schemas(app: FastAPI, documented: list[BaseRoute]) -> None:
     # Bodies are validated by `read_body`, so FastAPI does not see their models: add the
     # schemas of the models `json_body()` named to the generated document.
-    build = app.openapi
+
+    def build() -> dict[str, Any]:
+        # What `FastAPI.openapi` generates, from the routers' own routes: the app serves the
+        # request-only ones as plain Starlette routes (`routing.served`), which it skips.
+        return get_openapi(
+            title=app.title,
+            version=app.version,
+            openapi_version=app.openapi_version,
+            summary=app.summary,
+            description=app.description,
+            terms_of_service=app.terms_of_service,
+            contact=app.contact,
+            license_info=app.license_info,
+            routes=documented,
+            webhooks=app.webhooks.routes,
+            tags=app.openapi_tags,
+            servers=app.servers,
+            separate_input_output_schemas=app.separate_input_output_schemas,
+            external_docs=app.openapi_external_docs,
+        )
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -1,54 +1,60 @@
-"""`DirectRoute`: an `APIRoute` that calls its handler without FastAPI's parameter machinery.
+"""How the sandbox serves its routes: request-only handlers as plain Starlette routes.
 
 The sandbox's handlers take the `Request` (plus string path parameters) and return a
 `Response`; they read and validate bodies themselves (`responses.read_body`). For them,
 FastAPI's per-request dependency solving, exit stacks and response checks are pure overhead
-(about a third of a small request's cost in the framework). A route whose handler fits that
-shape is served as a plain Starlette endpoint; it still appears in the OpenAPI document
-exactly as before. Any other handler falls back to FastAPI's own handling.
+(`bench/routing.py` measures it). So the app serves `served(router.routes)`: every `APIRoute`
+whose handler fits that shape becomes a `starlette.routing.Route` for the same path, methods and
+name, in the same place; any other handler keeps FastAPI's own handling. The OpenAPI document
+is still generated from the routers' `APIRoute`s (`app.py` hands them to FastAPI's
+`get_openapi`), so it is the same either way.
 
-It also turns away a request whose path cannot match before running the route's regex.
-Use it per router: `APIRouter(route_class=DirectRoute)`.
+The sandbox takes no HEAD. Starlette adds HEAD to a GET route's methods, so a direct handler
+answers HEAD with the 405 a FastAPI route gives (`Allow` naming its own methods), and the app's
+405 answer leaves HEAD out of `Allow` (`without_head`).
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
 
 from fastapi.routing import APIRoute
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Match, request_response
-from starlette.types import Scope
+from starlette.routing import BaseRoute, Route
 
 Handler = Callable[[Request], Awaitable[Response]]
 
 
-class DirectRoute(APIRoute):
-    """See the module docstring."""
+def served(routes: Sequence[BaseRoute]) -> list[BaseRoute]:
+    """`routes` as the app serves them: a request-only `APIRoute` as a plain `Route`."""
+    out: list[BaseRoute] = []
+    for route in routes:
+        handler = direct_handler(route) if isinstance(route, APIRoute) else None
+        if handler is None:
+            out.append(route)
+            continue
+        assert isinstance(route, APIRoute)
+        out.append(
+            Route(
+                route.path,
+                endpoint=handler,
+                methods=sorted(route.methods or ()),
+                name=route.name,
+                include_in_schema=False,
+            )
+        )
+    return out
 
-    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
-        super().__init__(path, endpoint, **kwargs)
-        handler = _direct_handler(self)
-        if handler is not None:
-            self.app = request_response(handler)
-        # The literal text before the first parameter: a path that does not start with it
-        # cannot match, so most routes turn a request away without running their regex.
-        self._prefix = path.split("{", 1)[0]
-        self._static = "{" not in path
 
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        """Starlette's matching, with a cheap early "no" for paths that cannot match."""
-        if scope["type"] == "http" and not scope.get("root_path"):
-            path: str = scope["path"]
-            if (path != self._prefix) if self._static else not path.startswith(self._prefix):
-                return Match.NONE, {}
-        return super().matches(scope)
+def without_head(allow: str) -> str:
+    """An `Allow` header's methods without HEAD (which the sandbox never serves)."""
+    return ", ".join(m for m in allow.split(", ") if m and m != "HEAD")
 
 
-def _direct_handler(route: APIRoute) -> Handler | None:
+def direct_handler(route: APIRoute) -> Handler | None:
     """The handler as `f(request) -> Response`, or None when it needs FastAPI's machinery."""
     dependant = route.dependant
     endpoint = route.endpoint
@@ -74,11 +80,13 @@ def _direct_handler(route: APIRoute) -> Handler | None:
     wants_request = dependant.request_param_name is not None
     if wants_request and dependant.request_param_name != "request":
         return None
-    if wants_request and not names:
-        direct: Handler = endpoint
-        return direct
+    # What FastAPI's route answers a HEAD with (its methods never include HEAD).
+    methods = route.methods or set()
+    allow = {"Allow": ", ".join(methods)}
 
     async def handler(request: Request) -> Response:
+        if request.method == "HEAD" and "HEAD" not in methods:
+            raise HTTPException(405, headers=allow)
         params = request.path_params
         args = {name: params[name] for name in names}
         if wants_request:

@@ -15,10 +15,9 @@ from payscope.sandbox.errors import not_found
 from payscope.sandbox.resource import Resource
 from payscope.sandbox.resources._merchant import check_merchant
 from payscope.sandbox.responses import json_body, read_body, respond
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import state_of
 
-router = APIRouter(tags=["api keys"], route_class=DirectRoute)
+router = APIRouter(tags=["api keys"])
 
 _COLUMNS = "key_id, merchant_id, name, description, prefix, created, expiration, revoked_at"
 

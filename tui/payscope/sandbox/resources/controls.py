@@ -14,11 +14,10 @@ from payscope.sandbox.clock import LATEST, iso, parse_iso
 from payscope.sandbox.errors import invalid, missing
 from payscope.sandbox.resource import Resource
 from payscope.sandbox.responses import read_object, respond
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import state_of
 from payscope.sandbox.upcoming import upcoming
 
-router = APIRouter(route_class=DirectRoute)
+router = APIRouter()
 
 _HEALTH = b'{"status":"ok"}'
 

@@ -24,7 +24,6 @@ from payscope.sandbox.db import dumps
 from payscope.sandbox.errors import conflict, not_found
 from payscope.sandbox.resource import Resource, SeedContext
 from payscope.sandbox.responses import json_body, read_body, respond, respond_list, validate_query
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import state_of
 
 SCHEMA = """
@@ -38,7 +37,7 @@ CREATE INDEX IF NOT EXISTS customers_created ON customers(created);
 
 FIELDS = ("email", "name", "phone", "phone_country_code", "description", "address", "metadata")
 
-router = APIRouter(tags=["customers"], route_class=DirectRoute)
+router = APIRouter(tags=["customers"])
 
 
 def _load(conn: sqlite3.Connection, customer_id: str) -> dict[str, Any]:

@@ -52,8 +52,8 @@ from payscope.sandbox.errors import (
 from payscope.sandbox.filters import Where
 from payscope.sandbox.outbox import emit
 from payscope.sandbox.resource import Due, Job, Resource, SeedContext, due_list
-from payscope.sandbox.resources import payments
 from payscope.sandbox.resources._support import validate
+from payscope.sandbox.resources.payments.store import load as load_payment
 from payscope.sandbox.responses import (
     json_body,
     read_object,
@@ -228,7 +228,7 @@ def open_dispute(
     now: float,
 ) -> dict[str, Any]:
     """The network opens a dispute on a payment whose money was taken (in `conn`'s transaction)."""
-    payment = payments.load(conn, payment_id)
+    payment = load_payment(conn, payment_id)
     received = int(payment.data.get("amount_received") or 0)
     if received <= 0:
         raise bad_state("dispute", "payment", payment.status, ["succeeded", "partially_captured"])

@@ -15,10 +15,9 @@ from payscope.sandbox.outbox import attempt_record
 from payscope.sandbox.resource import Resource
 from payscope.sandbox.resources._merchant import check_merchant
 from payscope.sandbox.responses import json_body, read_body, respond
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import SandboxState, state_of
 
-router = APIRouter(tags=["events"], route_class=DirectRoute)
+router = APIRouter(tags=["events"])
 
 
 @router.post(

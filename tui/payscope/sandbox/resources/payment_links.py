@@ -3,7 +3,7 @@
 Creating a link creates its payment (`requires_payment_method`, with a `client_secret`). The
 link is `active` until `expiry` (default 15 minutes) on the sandbox clock, then `expired`.
 `POST /payments` with `payment_link: true` (the real service's way; `session_expiry` seconds,
-default 15 minutes) makes the same record for the payment it creates (`link_payment`); either
+default 15 minutes) makes the same record for the payment it creates (`_links.link_payment`); either
 way the payment carries `payment_link {link, secure_link, payment_link_id}`.
 Beyond the reference's record, a link answers `payment_id` and `payment_status` (its payment's
 status as merchants see it), so a client can tell a paid link from one still waiting.
@@ -19,14 +19,13 @@ import json
 import random
 import sqlite3
 from importlib import resources as package_files
-from typing import Any, Final
+from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from payscope.api.models.links import PaymentLinkCreateRequest, PaymentLinkListRequest
-from payscope.api.models.payments import PaymentCreateRequest
 from payscope.sandbox import ids
 from payscope.sandbox.clock import iso, parse_iso
 from payscope.sandbox.db import dumps
@@ -34,12 +33,10 @@ from payscope.sandbox.errors import invalid, not_found
 from payscope.sandbox.filters import Where
 from payscope.sandbox.public import OLD_PAY_PAGE, PAY_PAGE
 from payscope.sandbox.resource import Due, Job, Resource, SeedContext, due_list
-from payscope.sandbox.resources import payments
-from payscope.sandbox.resources._support import (
-    insert_payment,
-    new_payment,
-    validate,
-)
+from payscope.sandbox.resources._links import DEFAULT_EXPIRY, insert_link, link_record, page_url
+from payscope.sandbox.resources._support import base_url, validate
+from payscope.sandbox.resources.payments.engine import check_customer, insert_payment, new_payment
+from payscope.sandbox.resources.payments.store import SHOWN, load
 from payscope.sandbox.responses import json_body, read_object, respond, respond_list
 from payscope.sandbox.state import SandboxState, state_of
 
@@ -56,8 +53,6 @@ CREATE INDEX IF NOT EXISTS payment_links_created ON payment_links(created);
 CREATE INDEX IF NOT EXISTS payment_links_expiry ON payment_links(expires_at)
     WHERE status = 'active';
 """
-
-DEFAULT_EXPIRY: Final = 15 * 60
 
 router = APIRouter(tags=["payment links"])
 
@@ -87,7 +82,7 @@ def _payment_statuses(conn: sqlite3.Connection, payment_ids: list[str]) -> dict[
     found = conn.execute(
         f"SELECT payment_id, status FROM payments WHERE payment_id IN ({marks})", payment_ids
     ).fetchall()
-    return {str(pid): payments.SHOWN.get(str(status), str(status)) for pid, status in found}
+    return {str(pid): SHOWN.get(str(status), str(status)) for pid, status in found}
 
 
 def _out(
@@ -106,78 +101,7 @@ def _out(
 
 
 def _page_url(request: Request, link_id: str) -> str:
-    return payments.base_url(request) + PAY_PAGE.format(payment_link_id=quote(link_id, safe=""))
-
-
-def _record(
-    state: SandboxState,
-    link_id: str,
-    payment: dict[str, Any],
-    now: float,
-    expires_at: float,
-    **fields: Any,
-) -> dict[str, Any]:
-    """A link record for `payment` (the payment object), `fields` over the defaults."""
-    data = {
-        "payment_link_id": link_id,
-        "payment_id": payment["payment_id"],
-        "merchant_id": state.credentials.merchant_id,
-        "link_to_pay": None,
-        "secure_link": None,
-        "amount": payment["amount"],
-        "currency": payment["currency"],
-        "description": payment.get("description"),
-        "link_type": "one_time",
-        "customer_id": payment.get("customer_id"),
-        "email": payment.get("email"),
-        "send_email": False,
-        "require_customer_info": False,
-        "payment_link_config": None,
-        "created_at": iso(now),
-        "expiry": iso(expires_at),
-        "status": "active",
-        "profile_id": state.credentials.profile_id,
-    }
-    data.update(fields)
-    return data
-
-
-def _insert(conn: sqlite3.Connection, data: dict[str, Any], expires_at: float) -> None:
-    conn.execute(
-        "INSERT INTO payment_links(payment_link_id, payment_id, status, created, expires_at, "
-        "data) VALUES (?, ?, 'active', ?, ?, ?)",
-        (data["payment_link_id"], data["payment_id"], data["created_at"], expires_at, dumps(data)),
-    )
-
-
-def link_payment(
-    conn: sqlite3.Connection,
-    state: SandboxState,
-    request: Request,
-    row: payments.Row,
-    body: PaymentCreateRequest,
-    now: float,
-) -> None:
-    """`POST /payments` with `payment_link: true` (in its transaction): a link for the new
-    payment, living `session_expiry` seconds (default 15 minutes), listed and retrieved like
-    any other; the payment gets `payment_link` and `expires_on`."""
-    expires_at = now + (body.session_expiry or DEFAULT_EXPIRY)
-    link_id = ids.new_id("plink")
-    data = _record(
-        state,
-        link_id,
-        row.data,
-        now,
-        expires_at,
-        payment_link_config=body.payment_link_config or None,
-    )
-    _insert(conn, data, expires_at)
-    row.data["payment_link"] = {
-        "link": _page_url(request, link_id),
-        "secure_link": None,
-        "payment_link_id": link_id,
-    }
-    row.data["expires_on"] = iso(expires_at)
+    return page_url(base_url(request), link_id)
 
 
 @router.post("/payment_link", summary="Create a payment link")
@@ -203,7 +127,7 @@ async def create_link(request: Request, body: PaymentLinkCreateRequest) -> Respo
         return_url=body.return_url,
     )
     config = body.payment_link_config.to_body() if body.payment_link_config else {}
-    data = _record(
+    data = link_record(
         state,
         link_id,
         row.data,
@@ -221,10 +145,10 @@ async def create_link(request: Request, body: PaymentLinkCreateRequest) -> Respo
     }
     row.data["expires_on"] = data["expiry"]
     with state.db.transaction() as conn:
-        payments.check_customer(conn, body.customer_id)
+        check_customer(conn, body.customer_id)
         insert_payment(conn, state, row)
-        _insert(conn, data, expires_at)
-    out = _out(request, data, expires_at, now, payments.SHOWN.get(row.status, row.status))
+        insert_link(conn, data, expires_at)
+    out = _out(request, data, expires_at, now, SHOWN.get(row.status, row.status))
     return respond({**out, "client_secret": row.data["client_secret"]})
 
 
@@ -291,7 +215,7 @@ async def checkout_page(request: Request, payment_link_id: str) -> Response:
     if found is None:
         return HTMLResponse(_message_page("This payment link does not exist."), status_code=404)
     link = _current(json.loads(found[0]), float(found[1]), state.clock.now())
-    payment = payments.load(conn, str(link["payment_id"]))
+    payment = load(conn, str(link["payment_id"]))
     shown = payment.data["status"]
     if link["status"] == "expired" and shown in (
         "requires_payment_method",

@@ -12,10 +12,9 @@ from payscope.sandbox.errors import not_found
 from payscope.sandbox.resource import Resource
 from payscope.sandbox.resources._merchant import check_merchant
 from payscope.sandbox.responses import json_body, read_body, respond
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import SandboxState, state_of
 
-router = APIRouter(tags=["business profile"], route_class=DirectRoute)
+router = APIRouter(tags=["business profile"])
 
 
 def _view(state: SandboxState, profile_id: str) -> dict[str, Any]:

@@ -38,7 +38,8 @@ from payscope.sandbox.errors import (
 from payscope.sandbox.filters import Where
 from payscope.sandbox.outbox import emit
 from payscope.sandbox.resource import Due, Job, Resource, SeedContext, due_rows
-from payscope.sandbox.resources import disputes, payments
+from payscope.sandbox.resources import disputes
+from payscope.sandbox.resources.payments.store import load as load_payment
 from payscope.sandbox.responses import (
     json_body,
     read_body,
@@ -47,7 +48,6 @@ from payscope.sandbox.responses import (
     respond_list,
     schema_body,
 )
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import SandboxState, state_of
 
 SCHEMA = """
@@ -73,7 +73,7 @@ ASYNC_REFUNDS = frozenset({cards.REFUND_PENDING, cards.REFUND_FAILS, cards.REFUN
 MAX_REFUNDS_PER_PAYMENT = 10
 REFUNDABLE = ("succeeded", "partially_captured", "partially_captured_and_capturable")
 
-router = APIRouter(tags=["refunds"], route_class=DirectRoute)
+router = APIRouter(tags=["refunds"])
 
 
 # What the real service answers a refund of more than is left to refund.
@@ -117,7 +117,7 @@ async def create_refund(request: Request) -> Response:
                 f"A refund with refund_id {refund_id!r} already exists: the original request was "
                 f"received. Read it with GET /refunds/{refund_id}; nothing was changed.",
             )
-        payment = payments.load(conn, body.payment_id)
+        payment = load_payment(conn, body.payment_id)
         if payment.status not in REFUNDABLE:
             raise bad_state("refund", "payment", payment.status, REFUNDABLE)
         received = int(payment.data.get("amount_received") or 0)
@@ -259,7 +259,7 @@ def _settle(state: SandboxState, now: float) -> int:
     for (refund_id,) in due:
         with state.db.transaction() as tx:
             data = _load(tx, refund_id)
-            payment = payments.load(tx, data["payment_id"])
+            payment = load_payment(tx, data["payment_id"])
             outcome = (payment.card_rule or {}).get("outcome")
             if outcome == cards.REFUND_REVIEW:
                 _decide(tx, state, data, "review", now)

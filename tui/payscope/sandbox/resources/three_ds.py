@@ -8,7 +8,7 @@ works offline and without JavaScript. No API key is involved: like a real issuer
 is authorised by the per-payment token in its URL (the payment's `client_secret`). The answer
 shows the outcome and, when the payment has a `return_url`, sends the browser there with
 `payment_id` and `status` added to its query. Scripts keep using `POST .../3ds` with the
-secret key (payments.py).
+secret key (`payments/routes.py`).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from payscope.api.models._iso import format_minor_units
 from payscope.sandbox.errors import SandboxError, forbidden
 from payscope.sandbox.public import REDIRECT_FORM, REDIRECT_PAGE, THREE_DS_FORM, THREE_DS_PAGE
 from payscope.sandbox.resource import Resource
-from payscope.sandbox.resources import payments
-from payscope.sandbox.routing import DirectRoute
+from payscope.sandbox.resources.payments.engine import complete_challenge
+from payscope.sandbox.resources.payments.store import SHOWN, Row, load
 from payscope.sandbox.state import state_of
 
-router = APIRouter(tags=["sandbox controls"], route_class=DirectRoute)
+router = APIRouter(tags=["sandbox controls"])
 
 _BUTTONS = (
     ("authorize", "", "Authorize"),
@@ -80,10 +80,10 @@ def _error_page(exc: SandboxError, heading: str = "3-D Secure check") -> HTMLRes
 
 def _pending(
     request: Request, payment_id: str, presented: str | None, what: str = "3-D Secure challenge"
-) -> payments.Row:
+) -> Row:
     """The payment whose challenge (or method step) this browser may complete (404, 403,
     then 400)."""
-    row = payments.load(state_of(request).db.conn, payment_id)
+    row = load(state_of(request).db.conn, payment_id)
     expected = str(row.data.get("client_secret") or "")
     if not presented or not hmac.compare_digest(presented.encode(), expected.encode()):
         raise forbidden(
@@ -92,7 +92,7 @@ def _pending(
         )
     is_method = bool((row.card_rule or {}).get("family"))
     if row.status != "requires_customer_action" or is_method != (what != "3-D Secure challenge"):
-        shown = payments.SHOWN.get(row.status, row.status)
+        shown = SHOWN.get(row.status, row.status)
         raise SandboxError(
             400,
             "invalid_request",
@@ -160,7 +160,7 @@ async def method_answer(request: Request, payment_id: str) -> Response:
     state = state_of(request)
     try:
         _pending(request, payment_id, presented, _METHOD_STEP)
-        row = payments.complete_challenge(state, payment_id, result)
+        row = complete_challenge(state, payment_id, result)
     except SandboxError as exc:
         return _error_page(exc, _METHOD_HEADING)
     return _outcome(row, payment_id, "Paid", "Not paid", _METHOD_HEADING)
@@ -202,13 +202,13 @@ async def challenge_answer(request: Request, payment_id: str) -> Response:
     state = state_of(request)
     try:
         _pending(request, payment_id, presented)
-        row = payments.complete_challenge(state, payment_id, result)
+        row = complete_challenge(state, payment_id, result)
     except SandboxError as exc:
         return _error_page(exc)
     return _outcome(row, payment_id, "Authenticated", "Not authenticated", "3-D Secure check")
 
 
-def _outcome(row: payments.Row, payment_id: str, ok: str, bad: str, heading: str) -> Response:
+def _outcome(row: Row, payment_id: str, ok: str, bad: str, heading: str) -> Response:
     """The answer page: the payment's new status, then back to the shop if it gave a URL."""
     status = str(row.data["status"])
     if status in ("succeeded", "requires_capture", "processing"):

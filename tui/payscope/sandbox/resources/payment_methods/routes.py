@@ -14,6 +14,13 @@ from payscope.api.models.payment_methods import (
 from payscope.sandbox import ids, methods
 from payscope.sandbox.errors import INVALID, SandboxError, missing
 from payscope.sandbox.keys import PUBLISHABLE
+from payscope.sandbox.resources._cards import (
+    card_rule,
+    card_view,
+    refuse_expired,
+    refuse_expired_expiry,
+    this_month,
+)
 from payscope.sandbox.resources._saved_methods import (
     REVOKED,
     customer_mandates,
@@ -28,20 +35,11 @@ from payscope.sandbox.resources._saved_methods import (
     set_default,
     update_method,
 )
-from payscope.sandbox.resources.payments import (
-    card_rule,
-    card_view,
-    check_client_secret,
-    load,
-    refuse_expired,
-    refuse_expired_expiry,
-    this_month,
-)
+from payscope.sandbox.resources.payment_methods.engine import payment_by_secret
 from payscope.sandbox.responses import json_body, read_body, read_object, respond, schema_body
-from payscope.sandbox.routing import DirectRoute
 from payscope.sandbox.state import principal_of, state_of
 
-router = APIRouter(tags=["payment methods"], route_class=DirectRoute)
+router = APIRouter(tags=["payment methods"])
 
 
 @router.post(
@@ -208,16 +206,10 @@ async def merchant_payment_methods(request: Request) -> Response:
     redirect_url = None
     customer_id = None
     if secret is not None or principal_of(request).kind == PUBLISHABLE:
-        payment_id = (secret or "").split("_secret_", 1)[0]
-        if not payment_id:
-            raise missing(
-                "client_secret", "The payment's client_secret, as POST /payments gave it."
-            )
-        row = load(state.db.conn, payment_id)
-        check_client_secret(request, row, secret, always=True)
-        currency = row.data.get("currency")
-        redirect_url = row.data.get("return_url")
-        customer_id = row.data.get("customer_id")
+        payment = payment_by_secret(state, secret)
+        currency = payment.get("currency")
+        redirect_url = payment.get("return_url")
+        customer_id = payment.get("customer_id")
     grouped: dict[str, list[dict[str, Any]]] = {"card": []}
     for net in ("credit", "debit"):
         grouped["card"].append(

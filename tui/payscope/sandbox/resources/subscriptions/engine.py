@@ -23,8 +23,16 @@ from payscope.sandbox import cards, ids
 from payscope.sandbox.clock import iso, parse_iso
 from payscope.sandbox.errors import SandboxError, bad_state, conflict, invalid, missing, not_found
 from payscope.sandbox.outbox import emit
-from payscope.sandbox.resources import _saved_methods, payments
-from payscope.sandbox.resources._support import charge_off_session, insert_payment, new_payment
+from payscope.sandbox.resources import _cards, _saved_methods
+from payscope.sandbox.resources.payments.engine import (
+    charge_off_session,
+    check_customer,
+    insert_payment,
+    new_payment,
+)
+from payscope.sandbox.resources.payments.outcomes import authorised
+from payscope.sandbox.resources.payments.paid_with import pay_on_mandate, use_saved
+from payscope.sandbox.resources.payments.store import Row
 from payscope.sandbox.resources.subscriptions import store
 from payscope.sandbox.resources.subscriptions.store import Sub, derive, load, save, view
 from payscope.sandbox.state import SandboxState
@@ -147,9 +155,7 @@ _OUTCOME_KEYS: Final[tuple[str, ...]] = (
 )
 
 
-def _first_payment(
-    conn: sqlite3.Connection, state: SandboxState, sub: Sub, row: payments.Row
-) -> None:
+def _first_payment(conn: sqlite3.Connection, state: SandboxState, sub: Sub, row: Row) -> None:
     """The first charge pays with the subscription's method (a new card, or one the customer
     saved), customer-initiated with `setup_future_usage: off_session` and, when the customer
     accepted, `customer_acceptance`: once authorised it saves the method and sets up the
@@ -158,7 +164,7 @@ def _first_payment(
     outcome = {k: rule[k] for k in _OUTCOME_KEYS if k in rule}
     saved = rule.get("saved")
     if saved:
-        payments.use_saved(state, row, _saved_methods.method_record(conn, str(saved)), outcome)
+        use_saved(state, row, _saved_methods.method_record(conn, str(saved)), outcome)
     else:
         row.card_rule = outcome
         row.data.update(
@@ -177,7 +183,7 @@ def _first_payment(
         }
 
 
-def _legacy_payment(sub: Sub, row: payments.Row) -> None:
+def _legacy_payment(sub: Sub, row: Row) -> None:
     """A later charge of a subscription with no mandate (made without the customer's
     acceptance, or seeded): its stored card, charged off-session as before."""
     rule = sub.rule or {}
@@ -214,7 +220,7 @@ def charge(conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float) 
     refused: SandboxError | None = None
     if mandate_id:
         try:
-            payments.pay_on_mandate(conn, state, row, str(mandate_id))
+            pay_on_mandate(conn, state, row, str(mandate_id))
         except SandboxError as exc:
             refused = exc
     elif sub.data.get("invoice") is None:
@@ -223,7 +229,7 @@ def charge(conn: sqlite3.Connection, state: SandboxState, sub: Sub, now: float) 
         _legacy_payment(sub, row)
     paid = refused is None and charge_off_session(row, now)
     if paid:
-        payments.authorised(conn, state, row)
+        authorised(conn, state, row)
         if not mandate_id and row.data.get("mandate_id"):
             sub.data["mandate_id"] = row.data["mandate_id"]
         if row.data.get("payment_method_id"):
@@ -325,7 +331,7 @@ def estimate(conn: sqlite3.Connection, q: SubscriptionEstimateRequest) -> dict[s
             raise not_found("Plan", q.plan_id)
         plan_id, price = plan["plan_id"], plan["price_id"][0]
     if q.customer_id is not None:
-        payments.check_customer(conn, q.customer_id)
+        check_customer(conn, q.customer_id)
     name = next(p["name"] for p in PLANS if p["plan_id"] == plan_id)
     trial = q.trial_days if q.trial_days is not None else price["trial_period"] or 0
     cadence = every(str(price["interval"]), int(price["interval_count"]))
@@ -396,8 +402,8 @@ def card_of(
     )
     card = details.payment_method_data.card if details.payment_method_data else None
     if card is not None:
-        rule = payments.card_rule(state, card)
-        rule["card"] = payments.card_view(card)
+        rule = _cards.card_rule(state, card)
+        rule["card"] = _cards.card_view(card)
         rule["fails_renewals"] = card.card_number == cards.RENEWAL_FAILS_CARD
         rule["payment_method_id"] = None  # set when the first charge saves it
         rule["acceptance"] = acceptance
@@ -435,7 +441,7 @@ def create(
     price = resolve_price(body.plan_id, body.item_price_id, 404)
     sub_id = ids.new_id("sub")  # drawn before the card's id: seeded runs keep their ids
     with state.db.transaction() as conn:
-        payments.check_customer(conn, body.customer_id)
+        check_customer(conn, body.customer_id)
         rule = card_of(conn, state, body.payment_details, body.customer_id)
         sub = insert(conn, state, sub_id, profile_id, body, rule, now)
         first_term(conn, state, sub, price, now)
@@ -449,7 +455,7 @@ def create_only(
     """A subscription in `created` with its client_secret, no payment and no invoice yet."""
     resolve_price(body.plan_id, body.item_price_id, 404)
     with state.db.transaction() as conn:
-        payments.check_customer(conn, body.customer_id)
+        check_customer(conn, body.customer_id)
         sub = insert(conn, state, ids.new_id("sub"), profile_id, body, None, now)
         sub.data["return_url"] = body.payment_details.return_url
         save(conn, sub, now)

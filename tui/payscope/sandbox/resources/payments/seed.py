@@ -17,7 +17,8 @@ from payscope.sandbox import cards, ids
 from payscope.sandbox.clock import iso
 from payscope.sandbox.db import dumps
 from payscope.sandbox.resource import SeedContext
-from payscope.sandbox.resources.payments import AUTHORISATION_LIFETIME, SHOWN, payment_object
+from payscope.sandbox.resources.payments.outcomes import AUTHORISATION_LIFETIME
+from payscope.sandbox.resources.payments.store import SHOWN, payment_object
 
 DAYS = 90
 CHUNK = 5000
