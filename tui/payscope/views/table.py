@@ -10,6 +10,7 @@ from rich.console import RenderableType
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import DataTable
 
 from payscope.views.columns import CellContext, Column, fit
@@ -25,27 +26,27 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
     ]
 
     class Open(Message):
-        """Enter (or a click on the selected row) on a record."""
+        """Enter (or a click on the selected row) on a record (of this table or a `LineTable`)."""
 
-        def __init__(self, table: ResourceTable[Any], record_id: str) -> None:
+        def __init__(self, table: Widget, record_id: str) -> None:
             super().__init__()
             self.table = table
             self.record_id = record_id
 
         @property
-        def control(self) -> ResourceTable[Any]:
+        def control(self) -> Widget:
             return self.table
 
     class Top(Message):
         """Ctrl+Home reached the first row shown: a view that shows a window of its records
         (Events) goes on to the newest of them all."""
 
-        def __init__(self, table: ResourceTable[Any]) -> None:
+        def __init__(self, table: Widget) -> None:
             super().__init__()
             self.table = table
 
         @property
-        def control(self) -> ResourceTable[Any]:
+        def control(self) -> Widget:
             return self.table
 
     def action_scroll_top(self) -> None:

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from payscope.areas.events.actions import EVENT_ACTIONS
 from payscope.areas.events.detail import EventDetailScreen
@@ -31,6 +31,7 @@ from payscope.areas.events.spec import (
     remote_empty_text,
 )
 from payscope.views.filters import Grammar
+from payscope.views.line_table import LineTable
 from payscope.views.listing import ResourceListView
 from payscope.views.live import watch_deliveries
 from payscope.views.table import ResourceTable
@@ -81,6 +82,7 @@ class EventsView(ResourceListView[Any]):
     columns = COLUMNS
     page_size = BATCH
     actions = EVENT_ACTIONS
+    table_class = LineTable  # drawn a line at a time: the feed redraws only what changed
 
     def __init__(self, *, id: str) -> None:
         super().__init__(id=id)
@@ -278,13 +280,13 @@ class EventsView(ResourceListView[Any]):
 
     # -- lazy loading: a bounded window paged on as the cursor nears either end ----------------
 
-    @on(DataTable.RowHighlighted)
-    def _maybe_more(self, event: DataTable.RowHighlighted) -> None:
-        if event.data_table is not self.table or self.scanned is not None:
+    @on(LineTable.RowHighlighted)
+    def _maybe_more(self, event: LineTable.RowHighlighted) -> None:
+        if event.table is not self.table or self.scanned is not None:
             return
         if event.cursor_row != self.table.cursor_row:
-            return  # a move the window's rebuild made and undid (clear, then the cursor back)
-        rows = event.data_table.row_count
+            return  # a move since (the message came after it)
+        rows = self.table.row_count
         margin = min(20, max(rows // 4, 1))  # the zones never overlap, whatever the window
         # Newer pages come back only as the cursor goes up: a page just shown (`]`) starts
         # with its cursor on top, and stays.
