@@ -145,11 +145,11 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         self._renderers = [by_key[key].render for key, _ in layout]
         self._header = [Text(by_key[key].label) for key, _ in layout]
         context = self.context()
-        self._cells = {rid: self._render(rec, context) for rid, rec in self.records.items()}
+        self._cells = {rid: self._row_cells(rec, context) for rid, rec in self.records.items()}
         self._changed(structure=True)
         return True
 
-    def _render(self, record: T, context: CellContext | None = None) -> list[RenderableType]:
+    def _row_cells(self, record: T, context: CellContext | None = None) -> list[RenderableType]:
         # One context for a batch of rows: the theme and the clock do not change within it.
         context = context or self.context()
         return [
@@ -193,7 +193,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         for record in records:
             record_id = self.key_of(record)
             self.records[record_id] = record
-            self._cells[record_id] = self._render(record, context)
+            self._cells[record_id] = self._row_cells(record, context)
         self._order = list(self.records)
         self._lines.clear()
 
@@ -220,7 +220,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
             record_id = self.key_of(record)
             if record_id not in self.records:
                 self.records[record_id] = record
-                self._cells[record_id] = self._render(record, context)
+                self._cells[record_id] = self._row_cells(record, context)
                 self._order.append(record_id)
                 self.rows_touched += 1
                 added = True
@@ -233,7 +233,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         if record_id not in self.records:
             return False
         self.records[record_id] = record
-        cells = self._render(record, context)
+        cells = self._row_cells(record, context)
         if not all(_same(a, b) for a, b in zip(self._cells[record_id], cells, strict=True)):
             self._cells[record_id] = cells
             for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
@@ -261,7 +261,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         for record in fresh:
             record_id = self.key_of(record)
             self.records[record_id] = record
-            self._cells[record_id] = self._render(record, context)
+            self._cells[record_id] = self._row_cells(record, context)
             on_top.append(record_id)
         self.rows_touched += len(fresh)
         self._order = on_top + self._order
@@ -307,7 +307,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         for record in fresh:
             record_id = self.key_of(record)
             self.records[record_id] = record
-            self._cells[record_id] = self._render(record, context)
+            self._cells[record_id] = self._row_cells(record, context)
             on_top.append(record_id)
         self.rows_touched += len(fresh)
         self._order = on_top + self._order
@@ -323,7 +323,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         selected = self.selected_id()
         record_id = self.key_of(record)
         self.records[record_id] = record
-        self._cells[record_id] = self._render(record)
+        self._cells[record_id] = self._row_cells(record)
         ordered = sorted(self.records.values(), key=order, reverse=True)
         self.records = {self.key_of(r): r for r in ordered}
         self._order = list(self.records)
@@ -395,14 +395,12 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
     def action_page_up(self) -> None:
         page = max(1, self.scrollable_content_region.height - 1)
         self.scroll_to(y=round(self.scroll_offset.y) - page, animate=False, force=True)
-        self.move_cursor(row=self.cursor_row - page, scroll=False)
-        self._in_sight(max(0, self.cursor_row - page))
+        self.move_cursor(row=self.cursor_row - page)
 
     def action_page_down(self) -> None:
         page = max(1, self.scrollable_content_region.height - 1)
         self.scroll_to(y=round(self.scroll_offset.y) + page, animate=False, force=True)
-        self.move_cursor(row=self.cursor_row + page, scroll=False)
-        self._in_sight(min(len(self._order) - 1, self.cursor_row + page))
+        self.move_cursor(row=self.cursor_row + page)
 
     def action_scroll_top(self) -> None:
         self.move_cursor(row=0)
@@ -517,9 +515,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
             # screenshot merges them with the next cell's, as in a DataTable.
             meta = Style.from_meta({"column": column})
             lines = console.render_lines(
-                Styled(
-                    Padding(cell, (0, 1)), pre_style=row_style + meta + over, post_style=post
-                ),
+                Styled(Padding(cell, (0, 1)), pre_style=row_style + meta + over, post_style=post),
                 options.update_width(width + 2),
             )
             # A cell's segments merged, never across cells: each cell is its own run of text,

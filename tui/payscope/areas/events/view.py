@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from payscope.areas.events.actions import EVENT_ACTIONS
 from payscope.areas.events.detail import EventDetailScreen
@@ -282,18 +282,28 @@ class EventsView(ResourceListView[Any]):
 
     @on(LineTable.RowHighlighted)
     def _maybe_more(self, event: LineTable.RowHighlighted) -> None:
-        if event.table is not self.table or self.scanned is not None:
+        if event.table is self.table:
+            self._near_an_end(event.cursor_row)
+
+    @on(DataTable.RowHighlighted)
+    def _maybe_more_datatable(self, event: DataTable.RowHighlighted) -> None:
+        # Events in a ResourceTable (the baseline bench/live_feed.py measures against).
+        if event.data_table is self.table:
+            self._near_an_end(event.cursor_row)
+
+    def _near_an_end(self, cursor_row: int) -> None:
+        if self.scanned is not None:
             return
-        if event.cursor_row != self.table.cursor_row:
-            return  # a move since (the message came after it)
+        if cursor_row != self.table.cursor_row:
+            return  # a move since, or one the window's rebuild made and undid
         rows = self.table.row_count
         margin = min(20, max(rows // 4, 1))  # the zones never overlap, whatever the window
         # Newer pages come back only as the cursor goes up: a page just shown (`]`) starts
         # with its cursor on top, and stays.
-        went_up = self._last_cursor is not None and event.cursor_row < self._last_cursor
-        if event.cursor_row < margin and self.page_offset > 0 and went_up:
+        went_up = self._last_cursor is not None and cursor_row < self._last_cursor
+        if cursor_row < margin and self.page_offset > 0 and went_up:
             self._newer()
-        elif event.cursor_row >= rows - margin and self.page_offset + rows < self.total:
+        elif cursor_row >= rows - margin and self.page_offset + rows < self.total:
             self._older()
         self._last_cursor = self.table.cursor_row
 
