@@ -131,7 +131,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         self._lines: dict[tuple[str, int], Strip] = {}  # (id, kind) -> the row drawn
         self._header_line: Strip | None = None
         self._hover: int | None = None
-        self._highlighted: tuple[int, str | None] = (0, None)
+        self._highlighted: tuple[int, bool] = (0, False)  # the cursor's row, and a row there
 
     # -- layout ------------------------------------------------------------------------------
 
@@ -179,11 +179,15 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         self._announce()
 
     def _announce(self) -> None:
-        now = (self.cursor_row, self.selected_id())
+        """`RowHighlighted` when the cursor moved to another row, or came to the first: as a
+        DataTable says it (rows put above the cursor's, the live feed's, say nothing: a view
+        listening, its footer for one, is not asked to do its work again on every frame)."""
+        record_id = self.selected_id()
+        now = (self.cursor_row, record_id is not None)
         if now != self._highlighted:
             self._highlighted = now
-            if now[1] is not None:
-                self.post_message(self.RowHighlighted(self, *now))
+            if record_id is not None:
+                self.post_message(self.RowHighlighted(self, self.cursor_row, record_id))
 
     # -- rows --------------------------------------------------------------------------------
 
