@@ -25,7 +25,6 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
-from textual.renderables.styled import Styled
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -129,6 +128,9 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         self._cells: dict[str, list[RenderableType]] = {}
         self._header: list[RenderableType] = []
         self._lines: dict[tuple[str, int], Strip] = {}  # (id, kind) -> the row drawn
+        # id -> each cell drawn once, unstyled by the row: a row drawn as another kind (the
+        # cursor came to it, or it moved from an odd line to an even one) only restyles these.
+        self._drawn_cells: dict[str, list[list[Segment]]] = {}
         self._header_line: Strip | None = None
         self._hover: int | None = None
         self._highlighted: tuple[int, bool] = (0, False)  # the cursor's row, and a row there
@@ -170,6 +172,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         """After rows were added, moved or taken away: the size, the cursor, a redraw."""
         if structure:
             self._lines.clear()
+            self._drawn_cells.clear()
             self._header_line = None
         self._index = None
         width = sum(w + 2 for _k, w in self.fitted)
@@ -200,6 +203,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
             self._cells[record_id] = self._row_cells(record, context)
         self._order = list(self.records)
         self._lines.clear()
+        self._drawn_cells.clear()
 
     def show(self, records: Iterable[T]) -> None:
         """Show exactly these records, in this order; rows already shown update in place."""
@@ -240,6 +244,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         cells = self._row_cells(record, context)
         if not all(_same(a, b) for a, b in zip(self._cells[record_id], cells, strict=True)):
             self._cells[record_id] = cells
+            self._drawn_cells.pop(record_id, None)
             for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
                 self._lines.pop((record_id, kind), None)
             self._refresh_row(self._row_of(record_id))
@@ -281,6 +286,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         for record_id in ids:
             self.records.pop(record_id, None)
             self._cells.pop(record_id, None)
+            self._drawn_cells.pop(record_id, None)
             for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
                 self._lines.pop((record_id, kind), None)
 
@@ -478,7 +484,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         if y == 0:
             if self._header_line is None:
                 header = self.get_component_styles("line-table--header").rich_style
-                self._header_line = self._draw(self._header, header, Style())
+                self._header_line = self._draw(self._draw_cells(self._header), header, Style())
             line = self._header_line
         else:
             row = y - 1 + round(self.scroll_offset.y)
@@ -499,32 +505,40 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
                 if cursor:
                     over += self.get_component_rich_style("line-table--cursor")
                 line_or_none = self._lines[key] = self._draw(
-                    self._cells[record_id], row_style, over
+                    self._unstyled(record_id), row_style, over
                 )
             line = line_or_none
         if scroll_x:
             line = line.crop(scroll_x, scroll_x + width)
         return line.adjust_cell_length(width, base)
 
-    def _draw(self, cells: Sequence[RenderableType], row_style: Style, over: Style) -> Strip:
-        """One row: each cell padded by a cell each side, in the row's style with `over` (the
-        cursor's) on top; the cursor's colour wins over the cell's own, its background does
-        not; the rest of the width in the row's style."""
+    def _unstyled(self, record_id: str) -> list[list[Segment]]:
+        """A record's cells drawn (each padded by a cell each side), before the row's style."""
+        drawn = self._drawn_cells.get(record_id)
+        if drawn is None:
+            drawn = self._drawn_cells[record_id] = self._draw_cells(self._cells[record_id])
+        return drawn
+
+    def _draw_cells(self, cells: Sequence[RenderableType]) -> list[list[Segment]]:
         console = self.app.console
         options = self.app.console_options.update(height=1, no_wrap=True)
+        return [
+            console.render_lines(Padding(cell, (0, 1)), options.update_width(width + 2))[0]
+            for cell, (_key, width) in zip(cells, self.fitted, strict=True)
+        ]
+
+    def _draw(self, cells: Sequence[list[Segment]], row_style: Style, over: Style) -> Strip:
+        """One row from its cells drawn: each in the row's style with `over` (the cursor's) on
+        top; the cursor's colour wins over the cell's own, its background does not; the rest
+        of the width in the row's style."""
         post = Style.from_color(color=over.color)
         segments: list[Segment] = []
-        for column, (cell, (_key, width)) in enumerate(zip(cells, self.fitted, strict=True)):
+        for column, cell in enumerate(cells):
             # Each cell's segments carry its column: neither drawing nor a simplified
-            # screenshot merges them with the next cell's, as in a DataTable.
-            meta = Style.from_meta({"column": column})
-            lines = console.render_lines(
-                Styled(Padding(cell, (0, 1)), pre_style=row_style + meta + over, post_style=post),
-                options.update_width(width + 2),
-            )
-            # A cell's segments merged, never across cells: each cell is its own run of text,
-            # as in a DataTable (its cells carry their coordinates).
-            segments.extend(Segment.simplify(lines[0]))
+            # screenshot merges them with the next cell's, as in a DataTable. Within a cell
+            # they are merged (each cell one run of text, as a DataTable draws it).
+            pre = row_style + Style.from_meta({"column": column}) + over
+            segments.extend(Segment.simplify(Segment.apply_style(cell, pre, post)))
         used = sum(w + 2 for _k, w in self.fitted)
         rest = max(0, self.size.width - used)
         meta = Style.from_meta({"column": len(self.fitted)})
