@@ -40,6 +40,17 @@ SCRIPTS = {
 }
 
 NOTES = {
+    "live_feed_datatable": (
+        "The baseline of `live_feed` (issue 43): the same feed with Events drawn by the "
+        "DataTable-based ResourceTable (`--table datatable`), run alternately with it. On a "
+        "2-core machine at a load average of 16-20 the TUI is starved: its CPU is what it was "
+        "given, not what it needs, and the two tables measured the same there (about 21% of a "
+        "core); the line table's screen kept closer to the journal and missed no event."
+    ),
+    "line_table": (
+        "CPU of the table's own drawing (`render_lines`, thread time) and of the whole process "
+        "for a key and its frame, at 100,000 rows, in alternated rounds of one run."
+    ),
     "sandbox": (
         "The create ratio is far from 0.5, and that is the runtime's cost, not a fault to fix: "
         "to reach it a durable create+confirm would have to cost at most twice a trivial "
