@@ -1,6 +1,6 @@
 """Benchmark: the live feed at speed (issue 30, section 6).
 
-    python bench/live_feed.py [--duration 600] [--rate 100] [--out bench/results/live_feed.json]
+    python bench/live_feed.py [--duration 600] [--rate 100] [--table line|datatable] [--out FILE]
 
 The TUI runs headless (120x40) in a process of its own, as `payscope` runs it: on the background
 sandbox, its listener serving from a process of its own (tui/payscope/webhooks/process.py), with the
@@ -78,9 +78,15 @@ def _p(values: list[float], q: float) -> float:
 # -- the TUI's process ---------------------------------------------------------------------------
 
 
-async def _tui(tmp: Path) -> None:
+async def _tui(tmp: Path, table: str) -> None:
     """Run the TUI with Events open; say where its listener is; measure until told to stop."""
     from payscope.app import make_app
+
+    if table == "datatable":  # the baseline: Events drawn by Textual's DataTable, as before
+        from payscope.areas.events.view import EventsView
+        from payscope.views.table import ResourceTable
+
+        EventsView.table_class = ResourceTable
 
     app = make_app(config_dir=tmp / "config", data_dir=tmp / "data", seed=50, daemon=True)
     try:
@@ -279,7 +285,7 @@ async def _key(app: Any, view: Any, key: str) -> float | None:
     return (time.perf_counter() - began) * 1000
 
 
-def _child() -> None:
+def _child(table: str) -> None:
     from payscope.core import gc_pause
 
     # As `payscope` runs (tui/payscope/cli/__init__.py): the collector paused from launch, and
@@ -287,7 +293,7 @@ def _child() -> None:
     # skip it.
     gc_pause.pause()
     with tempfile.TemporaryDirectory(prefix="payscope-bench-") as tmp:
-        asyncio.run(_tui(Path(tmp)))
+        asyncio.run(_tui(Path(tmp), table))
 
 
 # -- the sender (this process) ----------------------------------------------------------------
@@ -418,13 +424,20 @@ def main() -> int:
     parser.add_argument(
         "--out", type=Path, default=None, help="write here instead of bench/results/live_feed.json"
     )
+    parser.add_argument(
+        "--table",
+        choices=("line", "datatable"),
+        default="line",
+        help="the Events table: payscope's LineTable (line, as shipped) or the DataTable-based "
+        "ResourceTable it replaced (datatable: a baseline; give --out)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        _child()
+        _child(args.table)
         return 0
     child = subprocess.Popen(
-        [sys.executable, __file__, "--child"],
+        [sys.executable, __file__, "--child", "--table", args.table],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -468,6 +481,8 @@ def main() -> int:
         "shown_twice": len(twice),
     }
     command = f"python bench/live_feed.py --duration {args.duration:g} --rate {args.rate:g}"
+    if args.table != "line":
+        command += f" --table {args.table}"
     checks = {
         "cpu_percent": figures["cpu_percent"] < TARGETS["cpu_percent"],
         "memory_growth_mib": figures["memory_growth_mib"] < TARGETS["memory_growth_mib"],
@@ -482,8 +497,10 @@ def main() -> int:
     else:
         from results import Figure, record
 
+        # The baseline (`--table datatable`) is recorded beside the feed's own figures.
+        name = "live_feed" if args.table == "line" else f"live_feed_{args.table}"
         record(
-            "live_feed",
+            name,
             [
                 Figure(
                     "TUI CPU", figures["cpu_percent"], "% of a core", "<", TARGETS["cpu_percent"]
@@ -534,7 +551,8 @@ def main() -> int:
                 ),
             ],
             what=f"Events open while {args.rate:g} signed webhooks a second arrive for "
-            f"{args.duration:g} s",
+            f"{args.duration:g} s"
+            + ("" if args.table == "line" else f" (the baseline: Events in a {args.table})"),
             command=command,
         )
     f = figures

@@ -41,6 +41,20 @@ SCRIPTS = {
 }
 
 NOTES = {
+    "live_feed_datatable": (
+        "The baseline of `live_feed` (issue 43): the same feed with Events drawn by the "
+        "DataTable-based ResourceTable (`--table datatable`), run alternately with it, 120 s "
+        "each. On 2 cores at a load average of 16-20 the TUI is starved (its CPU is what it was "
+        "given) and both measured about 21% of a core; at a load average of 10, 28.9% for the "
+        "DataTable against 22.4% for the line table. In every pair the line table's screen "
+        "kept closer to the journal and its keys answered sooner; the DataTable missed events "
+        "in two runs of four, the line table in none. Not yet measured on a quiet machine "
+        "(38% there before)."
+    ),
+    "line_table": (
+        "CPU of the table's own drawing (`render_lines`, thread time) and of the whole process "
+        "for a key and its frame, at 100,000 rows, in alternated rounds of one run."
+    ),
     "sandbox": (
         "The create ratio is far from 0.5, and that is the runtime's cost, not a fault to fix: "
         "to reach it a durable create+confirm would have to cost at most twice a trivial "

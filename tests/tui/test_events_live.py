@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from payscope.areas.events.view import EventsView
 from payscope.webhooks.signing import SIGNATURE_HEADER, sign
@@ -48,8 +48,7 @@ async def test_live_deliveries_go_on_top_and_the_header_counts_them(
                 assert (await client.post(url, content=body, headers=headers)).status_code == 200
                 await until(lambda n=n: f"evt_live_{n}" in view.rows)
         await pilot.pause()
-        table = view.query_one("#events-table", DataTable)
-        newest_first = [table.coordinate_to_cell_key((row, 0)).row_key.value for row in range(3)]
+        newest_first = list(view.table.records)[:3]
         assert newest_first == ["evt_live_2", "evt_live_1", "evt_live_0"]
         header = str(view.query_one("#events-header", Static).render())
         assert "3 of 3" in header

@@ -25,6 +25,7 @@ from payscope.views.actions import find as find_action
 from payscope.views.area import AreaView, TitleBar, area_width
 from payscope.views.columns import CellContext, Column
 from payscope.views.filters import Filter
+from payscope.views.line_table import LineTable
 from payscope.views.stall import StallWatch
 from payscope.views.table import ResourceTable
 
@@ -59,12 +60,14 @@ class ResourceListView(AreaView, Generic[T]):
     ResourceListView > .filter-error { display: none; padding: 0 1; color: $error; }
     ResourceListView > .filter-error.-shown { display: block; }
     ResourceListView > ResourceTable { height: 1fr; scrollbar-size-vertical: 1; }
+    ResourceListView > LineTable { height: 1fr; scrollbar-size-vertical: 1; }
     ResourceListView > .empty {
         display: none; height: 1fr; width: 1fr; padding: 1 4;
         content-align: center middle; text-align: center; color: $text-muted;
     }
     ResourceListView.-empty > .empty { display: block; }
     ResourceListView.-empty > ResourceTable { display: none; }
+    ResourceListView.-empty > LineTable { display: none; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -105,6 +108,8 @@ class ResourceListView(AreaView, Generic[T]):
     columns: ClassVar[Sequence[Column[Any]]] = ()
     actions: ClassVar[Sequence[Action[Any]]] = ()
     page_size: ClassVar[int] = 100
+    # The table the list is drawn in: payscope's line-drawn one, or DataTable's (the default).
+    table_class: ClassVar[type[ResourceTable[Any]] | type[LineTable[Any]]] = ResourceTable
     empty_hint: ClassVar[str] = ""  # markup: "Press [b]n[/b] to create one."
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -168,17 +173,17 @@ class ResourceListView(AreaView, Generic[T]):
     @property
     def rows(self) -> dict[str, T]:
         """The records on screen, by id, in their order (none before the view is composed)."""
-        table: ResourceTable[T] | None = getattr(self, "_table", None)
+        table: ResourceTable[T] | LineTable[T] | None = getattr(self, "_table", None)
         return table.records if table is not None else {}
 
     @property
-    def table(self) -> ResourceTable[T]:
+    def table(self) -> ResourceTable[T] | LineTable[T]:
         """The view's table (kept from compose: asked for on every key the footer checks)."""
         return self._table
 
     def compose(self) -> ComposeResult:
         # The table first: the header counts its rows (and nothing else) from the first frame.
-        table: ResourceTable[T] = ResourceTable(
+        table: ResourceTable[T] | LineTable[T] = self.table_class(
             self.columns, self.key_of, self.cell_context, id=f"{self.scope}-table"
         )
         self._table = table
@@ -561,6 +566,7 @@ class ResourceListView(AreaView, Generic[T]):
         self.open_record(event.record_id)
 
     @on(ResourceTable.RowHighlighted)
+    @on(LineTable.RowHighlighted)
     def _highlighted(self) -> None:
         # The selected record's state decides which of its actions the footer shows. Keys are
         # checked as they are pressed, so a footer with no row action to show is left alone:

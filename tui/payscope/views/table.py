@@ -4,7 +4,7 @@ across re-layout, reload and live updates; Enter opens the record under the curs
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeAlias, TypeVar
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -13,6 +13,12 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from payscope.views.columns import CellContext, Column, fit
+
+if TYPE_CHECKING:
+    from payscope.views.line_table import LineTable
+
+# The tables that post `Open` and `Top`: this one, and payscope's line-drawn `LineTable`.
+AnyTable: TypeAlias = "ResourceTable[Any] | LineTable[Any]"
 
 T = TypeVar("T")
 
@@ -25,27 +31,27 @@ class ResourceTable(DataTable[RenderableType], Generic[T]):
     ]
 
     class Open(Message):
-        """Enter (or a click on the selected row) on a record."""
+        """Enter (or a click on the selected row) on a record (of this table or a `LineTable`)."""
 
-        def __init__(self, table: ResourceTable[Any], record_id: str) -> None:
+        def __init__(self, table: AnyTable, record_id: str) -> None:
             super().__init__()
             self.table = table
             self.record_id = record_id
 
         @property
-        def control(self) -> ResourceTable[Any]:
+        def control(self) -> AnyTable:
             return self.table
 
     class Top(Message):
         """Ctrl+Home reached the first row shown: a view that shows a window of its records
         (Events) goes on to the newest of them all."""
 
-        def __init__(self, table: ResourceTable[Any]) -> None:
+        def __init__(self, table: AnyTable) -> None:
             super().__init__()
             self.table = table
 
         @property
-        def control(self) -> ResourceTable[Any]:
+        def control(self) -> AnyTable:
             return self.table
 
     def action_scroll_top(self) -> None:
