@@ -2,8 +2,9 @@
 
 Everything that moves is frozen: the sandbox clock (`time_source`), the ids of seeded records
 (a seeded generator stands in for `secrets.choice` while the template is built), the cursor
-blink, and the display of ports and wall-clock times (`stable_display`). Nothing of Textual is
-replaced: every frame is drawn, each app parses its own CSS, as when a user runs payscope.
+blink, and the display of ports and wall-clock times (the `STABLE` display policy given to the
+runtime). Nothing of Textual is replaced: every frame is drawn, each app parses its own CSS, as
+when a user runs payscope.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 The deliveries are real: signed webhooks POSTed over loopback to the app's embedded listener
 (a new event, a second one delivered twice, and one with a wrong signature), with fixed bodies so
-every run draws the same picture; `stable_display` hides receive times and the listener's port.
+every run draws the same picture; the `STABLE` display policy hides receive times and the
+listener's port.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from payscope.views.display import STABLE
 from tests.api.conftest import KEY
 from tests.hostile_server import HOSTILE, Answer, envelope, raw_controls, raw_server
 from tests.tui.pilot import (
@@ -108,7 +109,7 @@ async def test_a_hostile_remote_s_error_is_said_escaped(dirs: Dirs) -> None:
         )
         config.save_settings(config.add_profile(config.load_settings(), profile))
         secrets.set_secret("remote", KEY)
-        app = make_app(profile="remote", config_dir=config_dir, data_dir=data, stable_display=True)
+        app = make_app(profile="remote", config_dir=config_dir, data_dir=data, display=STABLE)
         async with app.run_test(size=(120, 40)) as pilot:
             await app.runtime.ready.wait()
             await until(lambda: bool(server.seen) and bool(app.told))

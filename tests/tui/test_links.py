@@ -22,6 +22,7 @@ from payscope.areas.links.forms import NewLinkForm
 from payscope.areas.links.spec import expiry_cell, short_span
 from payscope.areas.links.view import LinksView
 from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.views.display import USER
 from payscope.widgets.qr import DARK, LIGHT, QRScreen
 from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.conftest import frozen_clock
@@ -235,7 +236,7 @@ def _real_app(dirs: Dirs, theme: str) -> PayscopeApp:
         theme=theme,
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=False,
+        display=USER,
         time_source=frozen_clock,
     )
 

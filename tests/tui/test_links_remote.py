@@ -25,6 +25,7 @@ from payscope.areas.links.detail import LinkDetailScreen
 from payscope.areas.links.forms import NewLinkForm
 from payscope.areas.links.view import LinksView
 from payscope.asgi_server import EmbeddedServer
+from payscope.views.display import STABLE
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _save_profile
 
@@ -182,7 +183,7 @@ async def test_links_on_a_remote_profile_use_the_real_services_shapes(
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
     async with app.run_test(size=(120, 40)) as pilot:

@@ -26,6 +26,7 @@ from textual.widgets import DataTable, Static
 from payscope.app import PayscopeApp, make_app
 from payscope.asgi_server import EmbeddedServer
 from payscope.theming import status_variable
+from payscope.views.display import STABLE
 from payscope.widgets.format import theme_colour
 from tests.api.conftest import Reply, ScriptedApp, envelope
 from tests.real_payments_list import payments_list
@@ -201,7 +202,7 @@ def _app(dirs: Dirs) -> PayscopeApp:
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
 
@@ -445,7 +446,7 @@ def test_snapshot(
         theme=theme,
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
     assert snap_compare(app, terminal_size=(120, 40), run_before=drive)

@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 from payscope.shell.health import MAX_RETRY, next_delay, watch_health
+from payscope.views.display import STABLE
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import until
 
@@ -69,7 +70,7 @@ async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path
     config.save_settings(config.add_profile(config.load_settings(), profile))
     secrets.set_secret("remote", sandbox.credentials.api_key)
 
-    app = make_app(profile="remote", config_dir=config_dir, data_dir=data, stable_display=True)
+    app = make_app(profile="remote", config_dir=config_dir, data_dir=data, display=STABLE)
     async with app.run_test(size=(120, 40)):
         await app.runtime.ready.wait()
         main = app.get_screen_main()

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from payscope.views.display import STABLE
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import create_payment, run_command, screen_text, until
 
@@ -49,7 +50,7 @@ async def test_service_history_lists_attempts_and_retries(
     from payscope.app import make_app
     from payscope.areas.events.history import ServiceEventsScreen
 
-    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], stable_display=True)
+    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], display=STABLE)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.runtime.ready.wait()
         assert app.runtime.environment == "sandbox"
@@ -100,7 +101,7 @@ async def test_a_retry_the_endpoint_has_not_answered_yet_is_said_as_such(
 
     silent = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
     silent_url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"
-    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], stable_display=True)
+    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], display=STABLE)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await app.runtime.ready.wait()

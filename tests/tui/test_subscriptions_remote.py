@@ -25,6 +25,7 @@ from payscope.areas.subscriptions.detail import SubscriptionDetailScreen
 from payscope.areas.subscriptions.forms import NewSubscriptionForm
 from payscope.areas.subscriptions.view import SubscriptionsView
 from payscope.asgi_server import EmbeddedServer
+from payscope.views.display import STABLE
 from payscope.widgets.inputs import Picker
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import shown_text, submit, until
@@ -165,7 +166,7 @@ async def test_the_remote_list_shows_what_payscope_has_seen_and_says_so(
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
     async with app.run_test(size=(120, 40)) as pilot:

@@ -22,6 +22,7 @@ from payscope.areas.users.forms import (
     parse_invitees,
 )
 from payscope.areas.users.view import UsersView
+from payscope.views.display import STABLE
 from payscope.views.forms import ConfirmScreen
 from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.pilot import (
@@ -529,7 +530,7 @@ async def test_a_remote_refusal_is_said_plainly(dirs: Dirs, refusing_service: st
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
     async with app.run_test(size=(120, 40)) as pilot:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from payscope.views.display import STABLE
 from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
 
@@ -124,7 +125,7 @@ async def test_a_chosen_step_moves_the_clock_by_exactly_that_step(dirs: Dirs) ->
         theme="payscope-dark",
         config_dir=dirs[0],
         data_dir=dirs[1],
-        stable_display=True,
+        display=STABLE,
         time_source=lambda: clock[0],
     )
     async with app.run_test(size=(120, 40)) as pilot:

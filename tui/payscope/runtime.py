@@ -26,6 +26,7 @@ from payscope.launch import (
     wanted_port,
 )
 from payscope.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
+from payscope.views.display import USER, DisplayPolicy
 
 HOST = "127.0.0.1"
 # How long a start waits for the background sandbox to serve: this long, plus as much per
@@ -173,7 +174,6 @@ class RuntimeOptions:
     settings: Any = None
     # `[local] sandbox_port` as the start peeked at it (unvalidated), until `settings` is read.
     peeked_sandbox_port: Any = None
-    stable_display: bool = False
     # The local sandbox as a background service kept between runs (the CLI's choice; tests and
     # benchmarks that pass sandbox options run it inside the app).
     daemon: bool = False
@@ -309,8 +309,10 @@ class RuntimeOptions:
 class Runtime:
     """Owns the embedded sandbox (local profile), the listener and the shared API client."""
 
-    def __init__(self, options: RuntimeOptions) -> None:
+    def __init__(self, options: RuntimeOptions, display: DisplayPolicy = USER) -> None:
         self.options = options
+        # What the screens show of ports and wall-clock times (the tests give `STABLE`).
+        self.display = display
         self.sandbox: Sandbox | None = None
         # The embedded sandbox's listener serves from a thread of this process (that mode keeps
         # everything in one process); the background sandbox's and a remote profile's from a
@@ -836,12 +838,8 @@ class Runtime:
         RequestLogWriter(path, self.options.request_log_source).attach(client.journal)
 
     def shown_url(self, url: str) -> str:
-        """`url` as the screen shows it: its port hidden in a stable display (snapshots)."""
-        if self.options.stable_display:
-            import re
-
-            return re.sub(r":\d+/", ":PORT/", url)
-        return url
+        """`url` as the screen shows it (its port as the display policy shows ports)."""
+        return self.display.url(url)
 
     @property
     def api(self) -> ApiClient:

@@ -458,9 +458,11 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status = self.query_one(StatusBar)
         client = runtime.client
         limit = getattr(client, "rate_limit", None)
-        stable = runtime.options.stable_display  # snapshots: the window resets on the wall clock
-        if limit is not None and getattr(limit, "remaining", None) is not None and not stable:
-            status.rate_limit = f"{limit.remaining}/{limit.limit}"
+        if limit is not None and getattr(limit, "remaining", None) is not None:
+            # A measurement: the window resets on the wall clock.
+            window = runtime.display.measured(f"{limit.remaining}/{limit.limit}")
+            if window is not None:
+                status.rate_limit = window
         if runtime.has_local_sandbox:
             status.clock = runtime.clock_text()
         self._tell_notices()  # e.g. from work the runtime finishes after start-up

@@ -359,7 +359,7 @@ class AnalyticsView(AreaView):
         return self.query_one("#analytics-breakdown", Chart)
 
     def _cells_context(self) -> CellContext:
-        return CellContext(self.app.theme_variables, bool(self.runtime.options.stable_display))
+        return CellContext(self.app.theme_variables, self.runtime.display)
 
     def focus_main(self) -> None:
         # Keys work from the body; it opens at its top.
@@ -642,8 +642,9 @@ class AnalyticsView(AreaView):
             header.append("  ·  ")
             accent = theme_colour(self.app.theme_variables, "accent")
             header.append("Loading…", style=f"bold {accent}")
-            if spent >= 1 and not self.runtime.options.stable_display:
-                header.append(f" {spent:.0f} s (a new choice cancels it)", style="dim")
+            waited = self.runtime.display.measured(f" {spent:.0f} s (a new choice cancels it)")
+            if spent >= 1 and waited is not None:
+                header.append(waited, style="dim")
         elif self.error:
             header.append("  ·  ")
             header.append("no answer", style=theme_colour(self.app.theme_variables, "error"))
