@@ -26,6 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 
+from payscope.api.ids import ID_PREFIX
 from payscope.areas.analytics import data
 from payscope.areas.analytics.data import CUSTOM, OTHER, Answer, Choice, Metric
 from payscope.areas.analytics.forms import CustomRangeForm, FilterForm
@@ -58,6 +59,8 @@ BREAKDOWN_BARS = 10
 # A change that concerns the domain shown reads the answer again this long after it (a burst of
 # webhooks is one read).
 LIVE_DELAY = 1.5
+# The kind of record each domain counts: a change to one of its ids makes the answer stale.
+DOMAIN_KIND = {"payments": "payment", "refunds": "refund", "disputes": "dispute"}
 
 
 @dataclass(frozen=True)
@@ -572,7 +575,7 @@ class AnalyticsView(AreaView):
         return abs(self.runtime.now() - self._asked_at) > 60
 
     def _changed(self, change: Change) -> None:
-        prefix = {"payments": "pay_", "refunds": "ref_", "disputes": "dp_"}[self.choice.domain]
+        prefix = ID_PREFIX[DOMAIN_KIND[self.choice.domain]]
         if not any(i.startswith(prefix) for i in change.ids):
             return
         self._stale = True
