@@ -3,10 +3,10 @@
 Each picture is one run of the real app (`App.run_test(size=...)`, Textual's own
 `export_screenshot`) on the same deterministic set-up as the snapshot tests: a copy of one
 seeded sandbox (ids from a seeded generator, 40 payments spread evenly), its clock frozen at
-2024-05-01 12:00 UTC, and `stable_display` hiding ports and receive times. Nothing is drawn by
-hand. `tests/test_docs_pictures.py` draws them again and fails when one in docs/images/ no
-longer matches what the app draws (the SVG text compared as pytest-textual-snapshot compares
-it), so a picture cannot go stale.
+2024-05-01 12:00 UTC, and the `STABLE` display policy hiding ports and receive times. Nothing is
+drawn by hand. `tests/test_docs_pictures.py` draws them again and fails when one in docs/images/
+no longer matches what the app draws (the SVG text compared as pytest-textual-snapshot
+compares it), so a picture cannot go stale.
 
     python docs/screenshots.py            # every picture
     python docs/screenshots.py payments   # some of them, by name
@@ -345,6 +345,7 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
 
     import payscope.sandbox.ids as ids
     from payscope.app import make_app
+    from payscope.core.display import STABLE
 
     data, config = work / "data", work / "config"
     shutil.copytree(template, data)
@@ -363,7 +364,7 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
             theme=shot.theme,
             config_dir=config,
             data_dir=data,
-            stable_display=True,
+            display=STABLE,
             time_source=frozen_clock,
             read_only=shot.read_only,
         )

@@ -101,3 +101,10 @@ async def awaited(awaitable: Awaitable[Any], what: str | None = None) -> Any:
         return await asyncio.wait_for(awaitable, HANG)
     except TimeoutError:
         raise AssertionError(f"waited {HANG:g} s for {what or 'an awaited result'}") from None
+
+
+def on_screen(app: Any, kind: type | tuple[type, ...]) -> bool:
+    """`app` shows a screen of `kind` that is composed and mounted, so its widgets can be
+    queried (a screen is current as soon as it is pushed, before it has composed)."""
+    screen = app.screen
+    return isinstance(screen, kind) and screen.is_mounted

@@ -6,20 +6,13 @@ the Sandbox area. Once the person has the TUI (Esc), they work again."""
 
 from __future__ import annotations
 
-import asyncio
+import math
 from pathlib import Path
 
 from payscope.demo.player import DemoApp, make_demo_app
 from payscope.demo.story import parse_story
 from payscope.views.access import Guarded
-
-
-async def _until(condition: object, limit: float = 120.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while not condition():  # type: ignore[operator]
-        assert loop.time() < deadline, "not in time"
-        await asyncio.sleep(0.05)
+from tests.waits import until
 
 
 def hostile(target: Path) -> dict[str, object]:
@@ -50,7 +43,7 @@ async def test_a_hostile_story_writes_nothing_runs_nothing_and_shows_no_key(
     target = tmp_path / "stolen.csv"
     story = parse_story(hostile(target), "hostile", "hostile.toml")
     directory = tmp_path / "demo"
-    app = make_demo_app(story, pace=5, directory=directory)
+    app = make_demo_app(story, pace=5, patience=math.inf, directory=directory)
     opened: list[str] = []
     async with app.run_test(size=(120, 40)):
         assert isinstance(app, DemoApp)
@@ -61,7 +54,7 @@ async def test_a_hostile_story_writes_nothing_runs_nothing_and_shows_no_key(
                 opened.append(type(screen).__name__)
             return app.demo.finished or bool(app.demo.failed)
 
-        await _until(watch)
+        await until(watch, "the hostile story to end")
         assert not app.demo.failed, app.demo.failed
         assert not opened, opened  # no export, fixture or profile form ever opened
         assert set(app.demo.refused) == {str(g) for g in Guarded}, app.demo.refused

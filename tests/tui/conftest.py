@@ -2,8 +2,9 @@
 
 Everything that moves is frozen: the sandbox clock (`time_source`), the ids of seeded records
 (a seeded generator stands in for `secrets.choice` while the template is built), the cursor
-blink, and the display of ports and wall-clock times (`stable_display`). Nothing of Textual is
-replaced: every frame is drawn, each app parses its own CSS, as when a user runs payscope.
+blink, and the display of ports and wall-clock times (the `STABLE` display policy given to the
+runtime). Nothing of Textual is replaced: every frame is drawn, each app parses its own CSS, as
+when a user runs payscope.
 """
 
 from __future__ import annotations
@@ -134,11 +135,6 @@ SWITCHED_DIFFERS = {
     "test_snapshots.py::test_screen[key_help-": (
         "the key help keeps the descriptions it fitted to the wide screen (Export's shorter text "
         "wraps differently) after the terminal shrinks"
-    ),
-    "test_snapshots.py::test_screen[payment_detail_capture-": (
-        "the payment's related tables (refunds, disputes, events) keep the layout of the wide "
-        "screen after the terminal shrinks (seen as a failing comparison; its picture still to "
-        "be looked at)"
     ),
     "test_payouts.py::test_payout_screens[new_sepa-": (
         "after the terminal shrinks, the SEPA form keeps its scroll offset (started small, it "

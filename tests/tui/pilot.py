@@ -8,6 +8,7 @@ from typing import Any, TypeVar
 import pytest
 
 from payscope.widgets.keys import key_name
+from tests.waits import on_screen
 from tests.waits import until as until  # the suite's one wait, for the pilot tests too
 
 _CARD = {
@@ -82,7 +83,7 @@ async def open_detail(pilot: Any, payment_id: str) -> Any:
 
     app = pilot.app
     await run_command(pilot, f"pay {payment_id}")
-    await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+    await until(lambda: on_screen(app, PaymentDetailScreen))
     screen = app.screen
     await until(lambda: screen.payment is not None and not screen.busy)
     await pilot.pause()
@@ -92,7 +93,7 @@ async def open_detail(pilot: Any, payment_id: str) -> Any:
 async def submit(pilot: Any, form_type: type) -> None:
     """Send the open form (Ctrl+S) and wait until it closed."""
     app = pilot.app
-    await until(lambda: isinstance(app.screen, form_type))
+    await until(lambda: on_screen(app, form_type))
     await pilot.press("ctrl+s")
     await until(lambda: not isinstance(app.screen, form_type))
 
@@ -201,7 +202,7 @@ async def open_record(pilot: Any, command: str, screen_type: type[S]) -> S:
     screen of `screen_type` to load it."""
     app = pilot.app
     await run_command(pilot, command)
-    await until(lambda: isinstance(app.screen, screen_type))
+    await until(lambda: on_screen(app, screen_type))
     screen = app.screen
     assert isinstance(screen, screen_type)
     await until(lambda: screen.record is not None and not screen.busy)

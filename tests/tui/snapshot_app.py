@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from payscope.app import PayscopeApp, make_app
+from payscope.core.display import STABLE
 from tests.tui.conftest import frozen_clock
 
 
@@ -17,7 +18,7 @@ def build(
         theme=theme,
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         time_source=frozen_clock,
         **options,
     )

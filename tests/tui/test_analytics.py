@@ -25,6 +25,7 @@ from payscope.widgets.charts import BarFigure, TimeFigure
 from tests.tui.conftest import FROZEN_TIME, SeededSecrets, frozen_clock
 from tests.tui.pilot import LOOKS, create_payment, field_error, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 DEMO_PAYMENTS = 300  # what a first run seeds (runtime.DEFAULT_SEED)
@@ -330,7 +331,7 @@ async def test_custom_range_form_checks_each_field(demo: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _analytics(pilot)
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, CustomRangeForm))
+        await until(lambda: on_screen(app, CustomRangeForm))
         form = app.screen
         form.query_one("#field-start", Input).value = "April 1st"
         form.query_one("#field-end", Input).value = "2024-04-10"
@@ -359,7 +360,7 @@ async def test_custom_range_form_checks_each_field(demo: Dirs) -> None:
         assert _rows(view)["Total"][0] == str(sum(expected.values()))
         # Closing the form without sending keeps the range shown.
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, CustomRangeForm))
+        await until(lambda: on_screen(app, CustomRangeForm))
         await pilot.press("escape")
         await until(lambda: not isinstance(app.screen, CustomRangeForm))
         assert view.choice.range == "custom"
@@ -370,7 +371,7 @@ async def test_an_empty_range_says_so(demo: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _analytics(pilot)
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, CustomRangeForm))
+        await until(lambda: on_screen(app, CustomRangeForm))
         form = app.screen
         form.query_one("#field-start", Input).value = "2020-01-01"
         form.query_one("#field-end", Input).value = "2020-01-31"
@@ -387,7 +388,7 @@ async def test_filters_drill_down_and_escape(demo: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _analytics(pilot)
         await pilot.press("slash")
-        await until(lambda: isinstance(app.screen, FilterForm))
+        await until(lambda: on_screen(app, FilterForm))
         form = app.screen
         form.query_one("#field-currency", Input).value = "usd, E1R"
         await pilot.press("ctrl+s")
@@ -745,7 +746,7 @@ async def _folded_table(pilot: Any) -> None:
 async def _custom_form(pilot: Any) -> None:
     await _analytics(pilot)
     await pilot.press("c")
-    await until(lambda: isinstance(pilot.app.screen, CustomRangeForm))
+    await until(lambda: on_screen(pilot.app, CustomRangeForm))
     form = pilot.app.screen
     form.query_one("#field-start", Input).value = "2024-13-01"
     form.query_one("#field-end", Input).value = "2024-03-01"

@@ -21,6 +21,7 @@ from payscope.areas.requests.view import RequestsView
 from payscope.views.clipboard import NO_COMMAND, CopiedScreen, deliver, tools
 from tests.tui.pilot import create_payment, open_list, run_command, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 TMUX = shutil.which("tmux")
@@ -152,7 +153,7 @@ async def test_a_card_payments_curl_copied_in_tmux_runs_against_the_sandbox(
         view.table.move_cursor(row=view.table.get_row_index(row))
         await pilot.pause()
         await pilot.press("y")
-        await until(lambda: isinstance(app.screen, CopiedScreen))
+        await until(lambda: on_screen(app, CopiedScreen))
         copied = app.last_copy
         curl = copied.text
         assert copied.places == ["the tmux paste buffer"]

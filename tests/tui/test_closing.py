@@ -17,6 +17,7 @@ from payscope.views.access import AppAccess
 from payscope.views.lifetime import gone
 from tests.tui.pilot import create_payment, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 
 class Working(AppAccess, Screen[None]):  # type: ignore[misc]
@@ -127,7 +128,7 @@ async def test_payscope_screens_closed_as_they_load_do_not_raise(dirs: Any) -> N
         payment_id = payment.payment_id
         for _ in range(3):
             app.goto("payments", payment_id)  # a detail screen starts loading ...
-            await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+            await until(lambda: on_screen(app, PaymentDetailScreen))
             app.screen.dismiss()  # ... and is closed before its answer is in
         await app.workers.wait_for_complete()
         await pilot.pause()

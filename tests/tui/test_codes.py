@@ -24,6 +24,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -41,7 +42,7 @@ async def _open(pilot: Any, view: CodesView, code: str) -> CodeDetailScreen:
     app = pilot.app
     view.table.move_cursor(row=view.table.get_row_index(code))
     await pilot.press("enter")
-    await until(lambda: isinstance(app.screen, CodeDetailScreen))
+    await until(lambda: on_screen(app, CodeDetailScreen))
     screen = app.screen
     assert isinstance(screen, CodeDetailScreen)
     await until(lambda: screen.record is not None and not screen.busy)
@@ -152,7 +153,7 @@ async def test_the_card_action_makes_the_declined_payment_and_opens_it(dirs: Dir
         detail = await _open(pilot, view, "UE_1001")
         assert "card" in {a.name for a in detail.allowed()}
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         payment_screen = app.screen
         assert isinstance(payment_screen, PaymentDetailScreen)
         await until(lambda: payment_screen.payment is not None and not payment_screen.busy)
@@ -171,7 +172,7 @@ async def test_the_card_action_from_the_list(dirs: Dirs) -> None:
         view.table.move_cursor(row=view.table.get_row_index("UE_3002"))
         await pilot.pause()
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         screen = app.screen
         await until(lambda: screen.payment is not None)
         assert screen.payment.unified_code == "UE_3002"

@@ -24,6 +24,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -57,7 +58,7 @@ async def _detail(pilot: Any, customer_id: str) -> CustomerDetailScreen:
     """Open a customer the way `:cus <id>` does and wait until it and its payments loaded."""
     app = pilot.app
     await run_command(pilot, f"cus {customer_id}")
-    await until(lambda: isinstance(app.screen, CustomerDetailScreen))
+    await until(lambda: on_screen(app, CustomerDetailScreen))
     screen = app.screen
     assert isinstance(screen, CustomerDetailScreen)
     await until(lambda: screen.customer is not None and not screen.busy)
@@ -179,7 +180,7 @@ async def test_create_opens_the_new_customer_and_the_list_shows_it(dirs: Dirs) -
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _customers(pilot)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewCustomerForm))
+        await until(lambda: on_screen(app, NewCustomerForm))
         _type(
             app.screen,
             name="Grace Hopper",
@@ -194,7 +195,7 @@ async def test_create_opens_the_new_customer_and_the_list_shows_it(dirs: Dirs) -
         )
         await submit(pilot, NewCustomerForm)
 
-        await until(lambda: isinstance(app.screen, CustomerDetailScreen))
+        await until(lambda: on_screen(app, CustomerDetailScreen))
         detail = app.screen
         await until(lambda: detail.customer is not None and not detail.busy)
         assert detail.customer_id == "cus_grace"
@@ -220,7 +221,7 @@ async def test_create_refusals_are_said_under_their_fields(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await _customers(pilot)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewCustomerForm))
+        await until(lambda: on_screen(app, NewCustomerForm))
         form = app.screen
         _type(
             form,
@@ -263,7 +264,7 @@ async def test_edit_is_prefilled_sends_only_what_changed_and_the_list_follows(
         view = await _customers(pilot)
         detail = await _detail(pilot, LOVELACE)
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, EditCustomerForm))
+        await until(lambda: on_screen(app, EditCustomerForm))
         form = app.screen
         value = lambda name: form.query_one(f"#field-{name}", Input).value  # noqa: E731
         assert value("name") == "Margaret Lovelace"
@@ -307,7 +308,7 @@ async def test_delete_confirms_names_the_customer_and_the_row_goes(dirs: Dirs) -
         view = await _customers(pilot)
         detail = await _detail(pilot, LOVELACE)
         await pilot.press("D")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         confirm = app.screen
         intro = shown_text(confirm.query_one("#form-intro"))
         assert "Delete Margaret Lovelace (cus_zdZTuTtGRsWjKEGkmXaC)?" in intro
@@ -336,7 +337,7 @@ async def test_delete_from_the_list(dirs: Dirs) -> None:
         view = await _customers(pilot)
         view.table.move_cursor(row=view.table.get_row_index(LOVELACE))
         await pilot.press("D")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         await submit(pilot, ConfirmScreen)
         await until(lambda: LOVELACE not in view.rows)
         assert len(view.rows) == SEEDED - 1
@@ -400,13 +401,13 @@ async def test_enter_opens_the_selected_payment_and_esc_comes_back(dirs: Dirs) -
         table = detail.section_payments.table
         assert table.has_focus  # up and down pick a payment at once
         await pilot.press("down", "enter")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.payment_id == list(table.records)[1]
         await pilot.press("escape")
         await until(lambda: app.screen is detail)
 
         await pilot.press("p")  # the key does the same, for the payment under the cursor
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.payment_id == list(table.records)[1]
 
 
@@ -511,13 +512,13 @@ async def test_hostile_text_is_shown_literally_everywhere(
         assert "\x1b" not in fields and "\u202e" not in fields
 
         await pilot.press("D")  # the confirmation names it literally too
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         intro = shown_text(app.screen.query_one("#form-intro"))
         assert "Delete [b]Mallory[/b] \\x1b[5m" in intro and "\x1b" not in intro
         await pilot.press("escape")
 
         await pilot.press("e")  # the edit form starts from what is shown, never from escapes
-        await until(lambda: isinstance(app.screen, EditCustomerForm))
+        await until(lambda: on_screen(app, EditCustomerForm))
         name = app.screen.query_one("#field-name", Input).value
         assert name == "[b]Mallory[/b] \\x1b[5m\\u202eevil"
         assert str(app.screen.query_one("#form-submit").label) == "Nothing changed yet"
@@ -629,7 +630,7 @@ async def _snap_detail(pilot: Any) -> None:
 async def _snap_new_errors(pilot: Any) -> None:
     await _customers(pilot)
     await pilot.press("n")
-    await until(lambda: isinstance(pilot.app.screen, NewCustomerForm))
+    await until(lambda: on_screen(pilot.app, NewCustomerForm))
     _type(pilot.app.screen, name="Grace Hopper", email="grace at example", country="UK")
     await pilot.press("ctrl+s")
     await pilot.pause()
@@ -639,7 +640,7 @@ async def _snap_delete(pilot: Any) -> None:
     await _customers(pilot)
     await _detail(pilot, LOVELACE)
     await pilot.press("D")
-    await until(lambda: isinstance(pilot.app.screen, ConfirmScreen))
+    await until(lambda: on_screen(pilot.app, ConfirmScreen))
     await pilot.pause()
 
 

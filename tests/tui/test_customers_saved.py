@@ -14,6 +14,7 @@ from payscope.areas.customers.view import CustomerDetailScreen
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.snapshot_app import build, ready
 from tests.tui.test_customers import _detail
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 _CARD = {"card_exp_month": "12", "card_exp_year": "2030", "card_holder_name": "Ada"}
@@ -96,7 +97,7 @@ async def test_saved_methods_and_mandates_with_only_the_changes_that_apply(dirs:
             m.payment_method_id for m in listed.customer_payment_methods if m is not other
         )
         await pilot.press("s")
-        await until(lambda: isinstance(app.screen, ChooseForm))
+        await until(lambda: on_screen(app, ChooseForm))
         choice = app.screen.query_one("#field-choice", Select)
         assert [v for _label, v in app.screen.options] == [other.payment_method_id]
         assert choice.value == other.payment_method_id
@@ -111,7 +112,7 @@ async def test_saved_methods_and_mandates_with_only_the_changes_that_apply(dirs:
 
         # Revoke: the mandate is refused afterwards, and R is no longer offered.
         await pilot.press("R")
-        await until(lambda: isinstance(app.screen, ChooseForm))
+        await until(lambda: on_screen(app, ChooseForm))
         await submit(pilot, ChooseForm)
         await until(lambda: "revoked" in shown_text(screen.section("mandates")))
         assert (await client.mandates.retrieve(paid.mandate_id)).status == "revoked"
@@ -119,7 +120,7 @@ async def test_saved_methods_and_mandates_with_only_the_changes_that_apply(dirs:
 
         # Delete: the method leaves the list.
         await pilot.press("x")
-        await until(lambda: isinstance(app.screen, ChooseForm))
+        await until(lambda: on_screen(app, ChooseForm))
         app.screen.query_one("#field-choice", Select).value = first.payment_method_id
         await submit(pilot, ChooseForm)
         await until(lambda: first.payment_method_id not in shown_text(screen.section("methods")))

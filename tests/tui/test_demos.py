@@ -15,6 +15,7 @@ from payscope.views.forms import ConfirmScreen
 from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import create_payment, open_list, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 DAY = 86400.0
@@ -34,7 +35,7 @@ async def test_the_clock_preview_says_which_demo_records_change(dirs: Dirs) -> N
         await ready(pilot)
         await _sandbox(pilot)
         await pilot.press("t")
-        await until(lambda: isinstance(app.screen, ClockScreen))
+        await until(lambda: on_screen(app, ClockScreen))
         form = app.screen
         form.query_one("#clock-preset", Select).value = "month"
         preview = form.query_one("#clock-preview", Static)
@@ -68,7 +69,7 @@ async def test_reset_behind_a_confirmation_brings_back_the_demo(dirs: Dirs) -> N
 
         # Asked first; Esc leaves everything as it was.
         await pilot.press("R")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         intro = " ".join(shown_text(app.screen.query_one("#form-intro", Static)).split())
         assert "the clock returns to real time (it is 31d ahead)" in intro
         assert "keys, the profile and the webhook settings stay" in intro.lower()
@@ -77,7 +78,7 @@ async def test_reset_behind_a_confirmation_brings_back_the_demo(dirs: Dirs) -> N
         assert (await api.payments.retrieve(made.payment_id)).amount == 777
 
         await pilot.press("R")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         await pilot.press("ctrl+s")
         await until(lambda: not isinstance(app.screen, ConfirmScreen), 60)
         await until(lambda: any(t.title == "Sandbox reset" for t in app.told))

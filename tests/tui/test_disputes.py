@@ -40,6 +40,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 DAY = 86400
@@ -374,7 +375,7 @@ async def test_open_a_dispute_from_a_payment_detail_and_it_appears_live(dirs: Di
         assert "Open dispute (D)" in [str(b.label) for b in detail.query(Button) if b.display]
 
         await pilot.press("D")
-        await until(lambda: isinstance(app.screen, OpenDisputeForm))
+        await until(lambda: on_screen(app, OpenDisputeForm))
         form = app.screen
         assert str(form.query_one("#form-submit", Button).label) == "Open dispute for 42.00 USD"
         form.query_one("#field-amount", Input).value = "50.00"
@@ -422,7 +423,7 @@ async def test_challenge_with_evidence_by_category_after_a_validation_error(dirs
         assert _buttons(detail) == {"payment", "accept", "challenge", "won", "lost"}
 
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, EvidenceForm))
+        await until(lambda: on_screen(app, EvidenceForm))
         form = app.screen
         assert isinstance(form, EvidenceForm)
         headings = [str(s.render()) for s in form.query(".field-group").results(Static)]
@@ -512,7 +513,7 @@ async def test_replace_evidence_starts_from_what_was_sent(dirs: Dirs) -> None:
         assert "Refund policy Refund policy disclosure Shown at checkout" in shown
 
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, EvidenceForm))
+        await until(lambda: on_screen(app, EvidenceForm))
         form = app.screen
         assert form.query_one("#field-shipping_carrier", Input).value == "UPS"
         assert str(form.query_one("#form-submit", Button).label) == "Replace evidence (6 fields)"
@@ -533,7 +534,7 @@ async def test_accept_from_the_detail_then_only_the_payment_is_offered(dirs: Dir
         detail = await _open(pilot, made["new"])
         amount = format_amount(detail.record.amount, detail.record.currency)
         await pilot.press("a")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         assert (
             str(app.screen.query_one("#form-submit", Button).label) == f"Accept, concede {amount}"
         )
@@ -557,7 +558,7 @@ async def test_resolve_won_or_lost_from_the_list(dirs: Dirs, key: str, outcome: 
         view.table.move_cursor(row=view.table.get_row_index(made["challenged"]))
         await pilot.pause()
         await pilot.press(key)
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         assert str(app.screen.query_one("#form-submit", Button).label) == f"Resolve {outcome}"
         await submit(pilot, ConfirmScreen)
         await until(lambda: _cell(view, made["challenged"], "status").plain == outcome)
@@ -622,7 +623,7 @@ async def test_enter_and_g_open_the_disputed_payment(dirs: Dirs) -> None:
         assert payment_id in payment and "Enter or g opens it" in payment
         assert "succeeded" in payment
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.payment_id == payment_id
         # The payment lists its dispute.
         await until(lambda: app.screen.payment is not None)
@@ -634,7 +635,7 @@ async def test_enter_and_g_open_the_disputed_payment(dirs: Dirs) -> None:
         await pilot.pause()
         lost = view.rows[made["lost"]]
         await pilot.press("g")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.payment_id == lost.payment_id
 
 
@@ -695,7 +696,7 @@ async def _snap_evidence_form(pilot: Any) -> None:
     app = pilot.app
     await _open(pilot, made["soon"])
     await pilot.press("c")
-    await until(lambda: isinstance(app.screen, EvidenceForm))
+    await until(lambda: on_screen(app, EvidenceForm))
     app.screen.query_one("#field-customer_name", Input).value = "Jane Doe"
     app.screen.query_one("#field-customer_email_address", Input).value = "jane@example.com"
     await pilot.pause()

@@ -17,6 +17,7 @@ import pytest
 
 from payscope.app import make_app
 from payscope.core.asgi_server import EmbeddedServer
+from payscope.core.display import STABLE
 from tests.tui.pilot import until
 from tests.tui.test_remote_snapshots import _save_profile
 
@@ -74,7 +75,7 @@ async def test_a_remote_profile_explains_ir_01_as_the_real_services_invalid_key(
 ) -> None:
     config_dir, data_dir = dirs
     _save_profile(real_service, "merchant_1", "pro_abcdefghij0123456789", "snd_Wrong7Kq2VbN4xLr9Pz")
-    app = make_app(profile="remote", config_dir=config_dir, data_dir=data_dir, stable_display=True)
+    app = make_app(profile="remote", config_dir=config_dir, data_dir=data_dir, display=STABLE)
     async with app.run_test(size=(120, 40)):
         await app.runtime.ready.wait()
         assert app.runtime.api.contract_setting == "auto"  # unset in profiles.toml
@@ -97,7 +98,7 @@ async def test_a_profile_set_to_the_spec_reads_the_code_by_the_spec(
     settings = config.load_settings()
     settings.profiles["remote"].contract = "spec"
     config.save_settings(settings)
-    app = make_app(profile="remote", config_dir=config_dir, data_dir=data_dir, stable_display=True)
+    app = make_app(profile="remote", config_dir=config_dir, data_dir=data_dir, display=STABLE)
     async with app.run_test(size=(120, 40)):
         await app.runtime.ready.wait()
         assert app.runtime.api.contract == "spec"
@@ -111,7 +112,7 @@ async def test_the_local_sandbox_explains_the_specs_meaning(dirs: Dirs) -> None:
     from payscope.widgets.errors import describe_error
 
     config_dir, data_dir = dirs
-    app = make_app(config_dir=config_dir, data_dir=data_dir, stable_display=True)
+    app = make_app(config_dir=config_dir, data_dir=data_dir, display=STABLE)
     async with app.run_test(size=(120, 40)):
         await app.runtime.ready.wait()
         api = app.runtime.api

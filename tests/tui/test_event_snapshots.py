@@ -2,7 +2,8 @@
 
 The deliveries are real: signed webhooks POSTed over loopback to the app's embedded listener
 (a new event, a second one delivered twice, and one with a wrong signature), with fixed bodies so
-every run draws the same picture; `stable_display` hides receive times and the listener's port.
+every run draws the same picture; the `STABLE` display policy hides receive times and the
+listener's port.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from payscope.webhooks.signing import SIGNATURE_HEADER, sign
 from tests.tui.pilot import LOOKS_AND_SWITCHED, run_command, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 
 def _payload(event_id: str, event_type: str, payment_id: str, status: str) -> bytes:
@@ -89,7 +91,7 @@ async def _detail(pilot: Any) -> None:
     view = pilot.app.screen.query_one(EventsView)
     view.focus_main()
     await pilot.press("down", "enter")  # newest first: the duplicated (failed) one is second
-    await until(lambda: isinstance(pilot.app.screen, EventDetailScreen))
+    await until(lambda: on_screen(pilot.app, EventDetailScreen))
     await pilot.pause()
 
 

@@ -8,6 +8,7 @@ from payscope.areas.payments.detail import PaymentDetailScreen
 from payscope.shell.find import FindScreen
 from tests.tui.pilot import create_payment, run_command, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -29,7 +30,7 @@ async def test_a_partial_id_lists_the_payment_and_enter_opens_it(dirs: Dirs) -> 
         assert [(f.kind, f.object_id) for f in screen.found] == [("payment", payment.payment_id)]
         assert screen.found[0].matched_on in ("id prefix", "id part")
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.record_id == payment.payment_id
 
 
@@ -68,7 +69,7 @@ async def test_pay_with_part_of_an_id_opens_the_one_match(dirs: Dirs) -> None:
         await ready(pilot)
         payment = await create_payment(app.runtime.client, payment_id="pay_partial_abcdefghij")
         await run_command(pilot, "pay partial_abc")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.record_id == payment.payment_id
 
 
@@ -83,7 +84,7 @@ async def test_evt_with_part_of_an_event_id_finds_it_in_the_journal(dirs: Dirs) 
         await until(lambda: journal.count() >= 1)
         event_id = journal.recent(1)[0].event_id
         await run_command(pilot, f"evt {event_id[-8:]}")
-        await until(lambda: isinstance(app.screen, EventDetailScreen))
+        await until(lambda: on_screen(app, EventDetailScreen))
         assert app.screen.record_id == event_id
 
 

@@ -14,6 +14,7 @@ from payscope.views.fixture_run import FixtureScreen
 from payscope.webhooks import compose
 from tests.tui.pilot import shown_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 
 def write(path: Path, steps: list[dict[str, object]]) -> Path:
@@ -42,12 +43,12 @@ async def test_an_event_off_this_machine_is_asked_about_and_a_no_sends_nothing(
         await ready(pilot)
         before = (await app.runtime.api.payments.list()).total_count
         app.call_later(app.action_run_fixture)
-        await until(lambda: isinstance(app.screen, FixtureScreen))
+        await until(lambda: on_screen(app, FixtureScreen))
         screen = app.screen
         assert isinstance(screen, FixtureScreen)
         screen.query_one(Input).value = str(remote)
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, AskScreen))
+        await until(lambda: on_screen(app, AskScreen))
         question = shown_text(app.screen.query_one("#ask-question", Static))
         assert off in question and "neither this machine" in question
         await pilot.press("enter")  # the focused answer is "Don't send"

@@ -14,6 +14,7 @@ from payscope.areas.payments.view import PaymentsView
 from tests.tui.conftest import SEEDED_PAYMENTS
 from tests.tui.pilot import run_command, type_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -55,13 +56,13 @@ async def test_create_capture_refund_updates_row_and_events(dirs: Dirs) -> None:
 
         table = view.query_one(DataTable)
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, CaptureForm))
+        await until(lambda: on_screen(app, CaptureForm))
         await pilot.press("ctrl+s")
         await until(lambda: view.rows["pay_tui_flow_1"].status == "succeeded")
         assert str(table.get_cell("pay_tui_flow_1", "status")) == "succeeded"
 
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, RefundForm))
+        await until(lambda: on_screen(app, RefundForm))
         app.screen.query_one("#field-amount").value = "10.00"
         await pilot.press("ctrl+s")
         await until(lambda: not isinstance(app.screen, RefundForm))
@@ -81,7 +82,7 @@ async def test_command_mode_opens_a_payment_by_id(dirs: Dirs) -> None:
         await ready(pilot)
         first = next(iter(app.screen.query_one(PaymentsView).rows))
         await run_command(pilot, f"pay {first}")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         await app.workers.wait_for_complete()
         assert app.screen.payment.payment_id == first
         await pilot.press("escape")
@@ -213,7 +214,7 @@ async def test_an_empty_result_keeps_the_keys_of_the_area(dirs: Dirs) -> None:
         # The table is hidden; the view holds the focus, so n still creates a payment.
         await until(lambda: app.focused is view)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         await pilot.press("escape")
         await until(lambda: not isinstance(app.screen, NewPaymentScreen))
         # Esc clears the filter: the rows come back and the table has the focus again.

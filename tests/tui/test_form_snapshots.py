@@ -11,6 +11,7 @@ import pytest
 
 from tests.tui.pilot import LOOKS_AND_SWITCHED, create_payment, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Drive = Callable[[Any], Awaitable[None]]
 
@@ -42,7 +43,7 @@ def _form(action: str) -> Drive:
         chosen = find(ROW_ACTIONS, action)
         assert chosen is not None
         chosen.run(view, payment.payment_id, None)
-        await until(lambda: isinstance(app.screen, FormScreen))
+        await until(lambda: on_screen(app, FormScreen))
         await pilot.pause()
 
     return drive
@@ -58,7 +59,7 @@ async def _picker(pilot: Any) -> None:
     await pilot.press("n")
     await pilot.pause()
     await pilot.press("ctrl+t")
-    await until(lambda: isinstance(app.screen, TestCardPicker))
+    await until(lambda: on_screen(app, TestCardPicker))
     await until(lambda: app.screen.query_one(DataTable).row_count > 0)
     await pilot.pause()
 

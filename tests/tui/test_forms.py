@@ -25,6 +25,7 @@ from payscope.views.forms import ConfirmScreen
 from payscope.widgets.card_picker import TestCardPicker
 from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -33,13 +34,13 @@ async def _pick(pilot, number: str) -> None:  # type: ignore[no-untyped-def]
     """In the new-payment form: open the picker, move to `number`'s row, Enter."""
     app = pilot.app
     await pilot.press("ctrl+t")
-    await until(lambda: isinstance(app.screen, TestCardPicker))
+    await until(lambda: on_screen(app, TestCardPicker))
     picker = app.screen
     table = picker.query_one(DataTable)
     await until(lambda: table.row_count > 0)
     table.move_cursor(row=table.get_row_index(number))
     await pilot.press("enter")
-    await until(lambda: isinstance(app.screen, NewPaymentScreen))
+    await until(lambda: on_screen(app, NewPaymentScreen))
 
 
 async def _created(pilot) -> str:  # type: ignore[no-untyped-def]
@@ -57,9 +58,9 @@ async def test_picker_lists_the_sandbox_cards_and_fills_the_form(dirs: Dirs) -> 
         await ready(pilot)
         rows = await app.runtime.client.sandbox.test_cards()
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         await pilot.press("ctrl+t")
-        await until(lambda: isinstance(app.screen, TestCardPicker))
+        await until(lambda: on_screen(app, TestCardPicker))
         table = app.screen.query_one(DataTable)
         await until(lambda: table.row_count > 0)
         assert table.row_count == len(rows)
@@ -68,7 +69,7 @@ async def test_picker_lists_the_sandbox_cards_and_fills_the_form(dirs: Dirs) -> 
 
         table.move_cursor(row=table.get_row_index("4000000000000002"))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         form = app.screen
         assert form.query_one("#field-card", Input).value == "4000 0000 0000 0002"
         assert "UE_1007" in str(form.query_one("#hint-card").render())
@@ -89,9 +90,9 @@ async def test_the_highlighted_cards_whole_description_shows_under_the_table(dir
         rows = await app.runtime.client.sandbox.test_cards()
         longest = max(rows, key=lambda row: len(row["description"]))
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         await pilot.press("ctrl+t")
-        await until(lambda: isinstance(app.screen, TestCardPicker))
+        await until(lambda: on_screen(app, TestCardPicker))
         picker = app.screen
         table = picker.query_one(DataTable)
         await until(lambda: table.row_count > 0)
@@ -107,11 +108,11 @@ async def test_picker_closed_without_choosing_keeps_the_card(dirs: Dirs) -> None
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         await pilot.press("ctrl+t")
-        await until(lambda: isinstance(app.screen, TestCardPicker))
+        await until(lambda: on_screen(app, TestCardPicker))
         await pilot.press("escape")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         assert app.screen.query_one("#field-card", Input).value == "4242 4242 4242 4242"
 
 
@@ -130,7 +131,7 @@ async def test_three_ds_card_then_completion_from_the_detail(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         await _pick(pilot, "4000003800000446")
         # A challenge card switches the form to 3-D Secure by itself.
         assert app.screen.query_one("#field-authentication_type", Select).value == "three_ds"
@@ -144,7 +145,7 @@ async def test_three_ds_card_then_completion_from_the_detail(
         assert detail.payment_id == payment_id
         assert detail.payment.status in ("requires_customer_action", "requires_action")
         await pilot.press("3")
-        await until(lambda: isinstance(app.screen, ThreeDSForm))
+        await until(lambda: on_screen(app, ThreeDSForm))
         app.screen.query_one("#field-result", Select).value = result
         await submit(pilot, ThreeDSForm)
         await until(lambda: detail.payment.status == status)
@@ -158,7 +159,7 @@ async def test_confirm_a_payment_created_for_later(dirs: Dirs) -> None:
         created = await create_payment(app.runtime.client, confirm=False)
         detail = await open_detail(pilot, created.payment_id)
         await pilot.press("o")
-        await until(lambda: isinstance(app.screen, ConfirmForm))
+        await until(lambda: on_screen(app, ConfirmForm))
         form = app.screen
         assert str(form.query_one("#form-submit").label) == "Confirm 42.00 USD"
         await submit(pilot, ConfirmForm)
@@ -172,7 +173,7 @@ async def test_partial_capture_and_an_amount_over_the_limit(dirs: Dirs) -> None:
         created = await create_payment(app.runtime.client, capture_method="manual")
         detail = await open_detail(pilot, created.payment_id)
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, CaptureForm))
+        await until(lambda: on_screen(app, CaptureForm))
         form = app.screen
         form.query_one("#field-amount", Input).value = "50.00"
         await pilot.press("ctrl+s")
@@ -193,7 +194,7 @@ async def test_cancel_with_a_reason(dirs: Dirs) -> None:
         created = await create_payment(app.runtime.client, capture_method="manual")
         detail = await open_detail(pilot, created.payment_id)
         await pilot.press("x")
-        await until(lambda: isinstance(app.screen, CancelForm))
+        await until(lambda: on_screen(app, CancelForm))
         app.screen.query_one("#field-reason", Input).value = "requested_by_customer"
         await submit(pilot, CancelForm)
         await until(lambda: detail.payment.status == "cancelled")
@@ -208,7 +209,7 @@ async def test_service_refusal_is_shown_in_the_form_which_stays_open(dirs: Dirs)
         created = await create_payment(app.runtime.client, capture_method="manual")
         detail = await open_detail(pilot, created.payment_id)
         await pilot.press("x")
-        await until(lambda: isinstance(app.screen, CancelForm))
+        await until(lambda: on_screen(app, CancelForm))
         form = app.screen
         # Meanwhile the payment is captured elsewhere: the cancel is refused by the service.
         from payscope.api.models.payments import PaymentCaptureRequest
@@ -246,7 +247,7 @@ async def test_full_refund_and_an_over_refund_refused_at_the_field(dirs: Dirs) -
         created = await create_payment(app.runtime.client, amount=2500)
         detail = await open_detail(pilot, created.payment_id)
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, RefundForm))
+        await until(lambda: on_screen(app, RefundForm))
         form = app.screen
         assert str(form.query_one("#form-submit").label) == "Refund 25.00 USD"
         form.query_one("#field-amount", Input).value = "25.01"
@@ -268,7 +269,7 @@ async def test_update_an_unconfirmed_payment_and_a_bad_amount_at_the_field(dirs:
         created = await create_payment(app.runtime.client, confirm=False)
         detail = await open_detail(pilot, created.payment_id)
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, UpdateForm))
+        await until(lambda: on_screen(app, UpdateForm))
         form = app.screen
         form.query_one("#field-amount", Input).value = "12.345"
         await pilot.press("ctrl+s")
@@ -287,7 +288,7 @@ async def test_duplicate_payment_id_is_shown_at_its_field(dirs: Dirs) -> None:
         await ready(pilot)
         existing = next(iter(app.screen.query_one(PaymentsView).rows))
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         form = app.screen
         form.query_one("#field-payment_id", Input).value = existing
         await pilot.press("ctrl+s")
@@ -549,7 +550,7 @@ async def test_a_fields_error_goes_once_the_field_is_edited(dirs: Dirs) -> None:
         created = await create_payment(app.runtime.client, amount=2500)
         await open_detail(pilot, created.payment_id)
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, RefundForm))
+        await until(lambda: on_screen(app, RefundForm))
         form = app.screen
         form.query_one("#field-amount", Input).value = "customer request"
         await pilot.press("ctrl+s")

@@ -13,6 +13,7 @@ from payscope.areas.payments.forms import NewPaymentScreen
 from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
 from tests.tui.test_remote_snapshots import remote  # noqa: F401  (the fixture)
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 CARD_PARTS = ("card", "expiry", "cvc", "authentication_type")
@@ -30,7 +31,7 @@ def _in_sight(form: Any) -> set[str]:
 async def _form(pilot: Any) -> NewPaymentScreen:
     await ready(pilot)
     await pilot.press("n")
-    await until(lambda: isinstance(pilot.app.screen, NewPaymentScreen))
+    await until(lambda: on_screen(pilot.app, NewPaymentScreen))
     form = pilot.app.screen
     assert isinstance(form, NewPaymentScreen)
     await pilot.pause()
@@ -71,7 +72,7 @@ async def test_a_new_payout_sends_at_once_with_the_values_it_opens_with(dirs: Di
         view = await open_list(pilot, "payouts", PayoutsView, start=False)
         before = set(view.rows)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPayoutForm))
+        await until(lambda: on_screen(app, NewPayoutForm))
         form = app.screen
         await pilot.pause()
         assert form.value("card-card_number").replace(" ", "") == "4242424242424242"

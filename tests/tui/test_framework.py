@@ -11,6 +11,7 @@ from rich.text import Text
 from payscope.views.live import Change
 from tests.tui.pilot import create_payment, open_detail, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -83,7 +84,7 @@ async def test_the_refund_button_says_the_amount_as_it_is_typed(dirs: Dirs) -> N
         payment = await create_payment(app.runtime.client, amount=3000)
         detail = await open_detail(pilot, payment.payment_id)
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, RefundForm))
+        await until(lambda: on_screen(app, RefundForm))
         form = app.screen
         button = form.query_one("#form-submit")
         await until(lambda: str(button.label) == "Refund 30.00 USD")
@@ -107,7 +108,7 @@ async def test_an_error_on_a_field_out_of_view_is_scrolled_to_and_announced(
     async with app.run_test(size=(80, 24)) as pilot:
         await ready(pilot)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         form = app.screen
         form.query_one("#field-card").value = "4242 4242 4242 4241"  # fails Luhn
         scroll = form.query_one(VerticalScroll)
@@ -211,11 +212,11 @@ async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dir
             view = app.screen.query_one(EventsView)
             await until(lambda: bool(view.rows))
             await pilot.press("enter")
-            await until(lambda: isinstance(app.screen, EventDetailScreen))
+            await until(lambda: on_screen(app, EventDetailScreen))
             detail = app.screen
             await until(lambda: detail.record is not None)
             await pilot.press("p")
-            await until(lambda: isinstance(app.screen, ReplayForm))
+            await until(lambda: on_screen(app, ReplayForm))
             form = app.screen
             assert form.query_one("#field-url").value == ""  # no forward target yet
             # It looks empty too: no URL greyed in the box, the example is in the hint.
@@ -236,7 +237,7 @@ async def test_replay_asks_for_a_url_remembers_it_and_shows_the_result(dirs: Dir
             assert config.get_forward_url("local") == url
             # Next time the URL is already there.
             await pilot.press("p")
-            await until(lambda: isinstance(app.screen, ReplayForm))
+            await until(lambda: on_screen(app, ReplayForm))
             assert app.screen.query_one("#field-url").value == url
     finally:
         await target.stop()

@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from payscope.core.display import STABLE
 from tests.api.conftest import KEY
 from tests.hostile_server import HOSTILE, Answer, envelope, raw_controls, raw_server
 from tests.tui.pilot import (
@@ -24,6 +25,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 from tests.webhooks.conftest import post_signed
 
 Dirs = tuple[Path, Path]
@@ -72,7 +74,7 @@ async def test_raw_json_and_the_events_json_show_hostile_text_escaped(dirs: Dirs
         await until(lambda: "evt_hostile_json" in events.rows)
         events.table.move_cursor(row=events.table.get_row_index("evt_hostile_json"))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, EventDetailScreen))
+        await until(lambda: on_screen(app, EventDetailScreen))
         event = app.screen
         await until(lambda: event.record is not None)
         await pilot.pause()
@@ -108,7 +110,7 @@ async def test_a_hostile_remote_s_error_is_said_escaped(dirs: Dirs) -> None:
         )
         config.save_settings(config.add_profile(config.load_settings(), profile))
         secrets.set_secret("remote", KEY)
-        app = make_app(profile="remote", config_dir=config_dir, data_dir=data, stable_display=True)
+        app = make_app(profile="remote", config_dir=config_dir, data_dir=data, display=STABLE)
         async with app.run_test(size=(120, 40)) as pilot:
             await app.runtime.ready.wait()
             await until(lambda: bool(server.seen) and bool(app.told))
@@ -143,7 +145,7 @@ async def test_a_fixture_run_shows_a_hostile_file_and_its_failure_escaped(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.call_later(app.action_run_fixture)
-        await until(lambda: isinstance(app.screen, FixtureScreen))
+        await until(lambda: on_screen(app, FixtureScreen))
         screen = app.screen
         assert isinstance(screen, FixtureScreen)
         screen.query_one(Input).value = str(fixture)

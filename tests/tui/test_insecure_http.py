@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.widgets import Static
 
+from payscope.core.display import STABLE
 from tests.tui.pilot import shown_text, until
 
 # TEST-NET-1 (RFC 5737): an address off this machine that nothing answers.
@@ -26,7 +27,7 @@ async def test_the_status_bar_says_insecure_http(dirs: tuple[Path, Path]) -> Non
     )
     config.save_settings(config.add_profile(config.load_settings(), profile))
     secrets.set_secret("plain", KEY)
-    app = make_app(profile="plain", config_dir=config_dir, data_dir=data, stable_display=True)
+    app = make_app(profile="plain", config_dir=config_dir, data_dir=data, display=STABLE)
     async with app.run_test(size=(120, 40)):
         await app.runtime.ready.wait()
         assert app.runtime.insecure_http

@@ -40,7 +40,7 @@ def _context() -> CellContext:
 class Tables(App[None]):
     """A LineTable, and beside it (hidden unless asked) the DataTable-based table it replaces."""
 
-    # As the app styles its DataTables' header (tui/payscope/app.py).
+    # As the app styles its DataTables' header (tui/payscope/app/app.py).
     CSS = """
     ResourceTable, LineTable { height: 1fr; }
     DataTable > .datatable--header { text-style: bold; color: $text-muted; }

@@ -22,6 +22,7 @@ from payscope.areas.links.forms import NewLinkForm
 from payscope.areas.links.spec import expiry_cell, short_span
 from payscope.areas.links.view import LinksView
 from payscope.areas.payments.detail import PaymentDetailScreen
+from payscope.core.display import USER
 from payscope.widgets.qr import DARK, LIGHT, QRScreen
 from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.conftest import frozen_clock
@@ -37,6 +38,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 HOSTILE = "[b]x[/b]\x1b[5m"
@@ -235,7 +237,7 @@ def _real_app(dirs: Dirs, theme: str) -> PayscopeApp:
         theme=theme,
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=False,
+        display=USER,
         time_source=frozen_clock,
     )
 
@@ -348,7 +350,7 @@ async def test_new_link_end_to_end(dirs: Dirs) -> None:
         client = app.runtime.api
         customer = (await client.customers.list()).data[0]
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewLinkForm))
+        await until(lambda: on_screen(app, NewLinkForm))
         form = app.screen
         assert isinstance(form, NewLinkForm)
 
@@ -405,7 +407,7 @@ async def test_new_link_end_to_end(dirs: Dirs) -> None:
         await submit(pilot, NewLinkForm)
 
         # Its detail opens, with what was asked.
-        await until(lambda: isinstance(app.screen, LinkDetailScreen))
+        await until(lambda: on_screen(app, LinkDetailScreen))
         detail = app.screen
         assert isinstance(detail, LinkDetailScreen)
         await until(lambda: detail.record is not None and not detail.busy)
@@ -437,14 +439,14 @@ async def test_a_blank_expiry_is_the_services_default(dirs: Dirs) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await _links(pilot)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewLinkForm))
+        await until(lambda: on_screen(app, NewLinkForm))
         form = app.screen
         form.query_one("#field-amount", Input).value = "5"
         form.query_one("#field-expiry", Input).value = ""
         await pilot.pause()
         assert str(form.query_one("#form-submit").label) == "Make a 5.00 USD link (15 min)"
         await submit(pilot, NewLinkForm)
-        await until(lambda: isinstance(app.screen, LinkDetailScreen))
+        await until(lambda: on_screen(app, LinkDetailScreen))
         detail = app.screen
         await until(lambda: detail.record is not None)
         assert detail.record.expiry.startswith("2024-05-01T12:15:00")
@@ -499,7 +501,7 @@ async def test_q_shows_the_code_alone_and_a_screen_too_small_says_so(dirs: Dirs)
         view = await _links(pilot)
         link = next(iter(view.rows.values()))
         await pilot.press("q")
-        await until(lambda: isinstance(app.screen, QRScreen))
+        await until(lambda: on_screen(app, QRScreen))
         await pilot.pause()
         expected = segno_matrix(link.link_to_pay)
         assert decode(drawn_modules(app, len(expected))) == [link.link_to_pay]
@@ -510,7 +512,7 @@ async def test_q_shows_the_code_alone_and_a_screen_too_small_says_so(dirs: Dirs)
         # Too small a terminal: the code is not drawn cut, the screen says what it needs.
         await pilot.resize_terminal(60, 16)
         await pilot.press("q")
-        await until(lambda: isinstance(app.screen, QRScreen))
+        await until(lambda: on_screen(app, QRScreen))
         await pilot.pause()
         said = shown_text(app.screen.query_one("#qr-code"))
         assert "Not enough room to draw the QR code" in said and "60x16" in said
@@ -579,7 +581,7 @@ async def test_a_link_buyers_billing_email_and_name_show_and_find_the_payment(
         assert found == [("payment", link.payment_id, "email")]
         assert "Grace Brewster Hopper" in app.screen.found[0].summary
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         detail = app.screen
         await until(lambda: "buyer.linked@example.com" in shown_text(detail.section("card")))
         card = shown_text(detail.section("card"))
@@ -659,7 +661,7 @@ async def test_the_detail_opens_its_payment(dirs: Dirs, key: str) -> None:
         shown = shown_text(detail.section("payment"))
         assert link.payment_id in shown and "requires_payment_method" in shown
         await pilot.press(key)
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.payment_id == link.payment_id
 
 
@@ -675,7 +677,7 @@ async def test_find_by_a_whole_link_id_opens_the_link(dirs: Dirs) -> None:
         await pilot.pause()
         assert [(f.kind, f.object_id) for f in app.screen.found] == [("payment_link", link_id)]
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, LinkDetailScreen))
+        await until(lambda: on_screen(app, LinkDetailScreen))
         assert app.screen.record_id == link_id
 
 
@@ -684,7 +686,7 @@ async def test_an_unknown_link_says_not_found(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await _links(pilot)
         await run_command(pilot, "plink plink_NobodyHasThisId000001")
-        await until(lambda: isinstance(app.screen, LinkDetailScreen))
+        await until(lambda: on_screen(app, LinkDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)
         assert "not found" in shown_text(detail.query_one("#detail-title"))
@@ -782,14 +784,14 @@ async def _paid_detail(pilot: Any) -> None:
 async def _qr_alone(pilot: Any) -> None:
     await _detail(pilot)
     await pilot.press("q")
-    await until(lambda: isinstance(pilot.app.screen, QRScreen))
+    await until(lambda: on_screen(pilot.app, QRScreen))
     await pilot.pause()
 
 
 async def _new_link_errors(pilot: Any) -> None:
     await _links(pilot)
     await pilot.press("n")
-    await until(lambda: isinstance(pilot.app.screen, NewLinkForm))
+    await until(lambda: on_screen(pilot.app, NewLinkForm))
     form = pilot.app.screen
     form.query_one("#field-amount", Input).value = "12.345"
     form.query_one("#field-expiry", Input).value = "soon"

@@ -25,8 +25,10 @@ from payscope.areas.links.detail import LinkDetailScreen
 from payscope.areas.links.forms import NewLinkForm
 from payscope.areas.links.view import LinksView
 from payscope.core.asgi_server import EmbeddedServer
+from payscope.core.display import STABLE
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _save_profile
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 # What the real service's RetrievePaymentLinkResponse holds (no payment, no look).
@@ -182,7 +184,7 @@ async def test_links_on_a_remote_profile_use_the_real_services_shapes(
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
     async with app.run_test(size=(120, 40)) as pilot:
@@ -200,7 +202,7 @@ async def test_links_on_a_remote_profile_use_the_real_services_shapes(
         assert all(r.payment_id is None for r in view.rows.values())
 
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewLinkForm))
+        await until(lambda: on_screen(app, NewLinkForm))
         form = app.screen
         assert "payment_link: true" in shown_text(form.query_one("#form-intro"))
         form.query_one("#field-amount", Input).value = "19.90"
@@ -219,7 +221,7 @@ async def test_links_on_a_remote_profile_use_the_real_services_shapes(
         assert "expiry" not in body and "link_type" not in body
         assert ("POST", "/payment_link") not in [(m, p) for m, p, _ in real_service.adapter.seen]
 
-        await until(lambda: isinstance(app.screen, LinkDetailScreen))
+        await until(lambda: on_screen(app, LinkDetailScreen))
         detail = app.screen
         assert isinstance(detail, LinkDetailScreen)
         await until(lambda: detail.record is not None and not detail.busy)

@@ -11,6 +11,7 @@ import pytest
 from payscope.areas.payments.detail import PaymentDetailScreen
 from tests.tui.pilot import create_payment, open_detail, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
@@ -55,7 +56,7 @@ async def test_a_payments_refund_row_opens_with_enter_and_esc_comes_back(
             await pilot.press("tab")
         assert app.focused is table, app.focused
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        await until(lambda: on_screen(app, RefundDetailScreen))
         assert app.screen.record_id == refund.refund_id
         await pilot.press("escape")
         await until(lambda: app.screen is detail)
@@ -77,10 +78,10 @@ async def test_a_payments_event_row_opens_the_event(dirs: Dirs) -> None:
         table.focus()
         table.move_cursor(row=table.get_row_index(line.key))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, EventDetailScreen))
+        await until(lambda: on_screen(app, EventDetailScreen))
         assert app.screen.record_id == line.record_id
         await pilot.press("escape")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
 
 
 # -- 2. a long refund reason keeps the refund's status and amount in view ------------------------
@@ -121,7 +122,7 @@ async def test_colon_on_a_detail_opens_command_mode_and_ref_opens_the_refund(
         await pilot.pause()
         await type_text(pilot, f"ref {refund.refund_id}")
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        await until(lambda: on_screen(app, RefundDetailScreen))
         assert app.screen.record_id == refund.refund_id
 
 
@@ -155,7 +156,7 @@ async def test_theme_alone_opens_the_picker_that_lists_them(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await run_command(pilot, "theme")
-        await until(lambda: isinstance(app.screen, CommandPalette))
+        await until(lambda: on_screen(app, CommandPalette))
 
 
 # -- 23. Esc from a record opened by Trigger -------------------------------------------------------
@@ -173,7 +174,7 @@ async def test_esc_from_a_record_opened_by_trigger_returns_to_the_sandbox(dirs: 
         view = app.screen.query_one(SandboxView)
         await until(lambda: bool(view.values_table.records))
         await pilot.press("7")  # a dispute
-        await until(lambda: isinstance(app.screen, DisputeDetailScreen))
+        await until(lambda: on_screen(app, DisputeDetailScreen))
         await pilot.press("escape")
         main = app.get_screen_main()
         await until(lambda: app.screen is main)
@@ -198,7 +199,7 @@ async def test_a_failed_refund_is_explained_as_a_refund(dirs: Dirs) -> None:
         )
         await client.sandbox.advance_clock(60)
         await run_command(pilot, f"ref {refund.refund_id}")
-        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        await until(lambda: on_screen(app, RefundDetailScreen))
         screen = app.screen
         await until(lambda: screen.record is not None and screen.record.status == "failed")
         await pilot.pause()
@@ -253,7 +254,7 @@ async def test_a_refunds_history_is_in_order_on_the_services_clock(dirs: Dirs) -
         )
         await client.sandbox.advance_clock(60)  # it settles, and its webhook is sent
         await run_command(pilot, f"ref {refund.refund_id}")
-        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        await until(lambda: on_screen(app, RefundDetailScreen))
         detail = app.screen
         await until(lambda: "refund_succeeded" in shown_text(detail.section("history")))
         lines = [
@@ -304,14 +305,14 @@ async def test_a_lost_dispute_shows_what_it_took_and_is_not_refunded_again(
         offered = {a.name for a in detail.allowed()}
         assert {"refund", "dispute"} <= offered  # 12.00 is left
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, RefundForm))
+        await until(lambda: on_screen(app, RefundForm))
         form = app.screen
         assert form.remaining == 1200
         assert "30.00 USD" in form.intro and "not refundable again" in form.intro
         await pilot.press("escape")
         await until(lambda: app.screen is detail)
         await pilot.press("D")
-        await until(lambda: isinstance(app.screen, OpenDisputeForm))
+        await until(lambda: on_screen(app, OpenDisputeForm))
         assert app.screen.received == 1200
         await pilot.press("escape")
         await until(lambda: app.screen is detail)
@@ -372,7 +373,7 @@ async def test_find_and_pay_take_a_64_character_id_whole(dirs: Dirs, command: st
                 ("payment", LONG_ID, "id")
             ]
             await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.record_id == LONG_ID
         await until(lambda: app.screen.payment is not None)
         assert app.screen.payment.payment_id == LONG_ID
@@ -420,7 +421,7 @@ async def test_a_webhooks_raw_body_and_json_wrap_at_punctuation(
         table.focus()
         table.move_cursor(row=table.get_row_index(line.key))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, EventDetailScreen))
+        await until(lambda: on_screen(app, EventDetailScreen))
         screen = app.screen
         await until(lambda: screen.record is not None)
         await pilot.pause()

@@ -14,6 +14,7 @@ from payscope.areas.payments.forms import ConfirmForm, NewPaymentScreen, ThreeDS
 from payscope.widgets.method_picker import TestValuePicker
 from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -21,7 +22,7 @@ Dirs = tuple[Path, Path]
 async def _new_payment(pilot, family: str, kind: str | None = None) -> NewPaymentScreen:  # type: ignore[no-untyped-def]
     app = pilot.app
     await pilot.press("n")
-    await until(lambda: isinstance(app.screen, NewPaymentScreen))
+    await until(lambda: on_screen(app, NewPaymentScreen))
     form = app.screen
     assert isinstance(form, NewPaymentScreen)
     form.query_one("#field-method", Select).value = family
@@ -48,7 +49,7 @@ async def _answer(pilot, result: str) -> None:  # type: ignore[no-untyped-def]
     """Answer the customer's step from the TUI (`3`), as the customer would on the page."""
     app = pilot.app
     await pilot.press("3")
-    await until(lambda: isinstance(app.screen, ThreeDSForm))
+    await until(lambda: on_screen(app, ThreeDSForm))
     app.screen.query_one("#field-result", Select).value = result
     await submit(pilot, ThreeDSForm)
 
@@ -100,7 +101,7 @@ async def test_a_wallet_declines_by_the_test_value_picked(dirs: Dirs) -> None:
         form = await _new_payment(pilot, "wallet", "google_pay")
         await until(lambda: bool(form.method_rows))
         await pilot.press("ctrl+t")
-        await until(lambda: isinstance(app.screen, TestValuePicker))
+        await until(lambda: on_screen(app, TestValuePicker))
         table = app.screen.query_one(DataTable)
         assert table.row_count == len(google["test_values"])
         table.move_cursor(row=table.get_row_index("sandbox_insufficient_funds"))
@@ -226,7 +227,7 @@ async def _wallet_form(pilot) -> None:  # type: ignore[no-untyped-def]
 async def _value_picker(pilot) -> None:  # type: ignore[no-untyped-def]
     await _wallet_form(pilot)
     await pilot.press("ctrl+t")
-    await until(lambda: isinstance(pilot.app.screen, TestValuePicker))
+    await until(lambda: on_screen(pilot.app, TestValuePicker))
     await pilot.pause()
 
 
@@ -339,7 +340,7 @@ async def test_every_family_end_to_end_through_the_tui_with_its_webhook(
         assert detail.payment.payment_method == family
         if detail.payment.status == "requires_action":
             await pilot.press("3")
-            await until(lambda: isinstance(app.screen, ThreeDSForm))
+            await until(lambda: on_screen(app, ThreeDSForm))
             await submit(pilot, ThreeDSForm)
             await until(lambda: detail.payment.status != "requires_action")
         if detail.payment.status == "processing":
@@ -356,7 +357,7 @@ async def _confirm_later(pilot, family: str, kind: str) -> tuple[PaymentDetailSc
     assert created.status == "requires_payment_method"
     detail = await open_detail(pilot, created.payment_id)
     await pilot.press("o")
-    await until(lambda: isinstance(app.screen, ConfirmForm))
+    await until(lambda: on_screen(app, ConfirmForm))
     form = app.screen
     assert isinstance(form, ConfirmForm)
     # The card is the default, as on New payment; the 3-D Secure choice is the create's.
@@ -399,7 +400,7 @@ async def test_a_two_step_payment_is_confirmed_with_a_wallet_and_its_test_value(
         assert form.shown("google_pay-tokenization_data-token")
         await until(lambda: bool(form.method_rows))
         await pilot.press("ctrl+t")
-        await until(lambda: isinstance(app.screen, TestValuePicker))
+        await until(lambda: on_screen(app, TestValuePicker))
         table = app.screen.query_one(DataTable)
         table.move_cursor(row=table.get_row_index("sandbox_insufficient_funds"))
         await pilot.press("enter")

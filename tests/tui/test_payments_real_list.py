@@ -17,6 +17,7 @@ import pytest
 
 from payscope.app import PayscopeApp, make_app
 from payscope.core.asgi_server import EmbeddedServer
+from payscope.core.display import STABLE
 from tests.api.conftest import Recorded, Reply, ScriptedApp, envelope
 from tests.real_payments_list import payments_list
 from tests.real_shapes import example
@@ -85,7 +86,7 @@ def _app(dirs: Dirs) -> PayscopeApp:
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
 

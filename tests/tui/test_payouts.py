@@ -35,6 +35,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 HOSTILE = "[b]x[/b]\x1b[5m"
@@ -77,7 +78,7 @@ CARD = {
 async def _new_form(pilot: Any) -> NewPayoutForm:
     app = pilot.app
     await pilot.press("n")
-    await until(lambda: isinstance(app.screen, NewPayoutForm))
+    await until(lambda: on_screen(app, NewPayoutForm))
     form = app.screen
     assert isinstance(form, NewPayoutForm)
     await pilot.pause()
@@ -316,7 +317,7 @@ async def test_new_card_payout_end_to_end(dirs: Dirs) -> None:
         assert str(form.query_one("#form-submit").label) == "Create payout · 42.50 USD"
         await submit(pilot, NewPayoutForm)
 
-        await until(lambda: isinstance(app.screen, PayoutDetailScreen))
+        await until(lambda: on_screen(app, PayoutDetailScreen))
         detail = app.screen
         assert isinstance(detail, PayoutDetailScreen)
         await until(lambda: detail.record is not None and not detail.busy)
@@ -388,7 +389,7 @@ async def test_new_bank_payout_per_scheme_confirmed_at_once(
         await pilot.pause()
         assert str(form.query_one("#form-submit").label) == "Create and confirm · 25.00 EUR"
         await submit(pilot, NewPayoutForm)
-        await until(lambda: isinstance(app.screen, PayoutDetailScreen))
+        await until(lambda: on_screen(app, PayoutDetailScreen))
         detail = app.screen
         await until(lambda: detail.record is not None and not detail.busy)
         payout = detail.record
@@ -429,7 +430,7 @@ async def test_new_wallet_payout_sent_at_once_with_auto_fulfil(dirs: Dirs) -> No
         await pilot.pause()
         assert str(form.query_one("#form-submit").label) == "Create and send · 25.00 USD"
         await submit(pilot, NewPayoutForm)
-        await until(lambda: isinstance(app.screen, PayoutDetailScreen))
+        await until(lambda: on_screen(app, PayoutDetailScreen))
         detail = app.screen
         await until(lambda: detail.record is not None and not detail.busy)
         assert detail.record.status == "initiated" and detail.record.payout_type == "wallet"
@@ -472,7 +473,7 @@ async def test_new_redirect_and_passthrough_payouts(
             await _choose(pilot, form, "payout_type", "card")
         _type(form, values)
         await submit(pilot, NewPayoutForm)
-        await until(lambda: isinstance(app.screen, PayoutDetailScreen))
+        await until(lambda: on_screen(app, PayoutDetailScreen))
         detail = app.screen
         await until(lambda: detail.record is not None and not detail.busy)
         assert detail.record.status == "requires_confirmation"
@@ -559,7 +560,7 @@ async def test_a_refusal_of_the_service_is_said_at_its_field(dirs: Dirs) -> None
         # Without confirming, it is made: it waits for its method.
         form.query_one("#field-confirm", Checkbox).value = False
         await submit(pilot, NewPayoutForm)
-        await until(lambda: isinstance(app.screen, PayoutDetailScreen))
+        await until(lambda: on_screen(app, PayoutDetailScreen))
         detail = app.screen
         await until(lambda: detail.record is not None and not detail.busy)
         assert detail.record.status == "requires_payout_method_data"
@@ -629,7 +630,7 @@ async def test_update_confirm_fulfill_through_the_steps(dirs: Dirs) -> None:
         assert app.screen is detail
 
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, PayoutUpdateForm))
+        await until(lambda: on_screen(app, PayoutUpdateForm))
         form = app.screen
         assert isinstance(form, PayoutUpdateForm)
         assert form.value("method") == "keep"
@@ -652,7 +653,7 @@ async def test_update_confirm_fulfill_through_the_steps(dirs: Dirs) -> None:
         assert _offered(detail) == {"update", "confirm", "cancel", "customer"}
         await until(lambda: view.rows[payout.payout_id].status == "requires_confirmation")
         await pilot.press("o")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         assert str(app.screen.query_one("#form-submit").label) == "Confirm payout"
         await submit(pilot, ConfirmScreen)
 
@@ -661,7 +662,7 @@ async def test_update_confirm_fulfill_through_the_steps(dirs: Dirs) -> None:
         assert _current_step(detail).startswith("Fulfilled")
         assert _offered(detail) == {"fulfill", "cancel", "customer"}
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         assert str(app.screen.query_one("#form-submit").label) == "Send 20.00 USD"
         await submit(pilot, ConfirmScreen)
 
@@ -736,7 +737,7 @@ async def test_cancel_where_allowed(dirs: Dirs) -> None:
         detail = await _open(pilot, payout.payout_id)
         assert detail.record.status == "requires_fulfillment"
         await pilot.press("x")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         confirm = app.screen
         assert "Nothing more is sent" in shown_text(confirm.query_one("#form-intro"))
         await submit(pilot, ConfirmScreen)
@@ -792,7 +793,7 @@ async def test_row_actions_follow_the_selected_payouts_state(dirs: Dirs) -> None
         assert app.screen.query(PayoutsView)
         view.table.move_cursor(row=view.table.get_row_index(ready_to_send.payout_id))
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         await submit(pilot, ConfirmScreen)
         await until(lambda: view.rows[ready_to_send.payout_id].status == "initiated")
 
@@ -809,7 +810,7 @@ async def test_g_opens_the_payouts_customer(dirs: Dirs) -> None:
         customer = await app.runtime.client.customers.retrieve(payout.customer_id)
         assert customer.name and customer.name in shown_text(detail.section("customer"))
         await pilot.press("g")
-        await until(lambda: isinstance(app.screen, CustomerDetailScreen))
+        await until(lambda: on_screen(app, CustomerDetailScreen))
         assert app.screen.record_id == payout.customer_id
 
 
@@ -826,7 +827,7 @@ async def test_update_changes_only_what_differs(dirs: Dirs) -> None:
         )
         detail = await _open(pilot, payout.payout_id)
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, PayoutUpdateForm))
+        await until(lambda: on_screen(app, PayoutUpdateForm))
         form = app.screen
         assert form.query_one("#field-description", Input).value == "before"
         assert form.query_one("#field-metadata", TextArea).text == "order=A-1"
@@ -848,7 +849,7 @@ async def test_an_unknown_payout_says_not_found(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await _payouts(pilot)
         await run_command(pilot, "payout payout_NobodyHasThisId000001")
-        await until(lambda: isinstance(app.screen, PayoutDetailScreen))
+        await until(lambda: on_screen(app, PayoutDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)
         assert "not found" in shown_text(detail.query_one("#detail-title"))
@@ -878,7 +879,7 @@ async def test_hostile_text_shows_literally(dirs: Dirs) -> None:
         assert "[b]x[/b]" in screen.replace("&#91;", "[").replace("&#93;", "]")
         # The update form holds it as it is, and shows no escape sequence either.
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, PayoutUpdateForm))
+        await until(lambda: on_screen(app, PayoutUpdateForm))
         await pilot.pause()
         assert app.screen.query_one("#field-description", Input).value == HOSTILE
         assert "\x1b[5m" not in app.export_screenshot()

@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Static
 
 from payscope.app import PayscopeApp, make_app
 from payscope.core.asgi_server import EmbeddedServer
+from payscope.core.display import STABLE
 from payscope.core.theming import status_variable
 from payscope.widgets.format import theme_colour
 from tests.api.conftest import Reply, ScriptedApp, envelope
@@ -32,6 +33,7 @@ from tests.real_payments_list import payments_list
 from tests.real_shapes import example, lost
 from tests.tui.pilot import shown_text, until
 from tests.tui.test_remote_snapshots import _save_profile, _settled
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 V = TypeVar("V")
@@ -201,7 +203,7 @@ def _app(dirs: Dirs) -> PayscopeApp:
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
 
@@ -224,7 +226,7 @@ async def _open_row(pilot: Any, view: Any, record_id: str, screen_type: type[S])
     table.focus()
     table.move_cursor(row=table.get_row_index(record_id))
     await pilot.press("enter")
-    await until(lambda: isinstance(app.screen, screen_type))
+    await until(lambda: on_screen(app, screen_type))
     screen = app.screen
     assert isinstance(screen, screen_type)
     await until(lambda: getattr(screen, "record", None) is not None and not screen.busy)
@@ -445,7 +447,7 @@ def test_snapshot(
         theme=theme,
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
     assert snap_compare(app, terminal_size=(120, 40), run_before=drive)

@@ -29,6 +29,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 REFUND_FAILS_CARD = "4000000000005126"
@@ -145,7 +146,7 @@ async def test_new_refund_from_the_list_end_to_end(dirs: Dirs) -> None:
         view = await _refunds(pilot)
         payment = await create_payment(app.runtime.client, amount=4200, card=REFUND_PENDING_CARD)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewRefundForm))
+        await until(lambda: on_screen(app, NewRefundForm))
         form = app.screen
         assert isinstance(form, NewRefundForm)
 
@@ -185,7 +186,7 @@ async def test_new_refund_from_the_list_end_to_end(dirs: Dirs) -> None:
         await submit(pilot, NewRefundForm)
 
         # Its detail opens; back on the list, the new refund is the top row, pending.
-        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        await until(lambda: on_screen(app, RefundDetailScreen))
         detail = app.screen
         assert isinstance(detail, RefundDetailScreen)
         await until(lambda: detail.record is not None)
@@ -221,7 +222,7 @@ async def test_a_payment_not_refundable_is_said_at_its_field(dirs: Dirs) -> None
         await _refunds(pilot)
         held = await create_payment(app.runtime.client, capture_method="manual")
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewRefundForm))
+        await until(lambda: on_screen(app, NewRefundForm))
         form = app.screen
         form.query_one("#field-payment_id", Input).value = held.payment_id
         await pilot.press("ctrl+s")
@@ -238,7 +239,7 @@ async def test_update_reason_and_metadata(dirs: Dirs) -> None:
         refund_id = next(iter(view.rows))
         detail = await _open(pilot, refund_id)
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, RefundUpdateForm))
+        await until(lambda: on_screen(app, RefundUpdateForm))
         form = app.screen
         reason = form.query_one("#field-reason", Input)
         assert reason.value == detail.record.reason  # prefilled
@@ -266,7 +267,7 @@ async def test_update_reason_and_metadata(dirs: Dirs) -> None:
         # JSON is taken too, and prefilled back as key=value lines.
         detail = await _open(pilot, refund_id)
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, RefundUpdateForm))
+        await until(lambda: on_screen(app, RefundUpdateForm))
         form = app.screen
         assert form.query_one("#field-metadata", TextArea).text == "order_id=42\nticket=T-7"
         form.query_one("#field-metadata", TextArea).text = '{"order_id": 42}'
@@ -293,7 +294,7 @@ async def test_the_detail_jumps_to_its_payment(dirs: Dirs, key: str) -> None:
         shown = shown_text(detail.section("payment"))
         assert refund.payment_id in shown and "Received" in shown
         await pilot.press(key)
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.payment_id == refund.payment_id
 
 
@@ -303,7 +304,7 @@ async def test_g_on_a_row_jumps_to_its_payment(dirs: Dirs) -> None:
         view = await _refunds(pilot)
         refund = view.table.selected()
         await pilot.press("g")
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         assert app.screen.payment_id == refund.payment_id
 
 
@@ -377,7 +378,7 @@ async def test_g_on_a_refund_event_opens_the_refund(dirs: Dirs) -> None:
         event_id = next(e.event_id for e in events.rows.values() if e.object_id == refund.refund_id)
         events.table.move_cursor(row=events.table.get_row_index(event_id))
         await pilot.press("g")
-        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        await until(lambda: on_screen(app, RefundDetailScreen))
         detail = app.screen
         assert isinstance(detail, RefundDetailScreen)
         assert detail.record_id == refund.refund_id
@@ -390,7 +391,7 @@ async def test_an_unknown_refund_says_not_found(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await _refunds(pilot)
         await run_command(pilot, "ref ref_NobodyHasThisId00001")
-        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        await until(lambda: on_screen(app, RefundDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)
         assert "not found" in shown_text(detail.query_one("#detail-title"))
@@ -421,7 +422,7 @@ async def test_hostile_reason_shows_literally_in_the_list_and_the_detail(dirs: D
 
         # The update form holds the reason as it is and shows no escape sequence either.
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, RefundUpdateForm))
+        await until(lambda: on_screen(app, RefundUpdateForm))
         await pilot.pause()
         assert app.screen.query_one("#field-reason", Input).value == HOSTILE
         assert "\x1b[5m" not in app.export_screenshot()
@@ -459,7 +460,7 @@ async def _failed_detail(pilot: Any) -> None:
 async def _new_refund_errors(pilot: Any) -> None:
     await _refunds(pilot)
     await pilot.press("n")
-    await until(lambda: isinstance(pilot.app.screen, NewRefundForm))
+    await until(lambda: on_screen(pilot.app, NewRefundForm))
     form = pilot.app.screen
     form.query_one("#field-payment_id", Input).value = "pay/1"
     form.query_one("#field-amount", Input).value = "12.345"
@@ -473,7 +474,7 @@ async def _update_form(pilot: Any) -> None:
     """The update form of the failed refund: reason and metadata prefilled."""
     await _failed_detail(pilot)
     await pilot.press("e")
-    await until(lambda: isinstance(pilot.app.screen, RefundUpdateForm))
+    await until(lambda: on_screen(pilot.app, RefundUpdateForm))
     await pilot.pause()
 
 

@@ -6,9 +6,11 @@ import asyncio
 import socket
 from pathlib import Path
 
+from payscope.core.display import STABLE
 from payscope.shell.health import MAX_RETRY, next_delay, watch_health
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import until
+from tests.waits import on_screen
 
 
 def _closed_port() -> int:
@@ -69,7 +71,7 @@ async def test_down_service_shows_banner_and_recovers_by_itself(dirs: tuple[Path
     config.save_settings(config.add_profile(config.load_settings(), profile))
     secrets.set_secret("remote", sandbox.credentials.api_key)
 
-    app = make_app(profile="remote", config_dir=config_dir, data_dir=data, stable_display=True)
+    app = make_app(profile="remote", config_dir=config_dir, data_dir=data, display=STABLE)
     async with app.run_test(size=(120, 40)):
         await app.runtime.ready.wait()
         main = app.get_screen_main()
@@ -119,7 +121,7 @@ async def test_remote_events_say_how_webhooks_get_here_and_history_says_what_is_
             # The empty view keeps the focus, so its keys work: h opens the service's history.
             await until(lambda: app.focused is view)
             await pilot.press("h")
-            await until(lambda: isinstance(app.screen, ServiceEventsScreen))
+            await until(lambda: on_screen(app, ServiceEventsScreen))
             title = app.screen.query_one("#service-title")
             await until(lambda: "could not load (Merchant id missing)" in str(title.render()))
     finally:

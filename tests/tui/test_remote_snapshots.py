@@ -6,7 +6,7 @@ Both run the real app on a `remote` profile. What would move from run to run is 
   in 1 s" is the first check's and never turns into the second's while the picture is taken;
 - the remote sandbox's clock (`frozen_clock`) and its new ids (`ids.secrets`, seeded);
 - the down service's address (port 1, refused on loopback), and the listener's port on screen
-  (`stable_display`);
+  (the `STABLE` display policy);
 - toasts, which leave on a wall-clock timer: each is waited for, then dismissed.
 Every wait is for a concrete state (banner text, attempts listed, workers done), never a sleep.
 """
@@ -23,8 +23,10 @@ from typing import Any
 import pytest
 
 from payscope.app import PayscopeApp, make_app
+from payscope.core.display import STABLE
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import LOOKS, until
+from tests.waits import on_screen
 
 # Port 1 (tcpmux) on loopback: never handed out for port 0 and not served on any machine we
 # run on, so connecting is refused at once; a fixed number keeps the error text the same.
@@ -75,7 +77,7 @@ def _remote_app(dirs: tuple[Path, Path], theme: str) -> PayscopeApp:
         theme=theme,
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=_no_jitter,
     )
 
@@ -262,7 +264,7 @@ async def _history(pilot: Any) -> None:
     await pilot.press("colon", *"events", "enter")
     await pilot.pause()
     await pilot.press("h")
-    await until(lambda: isinstance(app.screen, ServiceEventsScreen))
+    await until(lambda: on_screen(app, ServiceEventsScreen))
     screen = app.screen
     await until(lambda: missed.event_id in screen.events and _settled(app))
     table: DataTable[Any] = screen.query_one(DataTable)

@@ -17,7 +17,7 @@ from payscope.views.clock import ClockScreen
 from tests.tui.conftest import FROZEN_TIME
 from tests.tui.pilot import LOOKS, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
-from tests.waits import awaited
+from tests.waits import awaited, on_screen
 
 Dirs = tuple[Path, Path]
 DAY = 86400.0
@@ -103,7 +103,7 @@ async def test_trigger_one_key_makes_a_payment_and_opens_it(dirs: Dirs) -> None:
         view = await _sandbox(pilot)
         assert view.values_table.has_focus  # the keys work from anywhere in the area
         await pilot.press("3")  # manual capture
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         screen = app.screen
         assert isinstance(screen, PaymentDetailScreen)
         await until(lambda: screen.record is not None)
@@ -120,7 +120,7 @@ async def test_trigger_from_the_list_with_enter_opens_a_dispute(dirs: Dirs) -> N
         view.triggers.focus()
         view.triggers.move_cursor(row=view.triggers.get_row_index("7"))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, DisputeDetailScreen))
+        await until(lambda: on_screen(app, DisputeDetailScreen))
 
 
 async def test_clock_previews_then_advances(dirs: Dirs) -> None:
@@ -128,7 +128,7 @@ async def test_clock_previews_then_advances(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         view = await _sandbox(pilot)
         await pilot.press("t")
-        await until(lambda: isinstance(app.screen, ClockScreen))
+        await until(lambda: on_screen(app, ClockScreen))
         form = app.screen
         assert isinstance(form, ClockScreen)
         preview = form.query_one("#clock-preview", Static)
@@ -182,7 +182,7 @@ async def test_clock_to_the_next_renewal(dirs: Dirs) -> None:
         await ready(pilot)
         renewal = datetime.fromtimestamp(FROZEN_TIME + 3 * DAY + 60, UTC)
         app.push_screen(ClockScreen(renewal, label="sub_x's renewal"))
-        await until(lambda: isinstance(app.screen, ClockScreen))
+        await until(lambda: on_screen(app, ClockScreen))
         await pilot.pause()
         form = app.screen
         assert form.query_one("#clock-preset", Select).value == "renewal"
@@ -199,7 +199,7 @@ async def _area(pilot: Any) -> None:
 async def _clock(pilot: Any) -> None:
     await _sandbox(pilot)
     await pilot.press("t")
-    await until(lambda: isinstance(pilot.app.screen, ClockScreen))
+    await until(lambda: on_screen(pilot.app, ClockScreen))
     form = pilot.app.screen
     form.query_one("#clock-preset", Select).value = "month"
     preview = form.query_one("#clock-preview", Static)
@@ -235,13 +235,13 @@ async def test_the_palette_offers_trigger_and_the_clock_from_any_area(dirs: Dirs
             c for c in app.get_system_commands(app.screen) if c.title.endswith("one step")
         )
         command.callback()
-        await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+        await until(lambda: on_screen(app, PaymentDetailScreen))
         screen = app.screen
         await until(lambda: screen.record is not None)
         assert screen.record.status == "succeeded"
         clock = next(c for c in app.get_system_commands(app.screen) if c.title == "Sandbox clock")
         clock.callback()
-        await until(lambda: isinstance(app.screen, ClockScreen))
+        await until(lambda: on_screen(app, ClockScreen))
         # The form gives its first field the focus once mounted (through the app's queue).
         await until(lambda: any(w.has_focus for w in app.screen.query("#clock-preset")))
 

@@ -14,7 +14,8 @@ import pytest
 
 from payscope.app import make_app
 from payscope.sandbox import daemon
-from payscope.shell.main import SANDBOX_CHECK_INTERVAL, Banner
+from payscope.shell.health import SANDBOX_CHECK_INTERVAL
+from payscope.shell.main import Banner
 from tests.daemons import daemon_runtime
 from tests.tui.pilot import until
 

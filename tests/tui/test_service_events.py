@@ -12,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from payscope.core.display import STABLE
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import create_payment, run_command, screen_text, until
+from tests.waits import on_screen
 
 
 @pytest.fixture
@@ -49,7 +51,7 @@ async def test_service_history_lists_attempts_and_retries(
     from payscope.app import make_app
     from payscope.areas.events.history import ServiceEventsScreen
 
-    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], stable_display=True)
+    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], display=STABLE)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.runtime.ready.wait()
         assert app.runtime.environment == "sandbox"
@@ -61,7 +63,7 @@ async def test_service_history_lists_attempts_and_retries(
         await run_command(pilot, "events")
         await pilot.pause()
         await pilot.press("h")
-        await until(lambda: isinstance(app.screen, ServiceEventsScreen))
+        await until(lambda: on_screen(app, ServiceEventsScreen))
         screen = app.screen
         assert isinstance(screen, ServiceEventsScreen)
         await until(lambda: any(e.object_id == payment.payment_id for e in screen.events.values()))
@@ -100,7 +102,7 @@ async def test_a_retry_the_endpoint_has_not_answered_yet_is_said_as_such(
 
     silent = socket.create_server(("127.0.0.1", 0))  # accepts, never answers
     silent_url = f"http://127.0.0.1:{silent.getsockname()[1]}/hook"
-    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], stable_display=True)
+    app = make_app(profile="remote", config_dir=dirs[0], data_dir=dirs[1], display=STABLE)
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await app.runtime.ready.wait()
@@ -113,7 +115,7 @@ async def test_a_retry_the_endpoint_has_not_answered_yet_is_said_as_such(
             await run_command(pilot, "events")
             await pilot.pause()
             await pilot.press("h")
-            await until(lambda: isinstance(app.screen, ServiceEventsScreen))
+            await until(lambda: on_screen(app, ServiceEventsScreen))
             screen = app.screen
             assert isinstance(screen, ServiceEventsScreen)
             await until(

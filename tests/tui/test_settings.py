@@ -13,6 +13,7 @@ from payscope.core import config, secrets
 from payscope.core.paths import CONFIG_FILE
 from tests.tui.pilot import field_error, run_command, submit, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 WEBHOOK = "whsec_edit_test_0123456789abcdef"
@@ -38,7 +39,7 @@ async def _open_edit(pilot: Any, name: str) -> ProfileForm:
     await until(lambda: table.row_count > 1)
     table.move_cursor(row=table.get_row_index(name))
     await pilot.press("e")
-    await until(lambda: isinstance(app.screen, ProfileForm))
+    await until(lambda: on_screen(app, ProfileForm))
     form = app.screen
     assert isinstance(form, ProfileForm)
     return form

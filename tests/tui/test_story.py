@@ -13,6 +13,7 @@ import pytest
 from payscope.views.timeline import Line
 from tests.tui.pilot import LOOKS, create_payment, open_detail, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 MINUTE = 60.0
@@ -129,13 +130,13 @@ async def test_each_line_of_the_story_opens_what_it_names(dirs: Dirs) -> None:
             table.focus()
             table.move_cursor(row=table.get_row_index(line.key))
             await pilot.press("enter")
-            await until(lambda: isinstance(app.screen, screen_type))
+            await until(lambda: on_screen(app, screen_type))
             opened = app.screen
             await until(lambda: opened.record is not None or opened.missing)
             await pilot.pause()
             assert not opened.missing
             await pilot.press("escape")
-            await until(lambda: isinstance(app.screen, PaymentDetailScreen))
+            await until(lambda: on_screen(app, PaymentDetailScreen))
             return opened, line
 
         opened, line = await open_line("request", "POST /refunds", RequestDetailScreen)

@@ -12,6 +12,7 @@ from payscope.areas.payments.forms import NewPaymentScreen
 from payscope.widgets.keys import key_name
 from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -30,7 +31,7 @@ async def test_keys_typed_at_once_after_n_reach_the_form(dirs: Dirs) -> None:
         await ready(pilot)
         # `n` and the amount in one go: they are all on their way before the form exists.
         _post_keys(app, "n33.00")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         form = app.screen
         await until(lambda: form.is_mounted and isinstance(app.focused, Input))
         amount = form.query_one("#field-amount", Input)
@@ -51,7 +52,7 @@ async def test_key_help_in_sandbox_lists_the_trigger_keys_not_textuals_own(dirs:
         await run_command(pilot, "sandbox")
         await pilot.pause()
         await pilot.press("question_mark")
-        await until(lambda: isinstance(app.screen, KeyHelpScreen))
+        await until(lambda: on_screen(app, KeyHelpScreen))
         await pilot.pause()
         table = app.screen.query_one("#help-table")
         rows = [
@@ -81,7 +82,7 @@ async def test_an_area_command_works_from_a_detail_screen(dirs: Dirs) -> None:
         payment = await create_payment(app.runtime.client)
         await open_detail(pilot, payment.payment_id)
         await run_command(pilot, "refunds")
-        await until(lambda: isinstance(app.screen, MainScreen))
+        await until(lambda: on_screen(app, MainScreen))
         main = app.screen
         await until(lambda: isinstance(main.current_view(), RefundsView))
 

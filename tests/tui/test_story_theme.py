@@ -9,6 +9,7 @@ from textual.widgets import OptionList
 
 from tests.tui.pilot import run_command, type_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -53,7 +54,7 @@ async def test_the_theme_picker_keeps_the_theme_picked(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await run_command(pilot, "theme")
-        await until(lambda: isinstance(app.screen, CommandPalette))
+        await until(lambda: on_screen(app, CommandPalette))
         await type_text(pilot, "payscope-light")
         await pilot.pause()
         await pilot.press("enter")

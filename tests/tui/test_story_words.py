@@ -10,6 +10,7 @@ from textual.widgets import Input
 from payscope.views.forms import in_sentence
 from tests.tui.pilot import create_payment, field_error, open_detail, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -30,7 +31,7 @@ async def test_the_forms_check_line_says_the_currency_in_capitals(dirs: Dirs) ->
         created = await create_payment(app.runtime.client, amount=2500)
         await open_detail(pilot, created.payment_id)
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, RefundForm))
+        await until(lambda: on_screen(app, RefundForm))
         form = app.screen
         form.query_one("#field-amount", Input).value = "lots"
         await pilot.press("ctrl+s")
@@ -47,7 +48,7 @@ async def test_an_empty_card_field_is_required(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         form = app.screen
         await until(lambda: form.is_mounted and bool(form.query("#field-card")))
         form.query_one("#field-card", Input).value = ""  # as a remote profile's form starts

@@ -36,6 +36,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 RENEWAL_FAILS_CARD = "4000000000000341"
@@ -209,7 +210,7 @@ async def test_a_filter_mistake_is_said_and_the_rows_stay(dirs: Dirs, text: str,
 async def _new_form(pilot: Any) -> NewSubscriptionForm:
     app = pilot.app
     await pilot.press("n")
-    await until(lambda: isinstance(app.screen, NewSubscriptionForm))
+    await until(lambda: on_screen(app, NewSubscriptionForm))
     form = app.screen
     assert isinstance(form, NewSubscriptionForm)
     picker = form.query_one("#field-customers", Picker)
@@ -257,7 +258,7 @@ async def test_new_subscription_end_to_end(dirs: Dirs) -> None:
         await submit(pilot, NewSubscriptionForm)
 
         # Its detail opens: active, charged for the first week, invoice paid.
-        await until(lambda: isinstance(app.screen, SubscriptionDetailScreen))
+        await until(lambda: on_screen(app, SubscriptionDetailScreen))
         detail = app.screen
         assert isinstance(detail, SubscriptionDetailScreen)
         await until(lambda: detail.record is not None and not detail.busy)
@@ -338,7 +339,7 @@ async def test_a_saved_card_of_the_customer_pays_without_card_fields(dirs: Dirs)
         await pilot.pause()
         assert not form.shown("card") and not form.shown("cvc")
         await submit(pilot, NewSubscriptionForm)
-        await until(lambda: isinstance(app.screen, SubscriptionDetailScreen))
+        await until(lambda: on_screen(app, SubscriptionDetailScreen))
         detail = app.screen
         await until(lambda: detail.record is not None and not detail.busy)
         await app.workers.wait_for_complete()
@@ -358,7 +359,7 @@ async def test_change_plan_charges_the_new_price_and_the_list_follows(dirs: Dirs
         active = next(s for s in view.rows.values() if s.status == "active")
         detail = await _open(pilot, active.id)
         await pilot.press("e")
-        await until(lambda: isinstance(app.screen, UpdatePlanForm))
+        await until(lambda: on_screen(app, UpdatePlanForm))
         form = app.screen
         prices = form.query_one("#field-item_price_id", Picker)
         assert active.item_price_id not in {v for _p, v in prices.choices}
@@ -387,7 +388,7 @@ async def test_pause_now_then_resume_with_the_list_following(dirs: Dirs) -> None
         assert {"pause", "cancel", "update"} <= _buttons(detail)
         assert "resume" not in _buttons(detail)
         await pilot.press("p")
-        await until(lambda: isinstance(app.screen, PauseForm))
+        await until(lambda: on_screen(app, PauseForm))
         form = app.screen
         assert not form.shown("pause_at")  # only for "on a date"
         assert str(form.query_one("#form-submit").label) == "Pause now"
@@ -398,7 +399,7 @@ async def test_pause_now_then_resume_with_the_list_following(dirs: Dirs) -> None
         assert "no charges while paused" in shown_text(detail.section("summary"))
 
         await pilot.press("u")
-        await until(lambda: isinstance(app.screen, ResumeForm))
+        await until(lambda: on_screen(app, ResumeForm))
         form = app.screen
         # A paused subscription's resume offers the charges of the paused time, not unpaid
         # invoice handling.
@@ -419,7 +420,7 @@ async def test_pause_on_a_date_is_checked_and_scheduled(dirs: Dirs) -> None:
         active = _seeded(view, "active")
         detail = await _open(pilot, active.id)
         await pilot.press("p")
-        await until(lambda: isinstance(app.screen, PauseForm))
+        await until(lambda: on_screen(app, PauseForm))
         form = app.screen
         form.query_one("#field-pause_option", Select).value = "specific_date"
         await pilot.pause()
@@ -453,19 +454,19 @@ async def test_cancel_asks_once_more_and_leaves_no_action(dirs: Dirs) -> None:
         trial = _seeded(view, "trial")
         detail = await _open(pilot, trial.id)
         await pilot.press("x")
-        await until(lambda: isinstance(app.screen, CancelForm))
+        await until(lambda: on_screen(app, CancelForm))
         form = app.screen
         options = {v for _p, v in form.query_one("#field-cancel_option", Picker).choices}
         assert options == {"immediately", "end_of_term", "specific_date"}
         await pilot.press("ctrl+s")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         await pilot.press("escape")  # not sure after all
         await until(lambda: app.screen is form)
         await until(lambda: "Not cancelled" in shown_text(form.query_one("#form-error")))
         assert (await app.runtime.client.subscriptions.retrieve(trial.id)).status == "trial"
 
         await pilot.press("ctrl+s")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         confirm = app.screen
         assert trial.id in shown_text(confirm.query_one("#form-intro"))
         await submit(pilot, ConfirmScreen)
@@ -485,14 +486,14 @@ async def test_cancel_at_the_end_of_the_term_shows_on_the_row(dirs: Dirs) -> Non
         view.table.move_cursor(row=view.table.get_row_index(active.id))
         await pilot.pause()
         await pilot.press("x")
-        await until(lambda: isinstance(app.screen, CancelForm))
+        await until(lambda: on_screen(app, CancelForm))
         form = app.screen
         assert form.sub.id == active.id
         form.query_one("#field-cancel_option", Select).value = "end_of_term"
         await pilot.pause()
         assert str(form.query_one("#form-submit").label) == "Cancel at the end of the term"
         await pilot.press("ctrl+s")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         await submit(pilot, ConfirmScreen)
         await until(lambda: bool(view.rows[active.id].scheduled_change))
         assert view.table.get_cell(active.id, "next").plain.startswith("ends ")
@@ -578,7 +579,7 @@ async def test_the_clock_control_renews_to_the_next_renewal(dirs: Dirs) -> None:
         await until(lambda: sub.id in view.rows)
         detail = await _open(pilot, sub.id)
         await pilot.press("t")
-        await until(lambda: isinstance(app.screen, ClockScreen))
+        await until(lambda: on_screen(app, ClockScreen))
         clock = app.screen
         assert clock.next_renewal is not None
         assert clock.value("preset") == "renewal"
@@ -591,7 +592,7 @@ async def test_the_clock_control_renews_to_the_next_renewal(dirs: Dirs) -> None:
         await pilot.press("escape")
         await until(lambda: isinstance(app.screen.query_one(SubscriptionsView), SubscriptionsView))
         await pilot.press("t")
-        await until(lambda: isinstance(app.screen, ClockScreen))
+        await until(lambda: on_screen(app, ClockScreen))
         soonest = min(s.next_billing_at for s in view.rows.values() if s.next_billing_at)
         assert app.screen.next_renewal.strftime("%Y-%m-%dT%H:%M:%S") == soonest[:19]
 
@@ -670,7 +671,7 @@ async def test_a_failed_renewal_shows_why_in_the_detail_and_the_list(dirs: Dirs)
         detail = await _open(pilot, sub.id)
         failed_invoice = detail.record.invoice.id
         await pilot.press("u")
-        await until(lambda: isinstance(app.screen, ResumeForm))
+        await until(lambda: on_screen(app, ResumeForm))
         form = app.screen
         assert not form.query("#field-charges_handling")
         form.query_one("#field-unpaid_invoices_handling", Select).value = "no_action"
@@ -738,7 +739,7 @@ async def test_the_mandate_shows_and_a_revoked_one_fails_the_renewal_with_its_re
         from payscope.views.clock import ClockScreen
 
         await pilot.press("t")
-        await until(lambda: isinstance(app.screen, ClockScreen))
+        await until(lambda: on_screen(app, ClockScreen))
         assert app.screen.value("preset") == "renewal"
         await submit(pilot, ClockScreen)
         await until(lambda: detail.record.status == "unpaid" and not detail.busy)
@@ -778,7 +779,7 @@ async def test_an_unknown_subscription_says_not_found(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await _subscriptions(pilot)
         await run_command(pilot, "sub sub_NobodyHasThisId00001")
-        await until(lambda: isinstance(app.screen, SubscriptionDetailScreen))
+        await until(lambda: on_screen(app, SubscriptionDetailScreen))
         detail = app.screen
         await until(lambda: detail.missing)
         assert "not found" in shown_text(detail.query_one("#detail-title"))
@@ -831,7 +832,7 @@ async def _cancel_on_a_date(pilot: Any) -> None:
     active = _seeded(view, "active")
     await _open(pilot, active.id)
     await pilot.press("x")
-    await until(lambda: isinstance(pilot.app.screen, CancelForm))
+    await until(lambda: on_screen(pilot.app, CancelForm))
     form = pilot.app.screen
     form.query_one("#field-cancel_option", Select).value = "specific_date"
     await pilot.pause()  # the date field is mounted once the option shows it

@@ -25,10 +25,12 @@ from payscope.areas.subscriptions.detail import SubscriptionDetailScreen
 from payscope.areas.subscriptions.forms import NewSubscriptionForm
 from payscope.areas.subscriptions.view import SubscriptionsView
 from payscope.core.asgi_server import EmbeddedServer
+from payscope.core.display import STABLE
 from payscope.widgets.inputs import Picker
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _point_webhook, _save_profile, _settled
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 NOT_A_ROUTE = {
@@ -165,7 +167,7 @@ async def test_the_remote_list_shows_what_payscope_has_seen_and_says_so(
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
     async with app.run_test(size=(120, 40)) as pilot:
@@ -192,7 +194,7 @@ async def test_the_remote_list_shows_what_payscope_has_seen_and_says_so(
 
         # A subscription made here: the request journal knows it.
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewSubscriptionForm))
+        await until(lambda: on_screen(app, NewSubscriptionForm))
         form = app.screen
         assert not form.query("#form-pick-card")  # no test-card picker remotely
         customer = (await client.customers.list()).data[0]
@@ -202,7 +204,7 @@ async def test_the_remote_list_shows_what_payscope_has_seen_and_says_so(
         prices.value = "price_basic_monthly"
         form.query_one("#field-card", Input).value = "4242 4242 4242 4242"
         await submit(pilot, NewSubscriptionForm)
-        await until(lambda: isinstance(app.screen, SubscriptionDetailScreen))
+        await until(lambda: on_screen(app, SubscriptionDetailScreen))
         detail = app.screen
         assert isinstance(detail, SubscriptionDetailScreen)
         await until(lambda: detail.record is not None and not detail.busy)
@@ -224,7 +226,7 @@ async def test_the_remote_list_shows_what_payscope_has_seen_and_says_so(
             "SELECT id FROM subscriptions WHERE status = 'paused'"
         ).fetchone()[0]
         await pilot.press("colon", *f"sub {seeded}", "enter")
-        await until(lambda: isinstance(app.screen, SubscriptionDetailScreen))
+        await until(lambda: on_screen(app, SubscriptionDetailScreen))
         opened = app.screen
         await until(lambda: opened.record is not None and not opened.busy)
         assert opened.record.status == "paused"
@@ -240,7 +242,7 @@ async def test_the_remote_list_shows_what_payscope_has_seen_and_says_so(
         # webhook adds to the history.
         detail = None
         await pilot.press("colon", *f"sub {other}", "enter")
-        await until(lambda: isinstance(app.screen, SubscriptionDetailScreen))
+        await until(lambda: on_screen(app, SubscriptionDetailScreen))
         detail = app.screen
         await until(lambda: detail.record is not None and not detail.busy)
         assert len(detail.renewals) == 1

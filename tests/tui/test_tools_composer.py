@@ -11,6 +11,7 @@ from textual.widgets import Input, Select, Static, TextArea
 
 from tests.tui.pilot import open_list, shown_text, until
 from tests.tui.snapshot_app import build
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -23,7 +24,7 @@ async def test_compose_sign_send_to_the_listener_and_read_the_answer(dirs: Dirs)
     async with app.run_test(size=(130, 45)) as pilot:
         await open_list(pilot, "events", EventsView)
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, ComposerScreen))
+        await until(lambda: on_screen(app, ComposerScreen))
         screen = app.screen
         assert isinstance(screen, ComposerScreen)
         problem = screen.query_one("#composer-problem", Static)
@@ -86,7 +87,7 @@ async def test_a_composed_event_saved_as_a_fixture_step_is_sent_again(
     async with app.run_test(size=(130, 45)) as pilot:
         await open_list(pilot, "events", EventsView)
         await pilot.press("c")
-        await until(lambda: isinstance(app.screen, ComposerScreen))
+        await until(lambda: on_screen(app, ComposerScreen))
         screen = app.screen
         saved = tmp_path / "mine.json"
         screen.query_one("#composer-save", Input).value = str(saved)
@@ -98,7 +99,7 @@ async def test_a_composed_event_saved_as_a_fixture_step_is_sent_again(
         assert app.runtime.journal.get(event_id) is None  # saved, not sent
         await pilot.press("escape")
         app.call_later(app.action_run_fixture)
-        await until(lambda: isinstance(app.screen, FixtureScreen))
+        await until(lambda: on_screen(app, FixtureScreen))
         fixture_screen = app.screen
         fixture_screen.query_one(Input).value = str(saved)
         await pilot.press("enter")

@@ -13,6 +13,7 @@ from payscope.api.models.payments import PaymentCreateRequest, PaymentListReques
 from payscope.views.export_run import ExportScreen
 from tests.tui.pilot import apply_filter, open_list, shown_text, until
 from tests.tui.snapshot_app import build
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -41,7 +42,7 @@ async def test_e_exports_every_page_the_filter_matches(dirs: Dirs, tmp_path: Pat
         await app.workers.wait_for_complete()
         assert len(everything) > 2 * view.page_size == 2 * len(view.rows)
         await pilot.press("E")
-        await until(lambda: isinstance(app.screen, ExportScreen))
+        await until(lambda: on_screen(app, ExportScreen))
         out = tmp_path / "all.jsonl"
         app.screen.query_one(Input).value = str(out)
         await pilot.press("enter")
@@ -53,7 +54,7 @@ async def test_e_exports_every_page_the_filter_matches(dirs: Dirs, tmp_path: Pat
         failed = await all_payments(app, status="failed")
         assert failed
         await pilot.press("E")
-        await until(lambda: isinstance(app.screen, ExportScreen))
+        await until(lambda: on_screen(app, ExportScreen))
         screen = app.screen
         assert "status:failed" in shown_text(screen.query_one("#export-title", Static))
         bad = tmp_path / "failed.txt"
@@ -92,7 +93,7 @@ async def test_esc_cancels_a_running_export_and_leaves_no_file(dirs: Dirs, tmp_p
         view.load()
         await app.workers.wait_for_complete()
         await pilot.press("E")
-        await until(lambda: isinstance(app.screen, ExportScreen))
+        await until(lambda: on_screen(app, ExportScreen))
         screen = app.screen
         assert isinstance(screen, ExportScreen)
         folder = tmp_path / "exports"
@@ -141,7 +142,7 @@ async def test_export_is_in_the_footer_and_writes_only_regular_files(
 
         await until(lambda: ("E", "Export") in footer())
         await pilot.press("E")
-        await until(lambda: isinstance(app.screen, ExportScreen))
+        await until(lambda: on_screen(app, ExportScreen))
         screen = app.screen
         state = screen.query_one("#export-state", Static)
         field = screen.query_one(Input)
@@ -175,7 +176,7 @@ async def test_export_is_in_the_footer_and_writes_only_regular_files(
 
         monkeypatch.chdir(folder)  # type: ignore[attr-defined]
         await pilot.press("E")
-        await until(lambda: isinstance(app.screen, ExportScreen))
+        await until(lambda: on_screen(app, ExportScreen))
         app.screen.query_one(Input).value = "here.jsonl"
         await pilot.press("enter")
         await until(lambda: not isinstance(app.screen, ExportScreen), 20)

@@ -16,6 +16,7 @@ from payscope.views.fixture_run import FixtureScreen
 from payscope.widgets.status_bar import StatusBar
 from tests.tui.pilot import run_command, shown_text, type_text, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,10 +38,10 @@ async def test_f_in_sandbox_runs_a_fixture_and_opens_what_it_made(dirs: Dirs) ->
     async with app.run_test(size=(120, 40)) as pilot:
         await _sandbox(pilot)
         await pilot.press("f")
-        await until(lambda: isinstance(app.screen, FixtureScreen))
+        await until(lambda: on_screen(app, FixtureScreen))
         await type_text(pilot, str(ROOT / "fixtures" / "refund.toml"))
         await pilot.press("enter")
-        await until(lambda: isinstance(app.screen, RefundDetailScreen))
+        await until(lambda: on_screen(app, RefundDetailScreen))
         screen = app.screen
         assert isinstance(screen, RefundDetailScreen)
         await until(lambda: screen.record is not None)
@@ -66,7 +67,7 @@ async def test_the_palette_runs_a_fixture_and_a_mistake_names_step_field_and_mad
         await pilot.pause()
         assert "Run a fixture" in titles
         app.call_later(app.action_run_fixture)  # what the palette entry runs
-        await until(lambda: isinstance(app.screen, FixtureScreen))
+        await until(lambda: on_screen(app, FixtureScreen))
         screen = app.screen
         assert isinstance(screen, FixtureScreen)
         screen.query_one(Input).value = str(broken)

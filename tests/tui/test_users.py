@@ -22,6 +22,7 @@ from payscope.areas.users.forms import (
     parse_invitees,
 )
 from payscope.areas.users.view import UsersView
+from payscope.core.display import STABLE
 from payscope.views.forms import ConfirmScreen
 from tests.tui.area_snapshots import forms_at_80x24, screens_in_every_look
 from tests.tui.pilot import (
@@ -36,6 +37,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 TEAM = [
@@ -66,7 +68,7 @@ async def _open(pilot: Any, view: UsersView, email: str) -> UserDetailScreen:
     app = pilot.app
     view.table.move_cursor(row=view.table.get_row_index(email))
     await pilot.press("enter")
-    await until(lambda: isinstance(app.screen, UserDetailScreen))
+    await until(lambda: on_screen(app, UserDetailScreen))
     screen = app.screen
     assert isinstance(screen, UserDetailScreen)
     await until(lambda: screen.record is not None and not screen.busy)
@@ -77,7 +79,7 @@ async def _open(pilot: Any, view: UsersView, email: str) -> UserDetailScreen:
 async def _form(pilot: Any, kind: type) -> Any:
     """The form `kind` once open, with its roles read (a form with a role picker)."""
     app = pilot.app
-    await until(lambda: isinstance(app.screen, kind))
+    await until(lambda: on_screen(app, kind))
     form = app.screen
     if hasattr(form, "roles"):
         await until(lambda: bool(form.roles))
@@ -334,7 +336,7 @@ async def test_resend_only_while_invited(dirs: Dirs) -> None:
         await pilot.pause()
         assert view.check_action("act", ("resend",)) is True
         await pilot.press("s")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         assert "viewer@payscope.example again" in shown_text(app.screen.query_one("#form-intro"))
         await submit(pilot, ConfirmScreen)
         toasts = [str(n.message) for n in app.told]
@@ -349,7 +351,7 @@ async def test_delete_asks_first_and_the_row_goes(dirs: Dirs) -> None:
         email = "ops@payscope.example"
         detail = await _open(pilot, view, email)
         await pilot.press("D")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         intro = shown_text(app.screen.query_one("#form-intro"))
         assert "Delete Olga Operator (ops@payscope.example)?" in intro
         await pilot.press("escape")  # closed: nothing deleted
@@ -436,7 +438,7 @@ async def test_hostile_name_shows_literally(dirs: Dirs) -> None:
         detail = await _open(pilot, view, "evil@example.com")
         assert HOSTILE_SHOWN in shown_text(detail.section("user"))
         await pilot.press("D")
-        await until(lambda: isinstance(app.screen, ConfirmScreen))
+        await until(lambda: on_screen(app, ConfirmScreen))
         assert HOSTILE_SHOWN in shown_text(app.screen.query_one("#form-intro"))
         screen = app.export_screenshot()
         assert "\x1b[5m" not in screen
@@ -529,7 +531,7 @@ async def test_a_remote_refusal_is_said_plainly(dirs: Dirs, refusing_service: st
         profile="remote",
         config_dir=config_dir,
         data_dir=data_dir,
-        stable_display=True,
+        display=STABLE,
         retry_rng=lambda: 0.0,
     )
     async with app.run_test(size=(120, 40)) as pilot:
@@ -548,7 +550,7 @@ async def test_a_remote_refusal_is_said_plainly(dirs: Dirs, refusing_service: st
 
         # Invite says it on the form's line too.
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, InviteForm))
+        await until(lambda: on_screen(app, InviteForm))
         form = app.screen
         await until(lambda: "dashboard token" in shown_text(form.query_one("#form-error")))
 

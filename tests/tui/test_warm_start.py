@@ -19,6 +19,7 @@ from payscope.areas.payments.view import PaymentsView
 from payscope.sandbox import daemon
 from tests.daemons import wait_ready
 from tests.tui.pilot import until
+from tests.waits import on_screen
 
 
 @pytest.fixture
@@ -124,7 +125,7 @@ async def test_a_key_waits_for_the_client_only_and_events_reach_the_listener_onc
         await pilot.pause()
         assert not isinstance(app.screen, NewPaymentScreen)
         client.set()
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         assert runtime.listener is None and not runtime.ready.is_set()
         assert app.get_screen_main() is not None
         await pilot.press("escape")

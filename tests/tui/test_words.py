@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from payscope.core.display import STABLE
 from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -23,7 +25,7 @@ async def test_the_help_says_quitting_leaves_the_background_sandbox_running(dirs
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("question_mark")
-        await until(lambda: isinstance(app.screen, KeyHelpScreen))
+        await until(lambda: on_screen(app, KeyHelpScreen))
         table = app.screen.query_one(DataTable)
         rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
         (quit_row,) = [row for row in rows if row[1] == "Quit"]
@@ -124,13 +126,13 @@ async def test_a_chosen_step_moves_the_clock_by_exactly_that_step(dirs: Dirs) ->
         theme="payscope-dark",
         config_dir=dirs[0],
         data_dir=dirs[1],
-        stable_display=True,
+        display=STABLE,
         time_source=lambda: clock[0],
     )
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.push_screen(ClockScreen())
-        await until(lambda: isinstance(app.screen, ClockScreen))
+        await until(lambda: on_screen(app, ClockScreen))
         form = app.screen
         await until(lambda: bool(form.query("#form-submit")))
         label = lambda: str(form.query_one("#form-submit").label)  # noqa: E731
@@ -188,9 +190,9 @@ async def test_a_value_cut_by_its_column_ends_in_an_ellipsis(
     async with app.run_test(size=size) as pilot:
         await ready(pilot)
         await pilot.press("n")
-        await until(lambda: isinstance(app.screen, NewPaymentScreen))
+        await until(lambda: on_screen(app, NewPaymentScreen))
         await pilot.press("ctrl+t")
-        await until(lambda: isinstance(app.screen, TestCardPicker))
+        await until(lambda: on_screen(app, TestCardPicker))
         table = app.screen.query_one(DataTable)
         await until(lambda: table.row_count > 0)
         number = "4000000000000127"  # the partial-authorisation card

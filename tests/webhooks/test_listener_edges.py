@@ -516,3 +516,24 @@ def test_text_lines_cannot_be_forged_or_broken_by_a_senders_fields() -> None:
     line = format_text(delivery)
     assert "\n" not in line and "\x1b" not in line
     assert "\\n12:00:00" in line and "pay_\\x1b[2J" in line
+
+
+async def test_a_start_in_its_own_thread_given_up_on_leaves_no_thread_serving(
+    tmp_path: Path,
+) -> None:
+    """The app closing while its listener starts (the start cancelled): the thread, once it
+    has started serving, is stopped and ended; nothing waits on it for ever (a test run's
+    loop could not close)."""
+    import threading
+
+    listener = Listener(tmp_path / "listener", [SECRET])
+    starting = asyncio.ensure_future(listener.start(port=0, own_thread=True))
+    await asyncio.sleep(0)  # the thread is started; the start waits for it
+    thread = listener._thread
+    assert thread is not None and thread.is_alive()
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await awaited(starting, "the cancelled start to end")
+    assert not thread.is_alive()
+    assert listener._thread is None and listener._loop is None
+    assert not any(t.name == "payscope-listener" for t in threading.enumerate())

@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from payscope.api.errors import ClientError, InvalidRequestError, NotFoundError
+from payscope.api.ids import ID_PREFIX
 from payscope.api.models._iso import format_minor_units
 from payscope.api.models.customers import Customer, CustomerListRequest
 from payscope.api.models.disputes import Dispute, DisputeListRequest
@@ -84,16 +85,7 @@ TOO_SHORT = "Type at least 4 characters of an id, an email or the last 4 digits 
 _MIN_LENGTH = 4
 
 # Kinds in the order their hits are shown.
-KINDS: tuple[str, ...] = (
-    "payment",
-    "refund",
-    "dispute",
-    "customer",
-    "payout",
-    "subscription",
-    "payment_link",
-    "event",
-)
+KINDS: tuple[str, ...] = tuple(ID_PREFIX)
 # Kinds whose lists are scanned for partial ids, emails and last 4s.
 SCANNED_KINDS: tuple[str, ...] = ("payment", "refund", "dispute", "customer")
 # Kinds whose ids a merchant may choose (so a text without a known prefix may be a whole one).
@@ -101,19 +93,7 @@ _MERCHANT_ID_KINDS: tuple[str, ...] = ("payment", "refund", "customer")
 
 # Id prefix -> kind, longest first so a longer prefix wins over a shorter one it starts with.
 ID_PREFIXES: tuple[tuple[str, str], ...] = tuple(
-    sorted(
-        (
-            ("pay_", "payment"),
-            ("ref_", "refund"),
-            ("dp_", "dispute"),
-            ("cus_", "customer"),
-            ("payout_", "payout"),
-            ("sub_", "subscription"),
-            ("plink_", "payment_link"),
-            ("evt_", "event"),
-        ),
-        key=lambda pair: -len(pair[0]),
-    )
+    sorted(((prefix, kind) for kind, prefix in ID_PREFIX.items()), key=lambda pair: -len(pair[0]))
 )
 
 

@@ -23,6 +23,7 @@ from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from payscope.core import gc_pause
+from payscope.core.display import USER, DisplayPolicy
 from payscope.core.paths import ENV_SANDBOX_MODE
 from payscope.core.theming import (
     DEFAULT_THEME,
@@ -100,12 +101,18 @@ class PayscopeApp(App[int]):
         ),
     ]
 
-    def __init__(self, options: RuntimeOptions, runtime: Runtime | None = None) -> None:
+    def __init__(
+        self,
+        options: RuntimeOptions,
+        runtime: Runtime | None = None,
+        display: DisplayPolicy = USER,
+    ) -> None:
         self._theme_defaults: dict[str, dict[str, str]] = {}  # before Textual asks for them
         self._themes: dict[str, Theme] = {}  # every theme registered here, by name
         super().__init__()
         self.options = options
         self._runtime = runtime
+        self._display_policy = display  # given to the runtime this app builds
         # Live updates: every view subscribes here (see payscope.views.live), never to the listener.
         self.changes: Signal[Change] = Signal(self, "changes")
         self.deliveries: Signal[Any] = Signal(self, "deliveries")
@@ -200,7 +207,7 @@ class PayscopeApp(App[int]):
         if self._runtime is None:
             from payscope.app.runtime import Runtime
 
-            self._runtime = Runtime(self.options)
+            self._runtime = Runtime(self.options, self._display_policy)
         return self._runtime
 
     def get_css_variables(self) -> dict[str, str]:
@@ -531,7 +538,7 @@ def make_app(
     config_dir: Path | None = None,
     data_dir: Path | None = None,
     runtime: Runtime | None = None,
-    stable_display: bool = False,
+    display: DisplayPolicy = USER,
     retry_rng: Callable[[], float] | None = None,
     retry_sleep: Callable[[float], Awaitable[Any]] | None = None,
     daemon: bool = False,
@@ -542,7 +549,7 @@ def make_app(
     """Build the app the CLI runs and the tests drive; nothing starts until it is mounted.
 
     `sandbox_options` go to the embedded sandbox's config (tests freeze its clock with them);
-    `stable_display` hides what changes from run to run (ports, receive times) for snapshots;
+    `display` is what the screens show of ports and wall-clock times (tests give `STABLE`);
     `retry_rng` replaces the API client's backoff jitter (`random.random`) so tests repeat exactly;
     `retry_sleep` its wait before a retry (`asyncio.sleep`), so tests need not sit through it.
     `read_only` (`--read-only`): no action that writes is offered, and the client refuses them.
@@ -559,12 +566,11 @@ def make_app(
         data_dir=data_dir,
         sandbox_options=sandbox_options,
     )
-    options.stable_display = stable_display
     options.retry_rng = retry_rng
     options.retry_sleep = retry_sleep
     options.daemon = daemon and not sandbox_options
     options.read_only = read_only
-    return (app_class or PayscopeApp)(options, runtime)
+    return (app_class or PayscopeApp)(options, runtime, display)
 
 
 def run_tui(args: argparse.Namespace) -> int:

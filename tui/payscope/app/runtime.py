@@ -25,6 +25,7 @@ from payscope.app.launch import (
     wanted_port,
 )
 from payscope.core import paths
+from payscope.core.display import USER, DisplayPolicy
 from payscope.core.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
 
 HOST = "127.0.0.1"
@@ -46,7 +47,7 @@ SEED_LIMIT_EACH = 0.01
 CLIENT_MODULES = ("payscope.api.client",)
 # Then the TUI's end of the listener, which serves from a process of its own (its server,
 # uvicorn, loads there): a warm start brings it up after the client, so that an action need not
-# wait for it (see `_attach_daemon`).
+# wait for it (see `AttachedDaemon.start`).
 LISTENER_MODULES = ("payscope.webhooks.process",)
 # What the first calls on the background sandbox need: Payments' first page, and pointing the
 # sandbox's webhooks at this run's listener.
@@ -173,7 +174,6 @@ class RuntimeOptions:
     settings: Any = None
     # `[local] sandbox_port` as the start peeked at it (unvalidated), until `settings` is read.
     peeked_sandbox_port: Any = None
-    stable_display: bool = False
     # The local sandbox as a background service kept between runs (the CLI's choice; tests and
     # benchmarks that pass sandbox options run it inside the app).
     daemon: bool = False
@@ -309,8 +309,13 @@ class RuntimeOptions:
 class Runtime:
     """Owns the embedded sandbox (local profile), the listener and the shared API client."""
 
-    def __init__(self, options: RuntimeOptions) -> None:
+    def __init__(self, options: RuntimeOptions, display: DisplayPolicy = USER) -> None:
         self.options = options
+        # What the screens show of ports and wall-clock times (the tests give `STABLE`).
+        self.display = display
+        # How this run comes up (embedded sandbox, background sandbox, remote profile): chosen
+        # once, from the options.
+        self.startup: Startup = startup_for(self)
         self.sandbox: Sandbox | None = None
         # The embedded sandbox's listener serves from a thread of this process (that mode keeps
         # everything in one process); the background sandbox's and a remote profile's from a
@@ -378,10 +383,7 @@ class Runtime:
         await self.stop()
         self.sandbox = self.listener = self.client = None
         self.credentials = self.daemon_dir = None
-        if self.options.is_local:
-            await self._start_local(report)
-        else:
-            await self._start_remote(report)
+        await self.startup.start(report)
         moved = self.listener.journal.moved_aside if self.listener is not None else None
         if moved is not None:
             self.notices.append(
@@ -415,129 +417,15 @@ class Runtime:
 
         return await asyncio.to_thread(load)
 
-    async def _start_local(self, report: Progress) -> None:
-        if self.options.daemon:
-            await self._attach_daemon(report)
-            return
-        report("Starting the local sandbox…", None)
-        server, listener_mod, api = await self._import(
-            "payscope.sandbox.server", "payscope.webhooks.listener", "payscope.api.client"
-        )
-        data = self.options.data_dir
-        config = server.SandboxConfig(data_dir=data / "sandbox", **self.options.sandbox_options)
-        # Building the sandbox's app opens its database and builds every route: a thread keeps
-        # the loop (and the cached page on screen) responsive meanwhile.
-        self.sandbox = sandbox = await asyncio.to_thread(server.Sandbox, config)
-        if sandbox.state.started_afresh:
-            self.notices.append(sandbox.state.started_afresh)
-        credentials = sandbox.credentials
-        secret = credentials.webhook_secret
-        # No freshness window: the sandbox's clock moves (/_sandbox/clock/advance), so its events
-        # are dated in its own time, and a resend of an old event is legitimate here.
-        self.listener = listener = listener_mod.Listener(
-            self.listener_dir, secrets=[secret], max_age=None
-        )
-        # Both servers start together: neither needs the other until the webhook is registered.
-        hook: str
-        self.base_url, hook = await asyncio.gather(
-            self._start_sandbox(sandbox),
-            listener.start(HOST, self.options.listener_port or 0, own_thread=True),
-        )
-        self.listener_url = self.shown_url(hook)
-        if not await _maybe_await(sandbox.is_seeded()) and self.options.seed:
-            total = self.options.seed
-
-            loop = asyncio.get_running_loop()
-
-            def seeded(done: int, *_rest: Any) -> None:
-                # Called from the seeding thread: hand the update to the app's loop.
-                text = f"First run: seeding demo data, {done} of {total} payments"
-                loop.call_soon_threadsafe(report, text, done / max(total, 1))
-
-            report(f"First run: seeding demo data, 0 of {total} payments", 0.0)
-            # Seeding writes through its own SQLite connection, so a thread keeps the UI live.
-            await asyncio.to_thread(sandbox.seed, total, seeded)
-        await _maybe_await(sandbox.set_webhook(hook, secret))
-        self._connect_local(api, credentials)
-        report("", 1.0)
-
     async def start_client(self, progress: Progress | None = None) -> ApiClient:
         """Only the API client, for the headless commands (`payscope fixtures`, `export`): the
         background local sandbox (started when it is not running) or the profile's service.
         No listener starts, and the sandbox's webhooks stay where the TUI pointed them."""
         report = progress or (lambda _text, _fraction: None)
         self.secure_dirs()
-        if self.options.is_local:
-            await self._attach_client(report)
-        else:
-            await self._remote_client(report)
+        await self.startup.start_client(report)
         self.client_ready.set()
         return self.api
-
-    async def _attach_daemon(self, report: Progress) -> None:
-        """Use the local sandbox kept running between runs (start it when it is not), then
-        point its webhooks at this run's listener."""
-        credentials, rest = await self._attach_client(report)
-        self.client_ready.set()  # actions run from here; the listener comes up next
-        report("", 1.0)
-        process, *_ = await (rest or self._import_rest())
-        if self._claimed is None:
-            self._claimed = claim_listener_dir(self.listener_dir, self.options.data_dir)
-        self.listener = listener = process.ListenerProcess(
-            self.listener_dir, secrets=[credentials.webhook_secret], max_age=None
-        )  # no freshness window on the local sandbox: see _start_local
-        # Its own process: acknowledgements never wait on the UI drawing (issue 30).
-        listener.on_notice = self.notices.append
-        hook = await listener.start(HOST, self.options.listener_port or 0)
-        self.listener_url = self.shown_url(hook)
-        # Pointing the sandbox's webhooks here writes its database: done beside the first page's
-        # read, not before it. Webhooks raised meanwhile (an action's, before this) are held,
-        # then sent here.
-        self._hook = hook
-        self._hooking = asyncio.create_task(self._point_webhooks(hook))
-
-    async def _attach_client(self, report: Progress) -> tuple[Any, asyncio.Task[list[Any]] | None]:
-        """The client on the background sandbox (started when it is not running); its
-        credentials, and the import of the listener's modules when one was started."""
-        from payscope.sandbox import daemon
-
-        directory = self.options.data_dir / "sandbox"
-        state = daemon.read_state(directory)
-        spawned = self.spawned_daemon
-        self.spawned_daemon = None
-        if state is None and spawned is not None and not daemon.alive(spawned):
-            spawned = None  # started early but gone at once: try once more, to say why
-        if state is None and spawned is None:
-            report("Starting the local sandbox…", None)
-            port, _origin = self.wanted_sandbox_port()
-            spawned = await asyncio.to_thread(
-                daemon.spawn, directory, port=port, seed=self.options.seed
-            )
-        serving = state is not None and state.phase == "ready"
-        # A warm start (serving already): with the client, what its first call needs, so the
-        # live page that follows at once imports nothing on the app's loop.
-        api, *_ = await self._import(*CLIENT_MODULES, *(FIRST_CALLS if serving else ()))
-        # The rest (the first calls' resources and models, the listener and uvicorn) loads in a
-        # thread: during a first run's seeding, or once the client is up on a warm start, where
-        # it would only slow the client down. Imported by the first call itself, on the app's
-        # loop, the resources held the live page back 0.2 s after a first run's seeding.
-        rest = None if serving else self._import_rest()
-        state = await self._wait_ready(directory, report, spawned)
-        credentials = await asyncio.to_thread(daemon.read_credentials, directory)
-        if credentials is None:
-            raise StartupError(
-                f"The local sandbox in {directory} has no keys in its database. "
-                "`payscope sandbox stop` ends it; the next start makes the keys again."
-            )
-        if state.note:
-            self.notices.append(f"{state.note} curl commands copied before name the old port.")
-        if state.afresh:
-            self.notices.append(state.afresh)
-        self.daemon_dir = directory
-        self.base_url = state.url
-        self._remember_port(state.url)
-        self._connect_local(api, credentials)
-        return credentials, rest
 
     def _connect_local(self, api: Any, credentials: Any) -> None:
         """The local sandbox's keys and ids (embedded or kept in the background): this run's
@@ -715,94 +603,9 @@ class Runtime:
             configured = getattr(getattr(settings, "local", None), "sandbox_port", None)
         return wanted_port(configured, self.port_file)
 
-    async def _start_sandbox(self, sandbox: Sandbox) -> str:
-        """Serve the sandbox on its stable port; a taken port falls back to a free one, told."""
-        from payscope.sandbox.daemon import start_on
-
-        url, note = await start_on(sandbox, *self.wanted_sandbox_port())
-        if note:
-            self.notices.append(
-                f"{note} curl commands copied before name the old port: see :sandbox for the "
-                "new base URL."
-            )
-        self._remember_port(url)
-        return url
-
     def _remember_port(self, url: str) -> None:
         with contextlib.suppress(OSError):
             self.port_file.write_text(url.rsplit(":", 1)[-1] + "\n", encoding="ascii")
-
-    async def _start_remote(self, report: Progress) -> None:
-        from payscope.core import secrets
-
-        profile = await self._remote_client(report)
-        (process,) = await self._import(*LISTENER_MODULES)
-        try:
-            webhook_secret = secrets.get_secret(profile.name, "webhook")
-        except Exception:
-            webhook_secret = None
-        if self._claimed is None:
-            fd, held = claim_profile_listener(self.listener_dir)
-            if fd is None:
-                # Another payscope listens for this profile: a listener on another port would
-                # get nothing (the service knows one URL), so none is started; it is said.
-                self.listener_elsewhere = held_elsewhere(profile.name, held)
-                self.notices.append(self.listener_elsewhere)
-                report("", 1.0)
-                return
-            self._claimed = (self.listener_dir, fd)
-        self.listener_elsewhere = ""
-        # Its own journal: the embedded sandbox's events are not this profile's. No freshness
-        # window here either: a sandbox's clock is its own (moved, or held still), and this
-        # listener shows what the service sends; `payscope listen`, feeding a backend, checks.
-        self.listener = listener = process.ListenerProcess(
-            self.listener_dir,
-            secrets=[webhook_secret] if webhook_secret else None,
-            max_age=None,
-        )
-        # The profile's port (0 = any free one): the user registers this URL with the service.
-        listener.on_notice = self.notices.append
-        hook = await listener.start(HOST, profile.listener_port)
-        say_listener_owner(self._claimed[1], hook)
-        self.listener_url = self.shown_url(hook)
-        report("", 1.0)
-
-    async def _remote_client(self, report: Progress) -> Any:
-        """The client on the profile's service; the profile (payscope.core.config's `Profile`)."""
-        from payscope.core import config, secrets
-
-        settings = await asyncio.to_thread(self.options.load_settings)
-        profile = config.get_profile(settings, self.options.profile)
-        report(f"Connecting to {profile.base_url}…", None)
-        resolved = secrets.resolve_api_key(profile.name)
-        api_key = resolved.value
-        self.key_source = (
-            f"key {resolved.masked} from PAYSCOPE_API_KEY"
-            if resolved.source == "env"
-            else f"key {resolved.masked}"
-        )
-        if secrets.is_production(api_key):
-            self.environment = "production"
-        (api,) = await self._import("payscope.api.client")
-        # A profile marked read-only stays so whatever the command line says.
-        self.options.read_only = self.options.read_only or profile.read_only
-        self.base_url = profile.base_url
-        self.merchant_id = profile.merchant_id
-        self.business_profile_id = profile.profile_id
-        self.client = api.ApiClient(
-            profile.base_url,
-            api_key,
-            profile_id=profile.profile_id,
-            merchant_id=profile.merchant_id,
-            allow_production=self.options.allow_production or profile.allow_production,
-            contract=profile.contract_setting,
-            allow_insecure_http=profile.allow_insecure_http,
-            **self.options.client_options(),
-        )
-        self.insecure_http = bool(self.client.insecure_http)
-        self._clock_requests()
-        self._share_requests(self.client)
-        return profile
 
     def _clock_requests(self) -> None:
         """Note the service's time of each request the client journals (`request_time`)."""
@@ -836,12 +639,8 @@ class Runtime:
         RequestLogWriter(path, self.options.request_log_source).attach(client.journal)
 
     def shown_url(self, url: str) -> str:
-        """`url` as the screen shows it: its port hidden in a stable display (snapshots)."""
-        if self.options.stable_display:
-            import re
-
-            return re.sub(r":\d+/", ":PORT/", url)
-        return url
+        """`url` as the screen shows it (its port as the display policy shows ports)."""
+        return self.display.url(url)
 
     @property
     def api(self) -> ApiClient:
@@ -941,6 +740,259 @@ class Runtime:
         if self._claimed is not None:
             os.close(self._claimed[1])  # the journal is closed: another payscope may take it
             self._claimed = None
+
+
+# -- the start-up paths: one class each, chosen once (`startup_for`) ----------------------------
+
+
+class Startup:
+    """One way a run comes up: what `Runtime.start` (the TUI) and `Runtime.start_client` (the
+    headless commands) do. It fills in the runtime's sandbox, listener and client."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+
+    async def start(self, report: Progress) -> None:
+        """Bring up what the TUI needs: the service's client and this run's listener."""
+        raise NotImplementedError
+
+    async def start_client(self, report: Progress) -> None:
+        """Only the API client (the headless commands): no listener starts."""
+        raise NotImplementedError
+
+
+class EmbeddedSandbox(Startup):
+    """The local sandbox inside this process, its listener on a thread of it (the tests' and
+    benchmarks' choice when they pass sandbox options)."""
+
+    async def start(self, report: Progress) -> None:
+        rt = self.runtime
+        report("Starting the local sandbox…", None)
+        server, listener_mod, api = await rt._import(
+            "payscope.sandbox.server", "payscope.webhooks.listener", "payscope.api.client"
+        )
+        data = rt.options.data_dir
+        config = server.SandboxConfig(data_dir=data / "sandbox", **rt.options.sandbox_options)
+        # Building the sandbox's app opens its database and builds every route: a thread keeps
+        # the loop (and the cached page on screen) responsive meanwhile.
+        rt.sandbox = sandbox = await asyncio.to_thread(server.Sandbox, config)
+        if sandbox.state.started_afresh:
+            rt.notices.append(sandbox.state.started_afresh)
+        credentials = sandbox.credentials
+        secret = credentials.webhook_secret
+        # No freshness window: the sandbox's clock moves (/_sandbox/clock/advance), so its events
+        # are dated in its own time, and a resend of an old event is legitimate here.
+        rt.listener = listener = listener_mod.Listener(
+            rt.listener_dir, secrets=[secret], max_age=None
+        )
+        # Both servers start together: neither needs the other until the webhook is registered.
+        hook: str
+        rt.base_url, hook = await asyncio.gather(
+            self._serve(sandbox),
+            listener.start(HOST, rt.options.listener_port or 0, own_thread=True),
+        )
+        rt.listener_url = rt.shown_url(hook)
+        if not await _maybe_await(sandbox.is_seeded()) and rt.options.seed:
+            total = rt.options.seed
+
+            loop = asyncio.get_running_loop()
+
+            def seeded(done: int, *_rest: Any) -> None:
+                # Called from the seeding thread: hand the update to the app's loop.
+                text = f"First run: seeding demo data, {done} of {total} payments"
+                loop.call_soon_threadsafe(report, text, done / max(total, 1))
+
+            report(f"First run: seeding demo data, 0 of {total} payments", 0.0)
+            # Seeding writes through its own SQLite connection, so a thread keeps the UI live.
+            await asyncio.to_thread(sandbox.seed, total, seeded)
+        await _maybe_await(sandbox.set_webhook(hook, secret))
+        rt._connect_local(api, credentials)
+        report("", 1.0)
+
+    async def _serve(self, sandbox: Sandbox) -> str:
+        """Serve the sandbox on its stable port; a taken port falls back to a free one, told."""
+        from payscope.sandbox.daemon import start_on
+
+        rt = self.runtime
+        url, note = await start_on(sandbox, *rt.wanted_sandbox_port())
+        if note:
+            rt.notices.append(
+                f"{note} curl commands copied before name the old port: see :sandbox for the "
+                "new base URL."
+            )
+        rt._remember_port(url)
+        return url
+
+    async def start_client(self, report: Progress) -> None:
+        # The headless commands never embed a sandbox: they use the background one.
+        await AttachedDaemon(self.runtime).start_client(report)
+
+
+class AttachedDaemon(Startup):
+    """The local sandbox as a background service kept between runs (the CLI's choice): started
+    when it is not running, its webhooks pointed at this run's listener process."""
+
+    async def start(self, report: Progress) -> None:
+        """Use the local sandbox kept running between runs (start it when it is not), then
+        point its webhooks at this run's listener."""
+        rt = self.runtime
+        credentials, rest = await self.attach(report)
+        rt.client_ready.set()  # actions run from here; the listener comes up next
+        report("", 1.0)
+        process, *_ = await (rest or rt._import_rest())
+        if rt._claimed is None:
+            rt._claimed = claim_listener_dir(rt.listener_dir, rt.options.data_dir)
+        rt.listener = listener = process.ListenerProcess(
+            rt.listener_dir, secrets=[credentials.webhook_secret], max_age=None
+        )  # no freshness window on the local sandbox: see EmbeddedSandbox
+        # Its own process: acknowledgements never wait on the UI drawing (issue 30).
+        listener.on_notice = rt.notices.append
+        hook = await listener.start(HOST, rt.options.listener_port or 0)
+        rt.listener_url = rt.shown_url(hook)
+        # Pointing the sandbox's webhooks here writes its database: done beside the first page's
+        # read, not before it. Webhooks raised meanwhile (an action's, before this) are held,
+        # then sent here.
+        rt._hook = hook
+        rt._hooking = asyncio.create_task(rt._point_webhooks(hook))
+
+    async def attach(self, report: Progress) -> tuple[Any, asyncio.Task[list[Any]] | None]:
+        """The client on the background sandbox (started when it is not running); its
+        credentials, and the import of the listener's modules when one was started."""
+        from payscope.sandbox import daemon
+
+        rt = self.runtime
+        directory = rt.options.data_dir / "sandbox"
+        state = daemon.read_state(directory)
+        spawned = rt.spawned_daemon
+        rt.spawned_daemon = None
+        if state is None and spawned is not None and not daemon.alive(spawned):
+            spawned = None  # started early but gone at once: try once more, to say why
+        if state is None and spawned is None:
+            report("Starting the local sandbox…", None)
+            port, _origin = rt.wanted_sandbox_port()
+            spawned = await asyncio.to_thread(
+                daemon.spawn, directory, port=port, seed=rt.options.seed
+            )
+        serving = state is not None and state.phase == "ready"
+        # A warm start (serving already): with the client, what its first call needs, so the
+        # live page that follows at once imports nothing on the app's loop.
+        api, *_ = await rt._import(*CLIENT_MODULES, *(FIRST_CALLS if serving else ()))
+        # The rest (the first calls' resources and models, the listener and uvicorn) loads in a
+        # thread: during a first run's seeding, or once the client is up on a warm start, where
+        # it would only slow the client down. Imported by the first call itself, on the app's
+        # loop, the resources held the live page back 0.2 s after a first run's seeding.
+        rest = None if serving else rt._import_rest()
+        state = await rt._wait_ready(directory, report, spawned)
+        credentials = await asyncio.to_thread(daemon.read_credentials, directory)
+        if credentials is None:
+            raise StartupError(
+                f"The local sandbox in {directory} has no keys in its database. "
+                "`payscope sandbox stop` ends it; the next start makes the keys again."
+            )
+        if state.note:
+            rt.notices.append(f"{state.note} curl commands copied before name the old port.")
+        if state.afresh:
+            rt.notices.append(state.afresh)
+        rt.daemon_dir = directory
+        rt.base_url = state.url
+        rt._remember_port(state.url)
+        rt._connect_local(api, credentials)
+        return credentials, rest
+
+    async def start_client(self, report: Progress) -> None:
+        await self.attach(report)
+
+
+class RemoteProfile(Startup):
+    """A profile's service elsewhere: its key from the keyring, a listener process for the URL
+    registered with it (unless another payscope listens for the profile already)."""
+
+    async def start(self, report: Progress) -> None:
+        from payscope.core import secrets
+
+        rt = self.runtime
+        profile = await self.connect(report)
+        (process,) = await rt._import(*LISTENER_MODULES)
+        try:
+            webhook_secret = secrets.get_secret(profile.name, "webhook")
+        except Exception:
+            webhook_secret = None
+        if rt._claimed is None:
+            fd, held = claim_profile_listener(rt.listener_dir)
+            if fd is None:
+                # Another payscope listens for this profile: a listener on another port would
+                # get nothing (the service knows one URL), so none is started; it is said.
+                rt.listener_elsewhere = held_elsewhere(profile.name, held)
+                rt.notices.append(rt.listener_elsewhere)
+                report("", 1.0)
+                return
+            rt._claimed = (rt.listener_dir, fd)
+        rt.listener_elsewhere = ""
+        # Its own journal: the embedded sandbox's events are not this profile's. No freshness
+        # window here either: a sandbox's clock is its own (moved, or held still), and this
+        # listener shows what the service sends; `payscope listen`, feeding a backend, checks.
+        rt.listener = listener = process.ListenerProcess(
+            rt.listener_dir,
+            secrets=[webhook_secret] if webhook_secret else None,
+            max_age=None,
+        )
+        # The profile's port (0 = any free one): the user registers this URL with the service.
+        listener.on_notice = rt.notices.append
+        hook = await listener.start(HOST, profile.listener_port)
+        say_listener_owner(rt._claimed[1], hook)
+        rt.listener_url = rt.shown_url(hook)
+        report("", 1.0)
+
+    async def connect(self, report: Progress) -> Any:
+        """The client on the profile's service; the profile (payscope.core.config's `Profile`)."""
+        from payscope.core import config, secrets
+
+        rt = self.runtime
+        settings = await asyncio.to_thread(rt.options.load_settings)
+        profile = config.get_profile(settings, rt.options.profile)
+        report(f"Connecting to {profile.base_url}…", None)
+        resolved = secrets.resolve_api_key(profile.name)
+        api_key = resolved.value
+        rt.key_source = (
+            f"key {resolved.masked} from PAYSCOPE_API_KEY"
+            if resolved.source == "env"
+            else f"key {resolved.masked}"
+        )
+        if secrets.is_production(api_key):
+            rt.environment = "production"
+        (api,) = await rt._import("payscope.api.client")
+        # A profile marked read-only stays so whatever the command line says.
+        rt.options.read_only = rt.options.read_only or profile.read_only
+        rt.base_url = profile.base_url
+        rt.merchant_id = profile.merchant_id
+        rt.business_profile_id = profile.profile_id
+        rt.client = api.ApiClient(
+            profile.base_url,
+            api_key,
+            profile_id=profile.profile_id,
+            merchant_id=profile.merchant_id,
+            allow_production=rt.options.allow_production or profile.allow_production,
+            contract=profile.contract_setting,
+            allow_insecure_http=profile.allow_insecure_http,
+            **rt.options.client_options(),
+        )
+        rt.insecure_http = bool(rt.client.insecure_http)
+        rt._clock_requests()
+        rt._share_requests(rt.client)
+        return profile
+
+    async def start_client(self, report: Progress) -> None:
+        await self.connect(report)
+
+
+def startup_for(runtime: Runtime) -> Startup:
+    """The start-up path the runtime's options choose."""
+    options = runtime.options
+    if not options.is_local:
+        return RemoteProfile(runtime)
+    if options.daemon:
+        return AttachedDaemon(runtime)
+    return EmbeddedSandbox(runtime)
 
 
 async def _maybe_await(value: Any) -> Any:

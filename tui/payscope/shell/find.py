@@ -124,7 +124,7 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         yield KeyFooter(show_command_palette=False)
 
     def _cells_context(self) -> CellContext:
-        return CellContext(self.app.theme_variables, self.app.runtime.options.stable_display)
+        return CellContext(self.app.theme_variables, self.app.runtime.display)
 
     def on_mount(self) -> None:
         self.query_one(ResourceTable).fit_to(self.app.size.width - 1)

@@ -25,6 +25,7 @@ from payscope.widgets.text import safe_markup
 
 if TYPE_CHECKING:
     from payscope.shell.command_prompt import Command
+    from payscope.shell.health import HealthNews, HealthSupervisor
 
 # The prompt and the progress bar are imported when first shown: neither is in the first frame.
 PROMPT = "#command-prompt"
@@ -50,9 +51,6 @@ class NavRail(OptionList):
         )
 
 
-# How often the background sandbox is checked (a state file, a lock, /proc): a dead one is
-# noticed within two of these.
-SANDBOX_CHECK_INTERVAL = 1.0
 # The status bar's count of events follows the deliveries at most this often.
 COUNT_EVERY = 0.25
 
@@ -156,7 +154,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     _resumed_once = False
     _webhooks_detached = False  # told once, until it changes
     _status_timer: Any = None
-    _health_wake: Any = None
+    _supervisor: HealthSupervisor | None = None
     _counting = False
 
     def compose(self) -> ComposeResult:
@@ -288,47 +286,44 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self._tell_notices()
         self._reload_views()
         self._watch_runtime()
-        if not runtime.options.is_local:
-            self.run_worker(
-                self._watch_health(), group="health", exit_on_error=False, description="Health"
-            )
-        elif runtime.daemon_dir is not None:
-            self.run_worker(
-                self._watch_sandbox(),
-                group="health",
-                exclusive=True,  # a retried start has one watcher, not two
-                exit_on_error=False,
-                description="Local sandbox",
-            )
+        self._supervise()
 
-    async def _watch_sandbox(self) -> None:
-        """The background sandbox this run uses: checked every second (its state file, its
-        lock; no request). Gone (killed, stopped, its data moved), it is said on the banner at
-        once and started again on its port and data; Ctrl+R tries again at once after a
-        failure."""
-        import asyncio
+    def _supervise(self) -> None:
+        """Watch the remote service or the background sandbox (`HealthSupervisor`): its news
+        come to `_health_news`. A retried start has one supervisor, not two."""
+        from payscope.shell.health import HealthSupervisor
 
-        from payscope.core.waiting import wait_or_wake
+        supervisor = HealthSupervisor(self.app.runtime, self._health_news)
+        watched = supervisor.watches
+        if watched is None:
+            return
+        self._supervisor = supervisor
+        self.run_worker(
+            supervisor.run(),
+            group="health",
+            exclusive=watched == "sandbox",
+            exit_on_error=False,
+            description="Health" if watched == "service" else "Local sandbox",
+        )
 
-        runtime = self.app.runtime
-        self._health_wake = wake = asyncio.Event()
-        while True:
-            await wait_or_wake(wake, SANDBOX_CHECK_INTERVAL)
-            wake.clear()
-            why = runtime.sandbox_gone()
-            if not why:
-                continue
-            self._sandbox_down(why)
-            try:
-                url = await runtime.revive(self.show_progress)
-            except Exception as exc:  # said on the banner; Ctrl+R tries again
-                from payscope.widgets.errors import describe_error
+    def _health_news(self, news: HealthNews) -> None:
+        """What the supervisor saw, said on the banner and the status bar."""
+        from payscope.shell import health
 
-                title, message = describe_error(exc)
-                self._sandbox_failed(title, message)
-                await wake.wait()
-                continue
-            self._sandbox_back(url)
+        if isinstance(news, health.ServiceDown):
+            self.service_down(news.error, news.retry_in)
+        elif isinstance(news, health.ServiceUp):
+            self.service_up()
+        elif isinstance(news, health.SandboxDown):
+            self._sandbox_down(news.why)
+        elif isinstance(news, health.SandboxStarting):
+            self.show_progress(news.text, news.fraction)
+        elif isinstance(news, health.SandboxFailed):
+            from payscope.widgets.errors import describe_error
+
+            self._sandbox_failed(*describe_error(news.error))
+        elif isinstance(news, health.SandboxBack):
+            self._sandbox_back(news.url)
 
     def _sandbox_down(self, why: str) -> None:
         self.service_is_down = True  # the views' connection errors are the banner's to say
@@ -360,15 +355,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self.notify(f"The local sandbox is back on {url}.", title="Sandbox")
         self._tell_notices()
         self._reload_views()
-
-    async def _watch_health(self) -> None:
-        import asyncio
-
-        from payscope.shell.health import watch_health
-
-        self._health_wake = asyncio.Event()
-        client = self.app.runtime.api
-        await watch_health(client.health, self.service_down, self.service_up, self._health_wake)
 
     def service_down(self, error: BaseException, retry_in: float) -> None:
         """The remote service does not answer: a banner that says so and when it is tried again."""
@@ -458,9 +444,11 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         status = self.query_one(StatusBar)
         client = runtime.client
         limit = getattr(client, "rate_limit", None)
-        stable = runtime.options.stable_display  # snapshots: the window resets on the wall clock
-        if limit is not None and getattr(limit, "remaining", None) is not None and not stable:
-            status.rate_limit = f"{limit.remaining}/{limit.limit}"
+        if limit is not None and getattr(limit, "remaining", None) is not None:
+            # A measurement: the window resets on the wall clock.
+            window = runtime.display.measured(f"{limit.remaining}/{limit.limit}")
+            if window is not None:
+                status.rate_limit = window
         if runtime.has_local_sandbox:
             status.clock = runtime.clock_text()
         self._tell_notices()  # e.g. from work the runtime finishes after start-up
@@ -532,8 +520,9 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self.current_view().back()
 
     def action_retry(self) -> None:
-        if self.service_is_down:  # the runtime is up; only the remote service is not
-            self._health_wake.set()
+        if self.service_is_down:  # the runtime is up; only what the supervisor watches is not
+            if self._supervisor is not None:
+                self._supervisor.wake()
             return
         runtime = self.app.runtime
         if runtime.ready.is_set() and not self.query_one(Banner).has_class("-shown"):

@@ -15,6 +15,8 @@ import importlib
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from payscope.api.ids import ID_PREFIX
+
 if TYPE_CHECKING:
     from textual.screen import Screen
 
@@ -39,11 +41,15 @@ class Area(NamedTuple):
     place: int  # its place on the rail, lowest first
     view: str  # "module:Class" of its AreaView
     detail: str | None = None  # "module:Class" of its records' DetailScreen (built with an id)
-    id_prefix: str | None = None  # its records' ids start so (`pay_`)
     word: str | None = None  # command mode's word that opens one of its records (`:pay <id>`)
     kind: str | None = None  # the kind find (`payscope.api.search`) calls its records
     grammar: str | None = None  # "module:name" of its filter's Grammar (or what makes one)
     export: str | None = None  # "module:name" of what gives the ListSource `payscope export` reads
+
+    @property
+    def id_prefix(self) -> str | None:
+        """What its records' ids start with (`pay_`): its kind's, as the API layer keeps it."""
+        return ID_PREFIX.get(self.kind) if self.kind else None
 
     def build(self) -> AreaView:
         """A new view of this area (its module imported on first use)."""

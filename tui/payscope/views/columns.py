@@ -13,6 +13,8 @@ from typing import Generic, NamedTuple, TypeVar
 
 from rich.console import RenderableType
 
+from payscope.core.display import USER, DisplayPolicy
+
 T = TypeVar("T")
 
 # Each column takes one cell of padding on both sides.
@@ -21,12 +23,12 @@ PADDING = 2
 
 @dataclass(frozen=True)
 class CellContext:
-    """What a cell renderer may need besides its record: the theme, whether to hide what
-    moves between runs (snapshots), and the service's time (`Runtime.now`: a deadline's "2d
+    """What a cell renderer may need besides its record: the theme, the display policy (what
+    is shown of ports and wall-clock times), and the service's time (`Runtime.now`: a deadline's "2d
     left" is judged by the sandbox's clock, never the wall clock)."""
 
     variables: Mapping[str, str]
-    stable: bool = False
+    display: DisplayPolicy = USER
     now: float | None = None
 
     def service_now(self) -> float:

@@ -307,9 +307,7 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
 
     def cell_context(self) -> CellContext:
         """What the cells of related rows are drawn with (the theme, the service's time)."""
-        return CellContext(
-            self.app.theme_variables, self.runtime.options.stable_display, self.runtime.now()
-        )
+        return CellContext(self.app.theme_variables, self.runtime.display, self.runtime.now())
 
     def show_section(self, key: str, shown: bool) -> None:
         """Hide a section that has nothing to say for this record (a payment's decline)."""

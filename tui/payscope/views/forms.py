@@ -12,7 +12,7 @@ import functools
 import re
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, cast
 
 from rich.text import Text
 from textual import events, on, work
@@ -23,6 +23,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from typing_extensions import TypeVar  # a default for each parameter (PEP 696)
 
 from payscope.api.terminal import UNSAFE_ONE_LINE, safe_json
 from payscope.views.access import AppAccess
@@ -47,8 +48,17 @@ class Field:
     group: str = ""
 
 
-class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
-    """A modal form: fields, an error line per field, a submit button that states the action."""
+# What a form's `build` reads from its fields, and what its `send` answers (the form is dismissed
+# with it, or with None when closed). A form that does not say is `FormScreen[Any, Any]`.
+Req = TypeVar("Req", default=Any)
+Res = TypeVar("Res", default=Any)
+
+
+class FormScreen(AppAccess, ModalScreen[Res | None], Generic[Req, Res]):  # type: ignore[misc]
+    """A modal form: fields, an error line per field, a submit button that states the action.
+
+    `FormScreen[Req, Res]`: `build()` reads the fields into a `Req`, `send(Req)` answers a `Res`.
+    """
 
     # The form focuses its first field once mounted (`on_mount`). Textual's auto focus would
     # first give it to the first focusable widget, the fields' scroll, and take it back: each
@@ -332,11 +342,12 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
             if first.widget.focusable:
                 first.widget.focus(scroll_visible=True)
 
-    def build(self) -> Any:
-        """Read the fields into a request (raise FormErrors or pydantic's ValidationError)."""
-        return None
+    def build(self) -> Req:
+        """Read the fields into a request (raise FormErrors or pydantic's ValidationError).
+        A form without fields to read (a confirmation) sends None."""
+        return cast(Req, None)
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: Req) -> Res | None:
         """Send the request; the result is what the form is dismissed with."""
         return None
 
@@ -382,7 +393,7 @@ class FormScreen(AppAccess, ModalScreen[Any]):  # type: ignore[misc]
         return StallWatch(self, said, then)
 
     @work(exclusive=True, group="form", exit_on_error=False, description="Sending")
-    async def _send(self, request: Any) -> None:
+    async def _send(self, request: Req) -> None:
         try:
             with self._stall.watching():
                 result = await self.send(request)

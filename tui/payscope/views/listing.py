@@ -196,9 +196,7 @@ class ResourceListView(AreaView, Generic[T]):
         yield Static(classes="empty")
 
     def cell_context(self) -> CellContext:
-        return CellContext(
-            self.app.theme_variables, self.runtime.options.stable_display, self.runtime.now()
-        )
+        return CellContext(self.app.theme_variables, self.runtime.display, self.runtime.now())
 
     def on_mount(self) -> None:
         # The signal comes once the theme's variables are in place (a watch on `theme` runs

@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from rich.text import Text
 
+from payscope.core.display import hidden_time
 from payscope.views.columns import CellContext, Column
 from payscope.views.related import RelatedRow
 from payscope.widgets.format import status_text, theme_colour
@@ -315,10 +316,11 @@ def _when(row: RelatedRow, context: CellContext) -> Text:
     line: Line = row.record
     if line.kind == "delivery":
         return Text("")
-    if context.stable and line.moving:
-        return Text("··-·· ··:··:··", style="dim")
-    moment = datetime.fromtimestamp(line.when, UTC)
-    return Text(moment.strftime("%m-%d %H:%M:%S"), style="dim")
+    fmt = "%m-%d %H:%M:%S"
+    if line.moving:  # a time of this run's (a request's), not the service's
+        shown = context.display.wall_time(line.when, fmt)
+        return Text(hidden_time(fmt) if shown is None else shown, style="dim")
+    return Text(datetime.fromtimestamp(line.when, UTC).strftime(fmt), style="dim")
 
 
 def _kind(row: RelatedRow, context: CellContext) -> Text:

@@ -455,13 +455,34 @@ class Listener(Publisher):
                 loop.run_until_complete(loop.shutdown_asyncgens())
                 loop.close()
 
-        self._thread = threading.Thread(target=serve, name="payscope-listener", daemon=True)
-        self._thread.start()
+        thread = self._thread = threading.Thread(
+            target=serve, name="payscope-listener", daemon=True
+        )
+        thread.start()
+
+        def settle() -> None:
+            # Given up on (cancelled: the app closing) while the thread was still starting:
+            # once it has started, it is stopped here, so the thread ends and the join returns
+            # (a join alone would wait for ever on a loop that runs until `stop`).
+            try:
+                started.result()
+            except BaseException:
+                pass
+            else:
+                loop = self._loop
+                if loop is not None:
+                    stopping = asyncio.run_coroutine_threadsafe(self._stop_serving(0), loop)
+                    with contextlib.suppress(BaseException):
+                        stopping.result()
+                    loop.call_soon_threadsafe(loop.stop)
+            thread.join()
+
         try:
-            return await asyncio.wrap_future(started)
+            # Shielded: a cancelled wait leaves `started` to the thread, which `settle` awaits.
+            return await asyncio.shield(asyncio.wrap_future(started))
         except BaseException:
-            await asyncio.to_thread(self._thread.join)
-            self._thread = None
+            await asyncio.to_thread(settle)
+            self._thread = self._loop = None
             raise
 
     def _on_own_loop(self) -> asyncio.AbstractEventLoop | None:

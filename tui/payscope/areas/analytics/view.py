@@ -26,6 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Select, Static
 
+from payscope.api.ids import ID_PREFIX
 from payscope.areas.analytics import data
 from payscope.areas.analytics.data import CUSTOM, OTHER, Answer, Choice, Metric
 from payscope.areas.analytics.forms import CustomRangeForm, FilterForm
@@ -58,6 +59,8 @@ BREAKDOWN_BARS = 10
 # A change that concerns the domain shown reads the answer again this long after it (a burst of
 # webhooks is one read).
 LIVE_DELAY = 1.5
+# The kind of record each domain counts: a change to one of its ids makes the answer stale.
+DOMAIN_KIND = {"payments": "payment", "refunds": "refund", "disputes": "dispute"}
 
 
 @dataclass(frozen=True)
@@ -359,7 +362,7 @@ class AnalyticsView(AreaView):
         return self.query_one("#analytics-breakdown", Chart)
 
     def _cells_context(self) -> CellContext:
-        return CellContext(self.app.theme_variables, bool(self.runtime.options.stable_display))
+        return CellContext(self.app.theme_variables, self.runtime.display)
 
     def focus_main(self) -> None:
         # Keys work from the body; it opens at its top.
@@ -572,7 +575,7 @@ class AnalyticsView(AreaView):
         return abs(self.runtime.now() - self._asked_at) > 60
 
     def _changed(self, change: Change) -> None:
-        prefix = {"payments": "pay_", "refunds": "ref_", "disputes": "dp_"}[self.choice.domain]
+        prefix = ID_PREFIX[DOMAIN_KIND[self.choice.domain]]
         if not any(i.startswith(prefix) for i in change.ids):
             return
         self._stale = True
@@ -642,8 +645,9 @@ class AnalyticsView(AreaView):
             header.append("  ·  ")
             accent = theme_colour(self.app.theme_variables, "accent")
             header.append("Loading…", style=f"bold {accent}")
-            if spent >= 1 and not self.runtime.options.stable_display:
-                header.append(f" {spent:.0f} s (a new choice cancels it)", style="dim")
+            waited = self.runtime.display.measured(f" {spent:.0f} s (a new choice cancels it)")
+            if spent >= 1 and waited is not None:
+                header.append(waited, style="dim")
         elif self.error:
             header.append("  ·  ")
             header.append("no answer", style=theme_colour(self.app.theme_variables, "error"))

@@ -9,7 +9,6 @@ AREA = Area(
     place=20,
     view="payscope.areas.customers.view:CustomersView",
     detail="payscope.areas.customers.detail:CustomerDetailScreen",
-    id_prefix="cus_",
     word="cus",
     kind="customer",
     grammar="payscope.areas.customers.spec:customer_grammar",

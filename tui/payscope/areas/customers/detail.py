@@ -223,7 +223,7 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
         )
 
     def _cell_context(self) -> CellContext:
-        return CellContext(self.app.theme_variables, self.runtime.options.stable_display)
+        return CellContext(self.app.theme_variables, self.runtime.display)
 
     @property
     def section_payments(self) -> PaymentsSection:

@@ -9,7 +9,6 @@ AREA = Area(
     place=40,
     view="payscope.areas.disputes.view:DisputesView",
     detail="payscope.areas.disputes.detail:DisputeDetailScreen",
-    id_prefix="dp_",
     word="dp",
     kind="dispute",
     grammar="payscope.areas.disputes.spec:dispute_grammar",

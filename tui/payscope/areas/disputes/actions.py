@@ -47,10 +47,11 @@ def _with_dispute(make: Make) -> Run:
     return run
 
 
-def _form(name: str, *args: Any) -> Make:
-    async def make(app: Any, dispute: Any) -> Any:
+def _form(form: Callable[..., Awaitable[Any]], *args: Any) -> Make:
+    """The screen maker of a form of `forms`, given `args` after the app and the dispute."""
 
-        return await getattr(dispute_forms, name)(app, dispute, *args)
+    async def make(app: Any, dispute: Any) -> Any:
+        return await form(app, dispute, *args)
 
     return make
 
@@ -66,7 +67,7 @@ DISPUTE_ACTIONS: tuple[Action[Dispute], ...] = with_known(
             "a",
             "Accept",
             "Accept (concede): the cardholder keeps the amount",
-            _with_dispute(_form("accept_form")),
+            _with_dispute(_form(dispute_forms.accept_form)),
             _ANSWERABLE,
             palette="Accept this dispute",
         ),
@@ -75,7 +76,7 @@ DISPUTE_ACTIONS: tuple[Action[Dispute], ...] = with_known(
             "c",
             "Challenge",
             "Challenge with evidence, by category",
-            _with_dispute(_form("evidence_form", False)),
+            _with_dispute(_form(dispute_forms.evidence_form, False)),
             _ANSWERABLE,
             palette="Challenge with evidence",
         ),
@@ -84,7 +85,7 @@ DISPUTE_ACTIONS: tuple[Action[Dispute], ...] = with_known(
             "e",
             "Evidence",
             "Replace the evidence sent (until the network decides)",
-            _with_dispute(_form("evidence_form", True)),
+            _with_dispute(_form(dispute_forms.evidence_form, True)),
             statuses(CHALLENGED),
             palette="Replace the evidence",
         ),
@@ -93,7 +94,7 @@ DISPUTE_ACTIONS: tuple[Action[Dispute], ...] = with_known(
             "w",
             "Resolve won",
             "Act as the card network: decide for the merchant (local sandbox)",
-            _with_dispute(_form("resolve_form", "won")),
+            _with_dispute(_form(dispute_forms.resolve_form, "won")),
             _UNDECIDED,
             local_only=True,
             palette="Resolve as won (sandbox network)",
@@ -103,7 +104,7 @@ DISPUTE_ACTIONS: tuple[Action[Dispute], ...] = with_known(
             "l",
             "Resolve lost",
             "Act as the card network: decide for the cardholder (local sandbox)",
-            _with_dispute(_form("resolve_form", "lost")),
+            _with_dispute(_form(dispute_forms.resolve_form, "lost")),
             _UNDECIDED,
             local_only=True,
             palette="Resolve as lost (sandbox network)",

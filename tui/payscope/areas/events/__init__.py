@@ -9,7 +9,6 @@ AREA = Area(
     place=110,
     view="payscope.areas.events.view:EventsView",
     detail="payscope.areas.events.detail:EventDetailScreen",
-    id_prefix="evt_",
     word="evt",
     kind="event",
     grammar="payscope.areas.events.spec:EVENT_GRAMMAR",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from rich.console import RenderableType
@@ -115,11 +114,10 @@ class EventDetailScreen(DetailScreen[Any]):
 
     def render_record(self, d: Any) -> None:
         self.section("verification").update(self._verification(d))
-        stable = self.runtime.options.stable_display
         headers = grid()
         for name, value in sorted(d.headers.items()):
-            if stable and name == "host":  # snapshots: the listener's port changes
-                value = re.sub(r":\d+$", ":PORT", value)
+            if name == "host":  # the listener's port
+                value = self.runtime.display.host(value)
             headers.add_row(safe(name), safe(value))
         self.section("headers").update(headers)
         # Exactly as signed, wrapped at punctuation (never inside a key or an id).
@@ -140,13 +138,14 @@ class EventDetailScreen(DetailScreen[Any]):
         rows = Table(box=None, header_style="bold", padding=(0, 2))
         for col in ("Sent", "URL", "Status", "Latency"):
             rows.add_column(col, no_wrap=col != "URL")
-        stable = self.runtime.options.stable_display
+        display = self.runtime.display
         for f in d.forwards:
+            latency = None if f.latency_ms is None else display.measured(f"{f.latency_ms:.0f} ms")
             rows.add_row(
-                clock(f.sent_at, stable),
+                clock(f.sent_at, display),
                 safe(f.url),
                 Text(str(f.status)) if f.status else safe(f.error, "bold", empty="no answer"),
-                f"{f.latency_ms:.0f} ms" if f.latency_ms is not None and not stable else "",
+                latency or "",
             )
         from rich.console import Group
 

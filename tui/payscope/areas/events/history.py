@@ -123,7 +123,7 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         )
 
     def _cells_context(self) -> CellContext:
-        return CellContext(self.app.theme_variables, self.app.runtime.options.stable_display)
+        return CellContext(self.app.theme_variables, self.app.runtime.display)
 
     @property
     def table(self) -> ResourceTable[Sent]:

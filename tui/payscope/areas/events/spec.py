@@ -5,11 +5,11 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from payscope.core.display import DisplayPolicy, hidden_time
 from payscope.views.columns import CellContext, Column
 from payscope.views.filters import Filter, Grammar, Term
 from payscope.widgets.format import status_text, theme_colour
@@ -24,11 +24,12 @@ REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a se
 OBJECT_PREFIXES = ("pay_", "ref_", "dp_", "payout_", "sub_", "inv_", "cus_", "plink_")
 
 
-def clock(timestamp: float, hidden: bool) -> Text:
-    """A receive time as HH:MM:SS (hidden in snapshots: it is the wall clock's)."""
-    if hidden:
-        return Text("··:··:··", style="dim")
-    return Text(datetime.fromtimestamp(timestamp, UTC).strftime("%H:%M:%S"))
+def clock(timestamp: float, display: DisplayPolicy) -> Text:
+    """A receive time as HH:MM:SS (the wall clock's: shown as the display policy says)."""
+    shown = display.wall_time(timestamp)
+    if shown is None:
+        return Text(hidden_time(), style="dim")
+    return Text(shown)
 
 
 def _verified(record: Any, context: CellContext) -> Text:
@@ -39,7 +40,7 @@ def _verified(record: Any, context: CellContext) -> Text:
 # status (down to 12); an id of 24 characters shows whole. Narrower, the receive time goes
 # first, then the object's status, which the event type mostly implies and the detail shows.
 COLUMNS: tuple[Column[Any], ...] = (
-    Column("time", "Time", 8, lambda r, c: clock(r.first_seen, c.stable), 70),
+    Column("time", "Time", 8, lambda r, c: clock(r.first_seen, c.display), 70),
     Column("event_type", "Event", 22, lambda r, c: safe(r.event_type, empty="?"), flex=(12, 22)),
     Column("object_id", "Object", 24, lambda r, c: safe(r.object_id)),
     Column(

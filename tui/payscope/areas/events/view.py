@@ -342,11 +342,11 @@ class EventsView(ResourceListView[Any]):
         panel.set_class(bool(self.rejected), "-shown")
         if not self.rejected:
             return
-        stable = self.runtime.options.stable_display
+        display = self.runtime.display
         error = theme_colour(self.app.theme_variables, "event-rejected")
         lines = []
         for item in self.rejected:
-            line = clock(getattr(item, "received_at", 0.0), stable)
+            line = clock(getattr(item, "received_at", 0.0), display)
             line.append(f" {item.status} ", style=f"bold {error}")
             line.append_text(safe(item.reason, empty=""))
             line.no_wrap = True

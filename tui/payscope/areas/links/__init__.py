@@ -9,7 +9,6 @@ AREA = Area(
     place=70,
     view="payscope.areas.links.view:LinksView",
     detail="payscope.areas.links.detail:LinkDetailScreen",
-    id_prefix="plink_",
     word="plink",
     kind="payment_link",
     grammar="payscope.areas.links.spec:link_grammar",

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from payscope.api.models.links import PaymentLink
-from payscope.areas.links.spec import PORT
 from payscope.views.actions import Action
 from payscope.views.listing import new_record_action
 from payscope.views.payment import goto_payment
@@ -22,11 +21,9 @@ if TYPE_CHECKING:
 
 
 def shown_url(host: Any, url: str) -> str:
-    """The link as shown and drawn: the port hidden where the display must not move (tests),
-    as it is for the listener's URL."""
-    if host.app.runtime.options.stable_display:
-        return PORT.sub(r"\1:PORT", url)
-    return url
+    """The link as shown and drawn: its port as the display policy shows ports, as for the
+    listener's URL."""
+    return str(host.app.runtime.display.url(url))
 
 
 def _has_link(link: Any) -> bool:

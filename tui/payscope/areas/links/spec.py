@@ -5,7 +5,6 @@ Imported by its forms and its view; it imports neither.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -43,7 +42,6 @@ STATE_COLOURS = {
 SOON = 3600
 # How often the list and the detail look whether a shown link's expiry has passed (seconds).
 EXPIRY_CHECK = 1.0
-PORT = re.compile(r"(://[^/:?#]+):\d+")
 
 
 # -- state and expiry ------------------------------------------------------------------------------

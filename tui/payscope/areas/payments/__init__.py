@@ -9,7 +9,6 @@ AREA = Area(
     place=10,
     view="payscope.areas.payments.view:PaymentsView",
     detail="payscope.areas.payments.detail:PaymentDetailScreen",
-    id_prefix="pay_",
     word="pay",
     kind="payment",
     grammar="payscope.areas.payments.spec:payment_grammar",

@@ -14,6 +14,8 @@ from payscope.views.actions import Action, statuses, with_known
 from payscope.views.payment import REFUNDABLE, disputable, refundable
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from payscope.api.models.payments import Payment
     from payscope.areas.payments.cache import CachedPayment
     from payscope.views.actions import ActionHost
@@ -44,13 +46,37 @@ def _with_payment(
     return run
 
 
-def _form(name: str) -> Callable[[Any], Any]:
-    def make(payment: Any) -> Any:
-        from payscope.areas.payments import forms as payment_forms
+# The forms, each named (its module is imported when its action first runs: see the docstring).
 
-        return getattr(payment_forms, name)(payment)
 
-    return make
+def _confirm_form(payment: Any) -> Screen[Any]:
+    from payscope.areas.payments.forms import ConfirmForm
+
+    return ConfirmForm(payment)
+
+
+def _capture_form(payment: Any) -> Screen[Any]:
+    from payscope.areas.payments.forms import CaptureForm
+
+    return CaptureForm(payment)
+
+
+def _cancel_form(payment: Any) -> Screen[Any]:
+    from payscope.areas.payments.forms import CancelForm
+
+    return CancelForm(payment)
+
+
+def _refund_form(payment: Any) -> Screen[Any]:
+    from payscope.areas.payments.forms import RefundForm
+
+    return RefundForm(payment)
+
+
+def _update_form(payment: Any) -> Screen[Any]:
+    from payscope.areas.payments.forms import UpdateForm
+
+    return UpdateForm(payment)
 
 
 def _review(action: str) -> Callable[[ActionHost, str | None, Any], None]:
@@ -141,7 +167,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             "o",
             "Confirm",
             "Confirm (authorise) with a card",
-            _with_payment(_form("ConfirmForm")),
+            _with_payment(_confirm_form),
             _UNCONFIRMED,
             palette="Confirm this payment",
         ),
@@ -150,7 +176,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             "c",
             "Capture",
             "Capture all or part",
-            _with_payment(_form("CaptureForm")),
+            _with_payment(_capture_form),
             statuses("requires_capture", "partially_captured_and_capturable"),
             palette="Capture this payment",
         ),
@@ -159,7 +185,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             "x",
             "Cancel",
             "Cancel with a reason",
-            _with_payment(_form("CancelForm")),
+            _with_payment(_cancel_form),
             _OPEN,
             palette="Cancel this payment",
         ),
@@ -186,7 +212,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             "f",
             "Refund",
             "Refund all or part",
-            _with_payment(_form("RefundForm"), needs_refunds=True),
+            _with_payment(_refund_form, needs_refunds=True),
             REFUNDABLE,
             when=_refund_left,
             palette="Refund this payment",
@@ -196,7 +222,7 @@ ROW_ACTIONS: tuple[Action[Any], ...] = with_known(
             "e",
             "Update",
             "Change amount, description, email (unconfirmed)",
-            _with_payment(_form("UpdateForm")),
+            _with_payment(_update_form),
             _UNCONFIRMED,
             palette="Update this payment",
         ),

@@ -5,7 +5,7 @@ Built on the generic forms of `payscope.views.forms`; each button says what will
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Checkbox, Input, Select
 
@@ -23,8 +23,16 @@ from payscope.views.payment import charged_back, disputable, refundable
 from payscope.widgets.format import format_amount, parse_amount
 from payscope.widgets.inputs import SafeInput
 
+if TYPE_CHECKING:
+    from payscope.api.models.payments import (
+        Payment,
+        PaymentCancelRequest,
+        PaymentCaptureRequest,
+        PaymentUpdateRequest,
+    )
 
-class CaptureForm(FormScreen):
+
+class CaptureForm(FormScreen["PaymentCaptureRequest", "Payment"]):
     """Capture all or part of an authorisation."""
 
     title_text = "Capture"
@@ -49,7 +57,7 @@ class CaptureForm(FormScreen):
         amount = parse_amount(self.value("amount") or "", self.payment.currency)
         return f"Capture {format_amount(amount, self.payment.currency)}"
 
-    def build(self) -> Any:
+    def build(self) -> PaymentCaptureRequest:
         from payscope.api.models.payments import PaymentCaptureRequest
 
         errors: dict[str, str] = {}
@@ -62,7 +70,7 @@ class CaptureForm(FormScreen):
             raise FormErrors(errors)
         return PaymentCaptureRequest(amount_to_capture=amount)
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: PaymentCaptureRequest) -> Payment:
         return await self.client.payments.capture(self.payment.payment_id, request)
 
 
@@ -131,7 +139,7 @@ class RefundForm(FormScreen):
         return self.payment
 
 
-class CancelForm(FormScreen):
+class CancelForm(FormScreen["PaymentCancelRequest", "Payment"]):
     """Cancel (void) a payment with a reason."""
 
     title_text = "Cancel payment"
@@ -152,12 +160,12 @@ class CancelForm(FormScreen):
             )
         ]
 
-    def build(self) -> Any:
+    def build(self) -> PaymentCancelRequest:
         from payscope.api.models.payments import PaymentCancelRequest
 
         return PaymentCancelRequest(cancellation_reason=self.value("reason"))
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: PaymentCancelRequest) -> Payment:
         return await self.client.payments.cancel(self.payment.payment_id, request)
 
 
@@ -215,7 +223,7 @@ class ConfirmForm(PayMethodFormScreen):
         return await self.client.payments.confirm(self.payment.payment_id, request)
 
 
-class UpdateForm(FormScreen):
+class UpdateForm(FormScreen["PaymentUpdateRequest", "Payment"]):
     """Change an unconfirmed payment's amount, description or email."""
 
     title_text = "Update payment"
@@ -236,7 +244,7 @@ class UpdateForm(FormScreen):
             Field("email", "Email", SafeInput(p.email or "", id="field-email")),
         ]
 
-    def build(self) -> Any:
+    def build(self) -> PaymentUpdateRequest:
         from payscope.api.models.payments import PaymentUpdateRequest
 
         errors: dict[str, str] = {}
@@ -251,7 +259,7 @@ class UpdateForm(FormScreen):
             }
         )
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: PaymentUpdateRequest) -> Payment:
         return await self.client.payments.update(self.payment.payment_id, request)
 
 

@@ -9,7 +9,6 @@ AREA = Area(
     place=60,
     view="payscope.areas.payouts.view:PayoutsView",
     detail="payscope.areas.payouts.detail:PayoutDetailScreen",
-    id_prefix="payout_",
     word="payout",
     kind="payout",
     grammar="payscope.areas.payouts.spec:payout_grammar",

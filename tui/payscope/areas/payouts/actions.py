@@ -4,6 +4,7 @@ form from `forms`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from payscope.api.models.payouts import Payout
@@ -18,14 +19,19 @@ from payscope.views.actions import Action, statuses, with_known
 from payscope.views.listing import new_record_action
 
 if TYPE_CHECKING:
+    from textual.screen import Screen
+
     from payscope.views.actions import ActionHost
 
 
 # -- actions (the list and the detail share them) ------------------------------------------------
 
 
-def _with_payout(make_name: str) -> Any:
-    """Run an action whose form needs the whole payout (fetched when only the id is known)."""
+def _with_payout(
+    make: Callable[[Payout], Screen[Any]],
+) -> Callable[[ActionHost, str | None, Any], None]:
+    """Run an action whose form `make(payout)` needs the whole payout (fetched when only the id
+    is known)."""
 
     def run(host: ActionHost, payout_id: str | None, payout: Any) -> None:
         app = host.app
@@ -33,7 +39,7 @@ def _with_payout(make_name: str) -> Any:
         async def go() -> None:
 
             current = payout or await app.runtime.api.payouts.retrieve(str(payout_id))
-            await app.push_screen(getattr(payout_forms, make_name)(current), host.acted)
+            await app.push_screen(make(current), host.acted)
 
         host.run_worker(go(), group="payout-action", exit_on_error=False, description="Payout")
 
@@ -53,7 +59,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "e",
             "Update",
             "Change the method, type, amount or details (before confirmation)",
-            _with_payout("PayoutUpdateForm"),
+            _with_payout(payout_forms.PayoutUpdateForm),
             UPDATABLE,
             palette="Update this payout",
         ),
@@ -62,7 +68,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "o",
             "Confirm",
             "Confirm the payout (with auto-fulfil it is sent at once)",
-            _with_payout("confirm_form"),
+            _with_payout(payout_forms.confirm_form),
             statuses("requires_confirmation"),
             palette="Confirm this payout",
         ),
@@ -71,7 +77,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "f",
             "Fulfill",
             "Send the confirmed payout to the recipient",
-            _with_payout("fulfill_form"),
+            _with_payout(payout_forms.fulfill_form),
             statuses("requires_fulfillment"),
             palette="Fulfill this payout",
         ),
@@ -80,7 +86,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "x",
             "Cancel",
             "Cancel the payout (any state that is not final)",
-            _with_payout("cancel_form"),
+            _with_payout(payout_forms.cancel_form),
             OPEN,
             palette="Cancel this payout",
         ),
@@ -89,7 +95,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "R",
             "Reverse",
             "Act as the recipient's bank: send a paid-out payout back (local sandbox)",
-            _with_payout("reverse_form"),
+            _with_payout(payout_forms.reverse_form),
             statuses("success"),
             local_only=True,
             palette="Reverse this payout (sandbox bank)",

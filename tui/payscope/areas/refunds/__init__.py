@@ -9,7 +9,6 @@ AREA = Area(
     place=30,
     view="payscope.areas.refunds.view:RefundsView",
     detail="payscope.areas.refunds.detail:RefundDetailScreen",
-    id_prefix="ref_",
     word="ref",
     kind="refund",
     grammar="payscope.areas.refunds.spec:refund_grammar",

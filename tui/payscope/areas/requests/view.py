@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Iterable, Mapping
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,6 +19,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
 from payscope.api.vocabulary import counted
+from payscope.core.display import USER, DisplayPolicy, hidden_time
 from payscope.core.private_files import open_private
 from payscope.views.actions import Action
 from payscope.views.clipboard import copy_text
@@ -74,9 +74,8 @@ def export_entries(entries: Iterable[Any], directory: Path) -> Path:
 
 
 def _clock(entry: Any, context: CellContext) -> Text:
-    if context.stable:  # snapshots: no wall clock
-        return Text("··:··:··")
-    return Text(datetime.fromtimestamp(entry.started_at, UTC).strftime("%H:%M:%S"))
+    shown = context.display.wall_time(entry.started_at)
+    return Text(hidden_time() if shown is None else shown)
 
 
 def _status(entry: Any, context: CellContext) -> Text:
@@ -85,7 +84,8 @@ def _status(entry: Any, context: CellContext) -> Text:
 
 
 def _latency(entry: Any, context: CellContext) -> Text:
-    return Text("·· ms" if context.stable else f"{entry.latency_ms:.0f} ms", justify="right")
+    shown = context.display.measured(f"{entry.latency_ms:.0f} ms")
+    return Text(shown or "·· ms", justify="right")
 
 
 # The path last and flexible: on a narrow terminal it is the one cut short (the panel below
@@ -269,8 +269,7 @@ class RequestsView(ResourceListView[Any]):
         entry = self.table.selected()
         if entry is None:
             return
-        stable = self.runtime.options.stable_display
-        self.query_one("#requests-body", Static).update(render_entry(entry, stable))
+        self.query_one("#requests-body", Static).update(render_entry(entry, self.runtime.display))
 
     def page_loaded(self, records: list[Any]) -> None:
         self._show()
@@ -291,21 +290,31 @@ class RequestsView(ResourceListView[Any]):
         )
 
 
-_MOVING_HEADERS = frozenset({"date", "host", "x-ratelimit-remaining", "x-ratelimit-reset"})
+# The headers whose value moves between runs, and what the display policy shows of each.
+_MOVING_HEADERS: dict[str, Callable[[DisplayPolicy, str], str | None]] = {
+    "date": DisplayPolicy.wall_text,
+    "host": DisplayPolicy.address,
+    "x-ratelimit-remaining": DisplayPolicy.measured,
+    "x-ratelimit-reset": DisplayPolicy.measured,
+}
 
 
-def render_entry(entry: Any, stable: bool = False) -> Group:
-    """Request and response of one entry (redacted by the client's journal).
+def _header_value(display: DisplayPolicy, name: str, value: str) -> Text:
+    moving = _MOVING_HEADERS.get(name.lower())
+    shown = value if moving is None else moving(display, value)
+    return Text("··") if shown is None else safe(shown)
 
-    `stable` hides what changes between runs (port, latency, dates) for snapshots.
-    """
-    url = re.sub(r":\d+/", ":PORT/", entry.url) if stable else entry.url
+
+def render_entry(entry: Any, display: DisplayPolicy = USER) -> Group:
+    """Request and response of one entry (redacted by the client's journal), its port,
+    latency and dates as the display policy shows them."""
+    latency = display.measured(f"{entry.latency_ms:.0f} ms")
     head = Text.assemble(
         safe(f"{entry.method} ", "bold"),
-        safe(url),
+        safe(display.url(entry.url)),
         "  ",
         (f"{entry.status if entry.status is not None else 'no answer'}", "bold"),
-        "  ·· ms" if stable else f"  {entry.latency_ms:.0f} ms",
+        f"  {latency or '·· ms'}",
     )
     parts: list[Any] = [head]
     if entry.error:
@@ -319,8 +328,7 @@ def render_entry(entry: Any, stable: bool = False) -> Group:
         grid.add_column(style="dim", no_wrap=True)
         grid.add_column()
         for name, value in headers.items():
-            moving = stable and name.lower() in _MOVING_HEADERS
-            grid.add_row(safe(name), Text("··") if moving else safe(value))
+            grid.add_row(safe(name), _header_value(display, name, value))
         parts.append(grid)
         if body:
             parts.append(json_view(body))
@@ -365,7 +373,7 @@ class RequestDetailScreen(DetailScreen[Any]):
         )
 
     def render_record(self, entry: Any) -> None:
-        self.section("request").update(render_entry(entry, self.runtime.options.stable_display))
+        self.section("request").update(render_entry(entry, self.runtime.display))
 
     def raw(self, record: Any) -> RenderableType:
-        return render_entry(record, self.runtime.options.stable_display)
+        return render_entry(record, self.runtime.display)

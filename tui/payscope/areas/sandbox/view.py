@@ -59,9 +59,7 @@ class Value:
 
 VALUE_COLUMNS: tuple[Column[Value], ...] = (
     Column("label", "What", 16, lambda v, c: Text(v.label, style="bold")),
-    Column(
-        "value", "Value", 30, lambda v, c: safe(_on_screen(v.shown(), c.stable)), flex=(30, 200)
-    ),
+    Column("value", "Value", 30, lambda v, c: safe(c.display.url(v.shown())), flex=(30, 200)),
     Column("env", "Exported as", 26, lambda v, c: Text(v.env or "", style="dim"), 90),
 )
 TRIGGER_COLUMNS: tuple[Column[Scenario], ...] = (
@@ -69,15 +67,6 @@ TRIGGER_COLUMNS: tuple[Column[Scenario], ...] = (
     Column("title", "Trigger", 31, lambda s, c: Text(s.title), flex=(31, 34)),
     Column("help", "What it makes", 30, lambda s, c: Text(s.help, style="dim"), 72, (30, 200)),
 )
-
-
-def _on_screen(text: str, stable: bool) -> str:
-    """`text` as shown: snapshots (`stable`) hide the port, which changes between runs."""
-    if not stable:
-        return text
-    import re
-
-    return re.sub(r"(://[^/:]+):\d+", r"\1:PORT", text)
 
 
 def export_lines(values: list[Value], *, shown: bool = False) -> str:
@@ -181,11 +170,7 @@ class SandboxView(AreaView):
         return self.query_one("#sandbox-triggers", ResourceTable)
 
     def _cells_context(self) -> CellContext:
-        return CellContext(self.app.theme_variables, self._stable, None)
-
-    @property
-    def _stable(self) -> bool:
-        return bool(self.runtime.options.stable_display)
+        return CellContext(self.app.theme_variables, self.runtime.display, None)
 
     def _fit(self) -> None:
         width = max(40, self.size.width or self.app.size.width) - 4
@@ -261,7 +246,7 @@ class SandboxView(AreaView):
         header = Text.assemble(("Sandbox", "bold"), "  local")
         if values:
             header.append("  ·  ")
-            header.append_text(safe(_on_screen(values[0].text, self._stable)))
+            header.append_text(safe(self.runtime.display.url(values[0].text)))
         if clock:
             header.append(f"  ·  clock {clock} UTC")
         self.query_one("#sandbox-header", TitleBar).update(header)

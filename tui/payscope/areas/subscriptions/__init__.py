@@ -9,7 +9,6 @@ AREA = Area(
     place=50,
     view="payscope.areas.subscriptions.view:SubscriptionsView",
     detail="payscope.areas.subscriptions.detail:SubscriptionDetailScreen",
-    id_prefix="sub_",
     word="sub",
     kind="subscription",
     grammar="payscope.areas.subscriptions.spec:subscription_grammar",

@@ -56,11 +56,12 @@ def _with_subscription(make: Make) -> Callable[[ActionHost, str | None, Any], No
     return run
 
 
-def _form(name: str) -> Make:
-    async def make(app: Any, sub: Any) -> Any:
+def _form(form: Callable[[Any, Any], Any]) -> Make:
+    """The screen maker of a form of `forms`, given the subscription and the catalogue."""
 
+    async def make(app: Any, sub: Any) -> Any:
         found = await catalogue(app.runtime.api)
-        return getattr(subscription_forms, name)(sub, found)
+        return form(sub, found)
 
     return make
 
@@ -85,7 +86,7 @@ ROW_ACTIONS: tuple[Action[Subscription], ...] = with_known(
             "e",
             "Plan",
             "Change plan: move to another plan or price",
-            _with_subscription(_form("UpdatePlanForm")),
+            _with_subscription(_form(subscription_forms.UpdatePlanForm)),
             UPDATABLE,
             palette="Change this subscription's plan",
         ),
@@ -94,7 +95,7 @@ ROW_ACTIONS: tuple[Action[Subscription], ...] = with_known(
             "p",
             "Pause",
             "Pause now, at the end of the term or on a date",
-            _with_subscription(_form("PauseForm")),
+            _with_subscription(_form(subscription_forms.PauseForm)),
             PAUSABLE,
             palette="Pause this subscription",
         ),
@@ -103,7 +104,7 @@ ROW_ACTIONS: tuple[Action[Subscription], ...] = with_known(
             "u",
             "Resume",
             "Resume now or on a date",
-            _with_subscription(_form("ResumeForm")),
+            _with_subscription(_form(subscription_forms.ResumeForm)),
             RESUMABLE,
             palette="Resume this subscription",
         ),
@@ -112,7 +113,7 @@ ROW_ACTIONS: tuple[Action[Subscription], ...] = with_known(
             "x",
             "Cancel",
             "Cancel now, at the end of the term or on a date",
-            _with_subscription(_form("CancelForm")),
+            _with_subscription(_form(subscription_forms.CancelForm)),
             CANCELLABLE,
             palette="Cancel this subscription",
         ),

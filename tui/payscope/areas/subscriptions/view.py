@@ -70,7 +70,7 @@ class SubscriptionsView(ResourceListView["Subscription"]):
     def cell_context(self) -> CellContext:
         return SubscriptionCells(
             self.app.theme_variables,
-            self.runtime.options.stable_display,
+            self.runtime.display,
             self.runtime.now(),
             catalogue=self.catalogue,
         )
