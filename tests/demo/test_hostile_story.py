@@ -6,7 +6,6 @@ the Sandbox area. Once the person has the TUI (Esc), they work again."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 from payscope.demo.player import DemoApp, make_demo_app
@@ -43,7 +42,7 @@ async def test_a_hostile_story_writes_nothing_runs_nothing_and_shows_no_key(
     target = tmp_path / "stolen.csv"
     story = parse_story(hostile(target), "hostile", "hostile.toml")
     directory = tmp_path / "demo"
-    app = make_demo_app(story, pace=5, patience=math.inf, directory=directory)
+    app = make_demo_app(story, pace=5, directory=directory)
     opened: list[str] = []
     async with app.run_test(size=(120, 40)):
         assert isinstance(app, DemoApp)

@@ -79,12 +79,42 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", id="table.open", tooltip="Open the selected record"),
-        Binding("up", "cursor_up", "Cursor up", show=False),
-        Binding("down", "cursor_down", "Cursor down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("ctrl+home,home", "scroll_top", "Top", show=False),
-        Binding("ctrl+end,end", "scroll_bottom", "Bottom", show=False),
+        Binding("up", "cursor_up", "Cursor up", show=False, id="table.up", tooltip="The row above"),
+        Binding(
+            "down",
+            "cursor_down",
+            "Cursor down",
+            show=False,
+            id="table.down",
+            tooltip="The row below",
+        ),
+        Binding(
+            "pageup", "page_up", "Page up", show=False, id="table.page_up", tooltip="A page up"
+        ),
+        Binding(
+            "pagedown",
+            "page_down",
+            "Page down",
+            show=False,
+            id="table.page_down",
+            tooltip="A page down",
+        ),
+        Binding(
+            "ctrl+home,home",
+            "scroll_top",
+            "Top",
+            show=False,
+            id="table.top",
+            tooltip="The first row (the newest)",
+        ),
+        Binding(
+            "ctrl+end,end",
+            "scroll_bottom",
+            "Bottom",
+            show=False,
+            id="table.bottom",
+            tooltip="The last row",
+        ),
     ]
 
     class RowHighlighted(Message):
@@ -162,6 +192,16 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
     @property
     def row_count(self) -> int:
         return len(self._order)
+
+    def get_row_index(self, record_id: str) -> int:
+        """The row `record_id` is on (as `DataTable.get_row_index`)."""
+        return self._row_of(record_id)
+
+    def get_cell(self, record_id: str, column: str) -> RenderableType:
+        """What the row `record_id` shows in `column` (a key of the fitted columns), as drawn
+        (as `DataTable.get_cell`)."""
+        keys = [key for key, _width in self.fitted]
+        return self._cells[record_id][keys.index(column)]
 
     def _row_of(self, record_id: str) -> int:
         if self._index is None:
