@@ -211,15 +211,26 @@ async def test_the_header_counts_the_rows_shown_at_every_frame_of_a_warm_start(
 
 
 async def test_a_first_run_shows_the_seeding_on_a_bar_that_goes_once_the_sandbox_serves(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The bar's module is imported only for a seeding (not on a warm start): a first run still
     gets its bar, moving, and the status bar says "starting" until the client is up."""
     from textual.widgets import ProgressBar
 
-    from payscope.shell.main import StartupProgress
+    from payscope.shell.main import MainScreen, StartupProgress
     from payscope.widgets.status_bar import StatusBar
 
+    # What the screen showed after each word of progress the runtime gave it: each is seen as
+    # it happens (a quick seeding can end between two looks at the screen).
+    told: list[tuple[float | None, bool, str]] = []
+    show = MainScreen.show_progress
+
+    def recorded(screen: MainScreen, text: str, fraction: float | None) -> None:
+        show(screen, text, fraction)
+        box = screen.query_one(StartupProgress)
+        told.append((fraction, box.has_class("-shown"), screen.query_one(StatusBar).state))
+
+    monkeypatch.setattr(MainScreen, "show_progress", recorded)
     config, data = tmp_path / "config", tmp_path / "data"
     config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     app = make_app(config_dir=config, data_dir=data, seed=20_000, daemon=True)
@@ -231,16 +242,15 @@ async def test_a_first_run_shows_the_seeding_on_a_bar_that_goes_once_the_sandbox
             def bar() -> ProgressBar | None:
                 return next(box.query("#progress-bar").results(ProgressBar), None)
 
-            def seeding_shown() -> bool:
-                found = bar()
-                moving = found is not None and (found.progress or 0) > 0
-                starting = app.query_one(StatusBar).state == "starting"
-                return moving and box.has_class("-shown") and starting
-
-            # Seen together at one moment: a quick seeding may end right after the bar moved.
-            await until(seeding_shown)
             await until(app.runtime.client_ready.is_set)
             await pilot.pause()
+            # The seeding was said with its fraction, on a shown box, while "starting".
+            assert any(
+                fraction is not None and fraction > 0 and shown and state == "starting"
+                for fraction, shown, state in told
+            ), told
+            found = bar()
+            assert found is not None and (found.progress or 0) > 0  # it moved
             assert not box.has_class("-shown") and app.query_one(StatusBar).state == ""
             assert len(box.query("#progress-bar")) == 1  # the bar moved; no second one came
     finally:
