@@ -146,7 +146,7 @@ def test_the_commands_say_a_deep_profiles_toml_plainly(tmp_path: Path, command: 
 
 @pytest.mark.parametrize("shape", DEEP_TOML)
 def test_a_deep_theme_file_is_a_problem_said_not_a_crash(tmp_path: Path, shape: str) -> None:
-    from payscope.core.theming import load_theme_dir
+    from payscope.widgets.theming import load_theme_dir
 
     (tmp_path / "deep.toml").write_text('name = "deep"\n' + DEEP_TOML[shape])
     (tmp_path / "big.toml").write_text('name = "big"\n# ' + "x" * bounded.MAX_FILE_BYTES)

@@ -26,8 +26,8 @@ from textual.widgets import DataTable, Static
 from payscope.app import PayscopeApp, make_app
 from payscope.core.asgi_server import EmbeddedServer
 from payscope.core.display import STABLE
-from payscope.core.theming import status_variable
 from payscope.widgets.format import theme_colour
+from payscope.widgets.theming import status_variable
 from tests.api.conftest import Reply, ScriptedApp, envelope
 from tests.real_payments_list import payments_list
 from tests.real_shapes import example, lost

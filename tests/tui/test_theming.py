@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from payscope.core.theming import load_one_theme, load_themes
+from payscope.widgets.theming import load_one_theme, load_themes
 
 
 def test_the_active_shipped_theme_loads_alone_and_equals_the_full_load() -> None:
@@ -38,7 +38,7 @@ def test_textual_themes_colour_statuses_with_their_own_palette() -> None:
     from textual.color import Color
     from textual.theme import BUILTIN_THEMES
 
-    from payscope.core.theming import theme_defaults
+    from payscope.widgets.theming import theme_defaults
 
     dracula = theme_defaults(BUILTIN_THEMES["dracula"])
     generated = BUILTIN_THEMES["dracula"].to_color_system().generate()
@@ -60,8 +60,8 @@ async def test_every_theme_gives_rich_a_colour_it_can_read(dirs: tuple[Path, Pat
     cannot parse would leave them uncoloured without an error)."""
     from rich.style import Style
 
-    from payscope.core.theming import APP_VARIABLE_DEFAULTS
     from payscope.widgets.format import theme_colour
+    from payscope.widgets.theming import APP_VARIABLE_DEFAULTS
     from tests.tui.snapshot_app import build
 
     app = build(*dirs)
@@ -139,8 +139,8 @@ async def test_every_bundled_theme_keeps_status_colours_readable_on_every_row(
     from rich.style import Style
     from textual.widgets import DataTable
 
-    from payscope.core.theming import APP_VARIABLE_DEFAULTS, BUILTIN_THEME_DIR
     from payscope.widgets.format import theme_colour
+    from payscope.widgets.theming import APP_VARIABLE_DEFAULTS, BUILTIN_THEME_DIR
     from tests.tui.pilot import until
     from tests.tui.snapshot_app import build, ready
 

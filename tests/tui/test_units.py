@@ -9,10 +9,10 @@ import pytest
 from payscope.api.vocabulary import PAYMENT_STATUSES
 from payscope.areas.events.spec import parse_event_filter
 from payscope.areas.payments.spec import payment_grammar
-from payscope.core.theming import ThemeFileError, load_themes, parse_theme, status_variable
 from payscope.shell.command_prompt import complete, parse_command
 from payscope.widgets.errors import describe_error
 from payscope.widgets.format import format_amount, parse_amount
+from payscope.widgets.theming import ThemeFileError, load_themes, parse_theme, status_variable
 
 
 def test_shipped_themes_load_with_every_status_colour() -> None:

@@ -25,13 +25,13 @@ from textual.worker import Worker, WorkerState
 from payscope.core import gc_pause
 from payscope.core.display import USER, DisplayPolicy
 from payscope.core.paths import ENV_SANDBOX_MODE
-from payscope.core.theming import (
+from payscope.widgets.errors import describe_error
+from payscope.widgets.theming import (
     DEFAULT_THEME,
     load_one_theme,
     load_themes,
     theme_defaults,
 )
-from payscope.widgets.errors import describe_error
 
 ENV_CURSOR_BLINK = "PAYSCOPE_CURSOR_BLINK"
 

@@ -8,7 +8,7 @@ from datetime import datetime
 from rich.text import Text
 
 from payscope.api.models._iso import format_minor_units, minor_units
-from payscope.core.theming import APP_VARIABLE_DEFAULTS, status_variable
+from payscope.widgets.theming import APP_VARIABLE_DEFAULTS, status_variable
 
 
 def format_amount(amount: int | None, currency: str | None, *, code: bool = True) -> str:
