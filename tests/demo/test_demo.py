@@ -139,3 +139,20 @@ async def test_a_caption_is_shown_literally_whatever_it_holds(tmp_path: Path) ->
         assert not app.demo.failed
         # The screen's text while the step showed: its caption with every bracket in it.
         assert caption in app.demo.played[0].text
+
+
+async def test_text_with_no_field_to_take_it_stops_the_story_and_is_never_typed_as_keys(
+    tmp_path: Path,
+) -> None:
+    # On the payments list nothing takes text: typed as keys, `n` would open a new payment.
+    story = parse_story({"step": [{"type": "no new payment", "pause": 0}]}, "typing", "test")
+    app = make_demo_app(story, pace=20, directory=tmp_path / "demo")
+    async with app.run_test(size=(120, 40)):
+        await _play_to_end(app)
+        assert app.demo.failed == (
+            "Step 1: no text field had the focus to type 'no new payment' into; "
+            "the demo stops here and payscope is yours."
+        )
+        assert app.demo.handed_over and not app.demo.finished
+        assert type(app.screen).__name__ == "MainScreen"  # no form opened
+        assert "no text field had the focus" in screen_text(app)

@@ -122,6 +122,8 @@ class DemoApp(PayscopeApp):
         self._demo_stopped = False
         self._demo_caption = ""
         self._demo_text = ""  # what the caption line says now
+        self._demo_step = 0  # the number of the step playing
+        self._demo_refused_in = -1  # the step during which something was last refused
 
     # -- what a story may not do ------------------------------------------------------------
 
@@ -132,6 +134,7 @@ class DemoApp(PayscopeApp):
         if self._demo_stopped:
             return False
         self.demo.refused.append(str(what))
+        self._demo_refused_in = self._demo_step
         said = f"A demo story may not {what}: refused. (Esc hands payscope over to you.)"
         self.notify(said, title="Demo", severity="warning", markup=False)
         return True
@@ -266,21 +269,27 @@ class DemoApp(PayscopeApp):
             if self._demo_stopped:
                 return
             await self._demo_go.wait()
+            self._demo_step = step.number
             if step.caption:
                 self._demo_caption = self._label(step)
                 self._show(self._demo_caption)
             if step.command:
                 self._post_key("colon", ":")
-                await self._prompt_focused()
+                if not await self._prompt_focused():
+                    if not self._demo_stopped:
+                        self._stop_story(
+                            f"Step {step.number}: the command prompt did not open for "
+                            f"{step.command!r}; the demo stops here and payscope is yours."
+                        )
+                    return
                 self._type(step.command)
                 await asyncio.sleep(KEY_GAP / self.pace)
                 self._post_key("enter")
             for key in step.keys:
                 await asyncio.sleep(KEY_GAP / self.pace)
                 self._post_key(key)
-            if step.type:
-                await self._input_focused()
-                self._type(step.type)
+            if step.type and not await self._type_into_field(step):
+                return
             if not await self._wait_for(step):
                 return
             await self._settle()  # what the step opened has loaded (a screenshot shows it whole)
@@ -330,26 +339,62 @@ class DemoApp(PayscopeApp):
                 return
             last = now
 
-    async def _prompt_focused(self) -> None:
+    async def _prompt_focused(self) -> bool:
         """Wait until the command prompt has the focus (it is mounted on first use)."""
         from payscope.shell.command_prompt import CommandPrompt
 
-        await self._focused(CommandPrompt)
+        return await self._focused(CommandPrompt)
 
-    async def _input_focused(self) -> None:
-        """Wait until a text input has the focus (a filter's, a form's: mounted on first use)."""
+    async def _type_into_field(self, step: Step) -> bool:
+        """Type the step's text into the text field that has the focus, never into anything
+        else (a list would take each letter as a key: `n` a new payment, `/` a filter).
+
+        After a refusal in this step or the one before, no field is waited for: what would
+        have opened it was refused, so the text is dropped at once and the story goes on.
+        Otherwise no field within the step's wait stops the story, saying why. False when the
+        story stops here."""
         from textual.widgets import Input
 
-        await self._focused(Input)
+        refused = 0 <= step.number - self._demo_refused_in <= 1
+        if await self._focused(Input, wait=not refused):
+            self._type(step.type)
+            return True
+        if self._demo_stopped:
+            return False
+        if refused:
+            self.notify(
+                f"Step {step.number}: nothing to type into (what would open it was refused); "
+                "the text is dropped.",
+                title="Demo",
+                severity="warning",
+                markup=False,
+            )
+            return True
+        self._stop_story(
+            f"Step {step.number}: no text field had the focus to type {step.type!r} into; "
+            "the demo stops here and payscope is yours."
+        )
+        return False
 
-    async def _focused(self, kind: type) -> None:
+    async def _focused(self, kind: type, *, wait: bool = True) -> bool:
+        """Whether a `kind` has the focus, waiting for it unless `wait` is false."""
         # Generous: it returns as soon as the focus is there, and keys typed before it would
         # go elsewhere (a loaded machine took over 3 s to mount a form).
         loop = asyncio.get_running_loop()
         deadline = self._after(10)
         await asyncio.sleep(KEY_GAP / self.pace)
-        while not isinstance(self.focused, kind) and loop.time() < deadline:
+        while wait and not isinstance(self.focused, kind) and loop.time() < deadline:
+            if self._demo_stopped:
+                return False
             await asyncio.sleep(0.02)
+        return isinstance(self.focused, kind)
+
+    def _stop_story(self, why: str) -> None:
+        """The story cannot go on: say why, and the TUI is the person's."""
+        self.demo.failed = why
+        self.hand_over()
+        self._show(why)
+        self.notify(why, title="Demo", severity="warning", markup=False)
 
     async def _wait_for(self, step: Step) -> bool:
         loop = asyncio.get_running_loop()
@@ -359,13 +404,10 @@ class DemoApp(PayscopeApp):
             if self._demo_stopped:
                 return False
             if loop.time() > deadline:
-                self.demo.failed = (
+                self._stop_story(
                     f"Step {step.number}: {step.wait_for!r} was not on screen after "
                     f"{step.timeout:g} s; the demo stops here and payscope is yours."
                 )
-                self.hand_over()
-                self._show(self.demo.failed)
-                self.notify(self.demo.failed, title="Demo", severity="warning", markup=False)
                 return False
             await asyncio.sleep(0.1)
         return True
