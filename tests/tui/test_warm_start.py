@@ -6,6 +6,8 @@ the webhooks of what it made reach the listener once that is up."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -235,23 +237,45 @@ async def test_a_first_run_shows_the_seeding_on_a_bar_that_goes_once_the_sandbox
     config.mkdir(mode=0o700)  # payscope's own: private (else it is made so, and said)
     app = make_app(config_dir=config, data_dir=data, seed=20_000, daemon=True)
     app.runtime.spawn_early()
+    pid = app.runtime.spawned_daemon
+    assert pid is not None
+    held = False
     try:
+        # The daemon this test spawned is held in the middle of its seeding until the screen
+        # has been told of it: on a loaded machine the app took longer to start than a
+        # daemon to seed, and a seeding already over has no bar to show.
+        def seeding() -> bool:
+            state = daemon.read_state(data / "sandbox")
+            return state is not None and state.phase == "seeding" and 0 < state.done < state.total
+
+        await until(seeding)
+        os.kill(pid, signal.SIGSTOP)
+        held = True
+        held_at = daemon.read_state(data / "sandbox")
+        assert held_at is not None and held_at.phase == "seeding", held_at  # mid-seeding
         async with app.run_test(size=(120, 40)) as pilot:
             box = app.query_one(StartupProgress)
 
             def bar() -> ProgressBar | None:
                 return next(box.query("#progress-bar").results(ProgressBar), None)
 
+            # The seeding was said with its fraction, on a shown box, while "starting".
+            await until(
+                lambda: any(
+                    fraction is not None and fraction > 0 and shown and state == "starting"
+                    for fraction, shown, state in told
+                ),
+                detail=lambda: told,
+            )
+            os.kill(pid, signal.SIGCONT)
+            held = False
             await until(app.runtime.client_ready.is_set)
             await pilot.pause()
-            # The seeding was said with its fraction, on a shown box, while "starting".
-            assert any(
-                fraction is not None and fraction > 0 and shown and state == "starting"
-                for fraction, shown, state in told
-            ), told
             found = bar()
             assert found is not None and (found.progress or 0) > 0  # it moved
             assert not box.has_class("-shown") and app.query_one(StatusBar).state == ""
             assert len(box.query("#progress-bar")) == 1  # the bar moved; no second one came
     finally:
+        if held:
+            os.kill(pid, signal.SIGCONT)
         daemon.stop(data / "sandbox")
