@@ -9,17 +9,17 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from payscope.sandbox import methods
+from payscope.sandbox import method_types
 from tests.sandbox.conftest import BILLING, envelope
 
 FLOW_STATUS = {
-    methods.SYNC: ("succeeded", None),
-    methods.REDIRECT: ("requires_action", "redirect_to_url"),
-    methods.QR: ("requires_action", "qr_code_information"),
-    methods.TRANSFER: ("requires_action", "display_bank_transfer_information"),
-    methods.VOUCHER: ("requires_action", "display_voucher_information"),
-    methods.DEBIT: ("processing", None),
-    methods.WAIT: ("requires_action", "wait_screen_information"),
+    method_types.SYNC: ("succeeded", None),
+    method_types.REDIRECT: ("requires_action", "redirect_to_url"),
+    method_types.QR: ("requires_action", "qr_code_information"),
+    method_types.TRANSFER: ("requires_action", "display_bank_transfer_information"),
+    method_types.VOUCHER: ("requires_action", "display_voucher_information"),
+    method_types.DEBIT: ("processing", None),
+    method_types.WAIT: ("requires_action", "wait_screen_information"),
 }
 
 
@@ -39,7 +39,7 @@ def body_for(family: str, data: Any, **fields: Any) -> dict[str, Any]:
 
 
 def example(family: str, type_: str) -> Any:
-    return methods.BY_TYPE[(family, type_)].example
+    return method_types.BY_TYPE[(family, type_)].example
 
 
 async def pay(http: httpx.AsyncClient, family: str, data: Any, **fields: Any) -> dict[str, Any]:
@@ -68,7 +68,7 @@ async def events_of(http: httpx.AsyncClient, payment: dict[str, Any]) -> list[st
 
 async def test_every_type_answers_with_its_flow(live: httpx.AsyncClient) -> None:
     table = (await live.get("/_sandbox/test-methods")).json()["data"]
-    assert len(table) == len(methods.TYPES)
+    assert len(table) == len(method_types.TYPES)
     families = {row["payment_method"] for row in table}
     assert families >= {
         "wallet",
@@ -172,7 +172,7 @@ async def test_sofort_goes_processing_after_the_bank_then_settles(live: httpx.As
     payment = await pay(live, "bank_redirect", example("bank_redirect", "sofort"))
     done = await live.post(f"/_sandbox/payments/{payment['payment_id']}/redirect", json={})
     assert done.json()["status"] == "processing"
-    await advance(live, methods.DELAYED_REDIRECT_SECONDS + 1)
+    await advance(live, method_types.DELAYED_REDIRECT_SECONDS + 1)
     assert (await status_of(live, payment["payment_id"]))["status"] == "succeeded"
     assert await events_of(live, payment) == [
         "action_required",
@@ -193,7 +193,7 @@ async def test_bank_transfer_shows_instructions_then_the_money_arrives(
         "amount_charged": None,
         "amount_remaining": 2500,
     }
-    await advance(live, methods.SETTLE_AFTER[methods.TRANSFER] - 60)
+    await advance(live, method_types.SETTLE_AFTER[method_types.TRANSFER] - 60)
     assert (await status_of(live, payment["payment_id"]))["status"] == "requires_action"
     await advance(live, 120)
     arrived = await status_of(live, payment["payment_id"])
@@ -215,9 +215,9 @@ async def test_unpaid_instructions_lapse_with_the_expire_email(
     live: httpx.AsyncClient, family: str, type_: str
 ) -> None:
     payment = await pay(live, family, example(family, type_), email="ada+expire@example.com")
-    await advance(live, methods.SETTLE_AFTER[methods.VOUCHER] + 60)
+    await advance(live, method_types.SETTLE_AFTER[method_types.VOUCHER] + 60)
     assert (await status_of(live, payment["payment_id"]))["status"] == "requires_action"
-    await advance(live, methods.INSTRUCTIONS_LAPSE)
+    await advance(live, method_types.INSTRUCTIONS_LAPSE)
     lapsed = await status_of(live, payment["payment_id"])
     assert (lapsed["status"], lapsed["next_action"]) == ("expired", None)
     assert await events_of(live, payment) == ["action_required", "payment_expired"]
@@ -229,7 +229,7 @@ async def test_a_voucher_is_paid_on_the_clock_or_at_once_on_its_page(
     boleto = await pay(live, "voucher", example("voucher", "boleto"), currency="BRL")
     details = boleto["next_action"]["voucher_details"]
     assert details["reference"] and details["download_url"].startswith("http")
-    await advance(live, methods.SETTLE_AFTER[methods.VOUCHER] + 1)
+    await advance(live, method_types.SETTLE_AFTER[method_types.VOUCHER] + 1)
     assert (await status_of(live, boleto["payment_id"]))["status"] == "succeeded"
     oxxo = await pay(live, "voucher", "oxxo", currency="MXN")
     assert oxxo["payment_method_type"] == "oxxo"
@@ -265,7 +265,7 @@ async def test_bank_debits_process_then_settle_by_the_account(
     assert payment["status"] == "processing"
     shown = payment["payment_method_data"]["bank_debit"][variant][field]
     assert shown.endswith(value[-4:]) and value not in str(payment)
-    await advance(live, methods.SETTLE_AFTER[methods.DEBIT] + 1)
+    await advance(live, method_types.SETTLE_AFTER[method_types.DEBIT] + 1)
     settled = await status_of(live, payment["payment_id"])
     assert (settled["status"], settled["unified_code"]) == (status, code)
     final = "payment_succeeded" if status == "succeeded" else "payment_failed"
@@ -282,7 +282,7 @@ async def test_upi_collect_waits_for_the_app(
     payment = await pay(live, "upi", {"upi_collect": {"vpa_id": vpa}}, currency="INR")
     action = payment["next_action"]
     assert action["display_to_timestamp"] > action["display_from_timestamp"]
-    await advance(live, methods.SETTLE_AFTER[methods.WAIT] + 1)
+    await advance(live, method_types.SETTLE_AFTER[method_types.WAIT] + 1)
     done = await status_of(live, payment["payment_id"])
     assert (done["status"], done["unified_code"]) == (status, code)
 
@@ -411,7 +411,7 @@ async def test_a_debit_mandate_charges_again_off_session(live: httpx.AsyncClient
     assert setup["next_action"]["type"] == "redirect_to_url"
     verified = await live.post(f"/_sandbox/payments/{setup['payment_id']}/redirect", json={})
     assert verified.json()["status"] == "processing"
-    await advance(live, methods.SETTLE_AFTER[methods.DEBIT] + 1)
+    await advance(live, method_types.SETTLE_AFTER[method_types.DEBIT] + 1)
     settled = await status_of(live, setup["payment_id"])
     mandate_id = settled["mandate_id"]
     assert settled["status"] == "succeeded" and mandate_id
@@ -430,7 +430,7 @@ async def test_a_debit_mandate_charges_again_off_session(live: httpx.AsyncClient
     )
     assert again.json()["status"] == "processing"  # off session: no verification again
     assert again.json()["payment_method"] == "bank_debit"
-    await advance(live, methods.SETTLE_AFTER[methods.DEBIT] + 1)
+    await advance(live, method_types.SETTLE_AFTER[method_types.DEBIT] + 1)
     assert (await status_of(live, again.json()["payment_id"]))["status"] == "succeeded"
     assert await events_of(live, setup) == [
         "action_required",

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from payscope.sandbox import methods
+from payscope.sandbox import method_types
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
 
 
@@ -53,7 +53,7 @@ async def test_payment_methods_list_for_a_payment(
     body = listed.json()
     assert body["currency"] == "EUR" and body["redirect_url"] == "https://shop.example/back"
     families = {m["payment_method"]: m["payment_method_types"] for m in body["payment_methods"]}
-    assert set(families) == {"card", *methods.FAMILIES}
+    assert set(families) == {"card", *method_types.FAMILIES}
     ideal = next(t for t in families["bank_redirect"] if t["payment_method_type"] == "ideal")
     assert ideal["payment_experience"][0]["payment_experience_type"] == "redirect_to_url"
     assert body["is_guest_customer"] is True

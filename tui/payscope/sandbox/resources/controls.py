@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from payscope.sandbox import methods
+from payscope.sandbox import method_types
 from payscope.sandbox.cards import TEST_CARDS
 from payscope.sandbox.clock import LATEST, iso, parse_iso
 from payscope.sandbox.errors import invalid, missing
@@ -42,7 +42,7 @@ async def test_cards() -> Response:
 async def test_methods() -> Response:
     """Each family and type the sandbox takes besides cards, how it flows (sync, redirect,
     qr, transfer, voucher, debit, wait) and the test values that decide its outcome."""
-    return respond({"data": [method.as_dict() for method in methods.TYPES]})
+    return respond({"data": [method.as_dict() for method in method_types.TYPES]})
 
 
 def _clock_view(request: Request) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from payscope.api.models.payment_methods import (
     PaymentMethodCreateRequest,
     PaymentMethodUpdateRequest,
 )
-from payscope.sandbox import ids, methods
+from payscope.sandbox import ids, method_types, methods
 from payscope.sandbox.errors import INVALID, SandboxError, missing
 from payscope.sandbox.keys import PUBLISHABLE
 from payscope.sandbox.resources._cards import (
@@ -232,7 +232,7 @@ async def merchant_payment_methods(request: Request) -> Response:
                 "pm_auth_connector": None,
             }
         )
-    for method in methods.TYPES:
+    for method in method_types.TYPES:
         types = grouped.setdefault(method.family, [])
         if any(t["payment_method_type"] == method.type for t in types):
             continue
@@ -245,7 +245,7 @@ async def merchant_payment_methods(request: Request) -> Response:
                         "eligible_connectors": ["sandbox"],
                     }
                 ]
-                if method.flow in (methods.REDIRECT, methods.QR)
+                if method.flow in (method_types.REDIRECT, method_types.QR)
                 else None,
                 "card_networks": None,
                 "bank_names": None,

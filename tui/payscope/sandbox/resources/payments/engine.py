@@ -29,7 +29,7 @@ from payscope.api.models.payments import (
     PaymentCreateRequest,
     PaymentUpdateRequest,
 )
-from payscope.sandbox import cards, ids, methods
+from payscope.sandbox import cards, ids, method_types
 from payscope.sandbox.clock import iso
 from payscope.sandbox.db import dumps
 from payscope.sandbox.errors import (
@@ -456,7 +456,7 @@ def charge_off_session(row: Row, now: float) -> bool:
     outcome, code = rule.get("outcome"), rule.get("code")
     if outcome == cards.NEEDS_3DS:
         outcome, code = cards.DECLINED, "UE_2002"
-    if rule.get("settle") == methods.FAILED:
+    if rule.get("settle") == method_types.FAILED:
         outcome, code = cards.DECLINED, rule.get("settle_code") or rule.get("fail_code")
     if outcome == cards.DECLINED or rule.get("fails_renewals"):
         decline = cards.decline(str(code or "UE_1001")).fields(str(rule.get("brand", "Unknown")))

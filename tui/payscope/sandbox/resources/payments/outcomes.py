@@ -11,7 +11,7 @@ import sqlite3
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from payscope.sandbox import cards, ids, methods
+from payscope.sandbox import cards, ids, method_types, methods
 from payscope.sandbox.clock import iso
 from payscope.sandbox.errors import invalid, missing
 from payscope.sandbox.resources import _saved_methods as payment_methods
@@ -252,11 +252,11 @@ def confirm_method(
     now: float,
     first: bool,
 ) -> None:
-    """Confirm with a non-card method: its flow decides (see `payscope.sandbox.methods`)."""
+    """Confirm with a non-card method: its flow decides (see `payscope.sandbox.method_types`)."""
     rule = row.card_rule or {}
     flow = str(rule["flow"])
     now_iso = iso(now)
-    if flow in methods.ASYNC_FLOWS and row.data.get("capture_method") in MANUAL:
+    if flow in method_types.ASYNC_FLOWS and row.data.get("capture_method") in MANUAL:
         raise invalid(
             "capture_method",
             row.data.get("capture_method"),
@@ -266,7 +266,9 @@ def confirm_method(
     clear_decline(row.data)
     row.data["next_action"] = None
     # A charge on a mandate has no customer to send anywhere: it goes straight through.
-    if flow == methods.SYNC or (rule.get("mandate") and flow in (methods.REDIRECT, methods.QR)):
+    if flow == method_types.SYNC or (
+        rule.get("mandate") and flow in (method_types.REDIRECT, method_types.QR)
+    ):
         if rule.get("outcome") == cards.DECLINED:
             decline = fail(row, str(rule["code"]))
             add_attempt(conn, row, "failure", now_iso, decline, first)
@@ -274,23 +276,25 @@ def confirm_method(
         status = authorise(conn, state, row, now)
         add_attempt(conn, row, status, now_iso, {}, first)
         return
-    if flow == methods.DEBIT and not (
+    if flow == method_types.DEBIT and not (
         row.data.get("setup_future_usage") == "off_session" and not rule.get("mandate")
     ):
         row.status = "processing"
-        row.expires_at = now + methods.SETTLE_AFTER[flow]
+        row.expires_at = now + method_types.SETTLE_AFTER[flow]
         add_attempt(conn, row, "pending", now_iso, {}, first)
         return
     # A debit that sets up a mandate first has the customer verify the account and accept
     # the mandate on the bank's page (as the real service's debits do), then it processes.
     row.status = "requires_customer_action"
     row.data["next_action"] = next_action_for(state, base, row, rule, now)
-    if flow in methods.SETTLE_AFTER:
-        lapses = rule.get("settle") == methods.EXPIRED
+    if flow in method_types.SETTLE_AFTER:
+        lapses = rule.get("settle") == method_types.EXPIRED
         row.expires_at = now + (
-            methods.INSTRUCTIONS_LAPSE if lapses else methods.SETTLE_AFTER[flow]
+            method_types.INSTRUCTIONS_LAPSE if lapses else method_types.SETTLE_AFTER[flow]
         )
-    waiting = "authentication_pending" if flow in (methods.REDIRECT, methods.QR) else "pending"
+    waiting = (
+        "authentication_pending" if flow in (method_types.REDIRECT, method_types.QR) else "pending"
+    )
     add_attempt(conn, row, waiting, now_iso, {}, first)
 
 
@@ -301,7 +305,7 @@ def next_action_for(
     flow = rule["flow"]
     page = redirect_url(base, row)
     millis = int(now * 1000)
-    if flow == methods.QR:
+    if flow == method_types.QR:
         return {
             "type": "qr_code_information",
             "image_data_url": methods.qr_image(page),
@@ -310,8 +314,8 @@ def next_action_for(
             "display_text": None,
             "border_color": None,
         }
-    if flow == methods.TRANSFER:
-        method = methods.BY_TYPE[(str(rule["family"]), str(rule["type"]))]
+    if flow == method_types.TRANSFER:
+        method = method_types.BY_TYPE[(str(rule["family"]), str(rule["type"]))]
         return {
             "type": "display_bank_transfer_information",
             "bank_transfer_steps_and_charges_details": methods.transfer_instructions(
@@ -322,21 +326,21 @@ def next_action_for(
                 state.credentials.merchant_id,
             ),
         }
-    if flow == methods.VOUCHER:
+    if flow == method_types.VOUCHER:
         return {
             "type": "display_voucher_information",
             "voucher_details": {
                 "reference": row.payment_id.removeprefix("pay_")[-12:].upper(),
                 "download_url": page,
                 "instructions_url": page,
-                "expires_at": iso(now + methods.INSTRUCTIONS_LAPSE),
+                "expires_at": iso(now + method_types.INSTRUCTIONS_LAPSE),
             },
         }
-    if flow == methods.WAIT:
+    if flow == method_types.WAIT:
         return {
             "type": "wait_screen_information",
             "display_from_timestamp": millis,
-            "display_to_timestamp": millis + int(methods.SETTLE_AFTER[flow] * 1000),
+            "display_to_timestamp": millis + int(method_types.SETTLE_AFTER[flow] * 1000),
             "poll_config": {"delay_in_secs": 5, "frequency": 12},
         }
     return {"type": "redirect_to_url", "redirect_to_url": page}
@@ -352,17 +356,21 @@ def finish_method(
     flow = rule.get("flow")
     now_iso = iso(now)
     row.expires_at = None
-    if result == "authorize" and rule.get("settle") == methods.FAILED and flow != methods.DEBIT:
+    if (
+        result == "authorize"
+        and rule.get("settle") == method_types.FAILED
+        and flow != method_types.DEBIT
+    ):
         result = "fail"  # the VPA's test value: the customer declines in their app
     if result == "authorize":
-        if rule.get("delayed") or flow == methods.DEBIT:
+        if rule.get("delayed") or flow == method_types.DEBIT:
             row.status = "processing"
             row.data["next_action"] = None
-            if flow == methods.DEBIT:  # the account is verified: now the debit runs
-                row.expires_at = now + methods.SETTLE_AFTER[flow]
+            if flow == method_types.DEBIT:  # the account is verified: now the debit runs
+                row.expires_at = now + method_types.SETTLE_AFTER[flow]
             else:
-                row.expires_at = now + methods.DELAYED_REDIRECT_SECONDS
-                rule["settle"] = methods.SUCCEEDED
+                row.expires_at = now + method_types.DELAYED_REDIRECT_SECONDS
+                rule["settle"] = method_types.SUCCEEDED
             update_last_attempt(conn, row, "pending", now_iso, {})
             return
         status = authorise(conn, state, row, now)
@@ -371,11 +379,11 @@ def finish_method(
         code = rule.get("settle_code") or rule.get("fail_code") or "UE_1007"
         decline = fail(row, str(code))
         update_last_attempt(conn, row, "failure", now_iso, decline)
-    elif flow in (methods.TRANSFER, methods.VOUCHER):
+    elif flow in (method_types.TRANSFER, method_types.VOUCHER):
         lapse(row)
         update_last_attempt(conn, row, "failure", now_iso, {})
     else:
-        decline = fail(row, methods.ABANDON_CODE)
+        decline = fail(row, method_types.ABANDON_CODE)
         update_last_attempt(conn, row, "failure", now_iso, decline)
 
 
@@ -389,11 +397,11 @@ def settle_method(conn: sqlite3.Connection, state: SandboxState, row: Row, now: 
     """The sandbox clock reached a method's settlement: the money arrived (or the debit
     failed, or the instructions lapsed)."""
     rule = row.card_rule or {}
-    settle = rule.get("settle", methods.SUCCEEDED)
-    if settle == methods.SUCCEEDED:
+    settle = rule.get("settle", method_types.SUCCEEDED)
+    if settle == method_types.SUCCEEDED:
         status = authorise(conn, state, row, now)
         update_last_attempt(conn, row, status, iso(now), {})
-    elif settle == methods.FAILED:
+    elif settle == method_types.FAILED:
         decline = fail(row, str(rule.get("settle_code") or rule.get("fail_code")))
         update_last_attempt(conn, row, "failure", iso(now), decline)
     else:
