@@ -42,16 +42,14 @@ import json
 import logging
 import sqlite3
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from payscope.sandbox import ids
-from payscope.sandbox.clock import iso
+from payscope.sandbox.clock import Clock, iso
 from payscope.sandbox.db import Database, dumps
+from payscope.sandbox.identity import Credentials
 from payscope.sandbox.webhook_http import DeliveryError, Sender
 from payscope.webhooks.signing import SIGNATURE_HEADER, sign
-
-if TYPE_CHECKING:
-    from payscope.sandbox.state import SandboxState
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -133,6 +131,27 @@ _NO_EARLIER_PENDING = (
 _log = logging.getLogger("payscope.sandbox")
 
 
+class Host(Protocol):
+    """What the outbox needs of the sandbox it serves (`SandboxState` is one). The state makes
+    its outbox, so the outbox names only these and the dependency runs one way."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def clock(self) -> Clock: ...
+
+    @property
+    def credentials(self) -> Credentials: ...
+
+    @property
+    def outbox(self) -> Outbox: ...
+
+    def webhook_targets(self) -> tuple[tuple[str, ...], str]:
+        """(every endpoint a delivery goes to, signing secret)."""
+        ...
+
+
 def apply_schema(db: Database) -> None:
     """Create the outbox tables, first rebuilding an `events` table of an older version.
 
@@ -171,7 +190,7 @@ def _quoted(text: str) -> str:
 
 def emit(
     conn: sqlite3.Connection,
-    state: SandboxState,
+    state: Host,
     *,
     event_type: str,
     event_class: str,
@@ -231,7 +250,7 @@ class _Flight:
 class Outbox:
     """Sends due events concurrently (bounded), in order per object; see the module docstring."""
 
-    def __init__(self, state: SandboxState, concurrency: int = DELIVERY_CONCURRENCY) -> None:
+    def __init__(self, state: Host, concurrency: int = DELIVERY_CONCURRENCY) -> None:
         self._state = state
         self.concurrency = concurrency
         self._sender: Sender | None = None

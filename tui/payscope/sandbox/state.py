@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -240,8 +241,6 @@ class SandboxState:
             try:
                 await self.process_due(jobs=jobs)
             except Exception:  # pragma: no cover - logged, the loop keeps going
-                import logging
-
                 logging.getLogger("payscope.sandbox").exception("background pass failed")
 
     async def aclose(self) -> None:
