@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -31,6 +32,13 @@ from payscope.sandbox.public import is_public
 from payscope.sandbox.responses import doc_schemas
 from payscope.sandbox.routing import served, without_head
 from payscope.sandbox.state import SandboxState
+
+try:
+    import swagger_ui_bundle
+
+    SWAGGER_UI_PATH: Path | None = swagger_ui_bundle.swagger_ui_path
+except ImportError:  # pragma: no cover - a dependency; /docs says so if it is missing
+    SWAGGER_UI_PATH = None
 
 log = logging.getLogger("payscope.sandbox")
 
@@ -251,20 +259,16 @@ def _merge_body_schemas(app: FastAPI, documented: list[BaseRoute]) -> None:
 
 
 def _add_docs(app: FastAPI) -> None:
-    try:
-        import swagger_ui_bundle
-    except ImportError:  # pragma: no cover - a dependency; /docs says so if it is missing
-        swagger_ui_bundle = None
-    if swagger_ui_bundle is not None:
+    if SWAGGER_UI_PATH is not None:
         app.mount(
             "/_sandbox/assets",
-            StaticFiles(directory=swagger_ui_bundle.swagger_ui_path),
+            StaticFiles(directory=SWAGGER_UI_PATH),
             name="swagger-assets",
         )
 
     @app.get("/docs", include_in_schema=False)
     async def docs() -> Any:
-        if swagger_ui_bundle is None:  # pragma: no cover
+        if SWAGGER_UI_PATH is None:  # pragma: no cover
             return HTMLResponse("swagger-ui-bundle is not installed", status_code=500)
         return get_swagger_ui_html(
             openapi_url="/openapi.json",

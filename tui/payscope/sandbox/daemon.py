@@ -23,18 +23,25 @@ This module imports neither FastAPI nor Textual at import time: the TUI reads it
 
 from __future__ import annotations
 
+import argparse
+import asyncio
 import contextlib
 import json
 import os
 import signal
+import sqlite3
+import subprocess
 import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from payscope.core import gc_pause
+from payscope.core.disk import full_disk
 from payscope.core.private_files import open_private, private_dir
 from payscope.sandbox import files
+from payscope.sandbox.config import SandboxConfig
 from payscope.sandbox.files import STATE_FILE as STATE_FILE  # re-exported: the daemon's file
 from payscope.sandbox.files import alive as alive
 from payscope.sandbox.identity import Credentials
@@ -88,11 +95,7 @@ def _write_state(directory: Path, state: DaemonState) -> None:
 
 def read_credentials(directory: Path) -> Credentials | None:
     """The keys and ids in the sandbox's database in `directory` (None before its first run)."""
-    import sqlite3
-
-    from payscope.sandbox.files import DB_FILE
-
-    path = directory / DB_FILE
+    path = directory / files.DB_FILE
     if not path.exists():
         return None
     try:
@@ -150,20 +153,14 @@ def read_webhook_listeners(directory: Path) -> list[str] | None:
     )
     if value is None:
         return None
-    import json
-
     return [str(url) for url in json.loads(value)]
 
 
 def _read_one(directory: Path, sql: str) -> Any:
     """The first column of the first row `sql` reads from the sandbox's database, read-only
     (None when there is none, or the database cannot be read)."""
-    import sqlite3
-
-    from payscope.sandbox.files import DB_FILE
-
     try:
-        conn = sqlite3.connect(f"file:{directory / DB_FILE}?mode=ro", uri=True, timeout=1)
+        conn = sqlite3.connect(f"file:{directory / files.DB_FILE}?mode=ro", uri=True, timeout=1)
         try:
             row = conn.execute(sql).fetchone()
         finally:
@@ -176,8 +173,6 @@ def _read_one(directory: Path, sql: str) -> Any:
 def spawn(directory: Path, *, port: int = 0, seed: int = 0) -> int:
     """Start the daemon for `directory`, detached from this process and its terminal; returns
     its pid (it is ready once `read_state(directory).phase == "ready"`)."""
-    import subprocess
-
     private_dir(directory)
     log = open_private(directory / LOG_FILE, "ab")  # handed to the child
     try:
@@ -219,8 +214,6 @@ FAILED = "payscope sandbox daemon failed: "
 def why_stopped(directory: Path) -> str:
     """Why the daemon of `directory` stopped before serving: its own last word on it in its
     log (the log is kept across runs: older runs' lines are not this one's), else its tail."""
-    from payscope.core.disk import full_disk
-
     # A full disk first: the daemon could not write its database, nor (often) its log.
     full = full_disk(directory)
     if full is not None:
@@ -322,9 +315,8 @@ class AlreadyServed(Exception):
 
 async def serve(directory: Path, port: int, seed: int) -> int:
     """Run the sandbox of `directory` until SIGTERM or SIGINT."""
-    import asyncio
-
-    from payscope.sandbox.config import SandboxConfig
+    # FastAPI and every route load here, not with this module: the TUI imports it to read
+    # the daemon's files and to start it.
     from payscope.sandbox.server import Sandbox
 
     pid = os.getpid()
@@ -353,8 +345,6 @@ async def serve(directory: Path, port: int, seed: int) -> int:
     if afresh:
         print(afresh, flush=True)
     url, note = await start_on(sandbox, port)
-    from payscope.core import gc_pause
-
     gc_pause.resume(freeze=True)  # paused by `main` since launch
     if seed and not sandbox.is_seeded():
         last = [0.0]
@@ -407,12 +397,7 @@ async def serve(directory: Path, port: int, seed: int) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from payscope.core import gc_pause
-
     gc_pause.pause()  # until it serves (tui/payscope/core/gc_pause.py)
-    import argparse
-    import asyncio
-
     parser = argparse.ArgumentParser(prog="python -m payscope.sandbox.daemon")
     parser.add_argument("--data", required=True, type=Path)
     parser.add_argument("--port", type=int, default=0)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import shlex
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from payscope.core.disk import is_disk_full
 from payscope.core.private_files import create_private, tighten_sqlite
 from payscope.sandbox.errors import INVALID, SandboxError
 
@@ -61,8 +63,6 @@ def unusable(path: Path, exc: sqlite3.Error) -> DatabaseUnusable:
     """The error to report for `exc`, raised while opening the database at `path`."""
     text = str(exc)
     if any(sign in text for sign in ("not a database", "malformed", "encrypted", "corrupt")):
-        import shlex
-
         aside = shlex.quote(f"{path}.damaged")
         return DatabaseUnusable(
             f"The sandbox's database {path} is damaged ({text}). Move it aside "
@@ -157,8 +157,6 @@ class Database:
     def note_failure(self, exc: BaseException) -> bool:
         """Record a failed write; True when it is a full disk. The first one since the last
         good commit is logged (one line, no traceback); the ones after it are not."""
-        from payscope.core.disk import is_disk_full
-
         if not is_disk_full(exc) and self.disk_full is None:
             return False
         if self.disk_full is None:

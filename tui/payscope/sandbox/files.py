@@ -18,8 +18,11 @@ belongs to anything, is reported and ignored, and nothing is ever signalled by i
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import itertools
+import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -51,8 +54,6 @@ class StateCheck(NamedTuple):
 
 def check_state(directory: Path) -> StateCheck:
     """The state file of `directory`, trusted only when a live daemon proves it is its own."""
-    import json
-
     path = directory / STATE_FILE
     try:
         raw = path.read_bytes()
@@ -105,8 +106,6 @@ def serving_pid(directory: Path) -> int | None:
 def lock_held(directory: Path) -> bool:
     """True while some process holds the daemon's lock on `directory` (False: no lock file,
     or nobody holds it). Holding it is what makes a daemon the one that serves."""
-    import fcntl
-
     try:
         fd = os.open(directory / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
@@ -125,8 +124,6 @@ def lock_held(directory: Path) -> bool:
 def take_lock(directory: Path) -> int | None:
     """Take the daemon's lock on `directory` for this process's life: the open file descriptor
     (keep it open: closing it releases the lock), or None when another process holds it."""
-    import fcntl
-
     fd = os.open(directory / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -178,8 +175,6 @@ def command_line(pid: int) -> list[str] | None:
 
 def _ps(pid: int, column: str) -> str | None:
     """One column of `ps` for `pid` (where there is no /proc)."""
-    import subprocess
-
     try:
         done = subprocess.run(
             ["ps", "-p", str(pid), "-o", column],

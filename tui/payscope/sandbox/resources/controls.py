@@ -14,6 +14,7 @@ from payscope.sandbox.clock import LATEST, iso, parse_iso
 from payscope.sandbox.errors import invalid, missing
 from payscope.sandbox.resource import Resource
 from payscope.sandbox.responses import read_object, respond
+from payscope.sandbox.seed import reset
 from payscope.sandbox.state import state_of
 from payscope.sandbox.upcoming import upcoming
 
@@ -107,8 +108,6 @@ async def reset_sandbox(request: Request) -> Response:
     """Every record goes and the seeded demo data is written again as it was seeded (laid out
     back from today); the clock returns to real time. Keys, the profile, the webhook settings
     and attached listeners stay. No body."""
-    from payscope.sandbox.seed import reset
-
     state = state_of(request)
     done = await reset(state)
     return respond({**_clock_view(request), **done})

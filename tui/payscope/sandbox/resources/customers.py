@@ -23,6 +23,7 @@ from payscope.sandbox.clock import iso
 from payscope.sandbox.db import dumps
 from payscope.sandbox.errors import conflict, not_found
 from payscope.sandbox.resource import Resource, SeedContext
+from payscope.sandbox.resources._saved_methods import forget_customer
 from payscope.sandbox.responses import json_body, read_body, respond, respond_list, validate_query
 from payscope.sandbox.state import state_of
 
@@ -123,8 +124,6 @@ async def delete_customer(request: Request, customer_id: str) -> Response:
     with state.db.transaction() as conn:
         _load(conn, customer_id)
         conn.execute("DELETE FROM customers WHERE customer_id = ?", (customer_id,))
-        from payscope.sandbox.resources._saved_methods import forget_customer
-
         forget_customer(conn, state, customer_id)
     return respond(
         {
