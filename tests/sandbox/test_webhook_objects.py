@@ -15,7 +15,8 @@ from typing import Any
 
 import httpx
 
-from payscope.sandbox.resources import disputes
+from payscope.sandbox.resources.disputes.engine import EDGES as DISPUTE_EDGES
+from payscope.sandbox.resources.disputes.engine import OPENED as DISPUTE_OPENED
 from payscope.sandbox.resources.payments import engine as payments
 from payscope.sandbox.resources.payouts import engine as payouts
 from payscope.sandbox.server import Sandbox
@@ -52,7 +53,7 @@ SUB_CARD = {
 
 def sent_by_the_sandbox() -> set[str]:
     """Every event type a resource module can emit."""
-    dispute_events = {disputes.OPENED} | {to for outs in disputes.EDGES.values() for to in outs}
+    dispute_events = {DISPUTE_OPENED} | {to for outs in DISPUTE_EDGES.values() for to in outs}
     return (
         set(payments.STATUS_EVENTS.values())
         | {"refund_succeeded", "refund_failed"}

@@ -16,7 +16,7 @@ a partial authorisation, a refund held for `review`, and a payout found `ineligi
 
 A refund settles at once (`succeeded`), as the real service's own sandbox processor settles it.
 Three cards make their payments' refunds asynchronous: they start `pending` and settle on the
-sandbox clock (`refunds.SETTLE_SECONDS`): `succeeded` (4000000000007726, Stripe's own
+sandbox clock (`refunds.engine.SETTLE_SECONDS`): `succeeded` (4000000000007726, Stripe's own
 "refund pending" test card), `failed` (4000000000005126) or held for `review` (4000000000000168).
 """
 
