@@ -1,5 +1,6 @@
 """Helpers shared by the resources: model validation for bodies read with
-`responses.read_object`, and the sandbox's own root URL (for the links it hands out).
+`responses.read_object` (and `refused`, for a body model's own answers), and the sandbox's own
+root URL (for the links it hands out).
 
 Shared pieces import no resource: what one resource offers the others is in its package
 (`payments.engine`, for instance, writes payments on the merchant's behalf).
@@ -10,9 +11,10 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticCustomError
 from starlette.requests import Request
 
-from payscope.sandbox.errors import from_validation_error
+from payscope.sandbox.errors import SandboxError, from_validation_error
 from payscope.sandbox.state import state_of
 
 M = TypeVar("M", bound=BaseModel)
@@ -24,6 +26,13 @@ def validate(model: type[M], data: Any) -> M:
         return model.model_validate(data)
     except ValidationError as exc:
         raise from_validation_error(exc) from None
+
+
+def refused(error: SandboxError) -> PydanticCustomError:
+    """`error` for a body model's validator to raise: `validate` answers it with the same code
+    and message. Its message names the field (as `errors.missing` and `errors.invalid` write
+    it), so `errors.from_validation_errors` takes it as it is."""
+    return PydanticCustomError("missing" if error.code == "IR_01" else "value_error", error.message)
 
 
 def base_url(request: Request) -> str:

@@ -19,6 +19,7 @@ from payscope.api.models.disputes import (
 from payscope.sandbox.errors import invalid, missing
 from payscope.sandbox.resources._support import validate
 from payscope.sandbox.resources.disputes import engine, store
+from payscope.sandbox.resources.disputes.bodies import ResolveBody
 from payscope.sandbox.responses import (
     json_body,
     read_object,
@@ -166,10 +167,5 @@ async def network_opens(request: Request) -> Response:
 )
 async def network_resolves(request: Request, dispute_id: str) -> Response:
     """Body `{outcome: won | lost}`."""
-    body = await read_object(request, '{"outcome": "won"}')
-    outcome = body.get("outcome")
-    if outcome is None:
-        raise missing("outcome", 'Say how the network decided: {"outcome": "won"} or "lost".')
-    if outcome not in ("won", "lost"):
-        raise invalid("outcome", outcome, "'won' or 'lost'")
-    return respond(engine.change(state_of(request), dispute_id, f"dispute_{outcome}"))
+    body = validate(ResolveBody, await read_object(request, '{"outcome": "won"}'))
+    return respond(engine.change(state_of(request), dispute_id, f"dispute_{body.outcome}"))

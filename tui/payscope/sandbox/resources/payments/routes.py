@@ -23,10 +23,11 @@ from payscope.api.models.payments import (
     PaymentListRequest,
     PaymentUpdateRequest,
 )
-from payscope.sandbox.errors import forbidden, invalid, missing
+from payscope.sandbox.errors import forbidden, invalid
 from payscope.sandbox.keys import PUBLISHABLE
-from payscope.sandbox.resources._support import base_url
+from payscope.sandbox.resources._support import base_url, validate
 from payscope.sandbox.resources.payments import engine, store
+from payscope.sandbox.resources.payments.bodies import ChallengeBody, SessionTokensBody
 from payscope.sandbox.resources.payments.engine import THREE_DS_RESULTS
 from payscope.sandbox.resources.payments.store import Row, load
 from payscope.sandbox.responses import (
@@ -163,16 +164,13 @@ def _session_token(wallet: str, payment: dict[str, Any]) -> dict[str, Any]:
 async def session_tokens(request: Request) -> Response:
     """`{payment_id, client_secret, session_token: [...]}`: one entry per wallet asked for that
     the sandbox takes (its wallets need no provider session, so each says to confirm)."""
-    body = await read_object(request, '{"payment_id": "pay_...", "wallets": []}')
-    payment_id = body.get("payment_id")
-    if not isinstance(payment_id, str) or not payment_id:
-        raise missing("payment_id", "The payment whose SDK session this is.")
-    wallets = body.get("wallets") or []
-    if not isinstance(wallets, list) or not all(isinstance(w, str) for w in wallets):
-        raise invalid("wallets", wallets, "a list of wallet types, e.g. ['google_pay']")
-    secret = body.get("client_secret")
+    body = validate(
+        SessionTokensBody,
+        await read_object(request, '{"payment_id": "pay_...", "wallets": []}'),
+    )
+    payment_id, wallets = body.payment_id, body.wallets
     row = load(state_of(request).db.conn, payment_id)
-    check_client_secret(request, row, secret if isinstance(secret, str) else None)
+    check_client_secret(request, row, body.client_secret)
     unknown = [w for w in wallets if w not in SESSION_WALLETS]
     if unknown:
         raise invalid(
@@ -307,9 +305,8 @@ async def complete_three_ds(request: Request, payment_id: str) -> Response:
     """Body `{result: authorize | fail | abandon}` (default authorize). Needs the secret key;
     a browser uses the challenge page (GET on this path) instead."""
     _secret_only(request)
-    body = await read_object(request, '{"result": "authorize"}')
-    result = body.get("result", "authorize")
-    row = engine.complete_challenge(state_of(request), payment_id, result)
+    body = validate(ChallengeBody, await read_object(request, '{"result": "authorize"}'))
+    row = engine.complete_challenge(state_of(request), payment_id, body.result)
     return respond_json(row.json)
 
 

@@ -10,8 +10,9 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from payscope.api.models.refunds import RefundCreateRequest, RefundListRequest, RefundUpdateRequest
-from payscope.sandbox.errors import invalid, missing
+from payscope.sandbox.resources._support import validate
 from payscope.sandbox.resources.refunds import engine, store
+from payscope.sandbox.resources.refunds.bodies import ReviewBody
 from payscope.sandbox.responses import (
     json_body,
     read_body,
@@ -79,10 +80,5 @@ async def update_refund(request: Request, refund_id: str) -> Response:
 )
 async def review_refund(request: Request, refund_id: str) -> Response:
     """Body `{outcome: succeeded | failed}`: the processor's review of a refund in `review`."""
-    body = await read_object(request, '{"outcome": "succeeded"}')
-    outcome = body.get("outcome")
-    if outcome is None:
-        raise missing("outcome", 'Say how the review ended: {"outcome": "succeeded"} or "failed".')
-    if outcome not in ("succeeded", "failed"):
-        raise invalid("outcome", outcome, "'succeeded' or 'failed'")
-    return respond(engine.review(state_of(request), refund_id, str(outcome)))
+    body = validate(ReviewBody, await read_object(request, '{"outcome": "succeeded"}'))
+    return respond(engine.review(state_of(request), refund_id, str(body.outcome)))
