@@ -19,7 +19,7 @@ import time
 from typing import Any, Final
 
 from fastapi import APIRouter, Request
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, field_validator
 from starlette.responses import Response
 
 from payscope.api.models.users import (
@@ -40,7 +40,7 @@ from payscope.sandbox.errors import (
     not_found,
 )
 from payscope.sandbox.resource import Resource, SeedContext
-from payscope.sandbox.resources._support import validate
+from payscope.sandbox.resources._support import refused, validate
 from payscope.sandbox.responses import json_body, read_json, read_object, respond, schema_body
 from payscope.sandbox.state import state_of
 
@@ -303,6 +303,55 @@ async def delete_user(request: Request) -> Response:
     return respond({"email": email, "deleted": True})
 
 
+class AcceptBody(BaseModel):
+    """`POST /_sandbox/users/accept`: the invited address, the password chosen, and `totp`:
+    true (make a secret), a base32 secret (upper-cased), or none."""
+
+    email: str = Field(default="", validate_default=True)
+    password: str = Field(default="", validate_default=True)
+    totp: bool | str | None = None
+
+    @field_validator("email", mode="before")
+    @classmethod
+    def _email(cls, value: Any) -> Any:
+        if not value:
+            raise refused(missing("email"))
+        return str(value)
+
+    @field_validator("password", mode="before")
+    @classmethod
+    def _password(cls, value: Any) -> Any:
+        if not value:
+            raise refused(
+                missing("password", "The new user chooses a password of at least 8 characters.")
+            )
+        if not isinstance(value, str) or len(value) < 8:
+            raise refused(
+                SandboxError(
+                    400,
+                    "invalid_request",
+                    "IR_04",
+                    "Invalid value for password: use at least 8 characters.",
+                )
+            )
+        return value
+
+    @field_validator("totp", mode="before")
+    @classmethod
+    def _totp(cls, value: Any) -> Any:
+        if value is True:
+            return True
+        if isinstance(value, str) and value:
+            try:
+                base64.b32decode(value.upper() + "=" * (-len(value) % 8))
+            except ValueError:
+                raise refused(invalid("totp", "(hidden)", "true, or a base32 secret")) from None
+            return value.upper()
+        if value not in (None, False):
+            raise refused(invalid("totp", value, "true, false, or a base32 secret"))
+        return None
+
+
 @router.post(
     "/_sandbox/users/accept",
     summary="An invited user accepts: sets a password, optionally TOTP",
@@ -325,33 +374,19 @@ async def delete_user(request: Request) -> Response:
 async def accept_invitation(request: Request) -> Response:
     """Body `{email, password, totp?}`; `totp: true` makes a TOTP secret (returned once, with
     its otpauth:// URI), a base32 string sets that secret."""
-    body = await read_object(request, '{"email": "...", "password": "...", "totp": true}')
-    email, password, want_totp = body.get("email"), body.get("password"), body.get("totp")
-    if not email:
-        raise missing("email")
-    if not password:
-        raise missing("password", "The new user chooses a password of at least 8 characters.")
-    if not isinstance(password, str) or len(password) < 8:
-        raise SandboxError(
-            400,
-            "invalid_request",
-            "IR_04",
-            "Invalid value for password: use at least 8 characters.",
-        )
+    body = validate(
+        AcceptBody,
+        await read_object(request, '{"email": "...", "password": "...", "totp": true}'),
+    )
+    password = body.password
     secret: str | None = None
-    if want_totp is True:
+    if body.totp is True:
         secret = new_totp_secret()
-    elif isinstance(want_totp, str) and want_totp:
-        try:
-            base64.b32decode(want_totp.upper() + "=" * (-len(want_totp) % 8))
-        except ValueError:
-            raise invalid("totp", "(hidden)", "true, or a base32 secret") from None
-        secret = want_totp.upper()
-    elif want_totp not in (None, False):
-        raise invalid("totp", want_totp, "true, false, or a base32 secret")
+    elif isinstance(body.totp, str):
+        secret = body.totp
     state = state_of(request)
     with state.db.transaction() as conn:
-        email, name, role_id, status, *_ = _row(conn, str(email))
+        email, name, role_id, status, *_ = _row(conn, body.email)
         if status != INVITATION_SENT:
             raise bad_state("accept the invitation of", "user", status, [INVITATION_SENT])
         conn.execute(

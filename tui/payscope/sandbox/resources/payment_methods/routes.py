@@ -12,7 +12,7 @@ from payscope.api.models.payment_methods import (
     PaymentMethodUpdateRequest,
 )
 from payscope.sandbox import ids, method_types, methods
-from payscope.sandbox.errors import INVALID, SandboxError, missing
+from payscope.sandbox.errors import INVALID, SandboxError
 from payscope.sandbox.keys import PUBLISHABLE
 from payscope.sandbox.resources._cards import (
     card_rule,
@@ -35,6 +35,8 @@ from payscope.sandbox.resources._saved_methods import (
     set_default,
     update_method,
 )
+from payscope.sandbox.resources._support import validate
+from payscope.sandbox.resources.payment_methods.bodies import EphemeralKeyBody
 from payscope.sandbox.resources.payment_methods.engine import payment_by_secret
 from payscope.sandbox.responses import json_body, read_body, read_object, respond, schema_body
 from payscope.sandbox.state import principal_of, state_of
@@ -291,10 +293,8 @@ async def merchant_payment_methods(request: Request) -> Response:
 )
 async def create_ephemeral_key(request: Request) -> Response:
     """`{customer_id}` -> a key the SDK uses for that customer's saved methods, valid an hour."""
-    body = await read_object(request, '{"customer_id": "cus_..."}')
-    customer_id = body.get("customer_id")
-    if not isinstance(customer_id, str) or not customer_id:
-        raise missing("customer_id", "The customer this key is for.")
+    body = validate(EphemeralKeyBody, await read_object(request, '{"customer_id": "cus_..."}'))
+    customer_id = body.customer_id
     state = state_of(request)
     customer_must_exist(state.db.conn, customer_id)
     now = int(state.clock.now())
