@@ -3,9 +3,11 @@
 Layout: `server.py` (`Sandbox`, `SandboxConfig`: the in-process interface), `app.py`
 (`create_app(state)`), `state.py` (`SandboxState`: database, clock, credentials, limits,
 faults, outbox, background loop), `middleware.py` (auth, rate limits, faults), `outbox.py`
-(events and signed delivery with retries: concurrent, bounded, in order per object) with its
-HTTP client `webhook_http.py`, `cards.py` (test cards), `seed.py`, `cli.py`, and
-one module per resource under `resources/`.
+(events and signed delivery with retries: concurrent, bounded, in order per object; the state
+makes it, and it sees the state only as `outbox.Host`) with its HTTP client `webhook_http.py`,
+`cards.py` (test cards), `method_types.py` (every other way to pay: flows and test values)
+with `methods.py` (reading a request's `payment_method_data`), `seed.py`, and one module or
+package per resource under `resources/`.
 
 How to add a resource (e.g. disputes)
 -------------------------------------
@@ -20,6 +22,9 @@ How to add a resource (e.g. disputes)
    validates it and the app maps failures to IR_01 (missing) / IR_04 (bad value). For query
    strings use `responses.validate_query(Model, request.query_params, many=(...))`.
    Answer with `responses.respond(obj)` or `responses.respond_list(json_rows, total)`.
+   A body no API model covers (a sandbox control's) gets its model in the package's
+   `bodies.py`, read with `_support.validate(Model, await read_object(...))`; a validator that
+   answers in the sandbox's own words raises `_support.refused(missing(...) or invalid(...))`.
 3. State: `state = state_of(request)` (`payscope.sandbox.state`). Tables: `schema` is a
    `CREATE TABLE/INDEX IF NOT EXISTS` script run at start-up. Reads: `state.db.conn.execute`.
    Writes: `with state.db.transaction() as conn:` and never `await` inside it (one shared
