@@ -45,8 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from payscope.api import errors
-from payscope.api.client import ApiClient, writes
-from payscope.api.retry import Replay
+from payscope.api.client import ApiClient
+from payscope.api.retry import Replay, writes
 from payscope.core import bounded
 from payscope.core.hosts import is_loopback_url
 
