@@ -18,12 +18,12 @@ from pydantic import BaseModel, BeforeValidator, Field, model_validator
 from pydantic_core import PydanticCustomError
 
 from payscope.api.models._base import RequestModel, field_error, raise_field_errors
+from payscope.api.models.card_fields import CardNumber, ExpiryMonth, ExpiryYear
 from payscope.api.models.common import (
     CountryCode,
     Email,
     choice,
 )
-from payscope.api.models.payments import CardNumber, ExpiryMonth, ExpiryYear
 
 __all__ = [
     "ACCOUNT_NUMBER_FIELDS",
