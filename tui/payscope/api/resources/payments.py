@@ -13,6 +13,7 @@ from collections import OrderedDict
 from typing import Any
 
 from payscope.api import errors
+from payscope.api.models.common import parse_timestamp
 from payscope.api.models.payments import (
     Payment,
     PaymentCancelRequest,
@@ -252,8 +253,6 @@ class PaymentsResource(Resource):
 
 def _matches(payment: Payment, query: dict[str, str]) -> bool:
     """A payment read by id against the customer and created filters of a list."""
-    from payscope.api.models.common import parse_timestamp
-
     wanted_customer = query.get("customer_id")
     if wanted_customer is not None and payment.customer_id != wanted_customer:
         return False
