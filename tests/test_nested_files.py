@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from payscope.api.fixtures import FixtureError, load_fixture
+from payscope.api.fixtures.files import load_fixture
+from payscope.api.fixtures.steps import FixtureError
 from payscope.core import bounded, config
 from payscope.demo.story import StoryError, load_story
 

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from payscope.api import errors
-from payscope.api.client import MAX_RESPONSE_BYTES
+from payscope.api.http_core import MAX_RESPONSE_BYTES
 from payscope.api.journal import MAX_STORED_BODY
 from payscope.core.asgi_server import EmbeddedServer
 from tests.api.conftest import ClientFactory, Receive, Reply, Scope, ScriptedApp, Send

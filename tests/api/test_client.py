@@ -11,9 +11,9 @@ import pytest
 from payscope import __version__
 from payscope.api import ApiClient, ApiError
 from payscope.api import errors as e
-from payscope.api.client import RateLimit
 from payscope.api.models.payments import PaymentCaptureRequest, PaymentCreateRequest
 from payscope.api.models.refunds import RefundCreateRequest
+from payscope.api.rate_limit import RateLimit
 from tests.api.conftest import KEY, ClientFactory, FakeTime, Recorded, Reply, ScriptedApp, envelope
 
 Served = tuple[ScriptedApp, str]

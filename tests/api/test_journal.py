@@ -13,8 +13,9 @@ import pytest
 
 from payscope.api.journal import REDACTED, JournalEntry, Redactor, RequestJournal, mask_key
 from payscope.api.models.api_keys import ApiKeyCreateRequest
+from payscope.api.models.card_fields import CardData
 from payscope.api.models.common import Address, Billing
-from payscope.api.models.payments import CardData, PaymentCreateRequest, PaymentMethodData
+from payscope.api.models.payments import PaymentCreateRequest, PaymentMethodData
 from tests.api.conftest import KEY, PUBLISHABLE, ClientFactory, Reply, ScriptedApp
 
 Served = tuple[ScriptedApp, str]

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from payscope.api.cards import luhn_ok
+from payscope.api.models.card_fields import CardData
 from payscope.api.models.payments import (
     TERMINAL_PAYMENT_STATUSES,
-    CardData,
     Payment,
     PaymentCancelRequest,
     PaymentCaptureRequest,
@@ -21,7 +22,6 @@ from payscope.api.models.payments import (
     PaymentStatus,
     PaymentUpdateRequest,
     lacks_billing,
-    luhn_ok,
 )
 
 CARD = {

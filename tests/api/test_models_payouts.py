@@ -7,26 +7,19 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from payscope.api.models.payouts import (
+from payscope.api.models.payout_methods import (
     AchBankTransfer,
     AchSourceBank,
     ApplePayDecrypt,
     BacsBankTransfer,
     BacsSourceBank,
-    EntityType,
     GooglePayDecrypt,
     Interac,
     OpenBankingSourceBank,
     OpenBankingTransfer,
     OpenBankingUk,
     Passthrough,
-    Payout,
     PayoutCard,
-    PayoutCreateRequest,
-    PayoutListRequest,
-    PayoutListResponse,
-    PayoutStatus,
-    PayoutUpdateRequest,
     Paypal,
     PixBankTransfer,
     PixEmvSourceBank,
@@ -39,6 +32,15 @@ from payscope.api.models.payouts import (
     TrustlyBankTransfer,
     TrustlySourceBank,
     Venmo,
+)
+from payscope.api.models.payouts import (
+    EntityType,
+    Payout,
+    PayoutCreateRequest,
+    PayoutListRequest,
+    PayoutListResponse,
+    PayoutStatus,
+    PayoutUpdateRequest,
 )
 
 OPTIONAL_BANK = {

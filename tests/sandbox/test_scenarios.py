@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from payscope.api.scenarios import SCENARIOS, Trigger
+from payscope.api.scenarios import SCENARIOS
+from payscope.api.trigger import Trigger
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import api_client, make_sandbox
 

@@ -1,4 +1,4 @@
-"""Fixtures (tui/payscope/api/fixtures.py, `payscope fixtures run`): every shipped example runs on
+"""Fixtures (tui/payscope/api/fixtures/, `payscope fixtures run`): every shipped example runs on
 a real
 sandbox over HTTP; a fixture with a mistake stops at its step, naming the step, the field and
 what was already made."""
@@ -10,14 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from payscope.api.fixtures import (
-    Allowed,
-    FixtureError,
-    StepResult,
-    load_fixture,
-    parse_fixture,
-    run_fixture,
-)
+from payscope.api.fixtures.files import load_fixture, parse_fixture
+from payscope.api.fixtures.running import run_fixture
+from payscope.api.fixtures.steps import Allowed, FixtureError, StepResult
 from tests.tools.conftest import FIXTURES, Service, payscope
 
 # The state each example leaves its main object in (the last step's answer).

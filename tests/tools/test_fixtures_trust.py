@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from payscope.api.fixtures import Allowed, FixtureError, parse_fixture, run_fixture
+from payscope.api.fixtures.files import parse_fixture
+from payscope.api.fixtures.running import run_fixture
+from payscope.api.fixtures.steps import Allowed, FixtureError
 from payscope.webhooks import compose
 from tests.tools.conftest import Service, payscope
 

@@ -16,8 +16,9 @@ import pytest
 import payscope.areas
 import payscope.views
 from payscope.api import errors
-from payscope.api.client import ApiClient, writes
+from payscope.api.client import ApiClient
 from payscope.api.resources._base import Resource
+from payscope.api.retry import writes
 from payscope.views.actions import Action
 from tests.tools.conftest import Service
 

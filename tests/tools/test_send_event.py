@@ -151,7 +151,7 @@ def test_problems_are_said_as_the_user_types() -> None:
 async def test_a_saved_event_step_is_sent_again_by_fixtures_run(
     listener: tuple[subprocess.Popen[str], str, Path], tmp_path: Path, service: Service
 ) -> None:
-    from payscope.api.fixtures import append_event_step, load_fixture
+    from payscope.api.fixtures.files import append_event_step, load_fixture
 
     proc, url, secret_file = listener
     saved = tmp_path / "events.toml"

@@ -78,7 +78,7 @@ async def test_compose_sign_send_to_the_listener_and_read_the_answer(dirs: Dirs)
 async def test_a_composed_event_saved_as_a_fixture_step_is_sent_again(
     dirs: Dirs, tmp_path: Path
 ) -> None:
-    from payscope.api.fixtures import load_fixture
+    from payscope.api.fixtures.files import load_fixture
     from payscope.areas.events.composer import ComposerScreen
     from payscope.areas.events.view import EventsView
     from payscope.views.fixture_run import FixtureScreen

@@ -7,10 +7,13 @@ A route not listed here takes its body as it is (raw JSON).
 
 from __future__ import annotations
 
+import copy
 import importlib
+import json
 import re
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import quote
 
 from pydantic import ValidationError
 
@@ -127,8 +130,6 @@ def prepare(method: str, path: str, body: Any, *, typed_from_text: bool = False)
         raise BodyError(f"the body is not a valid {class_name}: {shown}") from None
     key = shaped.get(route.keyed_by) if route.keyed_by else None
     if key and route.read:
-        from urllib.parse import quote
-
         return Prepared(
             shaped, class_name, Replay.KEYED, route.read.format(quote(str(key), safe=""))
         )
@@ -143,9 +144,6 @@ def _validated(model: Any, body: dict[str, Any], typed_from_text: bool) -> dict[
         if not typed_from_text:
             raise
         first = error = refused
-    import copy
-    import json
-
     attempt = copy.deepcopy(body)
     for _ in range(64):  # each round types at least one more field, or gives up
         changed = False

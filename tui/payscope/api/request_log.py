@@ -18,6 +18,7 @@ calls as they happen.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from payscope.api.journal import JournalEntry, RequestJournal
+from payscope.core.private_files import private_dir
 
 log = logging.getLogger(__name__)
 
@@ -191,8 +193,6 @@ class RequestLogWriter:
 
     def _append(self, data: bytes) -> None:
         if not self._ready:
-            from payscope.core.private_files import private_dir
-
             private_dir(self.path.parent)
             self._ready = True
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
@@ -206,8 +206,6 @@ class RequestLogWriter:
             self._rotate()
 
     def _rotate(self) -> None:
-        import fcntl
-
         lock = os.open(
             self.path.with_name(self.path.name + ".lock"),
             os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW,

@@ -38,6 +38,8 @@ import httpx
 RETRYABLE_STATUSES = frozenset({429, 500, 502, 503})
 # Answers the service gives before it processes anything: safe to repeat any request.
 UNPROCESSED_STATUSES = frozenset({429, 503})
+# The methods that never change the service.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 class Replay(enum.Enum):
@@ -46,6 +48,14 @@ class Replay(enum.Enum):
     SAFE = "safe"
     KEYED = "keyed"
     UNSAFE = "unsafe"
+
+
+def writes(method: str, replay: Replay | None = None) -> bool:
+    """Whether a call changes the service: any method but GET, HEAD and OPTIONS, unless the
+    caller declared it a read (`Replay.SAFE`: the searches sent as POST, e.g. /payments/list)."""
+    if method.upper() in SAFE_METHODS:
+        return False
+    return replay is not Replay.SAFE
 
 
 def _never_sent(exc: httpx.TransportError) -> bool:

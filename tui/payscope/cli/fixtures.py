@@ -1,5 +1,5 @@
 """`payscope fixtures run FILE`: a fixture's steps against the service, one line (or one JSON
-object) per step, and what was made (tui/payscope/api/fixtures.py runs them)."""
+object) per step, and what was made (tui/payscope/api/fixtures/ runs them)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from payscope.core.docs import see
 
 if TYPE_CHECKING:
     from payscope.api.client import ApiClient
-    from payscope.api.fixtures import FixtureError, StepResult
+    from payscope.api.fixtures.steps import FixtureError, StepResult
     from payscope.cli.options import Subparsers
 
 
@@ -63,7 +63,8 @@ def add_parser(subparsers: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from payscope.api.fixtures import FixtureError, load_fixture
+    from payscope.api.fixtures.files import load_fixture
+    from payscope.api.fixtures.steps import FixtureError
     from payscope.cli.headless import run_with_client
 
     try:
@@ -75,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
     allowed_env = set(args.allow_env) | set(_profile_allow_env(getattr(args, "profile", None)))
 
     async def work(client: ApiClient) -> int:
-        from payscope.api.fixtures import Allowed, run_fixture
+        from payscope.api.fixtures.running import run_fixture
+        from payscope.api.fixtures.steps import Allowed
 
         allowed = Allowed(env=frozenset(allowed_env), remote=args.allow_remote)
 

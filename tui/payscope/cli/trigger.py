@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
 
     async def work(runtime: Runtime) -> int:
         from payscope.api import errors
-        from payscope.api.scenarios import Trigger
+        from payscope.api.trigger import Trigger
 
         progress.finish()
         client = runtime.api

@@ -20,7 +20,7 @@ from payscope.views.areas import registry
 from payscope.widgets.text import safe
 
 if TYPE_CHECKING:
-    from payscope.api.fixtures import Made, StepResult
+    from payscope.api.fixtures.steps import Made, StepResult
 
 # Where the examples are, from payscope's source tree (offered when it is the current directory).
 EXAMPLES = Path("fixtures")
@@ -80,7 +80,9 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     @work(group="fixture", exclusive=True, exit_on_error=False, description="Fixture")
     async def run_file(self, path: str) -> None:
-        from payscope.api.fixtures import Allowed, FixtureError, load_fixture, run_fixture
+        from payscope.api.fixtures.files import load_fixture
+        from payscope.api.fixtures.running import run_fixture
+        from payscope.api.fixtures.steps import Allowed, FixtureError
 
         self.results, self.made, self.error = [], [], ""
         if not path:

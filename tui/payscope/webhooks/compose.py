@@ -184,8 +184,9 @@ async def send(body: bytes, url: str, secret: str, *, timeout: float = 10.0) -> 
 def sender(
     secret: str, default_to: str = "", *, timeout: float = 10.0
 ) -> Callable[[dict[str, Any], str], Awaitable[tuple[int | None, Any, str]]]:
-    """What sends a fixture's event steps (`payscope.api.fixtures.run_fixture`'s `send_event`):
-    signed with `secret`, to the step's `to` or `default_to`."""
+    """What sends a fixture's event steps (the `send_event` of
+    `payscope.api.fixtures.running.run_fixture`): signed with `secret`, to the step's `to` or
+    `default_to`."""
 
     async def send_event(event: dict[str, Any], to: str) -> tuple[int | None, Any, str]:
         target = to or default_to

@@ -14,8 +14,8 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from payscope.api.models._base import RequestModel, ResponseModel, field_error, raise_field_errors
+from payscope.api.models.card_fields import CardData, CardNumber, ExpiryMonth, ExpiryYear
 from payscope.api.models.common import Address, Metadata
-from payscope.api.models.payments import CardData, CardNumber, ExpiryMonth, ExpiryYear
 
 __all__ = [
     "CardDetailUpdate",

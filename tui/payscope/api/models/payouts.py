@@ -1,19 +1,17 @@
-"""Payouts: create, update, list filter, the payout object and every payout method variant.
+"""Payouts: create, update, list filter and the payout object.
 
-`payout_method_data.bank_transfer` comes without a type field, so its variant is told from
-the fields present (a bank_routing_number means ACH, a bank_sort_code BACS, a bic SEPA, ...).
-`source_bank_data` carries `payout_method_type` and is read by it. Errors inside a variant
-keep the path of the field the user sent (`payout_method_data.bank_transfer.iban`), without
-a variant name in between.
+The method a payout is paid to (`payout_method_data`, `source_bank_data`) is in
+`payscope.api.models.payout_methods`; the real service's names for it in
+`payscope.api.models.real_payouts`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, BeforeValidator, Field, ValidationInfo, model_validator
+from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from payscope.api.models._base import RequestModel, ResponseModel, field_error, raise_field_errors
@@ -36,81 +34,26 @@ from payscope.api.models.common import (
     max_chars,
     one_or_many,
 )
-from payscope.api.models.payments import CardNumber, ExpiryMonth, ExpiryYear
+from payscope.api.models.payout_methods import PayoutMethodData, SourceBank
 
 __all__ = [
-    "BANK_TRANSFER_VARIANTS",
     "METADATA_KEY_MAX",
     "METADATA_PAIRS_MAX",
     "METADATA_VALUE_MAX",
-    "PAYOUT_METHOD_KEYS",
-    "REAL_BANK_FIELDS",
-    "REAL_CARD_FIELDS",
-    "SOURCE_BANK_VARIANTS",
-    "AchBankTransfer",
-    "AchSourceBank",
-    "ApplePayDecrypt",
-    "BacsBankTransfer",
-    "BacsSourceBank",
-    "BankTransfer",
-    "CardNetwork",
     "EntityType",
-    "GooglePayDecrypt",
-    "Interac",
-    "OpenBankingSourceBank",
-    "OpenBankingTransfer",
-    "OpenBankingUk",
-    "Passthrough",
     "Payout",
-    "PayoutBankRedirect",
-    "PayoutCard",
     "PayoutCreateRequest",
     "PayoutCustomer",
     "PayoutLinkConfig",
     "PayoutListRequest",
     "PayoutListResponse",
     "PayoutMetadata",
-    "PayoutMethodData",
     "PayoutPriority",
     "PayoutStatus",
     "PayoutType",
     "PayoutUpdateRequest",
-    "PayoutWallet",
-    "Paypal",
-    "PixBankTransfer",
-    "PixEmvSourceBank",
-    "PixEmvTransfer",
-    "PixKeySourceBank",
-    "PixKeyTransfer",
-    "PixSourceBank",
-    "SepaBankTransfer",
-    "SepaSourceBank",
-    "SourceBank",
     "TimeRange",
-    "TrustlyBankTransfer",
-    "TrustlySourceBank",
-    "Venmo",
-    "real_payout_method_type",
-    "real_service_body",
 ]
-
-
-# The fields of a payout method that hold an account or card number or a token: the service
-# returns them masked (the sandbox stores them so), and payscope shows them masked whatever a
-# service sends.
-ACCOUNT_NUMBER_FIELDS: Final = frozenset(
-    {
-        "card_number",
-        "bank_account_number",
-        "account_number",
-        "iban",
-        "dpan",
-        "application_primary_account_number",
-        "psp_token",
-        "pix_key",
-        "emv",
-    }
-)
 
 
 class PayoutStatus(StrEnum):
@@ -162,26 +105,6 @@ class EntityType(StrEnum):
     PERSONAL = "Personal"
 
 
-class CardNetwork(StrEnum):
-    """Card networks a payout card may name."""
-
-    VISA = "Visa"
-    MASTERCARD = "Mastercard"
-    AMERICAN_EXPRESS = "AmericanExpress"
-    JCB = "JCB"
-    DINERS_CLUB = "DinersClub"
-    DISCOVER = "Discover"
-    CARTES_BANCAIRES = "CartesBancaires"
-    UNION_PAY = "UnionPay"
-    INTERAC = "Interac"
-    RUPAY = "RuPay"
-    MAESTRO = "Maestro"
-    STAR = "Star"
-    PULSE = "Pulse"
-    ACCEL = "Accel"
-    NYCE = "Nyce"
-
-
 def _entity_type(value: Any) -> Any:
     if isinstance(value, str):
         key = value.strip().replace("_", "").replace(" ", "").lower()
@@ -197,468 +120,8 @@ def _entity_type(value: Any) -> Any:
     return value
 
 
-CardNetworkField = Annotated[CardNetwork, BeforeValidator(choice(CardNetwork, "card network"))]
 EntityTypeField = Annotated[EntityType, BeforeValidator(_entity_type)]
 
-
-# --- card ---------------------------------------------------------------------------------
-
-
-class PayoutCard(RequestModel):
-    """`payout_method_data.card`."""
-
-    card_number: CardNumber = Field(repr=False)
-    expiry_month: ExpiryMonth
-    expiry_year: ExpiryYear
-    card_holder_name: str = Field(min_length=1)
-    card_network: CardNetworkField | None = None
-
-
-# --- bank transfer, told apart by their fields ---------------------------------------------
-
-
-class _BankOptional(RequestModel):
-    """Optional fields that ACH, BACS and SEPA share."""
-
-    bank_name: str | None = None
-    bank_country_code: CountryCode | None = None
-    bank_city: str | None = None
-    account_holder_name: str | None = None
-
-
-class AchBankTransfer(_BankOptional):
-    """A US bank account (ACH)."""
-
-    bank_account_number: str = Field(min_length=1)
-    bank_routing_number: str = Field(min_length=1)
-
-
-class BacsBankTransfer(_BankOptional):
-    """A UK bank account (BACS)."""
-
-    bank_account_number: str = Field(min_length=1)
-    bank_sort_code: str = Field(min_length=1)
-
-
-class SepaBankTransfer(_BankOptional):
-    """A SEPA account."""
-
-    iban: str = Field(min_length=1)
-    bic: str = Field(min_length=1)
-
-
-class TrustlyBankTransfer(RequestModel):
-    """A Trustly account."""
-
-    iban: str = Field(min_length=1)
-    country_code: CountryCode
-    account_number: str = Field(min_length=1)
-    bank_number: str = Field(min_length=1)
-
-
-class _PixOptional(RequestModel):
-    bank_name: str | None = None
-    bank_branch: str | None = None
-    tax_id: str | None = None
-    ispb: str | None = None
-
-
-class PixBankTransfer(_PixOptional):
-    """A Pix account (Brazil)."""
-
-    bank_account_number: str = Field(min_length=1)
-    pix_key: str = Field(min_length=1)
-    emv: str = Field(min_length=1)
-
-
-class PixKeyTransfer(RequestModel):
-    """A Pix key alone."""
-
-    pix_key: str = Field(min_length=1)
-
-
-class PixEmvTransfer(RequestModel):
-    """A Pix QR code string (EMV) alone."""
-
-    emv: str = Field(min_length=1)
-
-
-class OpenBankingTransfer(RequestModel):
-    """An Open Banking account."""
-
-    account_holder_name: str = Field(min_length=1)
-    iban: str = Field(min_length=1)
-
-
-# --- the same accounts with the payout_method_type discriminator ---------------------------
-
-
-class AchSourceBank(AchBankTransfer):
-    """ACH with `payout_method_type: ach`."""
-
-    payout_method_type: Literal["ach"] = "ach"
-
-
-class BacsSourceBank(BacsBankTransfer):
-    """BACS with `payout_method_type: bacs`."""
-
-    payout_method_type: Literal["bacs"] = "bacs"
-
-
-class SepaSourceBank(SepaBankTransfer):
-    """SEPA with `payout_method_type: sepa`."""
-
-    payout_method_type: Literal["sepa"] = "sepa"
-
-
-class TrustlySourceBank(RequestModel):
-    """Trustly with `payout_method_type: trustly` (its fields carry the bank_ prefix here)."""
-
-    payout_method_type: Literal["trustly"] = "trustly"
-    iban: str = Field(min_length=1)
-    bank_country_code: CountryCode
-    bank_account_number: str = Field(min_length=1)
-    bank_number: str = Field(min_length=1)
-
-
-class PixSourceBank(_PixOptional):
-    """Pix with `payout_method_type: pix`: only the account number is required."""
-
-    payout_method_type: Literal["pix"] = "pix"
-    bank_account_number: str = Field(min_length=1)
-    pix_key: str | None = None
-
-
-class PixKeySourceBank(PixKeyTransfer):
-    """A Pix key with `payout_method_type: pix_key`."""
-
-    payout_method_type: Literal["pix_key"] = "pix_key"
-
-
-class PixEmvSourceBank(PixEmvTransfer):
-    """A Pix EMV string with `payout_method_type: pix_emv`."""
-
-    payout_method_type: Literal["pix_emv"] = "pix_emv"
-
-
-class OpenBankingSourceBank(OpenBankingTransfer):
-    """Open Banking with `payout_method_type: open_banking`."""
-
-    payout_method_type: Literal["open_banking"] = "open_banking"
-
-
-SOURCE_BANK_VARIANTS: Final[dict[str, type[RequestModel]]] = {
-    "ach": AchSourceBank,
-    "bacs": BacsSourceBank,
-    "sepa": SepaSourceBank,
-    "trustly": TrustlySourceBank,
-    "pix": PixSourceBank,
-    "pix_key": PixKeySourceBank,
-    "pix_emv": PixEmvSourceBank,
-    "open_banking": OpenBankingSourceBank,
-}
-
-BANK_TRANSFER_VARIANTS: Final[dict[str, type[RequestModel]]] = {
-    "ach": AchBankTransfer,
-    "bacs": BacsBankTransfer,
-    "sepa": SepaBankTransfer,
-    "trustly": TrustlyBankTransfer,
-    "pix": PixBankTransfer,
-    "pix_key": PixKeyTransfer,
-    "pix_emv": PixEmvTransfer,
-    "open_banking": OpenBankingTransfer,
-}
-
-
-def _bank_variant(data: Mapping[str, Any]) -> str | None:
-    """Which undiscriminated bank account `data` describes, from its distinctive fields."""
-    present = {key for key, value in data.items() if value not in (None, "")}
-    if "bank_routing_number" in present:
-        return "ach"
-    if "bank_sort_code" in present:
-        return "bacs"
-    if "bic" in present:
-        return "sepa"
-    if present & {"bank_number", "account_number", "country_code"}:
-        return "trustly"
-    if "bank_account_number" in present or {"pix_key", "emv"} <= present:
-        return "pix"
-    if "pix_key" in present:
-        return "pix_key"
-    if "emv" in present:
-        return "pix_emv"
-    if "account_holder_name" in present and "iban" in present:
-        return "open_banking"
-    return None
-
-
-_BANK_HINT: Final = (
-    "bank_transfer does not say which kind of account it is: give bank_account_number with "
-    "bank_routing_number (ACH) or bank_sort_code (BACS); iban with bic (SEPA) or with "
-    "account_holder_name (Open Banking); iban, country_code, account_number and bank_number "
-    "(Trustly); or pix_key and/or emv (Pix)"
-)
-
-
-def _pick_bank_transfer(value: Any) -> Any:
-    if isinstance(value, BaseModel) or not isinstance(value, Mapping):
-        return value
-    if "payout_method_type" in value:
-        return _pick_source_bank(value)
-    variant = _bank_variant(value)
-    if variant is None:
-        raise PydanticCustomError("bank_transfer_variant", _BANK_HINT)
-    return BANK_TRANSFER_VARIANTS[variant].model_validate(value)
-
-
-def _pick_source_bank(value: Any) -> Any:
-    if isinstance(value, BaseModel) or not isinstance(value, Mapping):
-        return value
-    kind = value.get("payout_method_type")
-    allowed = ", ".join(SOURCE_BANK_VARIANTS)
-    if kind is None:
-        raise_field_errors(
-            PayoutMethodData,
-            [
-                field_error(
-                    "payout_method_type",
-                    "missing",
-                    f"payout_method_type is required here: one of {allowed}",
-                )
-            ],
-        )
-    variant = SOURCE_BANK_VARIANTS.get(str(kind).strip().lower())
-    if variant is None:
-        raise_field_errors(
-            PayoutMethodData,
-            [
-                field_error(
-                    "payout_method_type",
-                    "enum",
-                    f"payout_method_type {kind!r} is not a bank account type; use one of {allowed}",
-                    kind,
-                )
-            ],
-        )
-        raise AssertionError("unreachable")  # raise_field_errors raised
-    return variant.model_validate({**value, "payout_method_type": str(kind).strip().lower()})
-
-
-BankTransfer = Annotated[
-    AchBankTransfer
-    | BacsBankTransfer
-    | SepaBankTransfer
-    | TrustlyBankTransfer
-    | PixBankTransfer
-    | PixKeyTransfer
-    | PixEmvTransfer
-    | OpenBankingTransfer
-    | AchSourceBank
-    | BacsSourceBank
-    | SepaSourceBank
-    | TrustlySourceBank
-    | PixSourceBank
-    | PixKeySourceBank
-    | PixEmvSourceBank
-    | OpenBankingSourceBank,
-    BeforeValidator(_pick_bank_transfer),
-]
-"""A bank account as `payout_method_data.bank_transfer` takes it (variant told from fields)."""
-
-SourceBank = Annotated[
-    AchSourceBank
-    | BacsSourceBank
-    | SepaSourceBank
-    | TrustlySourceBank
-    | PixSourceBank
-    | PixKeySourceBank
-    | PixEmvSourceBank
-    | OpenBankingSourceBank,
-    BeforeValidator(_pick_source_bank),
-]
-"""A bank account with its `payout_method_type` discriminator (`source_bank_data`)."""
-
-
-# --- the real service's `bank` --------------------------------------------------------------
-
-# `payout_method_data.bank` of the real service (its OpenAPI document's AchBankTransfer,
-# BacsBankTransfer, SepaBankTransfer and PixBankTransfer): the variants and their fields.
-REAL_BANK_FIELDS: Final[dict[str, tuple[str, ...]]] = {
-    "ach": ("bank_account_number", "bank_routing_number", "bank_name", "bank_country_code",
-            "bank_city"),
-    "bacs": ("bank_account_number", "bank_sort_code", "bank_name", "bank_country_code",
-             "bank_city"),
-    "sepa": ("iban", "bic", "bank_name", "bank_country_code", "bank_city"),
-    "pix": ("bank_account_number", "pix_key", "bank_name", "bank_branch", "tax_id"),
-}  # fmt: skip
-
-
-def real_service_body(body: Mapping[str, Any]) -> dict[str, Any]:
-    """A payout create or update body as the real service takes it.
-
-    The spec's `payout_method_data.bank_transfer` is the real service's
-    `payout_method_data.bank`: ACH, BACS, SEPA or Pix, with only the fields its schema has (the
-    real service refuses unknown fields: `account_holder_name`, a Pix `emv` or `ispb` and the
-    spec's `payout_method_type` are left out). A Trustly, Pix-key-only, EMV-only or Open
-    Banking account has no `bank` variant there: refused here (a ValidationError naming
-    `payout_method_data.bank_transfer`) rather than by the service. Anything else is unchanged.
-    """
-    out = dict(body)
-    method = out.get("payout_method_data")
-    if not isinstance(method, Mapping) or not isinstance(method.get("bank_transfer"), Mapping):
-        return out
-    account: Mapping[str, Any] = method["bank_transfer"]
-    kind = str(account.get("payout_method_type") or _bank_variant(account) or "")
-    fields = REAL_BANK_FIELDS.get(kind)
-    if fields is None:
-        raise_field_errors(
-            PayoutMethodData,
-            [
-                field_error(
-                    ("payout_method_data", "bank_transfer"),
-                    "real_bank_variant",
-                    f"the real service pays out to ACH, BACS, SEPA or Pix bank accounts; "
-                    f"a {kind or 'bank'} account is not one of them",
-                )
-            ],
-        )
-        raise AssertionError("unreachable")  # raise_field_errors raised
-    bank = {name: account[name] for name in fields if account.get(name) is not None}
-    rest = {key: value for key, value in method.items() if key != "bank_transfer"}
-    out["payout_method_data"] = {**rest, "bank": bank}
-    return out
-
-
-# --- "exactly one key" unions --------------------------------------------------------------
-
-
-def _exactly_one(model: type[BaseModel], what: str, data: Any) -> None:
-    if not isinstance(data, Mapping):
-        return
-    keys = list(model.model_fields)
-    found = [key for key, value in data.items() if value is not None]
-    if len(found) == 1 and found[0] in keys:
-        return
-    choices = ", ".join(keys)
-    if not found:
-        message = f"{what} needs exactly one of {choices}; it has none"
-        error_type = "missing"
-    else:
-        unknown = [key for key in found if key not in keys]
-        named = " and ".join(repr(key) for key in found)
-        message = f"{what} needs exactly one of {choices}; it has {named}"
-        if unknown:
-            message += f" ({', '.join(repr(key) for key in unknown)} is not one of them)"
-        error_type = "exactly_one"
-    raise_field_errors(model, [field_error((), error_type, message)])
-
-
-class ApplePayDecrypt(RequestModel):
-    """A decrypted Apple Pay token."""
-
-    dpan: str = Field(min_length=1, repr=False)
-    expiry_month: ExpiryMonth
-    expiry_year: ExpiryYear
-    card_holder_name: str = Field(min_length=1)
-    card_network: CardNetworkField | None = None
-
-
-class GooglePayDecrypt(RequestModel):
-    """A decrypted Google Pay token."""
-
-    application_primary_account_number: str = Field(min_length=1, repr=False)
-    expiry_month: ExpiryMonth
-    expiry_year: ExpiryYear
-    card_holder_name: str = Field(min_length=1)
-    card_network: CardNetworkField | None = None
-
-
-class Paypal(RequestModel):
-    """A PayPal account."""
-
-    email: Email
-    telephone_number: str = Field(min_length=1)
-    paypal_id: str = Field(min_length=1)
-
-
-class Venmo(RequestModel):
-    """A Venmo account."""
-
-    telephone_number: str = Field(min_length=1)
-
-
-class PayoutWallet(RequestModel):
-    """`payout_method_data.wallet`: exactly one of its keys."""
-
-    apple_pay_decrypt: ApplePayDecrypt | None = None
-    google_pay_decrypt: GooglePayDecrypt | None = None
-    paypal: Paypal | None = None
-    venmo: Venmo | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _one_wallet(cls, data: Any) -> Any:
-        _exactly_one(cls, "wallet", data)
-        return data
-
-
-class Interac(RequestModel):
-    """An Interac e-Transfer recipient."""
-
-    email: Email
-
-
-class OpenBankingUk(RequestModel):
-    """A UK Open Banking account."""
-
-    account_holder_name: str = Field(min_length=1)
-    iban: str = Field(min_length=1)
-
-
-class PayoutBankRedirect(RequestModel):
-    """`payout_method_data.bank_redirect`: exactly one of its keys."""
-
-    interac: Interac | None = None
-    open_banking_uk: OpenBankingUk | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _one_redirect(cls, data: Any) -> Any:
-        _exactly_one(cls, "bank_redirect", data)
-        return data
-
-
-class Passthrough(RequestModel):
-    """A token held by another payment service provider."""
-
-    psp_token: str = Field(min_length=1, repr=False)
-    psp_customer_id: str = Field(min_length=1)
-    token_type: str = Field(min_length=1)
-
-
-class PayoutMethodData(RequestModel):
-    """`payout_method_data`: exactly one of card, bank_transfer, wallet, bank_redirect or
-    passthrough."""
-
-    card: PayoutCard | None = None
-    bank_transfer: BankTransfer | None = None
-    wallet: PayoutWallet | None = None
-    bank_redirect: PayoutBankRedirect | None = None
-    passthrough: Passthrough | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _one_method(cls, data: Any) -> Any:
-        _exactly_one(cls, "payout_method_data", data)
-        return data
-
-    @property
-    def method(self) -> str:
-        """Which key is set: "card", "bank_transfer", ..."""
-        return next(name for name in type(self).model_fields if getattr(self, name) is not None)
-
-
-PAYOUT_METHOD_KEYS: Final[tuple[str, ...]] = tuple(PayoutMethodData.model_fields)
 
 # payout_method_data key -> the payout_type it implies (passthrough fits any)
 _METHOD_PAYOUT_TYPE: Final[dict[str, PayoutType]] = {
@@ -667,67 +130,6 @@ _METHOD_PAYOUT_TYPE: Final[dict[str, PayoutType]] = {
     "wallet": PayoutType.WALLET,
     "bank_redirect": PayoutType.BANK_REDIRECT,
 }
-
-
-# --- the real service's shapes in answers --------------------------------------------------
-
-# The real service's card payout method in an answer (its CardAdditionalData): the card
-# described, its number reduced to the last four digits and the BIN (`card_isin`).
-REAL_CARD_FIELDS: Final = (
-    "card_issuer",
-    "card_network",
-    "card_type",
-    "card_issuing_country",
-    "bank_code",
-    "last4",
-    "card_isin",
-    "card_extended_bin",
-    "card_exp_month",
-    "card_exp_year",
-    "card_holder_name",
-)
-# payout_method_data kind -> the real service's payout_method_type (its PaymentMethodType):
-# a bank account by its scheme, a wallet or a redirect by its name; a card payout is paid to a
-# debit card.
-_REAL_METHOD_TYPES: Final[dict[str, str]] = {
-    "card": "debit",
-    "ach": "ach",
-    "bacs": "bacs",
-    "sepa": "sepa",
-    "pix": "pix",
-    "pix_key": "pix",
-    "pix_emv": "pix",
-    "trustly": "trustly",
-    "open_banking": "open_banking",
-    "paypal": "paypal",
-    "venmo": "venmo",
-    "apple_pay_decrypt": "apple_pay",
-    "google_pay_decrypt": "google_pay",
-    "interac": "interac",
-    "open_banking_uk": "open_banking_uk",
-}
-
-
-def real_payout_method_type(method_data: Mapping[str, Any] | None) -> str | None:
-    """The real service's `payout_method_type` for `payout_method_data` (as sent, or as the
-    sandbox answers it): "debit" for a card, "ach", "sepa", "paypal", "interac"...; None when
-    it cannot be told (a passthrough token, an unknown shape)."""
-    if not method_data:
-        return None
-    key, inner = next(((k, v) for k, v in method_data.items() if v is not None), ("", None))
-    if key == "card":
-        return _REAL_METHOD_TYPES["card"]
-    if not isinstance(inner, Mapping):
-        return None
-    if key in ("bank_transfer", "bank"):
-        kind = inner.get("payout_method_type") or _bank_variant(inner)
-        if kind is None and "iban" in inner:
-            kind = "sepa"
-        return _REAL_METHOD_TYPES.get(str(kind)) if kind else None
-    if key in ("wallet", "bank_redirect"):
-        nested = [name for name, value in inner.items() if isinstance(value, Mapping)]
-        return _REAL_METHOD_TYPES.get(nested[0]) if len(nested) == 1 else None
-    return None
 
 
 # --- metadata, customer, link config --------------------------------------------------------

@@ -14,6 +14,7 @@ from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from payscope.api.models._base import RequestModel, ResponseModel, field_error, raise_field_errors
+from payscope.api.models.card_fields import CardCvc, CardData
 from payscope.api.models.common import (
     Billing,
     IdStr,
@@ -25,12 +26,7 @@ from payscope.api.models.common import (
     enum_or_none,
     parse_timestamp,
 )
-from payscope.api.models.payments import (
-    AuthenticationTypeField,
-    CaptureMethodField,
-    CardCvc,
-    CardData,
-)
+from payscope.api.models.payments import AuthenticationTypeField, CaptureMethodField
 
 __all__ = [
     "AcceptanceType",

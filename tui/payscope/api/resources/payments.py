@@ -10,9 +10,10 @@ with query parameters and cursor paging (`starting_after`) to the real service, 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from payscope.api import errors
+from payscope.api.models.common import parse_timestamp
 from payscope.api.models.payments import (
     Payment,
     PaymentCancelRequest,
@@ -23,11 +24,8 @@ from payscope.api.models.payments import (
     PaymentListResponse,
     PaymentUpdateRequest,
 )
-from payscope.api.resources._base import Resource, body_of, seg
+from payscope.api.resources._base import Caller, Resource, body_of, seg
 from payscope.api.retry import Replay
-
-if TYPE_CHECKING:
-    from payscope.api.client import ApiClient
 
 # What the real service's GET /payments/list filters by (besides its cursor and `limit`);
 # `payment_id` is read with GET /payments/{payment_id} instead. Anything else a request
@@ -82,7 +80,7 @@ class PaymentsResource(Resource):
     """Payments. A decline is not an exception: it is a `Payment` with `status == "failed"`
     and a `unified_code`, returned normally."""
 
-    def __init__(self, client: ApiClient) -> None:
+    def __init__(self, client: Caller) -> None:
         super().__init__(client)
         # The real service's list, per filter: the ids of the payments read so far in their
         # order (the id at position n - 1 is the cursor of the page at offset n).
@@ -255,8 +253,6 @@ class PaymentsResource(Resource):
 
 def _matches(payment: Payment, query: dict[str, str]) -> bool:
     """A payment read by id against the customer and created filters of a list."""
-    from payscope.api.models.common import parse_timestamp
-
     wanted_customer = query.get("customer_id")
     if wanted_customer is not None and payment.customer_id != wanted_customer:
         return False

@@ -16,8 +16,8 @@ from payscope.api.models.payouts import (
     PayoutListRequest,
     PayoutListResponse,
     PayoutUpdateRequest,
-    real_service_body,
 )
+from payscope.api.models.real_payouts import real_service_body
 from payscope.api.resources._base import Resource, body_of, seg
 from payscope.api.retry import Replay
 

@@ -159,7 +159,7 @@ def _pay(host: ActionHost, _code: str | None, row: CodeRow | None) -> None:
     card, code = row.card, row.code
 
     async def pay() -> None:
-        from payscope.api.scenarios import Trigger
+        from payscope.api.trigger import Trigger
 
         payment = await Trigger(app.runtime.api).payment(
             card, description=f"Test card {card} for {code}"

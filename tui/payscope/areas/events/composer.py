@@ -164,7 +164,8 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
     def action_save(self) -> None:
         """The body as a step of a fixture file (its target kept unless it is this run's own
         listener, whose port changes): `payscope fixtures run` or Run a fixture sends it again."""
-        from payscope.api.fixtures import FixtureError, append_event_step
+        from payscope.api.fixtures.files import append_event_step
+        from payscope.api.fixtures.steps import FixtureError
         from payscope.views.access import Guarded, refused
 
         if refused(self, Guarded.WRITE_FILES):

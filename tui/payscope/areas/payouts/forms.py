@@ -107,7 +107,7 @@ _NONE = "none"
 
 def _variants() -> dict[str, Variant]:
     """Every method kind the request models name, by key, in the models' order."""
-    from payscope.api.models.payouts import BANK_TRANSFER_VARIANTS, PayoutMethodData
+    from payscope.api.models.payout_methods import BANK_TRANSFER_VARIANTS, PayoutMethodData
 
     found: dict[str, Variant] = {}
     for method, info in PayoutMethodData.model_fields.items():
@@ -335,11 +335,12 @@ class PayoutForm(ChoiceFormScreen):
 
     def kinds(self, method: str) -> list[Variant]:
         """The kinds of `method` this profile's service takes: the real service pays out to
-        ACH, BACS, SEPA and Pix bank accounts only (payscope.api.models.payouts.real_service_body),
-        so its forms do not offer the spec's other schemes."""
+        ACH, BACS, SEPA and Pix bank accounts only
+        (payscope.api.models.real_payouts.real_service_body), so its forms do not offer the
+        spec's other schemes."""
         kinds = _kinds(method)
         if method == "bank_transfer" and self.app.runtime.api.contract == "real":
-            from payscope.api.models.payouts import REAL_BANK_FIELDS
+            from payscope.api.models.real_payouts import REAL_BANK_FIELDS
 
             kinds = [v for v in kinds if v.key in REAL_BANK_FIELDS]
         return kinds

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from payscope.api.models.payouts import ACCOUNT_NUMBER_FIELDS, Payout, PayoutStatus, PayoutType
+from payscope.api.models.payout_methods import ACCOUNT_NUMBER_FIELDS
+from payscope.api.models.payouts import Payout, PayoutStatus, PayoutType
 from payscope.views.actions import statuses
 from payscope.views.columns import Column
 from payscope.views.filters import (

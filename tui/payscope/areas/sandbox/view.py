@@ -436,7 +436,7 @@ class SandboxView(AreaView):
 
     @work(group="trigger", exit_on_error=False, description="Trigger")
     async def _run(self, scenario: Scenario) -> None:
-        from payscope.api.scenarios import Trigger
+        from payscope.api.trigger import Trigger
         from payscope.widgets.errors import describe_error
 
         creds = self.runtime.credentials

@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from payscope.api.models.payments import CardData
+from payscope.api.models.card_fields import CardData
 from payscope.sandbox import cards
 from payscope.sandbox.errors import SandboxError
 from payscope.sandbox.state import SandboxState

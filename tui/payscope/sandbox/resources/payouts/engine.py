@@ -9,12 +9,9 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any, Final
 
-from payscope.api.models.payouts import (
-    ACCOUNT_NUMBER_FIELDS,
-    PayoutCreateRequest,
-    PayoutUpdateRequest,
-    real_payout_method_type,
-)
+from payscope.api.models.payout_methods import ACCOUNT_NUMBER_FIELDS
+from payscope.api.models.payouts import PayoutCreateRequest, PayoutUpdateRequest
+from payscope.api.models.real_payouts import real_payout_method_type
 from payscope.sandbox import cards, ids
 from payscope.sandbox.clock import iso, parse_iso
 from payscope.sandbox.errors import SandboxError, bad_state, invalid, missing
