@@ -155,4 +155,4 @@ async def test_text_with_no_field_to_take_it_stops_the_story_and_is_never_typed_
         )
         assert app.demo.handed_over and not app.demo.finished
         assert type(app.screen).__name__ == "MainScreen"  # no form opened
-        assert "no text field had the focus" in screen_text(app)
+        await until(lambda: "no text field had the focus" in screen_text(app), "the reason said")
