@@ -105,6 +105,9 @@ async def test_accept_and_guards(client: ApiClient, raw: httpx.AsyncClient) -> N
         ({"payment_id": "pay_nope"}, 404, "IR_05", "pay_nope"),
         ({"payment_id": "PAID", "reason": "bored"}, 400, "IR_04", "fraudulent"),
         ({"payment_id": "PAID", "stage": "arbitration"}, 400, "IR_04", "pre_arbitration"),
+        # Not a string at all (a list, an object): refused as a value, never a 500.
+        ({"payment_id": "PAID", "reason": [1]}, 400, "IR_04", "Invalid value for reason"),
+        ({"payment_id": "PAID", "stage": {"a": 1}}, 400, "IR_04", "Invalid value for stage"),
         ({"payment_id": "PAID", "amount": 999999}, 400, "IR_04", "amount"),
         ({"payment_id": "FAILED"}, 400, "IR_04", "failed"),
     ],

@@ -139,10 +139,10 @@ async def network_opens(request: Request) -> Response:
     if not isinstance(payment_id, str):
         raise invalid("payment_id", payment_id, "a payment id string")
     reason = body.get("reason", "fraudulent")
-    if reason not in NETWORK_REASONS:
+    if not isinstance(reason, str) or reason not in NETWORK_REASONS:
         raise invalid("reason", reason, ", ".join(NETWORK_REASONS))
     stage = body.get("stage", "dispute")
-    if stage not in OPENING_STAGES:
+    if not isinstance(stage, str) or stage not in OPENING_STAGES:
         raise invalid("stage", stage, ", ".join(OPENING_STAGES))
     amount = body.get("amount")
     if amount is not None and (isinstance(amount, bool) or not isinstance(amount, int)):
