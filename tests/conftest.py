@@ -97,6 +97,17 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     yield store
 
 
+@pytest.fixture(autouse=True)
+def collector_resumed() -> Iterator[None]:
+    """`payscope.cli.main` run in a test's process pauses the garbage collector first thing, as
+    `payscope` does, and only the app or a server that serves resumes it: after a test that ended
+    before (a refusal, an error), it is resumed, so the next test starts as a process does."""
+    yield
+    from payscope.core import gc_pause
+
+    gc_pause.resume()
+
+
 # Seeded ids -------------------------------------------------------------------------------------
 
 
