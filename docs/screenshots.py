@@ -29,7 +29,8 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 # The snapshot tests' seeded sandbox and clock: one definition for both.
-from tests.tui.conftest import SeededSecrets, build_template, frozen_clock  # noqa: E402
+from tests.conftest import ids_seeded_with  # noqa: E402
+from tests.tui.conftest import build_template, frozen_clock  # noqa: E402
 
 Drive = Callable[[Any], Awaitable[None]]
 
@@ -343,7 +344,6 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
     """Run the app on a copy of `template`, drive it, and return its picture (normalised)."""
     import os
 
-    import payscope.sandbox.ids as ids
     from payscope.app import make_app
     from payscope.core.display import STABLE
 
@@ -354,28 +354,26 @@ async def draw(shot: Shot, template: Path, work: Path) -> str:
     saved_env = {k: os.environ.get(k) for k in names}
     os.environ["PAYSCOPE_CONFIG_DIR"], os.environ["PAYSCOPE_DATA_DIR"] = str(config), str(data)
     os.environ["PAYSCOPE_CURSOR_BLINK"] = "off"  # a cursor shown, never caught mid-blink
-    saved_secrets = ids.secrets
-    ids.secrets = SeededSecrets(2025)  # type: ignore[assignment]  # what a picture makes
     saved_cwd = Path.cwd()
     os.chdir(work)  # files a shot writes, and the paths it shows, are relative to here
     try:
-        app = make_app(
-            app_class=_player(shot.story),
-            theme=shot.theme,
-            config_dir=config,
-            data_dir=data,
-            display=STABLE,
-            time_source=frozen_clock,
-            read_only=shot.read_only,
-        )
-        async with app.run_test(size=shot.size) as pilot:
-            await shot.drive(pilot)
-            app.clear_notifications()
-            await settle(pilot)
-            return normalise(app.export_screenshot(title="payscope", simplify=True))
+        with ids_seeded_with(2025):  # the ids a picture makes repeat
+            app = make_app(
+                app_class=_player(shot.story),
+                theme=shot.theme,
+                config_dir=config,
+                data_dir=data,
+                display=STABLE,
+                time_source=frozen_clock,
+                read_only=shot.read_only,
+            )
+            async with app.run_test(size=shot.size) as pilot:
+                await shot.drive(pilot)
+                app.clear_notifications()
+                await settle(pilot)
+                return normalise(app.export_screenshot(title="payscope", simplify=True))
     finally:
         os.chdir(saved_cwd)
-        ids.secrets = saved_secrets
         for key, value in saved_env.items():
             if value is None:
                 os.environ.pop(key, None)

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import shutil
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,6 +95,67 @@ def memory_keyring() -> Iterator[MemoryKeyring]:
     store = MemoryKeyring()
     keyring.set_keyring(store)
     yield store
+
+
+@pytest.fixture(autouse=True)
+def collector_resumed() -> Iterator[None]:
+    """`payscope.cli.main` run in a test's process pauses the garbage collector first thing, as
+    `payscope` does, and only the app or a server that serves resumes it: after a test that ended
+    before (a refusal, an error), it is resumed, so the next test starts as a process does."""
+    yield
+    from payscope.core import gc_pause
+
+    gc_pause.resume()
+
+
+# Seeded ids -------------------------------------------------------------------------------------
+
+
+class SeededSecrets:
+    """What `payscope.sandbox.ids` draws from (`secrets`' functions), from a seeded generator."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def choice(self, seq):  # type: ignore[no-untyped-def]
+        return self._rng.choice(seq)
+
+    def token_bytes(self, n: int = 32) -> bytes:
+        return self._rng.randbytes(n)
+
+    def token_hex(self, n: int = 32) -> str:
+        return self._rng.randbytes(n).hex()
+
+    def randbelow(self, n: int) -> int:
+        return self._rng.randrange(n)
+
+
+@contextlib.contextmanager
+def ids_seeded_with(seed: int) -> Iterator[None]:
+    """While it lasts, the ids the sandbox draws repeat from run to run: for what no test's
+    fixture covers (a template built once per session, a docs picture)."""
+    import payscope.sandbox.ids as ids
+
+    saved = ids.secrets
+    ids.secrets = SeededSecrets(seed)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        ids.secrets = saved
+
+
+@pytest.fixture
+def seeded_ids() -> Iterator[Callable[[int], None]]:
+    """The ids the sandbox draws for what a test makes (payments, events) repeat from run to run
+    (a snapshot shows them): `payscope.sandbox.ids` draws from a generator seeded with 2025, or
+    with the seed the test gives the function this returns (a generator afresh each call)."""
+    with contextlib.ExitStack() as stack:
+
+        def seed(value: int) -> None:
+            stack.enter_context(ids_seeded_with(value))
+
+        seed(2025)
+        yield seed
 
 
 # The real Secret Service ------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The import-linter contracts (pyproject.toml, `lint-imports` in `make lint`) hold the layers;
 these tests keep the contracts whole: every area and every module below the UI is named in the
-contracts that must name it, so a new one cannot slip past them. And importing the layers
-below the UI really loads no Textual."""
+contracts that must name it, so a new one cannot slip past them. What lint-imports cannot see is
+checked here: reading the areas' registry loads no Textual, one class is named Area."""
 
 from __future__ import annotations
 
@@ -46,22 +46,6 @@ def test_every_module_below_the_ui_is_kept_free_of_textual() -> None:
     named = set(_contract("Layers below the UI never import Textual")["source_modules"])  # type: ignore[arg-type]
     for below in ("api", "sandbox", "webhooks", "core"):
         assert f"{NAME}.{below}" in named, f"{NAME}.{below} is not in the contract"
-
-
-def test_importing_the_lower_layers_does_not_load_textual() -> None:
-    code = (
-        "import sys, importlib\n"
-        "for m in ['payscope.api', 'payscope.api.client', 'payscope.core.config',"
-        " 'payscope.core.secrets', 'payscope.webhooks.signing']:\n"
-        "    try: importlib.import_module(m)\n"
-        "    except ModuleNotFoundError as e:\n"
-        "        if not e.name.startswith('payscope'): raise\n"
-        "print('textual' in sys.modules)\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert out.stdout.strip() == "False"
 
 
 def test_every_area_package_is_in_the_registry() -> None:

@@ -18,8 +18,8 @@ import aiohttp
 import httpx
 import pytest
 
-from payscope.cli import main
-from payscope.cli.serve import is_loopback
+from payscope.cli import build_parser, main
+from payscope.cli.serve_run import command_for, is_loopback
 
 
 @pytest.mark.parametrize(
@@ -258,9 +258,6 @@ def test_serve_demo_refuses_a_broken_story_before_serving(
 def test_each_tab_runs_this_payscope_or_the_demo_as_the_servers_own_child(
     tmp_path: Path,
 ) -> None:
-    from payscope.cli import build_parser
-    from payscope.cli.serve import command_for
-
     plain = command_for(build_parser().parse_args(["--profile", "staging", "serve"]))
     assert plain == f"exec {sys.executable} -m payscope --profile staging"
     demo = command_for(build_parser().parse_args(["serve", "--demo", "tour", "--pace", "2"]))

@@ -33,7 +33,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -179,29 +179,28 @@ class Tab:
         """The page's own text (a refusal page: no terminal)."""
         return str(await self.js("document.body ? document.body.innerText : ''") or "")
 
-    async def until_page(self, words: str) -> str:
-        """The page's own text once it holds `words`; fails with the text it showed."""
+    async def until(
+        self,
+        check: Callable[[str], Any],
+        what: str,
+        *,
+        read: Callable[[], Awaitable[str]] | None = None,
+    ) -> str:
+        """The terminal's text (or what `read` reads) once `check(text)` holds: the suite's one
+        `until`, with the text the page showed when it fails."""
         shown = ""
 
         async def holds() -> bool:
             nonlocal shown
-            shown = await self.page()
-            return words in shown
-
-        await until(holds, f"{words!r} on the page", detail=lambda: f"the page showed:\n{shown}")
-        return shown
-
-    async def until(self, check: Any, what: str) -> str:
-        """The terminal's text once `check(text)` holds; fails with the text it showed."""
-        shown = ""
-
-        async def holds() -> bool:
-            nonlocal shown
-            shown = await self.text()
+            shown = await (read or self.text)()
             return bool(check(shown))
 
         await until(holds, what, detail=lambda: f"the page showed:\n{shown}")
         return shown
+
+    async def until_page(self, words: str) -> str:
+        """The page's own text once it holds `words` (a refusal page: no terminal)."""
+        return await self.until(lambda t: words in t, f"{words!r} on the page", read=self.page)
 
     async def press(self, *keys: str) -> None:
         """Key events into the terminal (xterm.js turns them into a terminal's bytes)."""

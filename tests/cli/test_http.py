@@ -11,7 +11,7 @@ import pytest
 
 from payscope.api.bodies import BodyError, prepare
 from payscope.api.request_log import RequestLogFollower, request_log_path
-from payscope.cli.http import UsageError, clean_path, parse_fields
+from payscope.cli.http_run import UsageError, clean_path, parse_fields
 from tests.cli.conftest import Remote, no_traceback, payscope
 
 

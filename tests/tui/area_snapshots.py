@@ -25,12 +25,16 @@ RunBefore = Callable[[Any], Any]
 
 
 def screens_in_every_look(
-    screens: Mapping[str, RunBefore], shown: Iterable[str], *, seeded: bool = True
+    screens: Mapping[str, RunBefore],
+    shown: Iterable[str] | None = None,
+    *,
+    seeded: bool = True,
 ) -> Callable[..., None]:
-    """A test of each of `shown` (names in `screens`) in every look (`LOOKS_AND_SWITCHED`)."""
+    """A test of each of `shown` (names in `screens`, all of them by default) in every look
+    (`LOOKS_AND_SWITCHED`)."""
 
     @pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-    @pytest.mark.parametrize("screen", list(shown))
+    @pytest.mark.parametrize("screen", list(screens if shown is None else shown))
     def test(
         screen: str, look: tuple[tuple[int, int], str], dirs: tuple[Path, Path], snap_looks: Any
     ) -> None:

@@ -10,13 +10,14 @@ when a user runs payscope.
 from __future__ import annotations
 
 import asyncio
-import random
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.conftest import ids_seeded_with
 
 FROZEN_TIME = 1_714_564_800.0  # 2024-05-01 12:00:00 UTC
 SEEDED_PAYMENTS = 40
@@ -25,37 +26,6 @@ SEEDED_PAYMENTS = 40
 def frozen_clock() -> float:
     """The sandbox's time source in tests."""
     return FROZEN_TIME
-
-
-class SeededSecrets:
-    def __init__(self, seed: int) -> None:
-        self._rng = random.Random(seed)
-
-    def choice(self, seq):  # type: ignore[no-untyped-def]
-        return self._rng.choice(seq)
-
-    def token_bytes(self, n: int = 32) -> bytes:
-        return self._rng.randbytes(n)
-
-    def token_hex(self, n: int = 32) -> str:
-        return self._rng.randbytes(n).hex()
-
-    def randbelow(self, n: int) -> int:
-        return self._rng.randrange(n)
-
-
-@pytest.fixture
-def seeded_ids(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
-    """The ids the sandbox draws for what a test makes (payments, events) repeat from run to run
-    (a snapshot shows them): `payscope.sandbox.ids` draws from a generator seeded with 2025, or with
-    the seed the test gives the function this returns."""
-    import payscope.sandbox.ids as ids
-
-    def seed(value: int) -> None:
-        monkeypatch.setattr(ids, "secrets", SeededSecrets(value))
-
-    seed(2025)
-    return seed
 
 
 async def _build_template(directory: Path) -> None:
@@ -93,14 +63,8 @@ async def _build_template(directory: Path) -> None:
 def build_template(directory: Path) -> Path:
     """A data dir with the seeded sandbox at `directory` (also the docs' pictures' start:
     docs/screenshots.py)."""
-    import payscope.sandbox.ids as ids
-
-    saved = ids.secrets
-    ids.secrets = SeededSecrets(2024)  # type: ignore[assignment]
-    try:
+    with ids_seeded_with(2024):
         asyncio.run(_build_template(directory))
-    finally:
-        ids.secrets = saved
     return directory
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,8 @@ from payscope.areas.analytics import data
 from payscope.areas.analytics.forms import CustomRangeForm, FilterForm
 from payscope.areas.analytics.view import AnalyticsView
 from payscope.widgets.charts import BarFigure, TimeFigure
-from tests.tui.conftest import FROZEN_TIME, SeededSecrets, frozen_clock
+from tests.conftest import ids_seeded_with
+from tests.tui.conftest import FROZEN_TIME, frozen_clock
 from tests.tui.pilot import LOOKS, create_payment, field_error, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
 from tests.waits import on_screen
@@ -55,15 +56,9 @@ async def _build_demo(directory: Path) -> None:
 
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    import payscope.sandbox.ids as ids
-
     directory = tmp_path_factory.mktemp("analytics-demo")
-    saved = ids.secrets
-    ids.secrets = SeededSecrets(2024)  # type: ignore[assignment]
-    try:
+    with ids_seeded_with(2024):
         asyncio.run(_build_demo(directory))
-    finally:
-        ids.secrets = saved
     return directory
 
 
@@ -172,24 +167,18 @@ def test_the_demo_seed_has_a_trend_several_currencies_and_failures(demo: Dirs) -
     assert statuses.get("failed", 0) >= 2 and statuses.get("succeeded", 0) >= 8
 
 
-def test_lifelike_only_moves_the_seeded_times(tmp_path: Path) -> None:
+def test_lifelike_only_moves_the_seeded_times(
+    tmp_path: Path, seeded_ids: Callable[[int], None]
+) -> None:
     """The even layout (the tests' fixed data) and the lifelike one draw the same payments."""
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
 
     made = {}
     for lifelike in (False, True):
-        import payscope.sandbox.ids as ids
-
-        saved = ids.secrets
-        ids.secrets = SeededSecrets(7)  # type: ignore[assignment]
-        try:
-            box = Sandbox(
-                SandboxConfig(data_dir=tmp_path / str(lifelike), time_source=frozen_clock)
-            )
-            box.seed(60, lifelike=lifelike)
-        finally:
-            ids.secrets = saved
+        seeded_ids(7)  # both layouts draw from the same ids
+        box = Sandbox(SandboxConfig(data_dir=tmp_path / str(lifelike), time_source=frozen_clock))
+        box.seed(60, lifelike=lifelike)
         rows = box.state.db.conn.execute(
             "SELECT payment_id, status, amount, currency, created FROM payments ORDER BY rowid"
         ).fetchall()

@@ -14,8 +14,8 @@ from payscope.areas.customers.detail import CustomerDetailScreen
 from payscope.areas.customers.forms import EditCustomerForm, NewCustomerForm
 from payscope.areas.customers.view import CustomersView
 from payscope.views.forms import ConfirmScreen
+from tests.tui.area_snapshots import screens_in_every_look
 from tests.tui.pilot import (
-    LOOKS_AND_SWITCHED,
     field_error,
     run_command,
     shown_text,
@@ -652,17 +652,4 @@ SNAPSHOTS = {
 }
 
 
-@pytest.mark.usefixtures("seeded_ids")
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", list(SNAPSHOTS))
-def test_snapshot(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: Dirs,
-    snap_looks: Any,
-) -> None:
-
-    assert snap_looks(
-        lambda t: build(*dirs, theme=t),
-        SNAPSHOTS[screen],
-    )
+test_snapshot = screens_in_every_look(SNAPSHOTS)

@@ -9,15 +9,14 @@ listener's port.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 
 from payscope.webhooks.signing import SIGNATURE_HEADER, sign
-from tests.tui.pilot import LOOKS_AND_SWITCHED, run_command, until
-from tests.tui.snapshot_app import build, ready
+from tests.tui.area_snapshots import screens_in_every_look
+from tests.tui.pilot import run_command, until
+from tests.tui.snapshot_app import ready
 from tests.waits import on_screen
 
 
@@ -98,15 +97,4 @@ async def _detail(pilot: Any) -> None:
 DRIVES = {"events_deliveries": _deliveries, "event_detail": _detail}
 
 
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("drive", list(DRIVES))
-def test_events_with_deliveries(
-    drive: str,
-    look: tuple[tuple[int, int], str],
-    dirs: tuple[Path, Path],
-    snap_looks: Any,
-) -> None:
-    assert snap_looks(
-        lambda t: build(*dirs, theme=t),
-        DRIVES[drive],
-    )
+test_events_with_deliveries = screens_in_every_look(DRIVES, seeded=False)

@@ -4,13 +4,11 @@ and 80x24, in a dark and a light theme, on seeded payments (frozen clock, fixed 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.tui.pilot import LOOKS_AND_SWITCHED, create_payment, until
-from tests.tui.snapshot_app import build, ready
+from tests.tui.area_snapshots import screens_in_every_look
+from tests.tui.pilot import create_payment, until
+from tests.tui.snapshot_app import ready
 from tests.waits import on_screen
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -72,15 +70,4 @@ SCREENS: dict[str, Drive] = {
 }
 
 
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", list(SCREENS))
-def test_form(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: tuple[Path, Path],
-    snap_looks: Any,
-) -> None:
-    assert snap_looks(
-        lambda t: build(*dirs, theme=t),
-        SCREENS[screen],
-    )
+test_form = screens_in_every_look(SCREENS, seeded=False)

@@ -457,7 +457,7 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
         """The scroll's parts as an eagerly built form orders them, held-back fields left out."""
         parts: list[str] = []
         group = ""
-        for field in form._fields:
+        for field in form.fields():
             if field.group != group:
                 parts.append(f"# {field.group}")
             group = field.group
@@ -482,20 +482,20 @@ async def test_fields_out_of_sight_are_mounted_in_their_place_when_first_shown()
         await app.push_screen(form)
         await pilot.pause()
         held = {"z", "w", "wp", "wq"}
-        assert {f.name for f in form._fields if not form.mounted(f.name)} == held
+        assert {f.name for f in form.fields() if not form.mounted(f.name)} == held
         assert actual(form) == expected(form)
 
         form.query_one("#field-x", Input).value = "typed in x"
         form.query_one("#field-kind", Select).value = "b"
         await until(lambda: form.mounted("wp") and actual(form) == expected(form))
-        assert {f.name for f in form._fields if not form.mounted(f.name)} == {"wq"}
+        assert {f.name for f in form.fields() if not form.mounted(f.name)} == {"wq"}
         assert actual(form) == expected(form)
         assert form.shown_fields() == {"kind", "y", "z", "w", "wp", "last"}
         assert form.query_one("#field-x").has_class("-off")
 
         form.query_one("#field-w", Select).value = "q"
         await until(lambda: form.mounted("wq") and actual(form) == expected(form))
-        assert all(form.mounted(f.name) for f in form._fields)
+        assert all(form.mounted(f.name) for f in form.fields())
         assert actual(form) == expected(form)
         assert form.query_one("#field-wp").has_class("-off")
 

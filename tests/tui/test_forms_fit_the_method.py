@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual.widget import Widget
 from textual.widgets import Button, Select, Static
 
 from payscope.areas.payments.forms import NewPaymentScreen
@@ -20,11 +21,14 @@ CARD_PARTS = ("card", "expiry", "cvc", "authentication_type")
 
 
 def _in_sight(form: Any) -> set[str]:
-    """The fields a user sees: their widget displayed and in the layout."""
+    """The fields a user sees: their widget (`#field-<name>`) displayed and in the layout."""
     return {
-        f.name
-        for f in form._fields
-        if f.widget.is_attached and f.widget.display and not f.widget.has_class("-off")
+        widget.id.removeprefix("field-")
+        for widget in form.query(Widget)
+        if widget.id
+        and widget.id.startswith("field-")
+        and widget.display
+        and not widget.has_class("-off")
     }
 
 

@@ -115,7 +115,7 @@ def _restore() -> None:
 # `payscope sandbox` and `payscope listen`: paused from launch through their imports and set-up,
 # then set aside (gc.freeze) and on again once they serve.
 _SANDBOX = (
-    "from payscope.cli import sandbox as cli\n"
+    "from payscope.cli import sandbox_run as cli\n"
     "from payscope.sandbox import server\n"
     "built = server.Sandbox.__init__\n"
     "def watched(self, *a, **k):\n"

@@ -22,6 +22,7 @@ from payscope.shell.health import (
     ServiceDown,
     ServiceUp,
 )
+from tests.waits import until
 
 
 def _runtime(*, local: bool, daemon_dir: Any = None, **more: Any) -> Any:
@@ -38,11 +39,6 @@ def test_it_watches_the_service_the_background_sandbox_or_nothing() -> None:
     assert watches(_runtime(local=True)) is None  # the embedded sandbox ends with the app
 
 
-async def _until(news: list[HealthNews], done: Callable[[], bool]) -> None:
-    while not done():
-        await asyncio.sleep(0)
-
-
 async def test_a_service_that_stops_answering_is_posted_down_then_up() -> None:
     answers: list[BaseException | None] = [ConnectionError("refused"), None]
 
@@ -56,10 +52,10 @@ async def test_a_service_that_stops_answering_is_posted_down_then_up() -> None:
     supervisor = HealthSupervisor(runtime, news.append)
     task = asyncio.create_task(supervisor.run())
     try:
-        await asyncio.wait_for(_until(news, lambda: len(news) >= 1), 5)
+        await until(lambda: len(news) >= 1)
         assert isinstance(news[0], ServiceDown) and news[0].retry_in == health.FIRST_RETRY
         supervisor.wake()  # the user's Ctrl+R: checked again at once
-        await asyncio.wait_for(_until(news, lambda: len(news) >= 2), 5)
+        await until(lambda: len(news) >= 2)
         assert isinstance(news[1], ServiceUp)
     finally:
         task.cancel()
@@ -89,12 +85,12 @@ async def test_a_stopped_sandbox_is_posted_down_starting_and_back() -> None:
     task = asyncio.create_task(supervisor.run())
     try:
         supervisor.wake()
-        await asyncio.wait_for(_until(news, lambda: len(news) >= 3), 5)
+        await until(lambda: len(news) >= 3)
         assert news[0] == SandboxDown("it is not running")
         assert news[1] == SandboxStarting("Starting the local sandbox again on port 8042…", None)
         assert isinstance(news[2], SandboxFailed) and str(news[2].error) == "port taken"
         supervisor.wake()  # Ctrl+R after a failure: tried again at once
-        await asyncio.wait_for(_until(news, lambda: len(news) >= 6), 5)
+        await until(lambda: len(news) >= 6)
         assert news[3:] == [
             SandboxDown("it is not running"),
             SandboxStarting("Starting the local sandbox again on port 8042…", None),

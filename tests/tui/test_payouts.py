@@ -20,8 +20,8 @@ from payscope.areas.payouts.view import PayoutsView
 from payscope.views.forms import ConfirmScreen
 from payscope.views.model_fields import ACCOUNT_NUMBERS
 from payscope.widgets.inputs import MaskedInput, Picker, last_digits, mask
+from tests.tui.area_snapshots import screens_in_every_look
 from tests.tui.pilot import (
-    LOOKS_AND_SWITCHED,
     apply_filter,
     field_error,
     filter_problem,
@@ -1022,16 +1022,4 @@ async def _new_sepa(pilot: Any) -> None:
 SCREENS = {"list": _list, "detail": _detail, "new_sepa": _new_sepa}
 
 
-@pytest.mark.usefixtures("seeded_ids")
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", ["list", "detail", "new_sepa"])
-def test_payout_screens(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: Dirs,
-    snap_looks: Any,
-) -> None:
-    assert snap_looks(
-        lambda t: build(*dirs, theme=t),
-        SCREENS[screen],
-    )
+test_payout_screens = screens_in_every_look(SCREENS, ["list", "detail", "new_sepa"])

@@ -4,7 +4,7 @@ Both run the real app on a `remote` profile. What would move from run to run is 
 - the API client's backoff jitter (`retry_rng`), so retries against a dead port take no time;
 - the health loop's clock (`payscope.shell.health.wait_or_wake`), so the banner's "checking again
   in 1 s" is the first check's and never turns into the second's while the picture is taken;
-- the remote sandbox's clock (`frozen_clock`) and its new ids (`ids.secrets`, seeded);
+- the remote sandbox's clock (`frozen_clock`) and its new ids (`seeded_ids`);
 - the down service's address (port 1, refused on loopback), and the listener's port on screen
   (the `STABLE` display policy);
 - toasts, which leave on a wall-clock timer: each is waited for, then dismissed.

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from tests.tui.pilot import LOOKS_AND_SWITCHED, run_command, type_text
+from tests.tui.area_snapshots import screens_in_every_look
+from tests.tui.pilot import run_command, type_text
 from tests.tui.snapshot_app import build, ready
 
 Drive = Callable[[Any], Awaitable[None]]
@@ -140,19 +141,7 @@ SCREENS: dict[str, Drive] = {
 }
 
 
-@pytest.mark.usefixtures("seeded_ids")
-@pytest.mark.parametrize("look", LOOKS_AND_SWITCHED)
-@pytest.mark.parametrize("screen", list(SCREENS))
-def test_screen(
-    screen: str,
-    look: tuple[tuple[int, int], str],
-    dirs: tuple[Path, Path],
-    snap_looks: Any,
-) -> None:
-    assert snap_looks(
-        lambda t: build(*dirs, theme=t),
-        SCREENS[screen],
-    )
+test_screen = screens_in_every_look(SCREENS)
 
 
 @pytest.mark.parametrize("theme", ["payscope-high-contrast", "payscope-presentation"])

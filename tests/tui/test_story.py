@@ -5,6 +5,7 @@ with each delivery and its answer; each line opens what it names."""
 from __future__ import annotations
 
 import socket
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -195,12 +196,9 @@ async def _story_shot(pilot: Any) -> None:
 
 @pytest.mark.parametrize("look", LOOKS)
 def test_story_snapshot(
-    look: Any, dirs: Dirs, snap_looks: Any, monkeypatch: pytest.MonkeyPatch
+    look: Any, dirs: Dirs, snap_looks: Any, seeded_ids: Callable[[int], None]
 ) -> None:
-    import payscope.sandbox.ids as ids
-    from tests.tui.conftest import SeededSecrets
-
-    monkeypatch.setattr(ids, "secrets", SeededSecrets(2041))  # ids repeat from run to run
+    seeded_ids(2041)  # the ids the story makes repeat from run to run
     assert snap_looks(lambda theme: build(*dirs, theme=theme), _story_shot)
 
 

@@ -19,7 +19,7 @@ from typing import TextIO
 import httpx
 import pytest
 
-from payscope.cli.listen import format_text
+from payscope.cli.listen_run import format_text
 from payscope.webhooks.listener import Delivery
 from tests.webhooks.conftest import SECRET, event_body, post_signed
 

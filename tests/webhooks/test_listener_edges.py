@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from payscope.cli.listen import format_text
+from payscope.cli.listen_run import format_text
 from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
 from tests.waits import awaited, until

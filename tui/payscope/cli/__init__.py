@@ -2,10 +2,11 @@
 
 One module of this package per subcommand (`SUBCOMMANDS`): each says the subcommands it parses
 (`COMMANDS`), adds their parsers (`add_parser`) and runs them (`run`). Only the standard library
-and this package's small helpers (`options`, `headless`, `output`) are imported at their tops:
-each subcommand imports what it needs when it runs, so `payscope --help`, shell completion and
-the TUI's start-up do not pay for the server stack. No module here imports Textual itself (the
-import-linter contract says so).
+and the parsers' shared pieces (`options`) are imported at their tops; `run` imports the
+subcommand's handler, the sibling module `<name>_run` (`sandbox_run`, `listen_run`...), which
+imports what it needs at its top. So `payscope --help`, shell completion and the TUI's start-up
+(`tui_run`) do not pay for the server stack. The handlers share `headless` (a client without the
+TUI) and `output`. No module here imports Textual itself (the import-linter contract says so).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from payscope.cli import (
     trigger,
 )
 from payscope.cli.options import Formatter, positive_int
+from payscope.core import gc_pause
 
 if TYPE_CHECKING:
     from payscope.cli.options import Subparsers
@@ -82,7 +84,7 @@ class Subcommand(Protocol):
 
 
 # In the order `payscope --help` lists them. Standard library only at the top of each (besides
-# these small modules of the package), so `--help` does not pay for what a subcommand runs.
+# `options`), so `--help` does not pay for what a subcommand runs: that is in its `_run` module.
 SUBCOMMANDS: tuple[Subcommand, ...] = (
     sandbox,
     listen,
@@ -149,27 +151,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
     try:
         if args.command != "keys":
-            from payscope.core import gc_pause
-
             # Until the TUI's first frame, or until the server serves; imports included.
             gc_pause.pause()
         for module in SUBCOMMANDS:
             if args.command in module.COMMANDS:
                 return module.run(args)
-        import os
+        from payscope.cli import tui_run  # the TUI's start: only when no subcommand is named
 
-        from payscope.core.paths import ENV_SANDBOX_MODE
-
-        # On a first run the background sandbox starts now, before any heavier import
-        # (tui/payscope/app/launch.py). On the others the first frame shows the page cached by the
-        # last run (tui/payscope/areas/payments/cache.py) while the client starts.
-        if os.environ.get(ENV_SANDBOX_MODE, "") != "in-process":
-            from payscope.app.launch import spawn_at_launch
-
-            spawn_at_launch(args.profile, args.seed)
-        from payscope.app import exit_now, run_tui
-
-        exit_now(run_tui(args))
+        tui_run.run(args)
     except KeyboardInterrupt:
         return 130
 

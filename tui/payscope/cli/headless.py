@@ -1,6 +1,7 @@
-"""The commands that use the service without the TUI (`payscope fixtures`, `payscope export`):
-one client on the profile's service or on the background local sandbox, and a readable error
-when it cannot start. No Textual here."""
+"""How the commands that use the service without the TUI run (`payscope fixtures`, `export`,
+`trigger`, `get`...): one client on the profile's service or on the background local sandbox,
+and a readable error when it cannot start. Imported by their handlers only, never on the way
+to `--help`. No Textual here."""
 
 from __future__ import annotations
 
@@ -10,36 +11,16 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
+from payscope.api import errors
 from payscope.api.terminal import say
+from payscope.app.runtime import OptionsError, Runtime, RuntimeOptions, StartupError
+from payscope.core import secrets
 
 if TYPE_CHECKING:
     from payscope.api.client import ApiClient
-    from payscope.app.runtime import Progress, Runtime, RuntimeOptions
+    from payscope.app.runtime import Progress
 
 T = TypeVar("T")
-
-
-def add_connection_options(parser: argparse.ArgumentParser) -> None:
-    """--profile, --read-only, --seed and --allow-production on a subcommand (they may also come
-    before it: the defaults are suppressed so the main parser's values stay)."""
-    parser.add_argument(
-        "--profile",
-        metavar="NAME",
-        default=argparse.SUPPRESS,
-        help="a configured profile (default: the local sandbox, started when it is not running)",
-    )
-    parser.add_argument(
-        "--read-only",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="refuse every call that writes (a profile's read_only = true does the same)",
-    )
-    parser.add_argument(
-        "--allow-production",
-        action="store_true",
-        default=argparse.SUPPRESS,
-        help="accept a production (prd_) key",
-    )
 
 
 def run_with_client(args: argparse.Namespace, work: Callable[[ApiClient], Awaitable[T]]) -> T:
@@ -61,8 +42,6 @@ def run_with_runtime(
 def runtime_options(args: argparse.Namespace) -> RuntimeOptions:
     """The options a headless command runs with (its profile, on the background sandbox);
     `OptionsError` when they are wrong."""
-    from payscope.app.runtime import RuntimeOptions
-
     options = RuntimeOptions.build(
         profile=getattr(args, "profile", None),
         seed=getattr(args, "seed", None),
@@ -83,10 +62,6 @@ async def _run(
     work: Callable[[Runtime], Awaitable[T]],
     progress: Progress | None = None,
 ) -> T:
-    from payscope.api import errors
-    from payscope.app.runtime import OptionsError, Runtime, StartupError
-    from payscope.core import secrets
-
     try:
         runtime = Runtime(runtime_options(args))
         client = await runtime.start_client(progress)

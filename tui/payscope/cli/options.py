@@ -1,5 +1,6 @@
 """What the subcommands' parsers share: the help formatter, the option types (their messages are
-the command line's contract) and the help's examples epilog. Standard library only."""
+the command line's contract), the connection options of the commands that use the service
+without the TUI, and the help's examples epilog. Standard library only."""
 
 from __future__ import annotations
 
@@ -89,3 +90,26 @@ def examples_epilog(examples: list[str], section: str) -> str:
     """The examples of a command's help, then where its docs are (docs/cli.md's `section`)."""
     lines = ["examples:", *(f"  {line}" for line in examples), "", see("cli", section)]
     return "\n".join(lines)
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    """--profile, --read-only, --seed and --allow-production on a subcommand (they may also come
+    before it: the defaults are suppressed so the main parser's values stay)."""
+    parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
+        help="a configured profile (default: the local sandbox, started when it is not running)",
+    )
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="refuse every call that writes (a profile's read_only = true does the same)",
+    )
+    parser.add_argument(
+        "--allow-production",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="accept a production (prd_) key",
+    )
