@@ -17,7 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope.app.runtime import Runtime, RuntimeOptions, listener_dir_for
+from payscope.app.runtime import Runtime
+from payscope.app.runtime.listener_dirs import listener_dir_for
+from payscope.app.runtime.options import RuntimeOptions
 from payscope.core import config, paths, secrets
 
 WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"
@@ -215,11 +217,11 @@ def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
         credentials = daemon.read_credentials(directory)
         assert credentials is not None
         code = f"""
-import asyncio, importlib, sys
+import asyncio, sys
 from pathlib import Path
-from payscope.app.runtime import CLIENT_MODULES, FIRST_CALLS, LISTENER_MODULES
-for name in CLIENT_MODULES + LISTENER_MODULES + FIRST_CALLS:
-    importlib.import_module(name)
+from payscope.app.runtime.stacks import client_stack, listener_stack
+client_stack(first_calls=True)
+listener_stack(first_calls=True)
 from payscope.api.client import ApiClient
 from payscope.api.models.payments import PaymentListRequest
 from payscope.webhooks.process import ListenerProcess

@@ -59,7 +59,7 @@ def seeded_ids(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
 
 
 async def _build_template(directory: Path) -> None:
-    from payscope.app.runtime import listener_dir_for
+    from payscope.app.runtime.listener_dirs import listener_dir_for
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
     from payscope.webhooks.journal import Journal

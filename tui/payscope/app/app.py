@@ -40,7 +40,8 @@ ENV_CURSOR_BLINK = "PAYSCOPE_CURSOR_BLINK"
 GC_PAUSE_LIMIT = 3.0
 
 if TYPE_CHECKING:
-    from payscope.app.runtime import Runtime, RuntimeOptions
+    from payscope.app.runtime import Runtime
+    from payscope.app.runtime.options import RuntimeOptions
     from payscope.shell.main import MainScreen
     from payscope.views.access import AppHost, Guarded
     from payscope.views.live import Change
@@ -555,7 +556,7 @@ def make_app(
     `read_only` (`--read-only`): no action that writes is offered, and the client refuses them.
     `app_class`: a subclass to build instead (`payscope demo`'s player).
     """
-    from payscope.app.runtime import RuntimeOptions
+    from payscope.app.runtime.options import RuntimeOptions
 
     options = RuntimeOptions.build(
         profile=profile,
@@ -578,7 +579,7 @@ def run_tui(args: argparse.Namespace) -> int:
 
     The garbage collector is paused already (`payscope.cli`, from launch); the first frame resumes
     it (`first_frame_out`), or the end of this call if no frame came."""
-    from payscope.app.runtime import OptionsError
+    from payscope.app.runtime.options import OptionsError
 
     try:
         try:

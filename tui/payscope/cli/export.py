@@ -68,7 +68,8 @@ def _journal_fetch(
 ) -> Callable[[int, int], Awaitable[tuple[list[Any], int | None]]]:
     """Pages of the events this profile's listener journaled (the TUI's Events list); exits 2
     when the profile's options are wrong or no listener has journaled anything yet."""
-    from payscope.app.runtime import OptionsError, listener_dir_for
+    from payscope.app.runtime.listener_dirs import listener_dir_for
+    from payscope.app.runtime.options import OptionsError
     from payscope.cli.headless import runtime_options
     from payscope.webhooks.journal import JOURNAL_FILE, Journal
 

@@ -14,7 +14,9 @@ from payscope.api.terminal import say
 
 if TYPE_CHECKING:
     from payscope.api.client import ApiClient
-    from payscope.app.runtime import Progress, Runtime, RuntimeOptions
+    from payscope.app.runtime import Runtime
+    from payscope.app.runtime.connection import Progress
+    from payscope.app.runtime.options import RuntimeOptions
 
 T = TypeVar("T")
 
@@ -61,7 +63,7 @@ def run_with_runtime(
 def runtime_options(args: argparse.Namespace) -> RuntimeOptions:
     """The options a headless command runs with (its profile, on the background sandbox);
     `OptionsError` when they are wrong."""
-    from payscope.app.runtime import RuntimeOptions
+    from payscope.app.runtime.options import RuntimeOptions
 
     options = RuntimeOptions.build(
         profile=getattr(args, "profile", None),
@@ -84,7 +86,9 @@ async def _run(
     progress: Progress | None = None,
 ) -> T:
     from payscope.api import errors
-    from payscope.app.runtime import OptionsError, Runtime, StartupError
+    from payscope.app.runtime import Runtime
+    from payscope.app.runtime.connection import StartupError
+    from payscope.app.runtime.options import OptionsError
     from payscope.core import secrets
 
     try:

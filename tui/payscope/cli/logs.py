@@ -162,7 +162,7 @@ def line_of(record: LoggedRequest, *, colour: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from payscope.api.request_log import RequestLogFollower, request_log_path
-    from payscope.app.runtime import OptionsError
+    from payscope.app.runtime.options import OptionsError
     from payscope.cli.headless import runtime_options
     from payscope.core import gc_pause
 
