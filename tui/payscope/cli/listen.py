@@ -25,8 +25,8 @@ from payscope.core.docs import see
 
 if TYPE_CHECKING:
     from payscope.cli.options import Subparsers
-    from payscope.webhooks.journal import ForwardOutcome
-    from payscope.webhooks.listener import Delivery
+    from payscope.webhooks.deliveries import Delivery
+    from payscope.webhooks.records import ForwardOutcome
 
 SECRET_ENV = "PAYSCOPE_WEBHOOK_SECRET"
 KEYRING_PROFILE = "listener"
@@ -157,7 +157,7 @@ def _iso(ts: float) -> str:
 
 def _forward_shown(outcome: ForwardOutcome) -> str:
     """The forward's state as printed: delivered, retrying (a retry is scheduled) or failed."""
-    from payscope.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED
+    from payscope.webhooks.records import FORWARD_DELIVERED, FORWARD_FAILED
 
     if outcome.state == FORWARD_DELIVERED:
         return "delivered"
@@ -458,7 +458,7 @@ async def _serve(
 
 def _max_age(args: argparse.Namespace) -> float | None:
     """The freshness window asked for: --no-freshness, --max-age, or the default."""
-    from payscope.webhooks.listener import DEFAULT_MAX_AGE
+    from payscope.webhooks.checks import DEFAULT_MAX_AGE
 
     if getattr(args, "no_freshness", False):
         return None

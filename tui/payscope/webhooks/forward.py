@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from payscope.core.waiting import wait_or_wake
-from payscope.webhooks.journal import (
+from payscope.webhooks.journal import Journal
+from payscope.webhooks.records import (
     FORWARD_DELIVERED,
     FORWARD_FAILED,
     FORWARD_PENDING,
     ForwardOutcome,
     ForwardRecord,
-    Journal,
     JournalError,
     OwedForward,
 )

@@ -40,19 +40,12 @@ from typing import Any
 
 import orjson
 
+from payscope.webhooks.checks import DEFAULT_MAX_AGE, checked_max_age, checked_secrets
+from payscope.webhooks.deliveries import SUBSCRIBER_QUEUE_SIZE, Delivery, ListenerStats, Publisher
 from payscope.webhooks.forward import InvalidForwardUrl, NoForwardTarget
-from payscope.webhooks.journal import ForwardRecord, Journal
-from payscope.webhooks.listener import (
-    DEFAULT_MAX_AGE,
-    SUBSCRIBER_QUEUE_SIZE,
-    Delivery,
-    Listener,
-    ListenerError,
-    ListenerStats,
-    Publisher,
-    checked_max_age,
-    checked_secrets,
-)
+from payscope.webhooks.journal import Journal
+from payscope.webhooks.listener import Listener, ListenerError
+from payscope.webhooks.records import ForwardRecord
 
 log = logging.getLogger("payscope.listener")
 
