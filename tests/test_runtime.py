@@ -204,9 +204,9 @@ def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
     # Once the sandbox is ready, the app starts its listener (a process of its own: uvicorn
     # loads there, never here), builds the client and reads the
     # first page on its loop: whatever those import there holds the live page back (a first
-    # run waits on it right after the seeding). `CLIENT_MODULES`, `LISTENER_MODULES` and
-    # `FIRST_CALLS` are imported in a thread before; this runs the same steps in a fresh
-    # interpreter against a real sandbox.
+    # run waits on it right after the seeding). The stacks `client_stack` and `listener_stack`
+    # load in a thread before; this runs the same steps in a fresh interpreter against a real
+    # sandbox.
     from payscope.sandbox import daemon
     from tests.daemons import wait_ready
 

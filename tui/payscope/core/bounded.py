@@ -12,6 +12,8 @@ the file or the URL, instead of a parser's RecursionError (a few thousand `[` ar
 
 from __future__ import annotations
 
+import json
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +100,6 @@ def check_depth(value: Any, *, source: str = "", limit: int = MAX_DEPTH) -> Any:
 def loads_json(raw: bytes | str, *, source: str = "", limit: int = MAX_DEPTH) -> Any:
     """JSON text parsed, nested at most `limit` deep: `TooDeep` past it, ValueError (a
     json.JSONDecodeError with its line and column) when it is not JSON."""
-    import json
-
     import orjson
 
     try:
@@ -119,8 +119,6 @@ def loads_json(raw: bytes | str, *, source: str = "", limit: int = MAX_DEPTH) ->
 def loads_toml(text: str, *, source: str = "", limit: int = MAX_DEPTH) -> dict[str, Any]:
     """TOML text parsed, nested at most `limit` deep: `TooDeep` past it (the standard parser
     recurses on each nested array or inline table), tomllib.TOMLDecodeError when not TOML."""
-    import tomllib  # 3 ms: imported by the first read that needs it (payscope.app.launch)
-
     try:
         data = tomllib.loads(text)
     except RecursionError:

@@ -135,7 +135,7 @@ class Forwarder:
         self.retry_delays = tuple(retry_delays) or RETRY_DELAYS
         self.give_up_after = give_up_after
         # One client for plain HTTP targets and one for HTTPS: building the TLS context (the CA
-        # bundle loaded) costs ~45 ms on the loop, for nothing when no target uses TLS.
+        # bundle loaded) is slow on the loop, and for nothing when no target uses TLS.
         self._clients: dict[bool, httpx.AsyncClient] = {}
         self._runner: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None

@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import logging
+import os
 import queue
 import re
 import sqlite3
@@ -238,9 +240,6 @@ class Journal:
 
     def _move_aside(self, why: sqlite3.DatabaseError) -> Path:
         """Move the damaged journal (and its -wal, -shm) aside; where it went."""
-        import datetime as dt
-        import os
-
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         target = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         n = 1

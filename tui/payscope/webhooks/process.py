@@ -40,6 +40,7 @@ from typing import Any
 
 import orjson
 
+from payscope.core import gc_pause
 from payscope.webhooks.checks import DEFAULT_MAX_AGE, checked_max_age, checked_secrets
 from payscope.webhooks.deliveries import SUBSCRIBER_QUEUE_SIZE, Delivery, ListenerStats, Publisher
 from payscope.webhooks.forward import InvalidForwardUrl, NoForwardTarget
@@ -356,7 +357,6 @@ async def _serve() -> int:
         say({"error": str(exc)})
         await stdout.drain()
         return 1
-    from payscope.core import gc_pause
 
     gc_pause.resume(freeze=True)  # its modules are never garbage (tui/payscope/core/gc_pause.py)
     moved = listener.journal.moved_aside
@@ -407,8 +407,6 @@ async def _serve() -> int:
 
 def main() -> None:
     """`python -m payscope.webhooks.process`: the child (started by `ListenerProcess` only)."""
-    from payscope.core import gc_pause
-
     gc_pause.pause()  # until it serves
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     with contextlib.suppress(KeyboardInterrupt):

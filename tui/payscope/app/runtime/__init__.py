@@ -5,7 +5,9 @@ revived when the background sandbox stops, and stopped.
 Its parts: what the run is started with (`options`), what it is connected to (`connection`), the
 ways it comes up (`startup`), the server stack those load (`stacks`) and where its listener
 journals (`listener_dirs`). None imports Textual, and the server stack (FastAPI, uvicorn) loads in
-a thread while the shell is already on screen, so the first paint does not wait.
+a thread while the shell is already on screen, so the first paint does not wait. What only some
+runs need (the background sandbox's daemon module, the settings' validation with pydantic, the
+request log) is imported where it is used: the runtime is built before the first frame.
 """
 
 from __future__ import annotations
@@ -75,8 +77,8 @@ class Runtime(Connection):
         what is wrong with it, said for a person.
 
         Called once the runtime is up: the embedded sandbox needs nothing from the file, so a
-        problem is told, not fatal, and the validation (pydantic, about 0.25 s on a 2-core
-        machine) need not hold the client and the listener back. A remote profile's start
+        problem is told, not fatal, and the validation (pydantic: it costs more than the whole
+        first paint) need not hold the client and the listener back. A remote profile's start
         validated them already: nothing to do then."""
         if self.options.settings is not None:
             return []

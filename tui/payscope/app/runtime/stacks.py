@@ -41,9 +41,9 @@ def embedded_stack() -> EmbeddedStack:
 
 def client_stack(*, first_calls: bool) -> type[ApiClient]:
     """The API client, with its transport for the local sandbox (`payscope.api.local_transport`,
-    not httpx's: httpcore, h11 and anyio cost a fifth of an attach); with what the first calls
-    need when `first_calls` (a warm start: the live page then imports nothing on the app's loop).
-    """
+    not httpx's, whose httpcore, h11 and anyio would weigh on every attach); with what the first
+    calls need when `first_calls` (a warm start: the live page then imports nothing on the app's
+    loop)."""
     from payscope.api.client import ApiClient
 
     if first_calls:

@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from payscope.webhooks.process import ListenerProcess
 
 # How long a start waits for the background sandbox to serve: this long, plus as much per
-# payment of a first run's seeding (about 1 ms each here: ten times that is room for a slow
-# machine). Fixed once known, never reset, so a stalled daemon is reported, not waited on.
+# payment of a first run's seeding (many times what seeding one takes, so a slow machine has
+# room). Fixed once known, never reset, so a stalled daemon is reported, not waited on.
 START_LIMIT = 30.0
 SEED_LIMIT_EACH = 0.01
 
@@ -176,7 +176,7 @@ class AttachedDaemon(Startup):
         rt.listener = listener = listener_process(
             rt.listener_dir, secrets=[credentials.webhook_secret], max_age=None
         )  # no freshness window on the local sandbox: see EmbeddedSandbox
-        # Its own process: acknowledgements never wait on the UI drawing (issue 30).
+        # Its own process: acknowledgements never wait on the UI drawing.
         listener.on_notice = rt.notices.append
         hook = await listener.start(HOST, rt.options.listener_port or 0)
         rt.listener_url = rt.shown_url(hook)
@@ -210,10 +210,10 @@ class AttachedDaemon(Startup):
         # A warm start (serving already): with the client, what its first call needs, so the
         # live page that follows at once imports nothing on the app's loop.
         client = await rt.load(client_stack, first_calls=serving)
-        # The rest (the first calls' resources and models, the listener and uvicorn) loads in a
-        # thread: during a first run's seeding, or once the client is up on a warm start, where
+        # The rest (the first calls' resources and models, the listener process's end) loads in
+        # a thread: during a first run's seeding, or once the client is up on a warm start, where
         # it would only slow the client down. Imported by the first call itself, on the app's
-        # loop, the resources held the live page back 0.2 s after a first run's seeding.
+        # loop, the resources would hold the live page back after a first run's seeding.
         rest = None if serving else rt._import_rest()
         state = await wait_ready(directory, report, spawned)
         credentials = await asyncio.to_thread(daemon.read_credentials, directory)
