@@ -377,7 +377,7 @@ class DemoApp(PayscopeApp):
     async def _focused(self, kind: type, *, wait: bool = True) -> bool:
         """Whether a `kind` has the focus, waiting for it unless `wait` is false."""
         # Generous: it returns as soon as the focus is there, and keys typed before it would
-        # go elsewhere (a loaded machine took over 3 s to mount a form).
+        # go elsewhere (a loaded machine can take seconds to mount a form).
         loop = asyncio.get_running_loop()
         deadline = self._after(10)
         await asyncio.sleep(KEY_GAP / self.pace)

@@ -1,9 +1,9 @@
 """The webhook listener in a process of its own, and the TUI's end of it.
 
 Why a process: a thread is not enough. The TUI's process draws, and on a long live feed its
-cyclic garbage collector stops every thread of the process for a hundred milliseconds or more
-at a time, and a listener in a thread makes its acknowledgements wait for them (the
-acknowledgement figures are `bench/live_feed.py`'s, in `bench/results/live_feed.json`).
+cyclic garbage collector stops every thread of the process for long pauses, and a listener in
+a thread makes its acknowledgements wait for them (the acknowledgement figures are
+`bench/live_feed.py`'s, in `bench/results/live_feed.json`).
 In a child process the listener has its own interpreter, heap and collector, and answers while
 the TUI draws or collects. The TUI reads what it received from the same journal (SQLite, WAL:
 one writer, any number of readers) and is told of each delivery over a pipe.
