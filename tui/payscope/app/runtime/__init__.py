@@ -191,6 +191,7 @@ class Runtime(Connection):
         """Attach this run's listener to the background sandbox's webhooks again."""
         if self.daemon_dir is not None and self._hook:
             await self.api.sandbox.attach_webhook(self._hook)
+            self._hook_read = (None, -10.0)
 
     async def stop(self) -> None:
         """Stop what was started (each part on its own, so one failure does not leak the rest).

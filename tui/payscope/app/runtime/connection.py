@@ -125,7 +125,7 @@ class Connection:
         self._clock_requests()
         self._share_requests(self.client)
 
-    def _import_rest(self) -> asyncio.Task[type[ListenerProcess]]:
+    def _load_rest(self) -> asyncio.Task[type[ListenerProcess]]:
         """Load the listener process's end and the first calls' modules in a thread, started
         now."""
         task = asyncio.create_task(self.load(listener_stack, first_calls=True))

@@ -170,7 +170,7 @@ class AttachedDaemon(Startup):
         credentials, rest = await self.attach(report)
         rt.client_ready.set()  # actions run from here; the listener comes up next
         report("", 1.0)
-        listener_process = await (rest or rt._import_rest())
+        listener_process = await (rest or rt._load_rest())
         if rt._claimed is None:
             rt._claimed = claim_listener_dir(rt.listener_dir, rt.options.data_dir)
         rt.listener = listener = listener_process(
@@ -190,7 +190,7 @@ class AttachedDaemon(Startup):
         self, report: Progress
     ) -> tuple[Credentials, asyncio.Task[type[ListenerProcess]] | None]:
         """The client on the background sandbox (started when it is not running); its
-        credentials, and the import of the listener's modules when one was started."""
+        credentials, and the loading of the listener's stack when one was started."""
         from payscope.sandbox import daemon
 
         rt = self.runtime
@@ -214,7 +214,7 @@ class AttachedDaemon(Startup):
         # a thread: during a first run's seeding, or once the client is up on a warm start, where
         # it would only slow the client down. Imported by the first call itself, on the app's
         # loop, the resources would hold the live page back after a first run's seeding.
-        rest = None if serving else rt._import_rest()
+        rest = None if serving else rt._load_rest()
         state = await wait_ready(directory, report, spawned)
         credentials = await asyncio.to_thread(daemon.read_credentials, directory)
         if credentials is None:
