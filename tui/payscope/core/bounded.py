@@ -13,7 +13,6 @@ the file or the URL, instead of a parser's RecursionError (a few thousand `[` ar
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -119,6 +118,10 @@ def loads_json(raw: bytes | str, *, source: str = "", limit: int = MAX_DEPTH) ->
 def loads_toml(text: str, *, source: str = "", limit: int = MAX_DEPTH) -> dict[str, Any]:
     """TOML text parsed, nested at most `limit` deep: `TooDeep` past it (the standard parser
     recurses on each nested array or inline table), tomllib.TOMLDecodeError when not TOML."""
+    # Imported by the first read that needs it: a start with no settings file reads no TOML
+    # before it spawns the background sandbox (`payscope.app.launch`).
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except RecursionError:
