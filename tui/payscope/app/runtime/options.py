@@ -8,11 +8,14 @@ import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from payscope.app.launch import DEFAULT_SEED, peek_settings
 from payscope.core import paths
 from payscope.core.paths import CONFIG_FILE, ENV_CONFIG_DIR, ENV_DATA_DIR
+
+if TYPE_CHECKING:
+    from payscope.core.config import Settings
 
 
 class OptionsError(ValueError):
@@ -33,7 +36,7 @@ class RuntimeOptions:
     keymap: dict[str, str] = field(default_factory=dict)
     listener_port: int = 0
     sandbox_options: dict[str, Any] = field(default_factory=dict)
-    settings: Any = None
+    settings: Settings | None = None
     # `[local] sandbox_port` as the start peeked at it (unvalidated), until `settings` is read.
     peeked_sandbox_port: Any = None
     # The local sandbox as a background service kept between runs (the CLI's choice; tests and
@@ -136,7 +139,7 @@ class RuntimeOptions:
             settings=settings,
         )
 
-    def load_settings(self) -> Any:
+    def load_settings(self) -> Settings:
         """The validated settings (payscope.core.config's `Settings`), read once; `OptionsError` if
         broken."""
         if self.settings is None:
