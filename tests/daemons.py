@@ -24,7 +24,8 @@ def wait_ready(directory: Path) -> daemon.DaemonState:
 
 def daemon_runtime(tmp_path: Path, data: Path) -> Any:
     """A runtime of the local profile on the background sandbox of `data`, as `payscope` runs."""
-    from payscope.app.runtime import Runtime, RuntimeOptions
+    from payscope.app.runtime import Runtime
+    from payscope.app.runtime.options import RuntimeOptions
 
     return Runtime(
         RuntimeOptions(

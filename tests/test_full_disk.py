@@ -166,7 +166,7 @@ def test_disk_full_errors_are_told_apart() -> None:
 async def test_a_first_run_on_a_full_disk_says_so_and_where(
     small_disk: Path, tmp_path: Path
 ) -> None:
-    from payscope.app.runtime import StartupError
+    from payscope.app.runtime.connection import StartupError
     from payscope.sandbox import daemon
     from tests.daemons import daemon_runtime
 

@@ -17,7 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope.app.runtime import Runtime, RuntimeOptions, listener_dir_for
+from payscope.app.runtime import Runtime
+from payscope.app.runtime.listener_dirs import listener_dir_for
+from payscope.app.runtime.options import RuntimeOptions
 from payscope.core import config, paths, secrets
 
 WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"
@@ -202,9 +204,9 @@ def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
     # Once the sandbox is ready, the app starts its listener (a process of its own: uvicorn
     # loads there, never here), builds the client and reads the
     # first page on its loop: whatever those import there holds the live page back (a first
-    # run waits on it right after the seeding). `CLIENT_MODULES`, `LISTENER_MODULES` and
-    # `FIRST_CALLS` are imported in a thread before; this runs the same steps in a fresh
-    # interpreter against a real sandbox.
+    # run waits on it right after the seeding). The stacks `client_stack` and `listener_stack`
+    # load in a thread before; this runs the same steps in a fresh interpreter against a real
+    # sandbox.
     from payscope.sandbox import daemon
     from tests.daemons import wait_ready
 
@@ -215,11 +217,11 @@ def test_attaching_imports_nothing_heavy_on_the_loop(tmp_path: Path) -> None:
         credentials = daemon.read_credentials(directory)
         assert credentials is not None
         code = f"""
-import asyncio, importlib, sys
+import asyncio, sys
 from pathlib import Path
-from payscope.app.runtime import CLIENT_MODULES, FIRST_CALLS, LISTENER_MODULES
-for name in CLIENT_MODULES + LISTENER_MODULES + FIRST_CALLS:
-    importlib.import_module(name)
+from payscope.app.runtime.stacks import client_stack, listener_stack
+client_stack(first_calls=True)
+listener_stack(first_calls=True)
 from payscope.api.client import ApiClient
 from payscope.api.models.payments import PaymentListRequest
 from payscope.webhooks.process import ListenerProcess

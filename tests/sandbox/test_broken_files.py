@@ -57,7 +57,7 @@ def test_payscope_sandbox_on_a_damaged_database_says_where_and_what_to_do(damage
 
 
 async def test_the_tui_says_why_its_sandbox_did_not_start(damaged: Path, tmp_path: Path) -> None:
-    from payscope.app.runtime import StartupError
+    from payscope.app.runtime.connection import StartupError
     from payscope.widgets.errors import describe_error
 
     data = damaged.parent

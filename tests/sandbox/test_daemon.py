@@ -241,7 +241,8 @@ async def test_a_runtime_attaches_gets_webhooks_and_quits_without_losing_anythin
     tmp_path: Path,
 ) -> None:
     from payscope.api.models.payments import PaymentCreateRequest
-    from payscope.app.runtime import Runtime, RuntimeOptions
+    from payscope.app.runtime import Runtime
+    from payscope.app.runtime.options import RuntimeOptions
 
     data = tmp_path / "data"
     directory = data / "sandbox"

@@ -229,13 +229,12 @@ def test_a_lock_file_removed_under_a_daemon_stops_it(directory: Path) -> None:
 async def test_waiting_for_a_seeding_daemon_has_a_deadline_that_does_not_reset(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from payscope.app import runtime as runtime_module
+    from payscope.app.runtime import startup
 
     directory = tmp_path / "sandbox"
     pid = daemon.spawn(directory, seed=100_000)  # seeds for far longer than the limit
-    monkeypatch.setattr(runtime_module, "START_LIMIT", 1.0)
-    monkeypatch.setattr(runtime_module, "SEED_LIMIT_EACH", 0.00002)  # 2 s for 100,000
-    runtime = runtime_module.Runtime.__new__(runtime_module.Runtime)
+    monkeypatch.setattr(startup, "START_LIMIT", 1.0)
+    monkeypatch.setattr(startup, "SEED_LIMIT_EACH", 0.00002)  # 2 s for 100,000
     seen: list[str] = []
     try:
         while (state := daemon.read_state(directory)) is None or state.phase != "seeding":
@@ -243,7 +242,7 @@ async def test_waiting_for_a_seeding_daemon_has_a_deadline_that_does_not_reset(
             await asyncio.sleep(0.02)
         began = time.monotonic()
         with pytest.raises(RuntimeError, match="did not get ready within") as failed:
-            await runtime._wait_ready(directory, lambda text, _f: seen.append(text), pid)
+            await startup.wait_ready(directory, lambda text, _f: seen.append(text), pid)
         waited = time.monotonic() - began
         assert any("seeding demo data" in text for text in seen)  # progress was seen...
         assert 2.5 < waited < 8  # ... and did not push the deadline of 1 + 2 s on
@@ -259,7 +258,8 @@ PAYSCOPE = textwrap.dedent(
     import asyncio, json, sys
     from pathlib import Path
     from payscope.app import launch
-    from payscope.app.runtime import Runtime, RuntimeOptions
+    from payscope.app.runtime import Runtime
+    from payscope.app.runtime.options import RuntimeOptions
 
     data = Path(sys.argv[1])
 

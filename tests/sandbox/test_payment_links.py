@@ -165,7 +165,7 @@ async def test_a_link_says_its_payment_status_and_paid_survives_expiry(sandbox: 
 
 async def test_seeded_links_are_active_expired_and_paid(sandbox: Sandbox) -> None:
     """A fresh start (the app seeds 300 payments) has links in every state."""
-    from payscope.app.runtime import DEFAULT_SEED
+    from payscope.app.launch import DEFAULT_SEED
 
     url = await sandbox.start()
     sandbox.seed(DEFAULT_SEED)

@@ -289,7 +289,7 @@ async def test_cli_exports_the_codes_as_the_codes_list_shows_them(
 async def test_cli_exports_the_events_the_profiles_listener_journaled(
     service: Service, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from payscope.app.runtime import listener_dir_for
+    from payscope.app.runtime.listener_dirs import listener_dir_for
     from payscope.webhooks.listener import Listener
     from tests.sandbox.conftest import payment_body
 

@@ -29,7 +29,7 @@ def frozen_clock() -> float:
 
 
 async def _build_template(directory: Path) -> None:
-    from payscope.app.runtime import listener_dir_for
+    from payscope.app.runtime.listener_dirs import listener_dir_for
     from payscope.sandbox.config import SandboxConfig
     from payscope.sandbox.server import Sandbox
     from payscope.webhooks.journal import Journal

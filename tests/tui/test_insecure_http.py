@@ -37,7 +37,8 @@ async def test_the_status_bar_says_insecure_http(dirs: tuple[Path, Path]) -> Non
 
 
 async def test_without_it_the_profile_does_not_start(dirs: tuple[Path, Path]) -> None:
-    from payscope.app.runtime import OptionsError, Runtime, RuntimeOptions
+    from payscope.app.runtime import Runtime
+    from payscope.app.runtime.options import OptionsError, RuntimeOptions
 
     config_dir, _ = dirs
     (config_dir / "profiles.toml").write_text(

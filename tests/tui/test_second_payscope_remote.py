@@ -12,7 +12,8 @@ from pathlib import Path
 from textual.widgets import Static
 
 from payscope.app import make_app
-from payscope.app.runtime import Runtime, RuntimeOptions
+from payscope.app.runtime import Runtime
+from payscope.app.runtime.options import RuntimeOptions
 from payscope.areas.events.view import EventsView
 from payscope.widgets.status_bar import StatusBar
 from tests.tui.pilot import run_command, shown_text, until

@@ -28,7 +28,8 @@ from tests.waits import awaited
 _THIRD = """
 import asyncio, sys
 from pathlib import Path
-from payscope.app.runtime import Runtime, RuntimeOptions
+from payscope.app.runtime import Runtime
+from payscope.app.runtime.options import RuntimeOptions
 
 async def main():
     runtime = Runtime(RuntimeOptions(

@@ -8,13 +8,14 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from payscope.app import PayscopeApp, make_app
+from payscope.app.runtime.stacks import client_stack, listener_stack
 from payscope.areas.payments.cache import cache_path, load_page
 from payscope.areas.payments.forms import NewPaymentScreen
 from payscope.areas.payments.view import PaymentsView
@@ -41,18 +42,20 @@ def _held_start(
     until the test sets their gates (returned: the app, the client's gate, the listener's)."""
     app = make_app(config_dir=config, data_dir=data, seed=12, daemon=True)
     runtime = app.runtime
-    gates = {"payscope.api.client": asyncio.Event(), "payscope.webhooks.process": asyncio.Event()}
-    importing = runtime._import
+    gates: dict[object, asyncio.Event] = {
+        client_stack: asyncio.Event(),
+        listener_stack: asyncio.Event(),
+    }
+    loading = runtime.load
 
-    async def held(*modules: str) -> list[Any]:
-        for module in modules:
-            if module in gates:
-                await gates[module].wait()
-        return await importing(*modules)
+    async def held(loader: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if loader in gates:
+            await gates[loader].wait()
+        return await loading(loader, *args, **kwargs)
 
-    monkeypatch.setattr(runtime, "_import", held)
+    monkeypatch.setattr(runtime, "load", held)
     runtime.spawn_early()  # as `payscope` does before the app runs
-    return app, gates["payscope.api.client"], gates["payscope.webhooks.process"]
+    return app, gates[client_stack], gates[listener_stack]
 
 
 def _list_reads(runtime: Any) -> int:

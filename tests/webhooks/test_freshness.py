@@ -11,7 +11,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope.webhooks.listener import DEFAULT_MAX_AGE, Listener
+from payscope.webhooks.checks import DEFAULT_MAX_AGE
+from payscope.webhooks.listener import Listener
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
 from tests.waits import until
 from tests.webhooks.conftest import SECRET, Receiver, event_body, iso_now, post_signed

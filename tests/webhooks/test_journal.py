@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from payscope.webhooks.journal import JOURNAL_FILE, Attempt, Journal, JournalError
+from payscope.webhooks.journal import JOURNAL_FILE, Journal
+from payscope.webhooks.records import Attempt, JournalError
 from tests.waits import awaited
 
 

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import httpx
 
-from payscope.webhooks.journal import JOURNAL_FILE, REJECTED_BODY_PREFIX, Attempt, Journal
+from payscope.webhooks.intake import REJECTED_BODY_PREFIX
+from payscope.webhooks.journal import JOURNAL_FILE, Journal
 from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
+from payscope.webhooks.records import Attempt
 from tests.waits import until
 from tests.webhooks.conftest import SIGNATURE_HEADER, event_body, post_signed
 

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from payscope.cli.listen_run import format_text
-from payscope.webhooks.listener import Delivery
+from payscope.webhooks.deliveries import Delivery
 from tests.webhooks.conftest import SECRET, event_body, post_signed
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,7 +20,8 @@ import pytest
 
 from payscope.cli.listen_run import format_text
 from payscope.core.asgi_server import EmbeddedServer
-from payscope.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
+from payscope.webhooks.deliveries import Delivery
+from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
 from tests.waits import awaited, until
 from tests.webhooks.conftest import (
     SECRET,

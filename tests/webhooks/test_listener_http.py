@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from payscope.core.bounded import MAX_DEPTH
-from payscope.webhooks.listener import MAX_BODY_BYTES, Delivery, Listener
+from payscope.webhooks.deliveries import Delivery
+from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
 from tests.waits import until
 from tests.webhooks.conftest import (
     OLD_SECRET,

@@ -17,7 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope.webhooks.listener import Delivery, ListenerError, NoForwardTarget
+from payscope.webhooks.deliveries import Delivery
+from payscope.webhooks.listener import ListenerError, NoForwardTarget
 from payscope.webhooks.process import ListenerProcess, delivery_from_wire, delivery_to_wire
 from tests.waits import awaited, until
 from tests.webhooks.conftest import (

@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from payscope.webhooks.listener import Delivery, Listener, ListenerError
+from payscope.webhooks.deliveries import Delivery
+from payscope.webhooks.listener import Listener, ListenerError
 from tests.waits import awaited, until
 from tests.webhooks.conftest import SECRET, event_body, post_signed
 

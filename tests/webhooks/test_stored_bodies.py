@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 
-from payscope.webhooks.journal import REJECTED_BODY_PREFIX
+from payscope.webhooks.intake import REJECTED_BODY_PREFIX
 from payscope.webhooks.listener import Listener
 from tests.waits import until
 from tests.webhooks.conftest import (

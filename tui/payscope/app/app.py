@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, NoReturn
@@ -22,10 +23,15 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
+from payscope.api.terminal import say
+from payscope.areas import AREAS
 from payscope.core import gc_pause
 from payscope.core.display import USER, DisplayPolicy
 from payscope.core.paths import ENV_SANDBOX_MODE
+from payscope.shell.main import MainScreen
+from payscope.views.access import Guarded
 from payscope.widgets.errors import describe_error
+from payscope.widgets.text import visible
 from payscope.widgets.theming import (
     DEFAULT_THEME,
     load_one_theme,
@@ -40,8 +46,8 @@ ENV_CURSOR_BLINK = "PAYSCOPE_CURSOR_BLINK"
 GC_PAUSE_LIMIT = 3.0
 
 if TYPE_CHECKING:
-    from payscope.app.runtime import Runtime, RuntimeOptions
-    from payscope.shell.main import MainScreen
+    from payscope.app.runtime import Runtime
+    from payscope.app.runtime.options import RuntimeOptions
     from payscope.views.access import AppHost, Guarded
     from payscope.views.live import Change
 
@@ -156,8 +162,6 @@ class PayscopeApp(App[int]):
     ) -> None:
         """A toast. Its text is shown literally (`markup=False` unless asked): toasts carry ids,
         statuses and messages from the service, which are data, never markup or escapes."""
-        from payscope.widgets.text import visible
-
         shown, titled = visible(message, multiline=True), visible(title)
         self.told.append(Told(shown, titled, severity))
         del self.told[:-TOLD_KEPT]
@@ -228,8 +232,6 @@ class PayscopeApp(App[int]):
         return dict(cached)
 
     def get_default_screen(self) -> Screen[Any]:
-        from payscope.shell.main import MainScreen
-
         return MainScreen()
 
     def on_app_focus(self) -> None:
@@ -277,8 +279,6 @@ class PayscopeApp(App[int]):
     @work(exclusive=True, group="runtime", exit_on_error=False, description="Starting")
     async def start_runtime(self) -> None:
         """Start the sandbox (local profiles), the listener and the client; then load data."""
-        from payscope.shell.main import MainScreen
-
         screen = self.get_screen_main()
         try:
             await self.runtime.start(progress=screen.show_progress if screen else None)
@@ -317,8 +317,6 @@ class PayscopeApp(App[int]):
             self.changes.publish(change)
 
     def get_screen_main(self) -> MainScreen | None:
-        from payscope.shell.main import MainScreen
-
         for screen in self.screen_stack:
             if isinstance(screen, MainScreen):
                 return screen
@@ -361,7 +359,7 @@ class PayscopeApp(App[int]):
         """An input focused keeps its cursor still when the user asked for that (the setting
         `cursor_blink = false`, or `PAYSCOPE_CURSOR_BLINK=off` for one run)."""
         if not self.cursors_still():
-            return  # first: the table's focus at start-up need not import TextArea (5 ms)
+            return  # first: the table's focus at start-up need not import TextArea
         from textual.widgets import Input, TextArea
 
         widget = event.widget
@@ -406,8 +404,6 @@ class PayscopeApp(App[int]):
             self.push_screen(KeyHelpScreen(self.screen))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        from payscope.areas import AREAS
-        from payscope.shell.main import MainScreen
         from payscope.views.detail import DetailScreen
 
         if isinstance(screen, MainScreen | DetailScreen):
@@ -467,7 +463,6 @@ class PayscopeApp(App[int]):
         """Ask for a fixture file and run it (tui/payscope/views/fixture_run.py), over whatever is
         on
         screen; nothing on a read-only profile."""
-        from payscope.views.access import Guarded
         from payscope.views.fixture_run import FixtureScreen
 
         if self.refuses(Guarded.RUN_FIXTURES):
@@ -555,7 +550,7 @@ def make_app(
     `read_only` (`--read-only`): no action that writes is offered, and the client refuses them.
     `app_class`: a subclass to build instead (`payscope demo`'s player).
     """
-    from payscope.app.runtime import RuntimeOptions
+    from payscope.app.runtime.options import RuntimeOptions
 
     options = RuntimeOptions.build(
         profile=profile,
@@ -578,7 +573,7 @@ def run_tui(args: argparse.Namespace) -> int:
 
     The garbage collector is paused already (`payscope.cli`, from launch); the first frame resumes
     it (`first_frame_out`), or the end of this call if no frame came."""
-    from payscope.app.runtime import OptionsError
+    from payscope.app.runtime.options import OptionsError
 
     try:
         try:
@@ -591,10 +586,6 @@ def run_tui(args: argparse.Namespace) -> int:
                 read_only=bool(getattr(args, "read_only", False)),
             )
         except OptionsError as exc:
-            import sys
-
-            from payscope.api.terminal import say
-
             say(f"payscope: {exc}", file=sys.stderr)
             return 2
         app.runtime.spawn_early()  # the sandbox starts while Textual loads
@@ -609,8 +600,6 @@ def exit_now(code: int) -> NoReturn:
     journal, an in-app sandbox's database) is closed by `Runtime.stop` before `App.run`
     returns, so the interpreter's own teardown (freeing every object one by one, about half a
     second after a session) has nothing left to save."""
-    import sys
-
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from payscope.core import paths
+from payscope.core import bounded, paths
 from payscope.core.paths import CONFIG_FILE
 from payscope.sandbox.files import serving_pid
 
@@ -32,8 +32,6 @@ class Peek(NamedTuple):
 
 def peek_settings(path: Path, profile: str | None) -> Peek | None:
     """What the first paint needs from the settings file, unvalidated; None when in doubt."""
-    from payscope.core import bounded  # its parsers are imported only for a file that is there
-
     try:
         text = bounded.read_text(path)
     except FileNotFoundError:

@@ -1,4 +1,4 @@
-"""Who may drive `payscope serve` (issue 38): whoever holds the token of the URL it printed.
+"""Who may drive `payscope serve`: whoever holds the token of the URL it printed.
 
 textual-serve's own `Server.serve()` answers anyone who reaches its port: every WebSocket
 starts a payscope with the user's keys. Here the same page, WebSocket and downloads (the

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from payscope.api.errors import ClientError
 from payscope.api.export import ExportError, check_target, export_records
 from payscope.api.terminal import safe_text, say
-from payscope.app.runtime import OptionsError, listener_dir_for
+from payscope.app.runtime.listener_dirs import listener_dir_for
+from payscope.app.runtime.options import OptionsError
 from payscope.cli.headless import run_with_client, runtime_options
 from payscope.webhooks.journal import JOURNAL_FILE, Journal
 from payscope.widgets.errors import describe_error

@@ -13,12 +13,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 from payscope.api import errors
 from payscope.api.terminal import say
-from payscope.app.runtime import OptionsError, Runtime, RuntimeOptions, StartupError
+from payscope.app.runtime import Runtime
+from payscope.app.runtime.connection import StartupError
+from payscope.app.runtime.options import OptionsError, RuntimeOptions
 from payscope.core import secrets
 
 if TYPE_CHECKING:
     from payscope.api.client import ApiClient
-    from payscope.app.runtime import Progress
+    from payscope.app.runtime.connection import Progress
 
 T = TypeVar("T")
 

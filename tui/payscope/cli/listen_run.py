@@ -23,14 +23,15 @@ from payscope.core import gc_pause
 from payscope.core import secrets as keystore
 from payscope.core.hosts import is_loopback_host as is_loopback
 from payscope.core.private_files import SecretFileError, read_secret_lines
+from payscope.webhooks.checks import DEFAULT_MAX_AGE
 from payscope.webhooks.forward import url_problem
-from payscope.webhooks.journal import FORWARD_DELIVERED, FORWARD_FAILED
-from payscope.webhooks.listener import DEFAULT_MAX_AGE, DEFAULT_PORT, Listener, ListenerError
+from payscope.webhooks.listener import DEFAULT_PORT, Listener, ListenerError
+from payscope.webhooks.records import FORWARD_DELIVERED, FORWARD_FAILED
 from payscope.webhooks.secret_store import generate_secret, mask
 
 if TYPE_CHECKING:
-    from payscope.webhooks.journal import ForwardOutcome
-    from payscope.webhooks.listener import Delivery
+    from payscope.webhooks.deliveries import Delivery
+    from payscope.webhooks.records import ForwardOutcome
 
 SECRET_ENV = "PAYSCOPE_WEBHOOK_SECRET"
 KEYRING_PROFILE = "listener"

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from payscope.api.request_log import LoggedRequest, RequestLogFollower, request_log_path
-from payscope.app.runtime import OptionsError
+from payscope.app.runtime.options import OptionsError
 from payscope.cli.headless import runtime_options
 from payscope.cli.output import fail, neutralise, pipe_closed, wants_colour
 from payscope.core import gc_pause

@@ -197,7 +197,7 @@ class _QuietServer(uvicorn.Server):
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         # uvicorn's own shutdown, but its waits end when there is nothing left to wait for:
         # uvicorn sleeps a fixed 0.1 s after asking the connections to close, then looks again
-        # every 0.1 s, so every stop (and every quit of the TUI) took 0.1 s even when idle.
+        # every 0.1 s, so every stop (and every quit of the TUI) would take 0.1 s even when idle.
         for server in self.servers:
             server.close()
         for sock in sockets or []:

@@ -12,6 +12,7 @@ the file or the URL, instead of a parser's RecursionError (a few thousand `[` ar
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +99,6 @@ def check_depth(value: Any, *, source: str = "", limit: int = MAX_DEPTH) -> Any:
 def loads_json(raw: bytes | str, *, source: str = "", limit: int = MAX_DEPTH) -> Any:
     """JSON text parsed, nested at most `limit` deep: `TooDeep` past it, ValueError (a
     json.JSONDecodeError with its line and column) when it is not JSON."""
-    import json
-
     import orjson
 
     try:
@@ -119,7 +118,9 @@ def loads_json(raw: bytes | str, *, source: str = "", limit: int = MAX_DEPTH) ->
 def loads_toml(text: str, *, source: str = "", limit: int = MAX_DEPTH) -> dict[str, Any]:
     """TOML text parsed, nested at most `limit` deep: `TooDeep` past it (the standard parser
     recurses on each nested array or inline table), tomllib.TOMLDecodeError when not TOML."""
-    import tomllib  # 3 ms: imported by the first read that needs it (payscope.app.launch)
+    # Imported by the first read that needs it: a start with no settings file reads no TOML
+    # before it spawns the background sandbox (`payscope.app.launch`).
+    import tomllib
 
     try:
         data = tomllib.loads(text)

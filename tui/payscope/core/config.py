@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from payscope.core import bounded
 from payscope.core.docs import page
+from payscope.core.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
 # Re-exported: `payscope.core.config.config_dir()` etc. stay the public names.
 from payscope.core.paths import APP_NAME as APP_NAME
@@ -57,6 +58,7 @@ from payscope.core.paths import ENV_DATA_DIR as ENV_DATA_DIR
 from payscope.core.paths import config_dir as config_dir
 from payscope.core.paths import config_path as config_path
 from payscope.core.paths import data_dir as data_dir
+from payscope.core.private_files import private_dir
 from payscope.core.secrets import KEY_IN_TEXT, check_profile_name
 
 DEFAULT_THEME = "payscope-dark"
@@ -243,8 +245,6 @@ class Profile(BaseModel):
 
     @model_validator(mode="after")
     def _check_clear_text(self) -> Profile:
-        from payscope.core.hosts import INSECURE_HTTP_FIX, is_insecure_http
-
         if is_insecure_http(self.base_url) and not self.allow_insecure_http:
             raise ValueError(
                 f"base_url {self.base_url} is http:// to another machine: the secret key would "
@@ -531,7 +531,6 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
             + "."
         )
     text = tomli_w.dumps(data)
-    from payscope.core.private_files import private_dir
 
     private_dir(path.parent)  # 0700 whatever the umask, its missing parents too
     # Write beside the target and rename: a crash leaves the old file or the new one, never half.

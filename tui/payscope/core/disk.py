@@ -1,4 +1,4 @@
-"""A full disk, told apart from other failures and said with its path (issue 38).
+"""A full disk, told apart from other failures and said with its path.
 
 `is_disk_full(exc)`: SQLite's SQLITE_FULL ("database or disk is full") or an OSError with
 ENOSPC / EDQUOT. `full_disk(path)`: a sentence naming the disk that holds `path` when it has

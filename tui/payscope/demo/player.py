@@ -29,10 +29,12 @@ from typing import Any, ClassVar
 
 from textual import events
 from textual.keys import key_to_character
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from payscope.app import PayscopeApp, make_app
+from payscope.core.private_files import private_dir
 from payscope.demo.story import Step, Story
+from payscope.shell.command_prompt import CommandPrompt
 from payscope.views.access import Guarded
 from payscope.widgets.keys import key_name
 from payscope.widgets.text import safe
@@ -341,8 +343,6 @@ class DemoApp(PayscopeApp):
 
     async def _prompt_focused(self) -> bool:
         """Wait until the command prompt has the focus (it is mounted on first use)."""
-        from payscope.shell.command_prompt import CommandPrompt
-
         return await self._focused(CommandPrompt)
 
     async def _type_into_field(self, step: Step) -> bool:
@@ -353,8 +353,6 @@ class DemoApp(PayscopeApp):
         have opened it was refused, so the text is dropped at once and the story goes on.
         Otherwise no field within the step's wait stops the story, saying why. False when the
         story stops here."""
-        from textual.widgets import Input
-
         refused = 0 <= step.number - self._demo_refused_in <= 1
         if await self._focused(Input, wait=not refused):
             self._type(step.type)
@@ -379,7 +377,7 @@ class DemoApp(PayscopeApp):
     async def _focused(self, kind: type, *, wait: bool = True) -> bool:
         """Whether a `kind` has the focus, waiting for it unless `wait` is false."""
         # Generous: it returns as soon as the focus is there, and keys typed before it would
-        # go elsewhere (a loaded machine took over 3 s to mount a form).
+        # go elsewhere (a loaded machine can take seconds to mount a form).
         loop = asyncio.get_running_loop()
         deadline = self._after(10)
         await asyncio.sleep(KEY_GAP / self.pace)
@@ -434,7 +432,6 @@ def make_demo_app(
         (DemoApp,),
         {"story": story, "pace": max(pace, 0.01), "patience": patience, "screenshots": screenshots},
     )
-    from payscope.core.private_files import private_dir
 
     private_dir(directory / "config")
     app = make_app(

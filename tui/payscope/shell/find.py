@@ -19,12 +19,14 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker
 
+from payscope.api.search import find
 from payscope.api.vocabulary import counted
 from payscope.areas import AREA_BY_KEY, REGISTRY
 from payscope.views.access import AppAccess
 from payscope.views.area import TitleBar
 from payscope.views.columns import CellContext, Column
 from payscope.views.table import ResourceTable
+from payscope.widgets.errors import describe_error
 from payscope.widgets.footer import KeyFooter
 from payscope.widgets.text import safe
 
@@ -137,8 +139,6 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     @work(exclusive=True, group="find", exit_on_error=False, description="Find")
     async def search(self) -> None:
         """Search the service (and the listener's journal) for the text."""
-        from payscope.api.search import find
-
         kinds = {KIND_OF_AREA[self.area]} if self.area in KIND_OF_AREA else None
         notes: list[str] = []
         found: list[Found] = []
@@ -164,8 +164,6 @@ class FindScreen(AppAccess, Screen[None]):  # type: ignore[misc]
                 else:
                     looked_at.append(noun)
             for kind, error in result.errors.items():
-                from payscope.widgets.errors import describe_error
-
                 title, _message = describe_error(error)
                 notes.append(f"{kind}s could not be searched: {title}.")
         if self.events_looked_at is not None:

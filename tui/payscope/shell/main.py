@@ -9,6 +9,7 @@ from textual import events, on
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.timer import Timer
@@ -19,6 +20,7 @@ from payscope.areas import AREA_BY_KEY, AREAS
 from payscope.views.access import AppAccess
 from payscope.views.area import AreaView, nav_shown_at
 from payscope.views.listing import ResourceListView
+from payscope.widgets.errors import describe_error
 from payscope.widgets.footer import KeyFooter
 from payscope.widgets.status_bar import StatusBar
 from payscope.widgets.text import safe_markup
@@ -174,16 +176,17 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self._laid_out_for = self.app.size
         # Runs before Screen's own handler (Textual calls the subclass's first). The first
         # resume comes straight after the mount, which styled every node already: Textual would
-        # style them all once more (6 ms before the first frame). Focus given on resume
+        # style them all once more, before the first frame. Focus given on resume
         # restyles what it changes itself.
         if not self._resumed_once:
             self._resumed_once = True
             event.refresh_styles = False
             # The runtime starts once the first frame is out: Screen's own handler, after this
             # one, lays the screen out and draws it, and `call_next` runs once the handlers are
-            # done. Before it, the import thread would compete with the first paint; after the
-            # screen settles (`call_after_refresh`) was 50 ms later: the terminal's answers
-            # to Textual's queries bring three more layouts, then the focus and the footer's keys.
+            # done. Before it, the import thread would compete with the first paint; waiting
+            # for the screen to settle (`call_after_refresh`) would wait for the terminal's
+            # answers to Textual's queries: three more layouts, then the focus and the footer's
+            # keys.
             self.call_next(self.app.first_frame_out)
 
     def on_mount(self) -> None:
@@ -240,8 +243,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def show_progress(self, text: str, fraction: float | None) -> None:
         """Start-up progress from the runtime (seeding shows a bar)."""
-        from textual.css.query import NoMatches
-
         try:
             box = self.query_one(StartupProgress)
         except NoMatches:  # the app is closing (quit while starting): nothing left to tell
@@ -267,8 +268,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def runtime_ready(self) -> None:
         """Everything is up: fill the status bar and let every built view load its data."""
-        from textual.css.query import NoMatches
-
         runtime = self.app.runtime
         try:
             self.query_one(Banner).remove_class("-shown")
@@ -319,8 +318,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         elif isinstance(news, health.SandboxStarting):
             self.show_progress(news.text, news.fraction)
         elif isinstance(news, health.SandboxFailed):
-            from payscope.widgets.errors import describe_error
-
             self._sandbox_failed(*describe_error(news.error))
         elif isinstance(news, health.SandboxBack):
             self._sandbox_back(news.url)
@@ -358,8 +355,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def service_down(self, error: BaseException, retry_in: float) -> None:
         """The remote service does not answer: a banner that says so and when it is tried again."""
-        from payscope.widgets.errors import describe_error
-
         title, message = describe_error(error)
         self.service_is_down = True
         # A plain "no answer" is what the heading already says; a timeout or a 5xx is news.
@@ -389,8 +384,6 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def runtime_failed(self, title: str, message: str) -> None:
         """Start-up failed: say so on a banner that offers a retry (Ctrl+R)."""
-        from textual.css.query import NoMatches
-
         try:
             self.query_one(StartupProgress).remove_class("-shown")
             banner = self.query_one(Banner)
@@ -548,7 +541,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         if event.size == self._laid_out_for:
             # Textual's own handler lays the whole screen out again and draws it, whatever the
             # size: three times after the first frame (the app's first size, the terminal's
-            # answer with the same size, the screen's own first layout), 12 ms of CPU while the
+            # answer with the same size, the screen's own first layout), CPU taken while the
             # client starts. A size it was laid out for already needs none of that; a change
             # of content lays itself out.
             event.prevent_default()

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from payscope.core.waiting import wait_or_wake
-from payscope.webhooks.journal import (
+from payscope.webhooks.journal import Journal
+from payscope.webhooks.records import (
     FORWARD_DELIVERED,
     FORWARD_FAILED,
     FORWARD_PENDING,
     ForwardOutcome,
     ForwardRecord,
-    Journal,
     JournalError,
     OwedForward,
 )
@@ -135,7 +135,7 @@ class Forwarder:
         self.retry_delays = tuple(retry_delays) or RETRY_DELAYS
         self.give_up_after = give_up_after
         # One client for plain HTTP targets and one for HTTPS: building the TLS context (the CA
-        # bundle loaded) costs ~45 ms on the loop, for nothing when no target uses TLS.
+        # bundle loaded) is slow on the loop, and for nothing when no target uses TLS.
         self._clients: dict[bool, httpx.AsyncClient] = {}
         self._runner: asyncio.Task[None] | None = None
         self._wake: asyncio.Event | None = None

@@ -16,7 +16,7 @@ with the loop, so it is kept small: little Python per attempt, and few SQLite ca
 (each call releases the GIL and must wait to take it back from the busy loop).
 
 Rejected attempts are kept for diagnosis, not as a record of business: an unverified one keeps
-its headers and only the first `REJECTED_BODY_PREFIX` bytes of its body (with the full length
+its headers and only the first `intake.REJECTED_BODY_PREFIX` bytes of its body (with the full length
 in `body_length`; a signed body that is no event is kept whole, its sender holds the secret),
 and all of them together are held under `rejected_cap_bytes`, the oldest dropped first.
 Accepted deliveries are never truncated or dropped. So a flood of unsigned 1 MiB POSTs cannot
@@ -35,34 +35,55 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import json
 import logging
+import os
 import queue
 import re
 import sqlite3
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import orjson
 
 from payscope.core.private_files import create_private, tighten_sqlite
+from payscope.webhooks.intake import (
+    INTAKE,
+    REJECTED,
+    Group,
+    Job,
+    prune_rejected,
+    rejected_size,
+    resolve,
+    write_jobs,
+)
+from payscope.webhooks.records import (
+    FORWARD_DELIVERED,
+    FORWARD_FAILED,
+    FORWARD_PENDING,
+    Attempt,
+    DeliveryRecord,
+    EventDetail,
+    EventRecord,
+    ForwardOutcome,
+    ForwardRecord,
+    ForwardState,
+    JournalError,
+    OwedForward,
+    Recorded,
+)
 
 log = logging.getLogger("payscope.listener")
 
 JOURNAL_FILE = "journal.sqlite3"
 _MAX_BATCH = 512
-_ROWS_PER_STATEMENT = 128
-_IDS_PER_LOOKUP = 512
-# A rejected attempt keeps this much of its body (the full length is recorded beside it).
-REJECTED_BODY_PREFIX = 4096
 # The rejected history (headers + kept body prefixes) is held under this size; past it the
 # oldest rejected rows are dropped, down to `_PRUNE_TO` of it (so pruning is rare).
 REJECTED_HISTORY_BYTES = 32 * 1024 * 1024
 _PRUNE_TO = 0.75
-_REJECTED = "(verified = 0 OR status >= 300)"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -118,207 +139,6 @@ CREATE INDEX IF NOT EXISTS forward_queue_due ON forward_queue(next_at)
 """
 
 
-# On the writer's connection only: inserting a row into `intake` files one attempt, its delivery
-# and, for a verified event, either its new events row (with the forward it is owed, when
-# forwarding is on) or its new duplicate count (the writer decides which beforehand). A whole batch
-# is then one multi-row INSERT, which SQLite runs, and outside an explicit transaction commits,
-# inside a single call that releases the GIL throughout; a statement per table (and BEGIN, COMMIT)
-# would each retake the GIL on the way out and wait for the event loop to let go of it.
-_INTAKE = """
-CREATE TEMP VIEW intake AS SELECT
-    NULL AS id, NULL AS received_at, NULL AS event_id, NULL AS headers, NULL AS body,
-    NULL AS verified, NULL AS reason, NULL AS status, NULL AS event_type, NULL AS object_id,
-    NULL AS object_status, NULL AS new, NULL AS duplicates, NULL AS body_length,
-    NULL AS forward_url;
-CREATE TEMP TRIGGER intake_file INSTEAD OF INSERT ON intake
-BEGIN
-    INSERT INTO deliveries (id, received_at, event_id, headers, body, verified, reason,
-                            duplicate, status, body_length)
-    VALUES (NEW.id, NEW.received_at, NEW.event_id, NEW.headers, NEW.body, NEW.verified,
-            NEW.reason, NEW.duplicates > 0, NEW.status, NEW.body_length);
-    INSERT INTO events (event_id, event_type, object_id, object_status, first_seen, delivery_id)
-    SELECT NEW.event_id, NEW.event_type, NEW.object_id, NEW.object_status, NEW.received_at,
-           NEW.id
-    WHERE NEW.new;
-    UPDATE events SET duplicates = NEW.duplicates
-    WHERE NEW.duplicates > 0 AND event_id = NEW.event_id;
-    INSERT INTO forward_queue (event_id, url, state, accepted_at, next_at)
-    SELECT NEW.event_id, NEW.forward_url, 'pending', NEW.received_at, NEW.received_at
-    WHERE NEW.new AND NEW.forward_url IS NOT NULL;
-END;
-"""
-_INTAKE_HEAD = (
-    "INSERT INTO intake (id, received_at, event_id, headers, body, verified, reason, status,"
-    " event_type, object_id, object_status, new, duplicates, body_length, forward_url) VALUES "
-)
-_INTAKE_ROW = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-_INTAKE_WIDTH = 15
-# A forward's states in `forward_queue`: owed (first attempt or a retry to come), done (a 2xx),
-# given up (every retry failed until the forwarder's give-up age).
-FORWARD_PENDING = "pending"
-FORWARD_DELIVERED = "delivered"
-FORWARD_FAILED = "failed"
-
-
-class JournalError(RuntimeError):
-    """The journal could not store something (disk full, file locked, closed)."""
-
-
-@dataclass(slots=True)
-class Attempt:
-    """One HTTP delivery attempt as received, before it is stored (not changed afterwards).
-
-    Not frozen: a frozen dataclass costs about a microsecond more to build, once per request.
-    """
-
-    received_at: float
-    headers: dict[str, str]
-    body: bytes
-    verified: bool
-    status: int
-    reason: str | None = None
-    event_id: str | None = None
-    event_type: str | None = None
-    object_id: str | None = None
-    object_status: str | None = None
-    # Where the event is to be forwarded: its forward is owed from the same commit on.
-    forward_url: str | None = None
-
-
-class Recorded(NamedTuple):
-    """What the journal decided about an attempt once it was committed."""
-
-    delivery_id: int
-    duplicate: bool
-    duplicate_count: int
-
-
-@dataclass(frozen=True, slots=True)
-class EventRecord:
-    """A distinct event (one row per event_id), as listed newest first."""
-
-    seq: int
-    event_id: str
-    event_type: str | None
-    object_id: str | None
-    object_status: str | None
-    first_seen: float
-    duplicates: int
-    delivery_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class ForwardRecord:
-    """One re-POST of an event to the merchant's own server."""
-
-    event_id: str
-    url: str
-    sent_at: float
-    status: int | None
-    body: str | None
-    latency_ms: float | None
-    error: str | None
-    # The answer's headers (names in lower case); None when no answer came, or recorded
-    # before payscope kept them.
-    headers: dict[str, str] | None = None
-
-    @property
-    def delivered(self) -> bool:
-        """True when the target answered 2xx."""
-        return self.status is not None and 200 <= self.status < 300
-
-
-@dataclass(frozen=True, slots=True)
-class ForwardState:
-    """Where an event's automatic forward stands (one row per forwarded event)."""
-
-    event_id: str
-    url: str
-    state: str  # FORWARD_PENDING, FORWARD_DELIVERED or FORWARD_FAILED
-    attempts: int
-    accepted_at: float
-    next_at: float | None  # when the next attempt is due (pending only)
-    last_at: float | None
-    last_status: int | None
-    last_error: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class OwedForward:
-    """A pending forward with what sending it needs (the raw body and its signature)."""
-
-    event_id: str
-    event_type: str | None
-    url: str
-    attempts: int
-    accepted_at: float
-    next_at: float
-    body: bytes
-    signature: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ForwardOutcome:
-    """One attempt of an automatic forward and the queue state it leaves (stored together)."""
-
-    record: ForwardRecord
-    state: str
-    attempts: int
-    next_at: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class DeliveryRecord:
-    """One stored delivery attempt, accepted or rejected, with what was received."""
-
-    id: int
-    received_at: float
-    event_id: str | None
-    headers: dict[str, str]
-    body: bytes
-    verified: bool
-    reason: str | None
-    duplicate: bool
-    status: int
-    # The length of the body as received when only a prefix of it was kept (rejected ones).
-    body_length: int | None = None
-
-    @property
-    def truncated(self) -> bool:
-        """True when `body` is only the first part of what was received."""
-        return self.body_length is not None and self.body_length > len(self.body)
-
-
-@dataclass(frozen=True, slots=True)
-class EventDetail:
-    """An event with the delivery that first brought it and every forward of it."""
-
-    event: EventRecord
-    delivery: DeliveryRecord
-    forwards: list[ForwardRecord] = field(default_factory=list)
-    # The automatic forward's state; None when the event was not to be forwarded.
-    forward: ForwardState | None = None
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The headers of the first accepted delivery, as received."""
-        return self.delivery.headers
-
-    @property
-    def body(self) -> bytes:
-        """The exact raw body that was verified."""
-        return self.delivery.body
-
-    @property
-    def verified(self) -> bool:
-        """Whether the signature matched (always true for a stored event)."""
-        return self.delivery.verified
-
-
-# A job is an attempt or a forward with the future its caller awaits; a group is the jobs one
-# event loop handed over in one turn.
-_Job = tuple["Attempt | ForwardRecord | ForwardOutcome", "asyncio.Future[Any]"]
-_Group = tuple[asyncio.AbstractEventLoop, list[_Job]]
 _STOP = object()
 
 
@@ -336,13 +156,13 @@ class Journal:
         self.rejected_cap_bytes = rejected_cap_bytes
         self._rejected_bytes = 0  # the writer's running total of the rejected history
         self.path = self.directory / JOURNAL_FILE
-        self._jobs: queue.SimpleQueue[_Group | object] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[Group | object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._read_lock = threading.Lock()
         self._reader: sqlite3.Connection | None = None
         self._next_delivery_id = 1
         # Jobs submitted during the current turn of each event loop, not yet handed over.
-        self._pending: dict[asyncio.AbstractEventLoop, list[_Job]] = {}
+        self._pending: dict[asyncio.AbstractEventLoop, list[Job]] = {}
         # Where `open` moved a damaged journal it found in the way (None: it found none).
         self.moved_aside: Path | None = None
 
@@ -410,7 +230,7 @@ class Journal:
         conn = self._connect()
         try:
             _prepare(conn)
-            conn.executescript(_INTAKE)
+            conn.executescript(INTAKE)
         except sqlite3.Error as exc:
             conn.close()
             raise JournalError(
@@ -420,9 +240,6 @@ class Journal:
 
     def _move_aside(self, why: sqlite3.DatabaseError) -> Path:
         """Move the damaged journal (and its -wal, -shm) aside; where it went."""
-        import datetime as dt
-        import os
-
         stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
         target = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         n = 1
@@ -498,7 +315,7 @@ class Journal:
             return
         if self._thread is None:
             error = JournalError("the journal was closed before the delivery could be stored")
-            _resolve(jobs, None, error)
+            resolve(jobs, None, error)
             return
         self._jobs.put((loop, jobs))
 
@@ -508,17 +325,17 @@ class Journal:
         # Delivery ids are assigned here (the only writer) so a batch is one set-form insert.
         row = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM deliveries").fetchone()
         self._next_delivery_id = int(row[0])
-        self._rejected_bytes = _rejected_size(conn)
+        self._rejected_bytes = rejected_size(conn)
         stopping = False
         while not stopping:
-            groups: list[_Group] = []
+            groups: list[Group] = []
             size = 0
             item = self._jobs.get()
             while True:
                 if item is _STOP:
                     stopping = True
                     break
-                group: _Group = item  # type: ignore[assignment]
+                group: Group = item  # type: ignore[assignment]
                 groups.append(group)
                 size += len(group[1])
                 if size >= _MAX_BATCH:
@@ -531,13 +348,13 @@ class Journal:
                 self._write_batch(conn, groups)
         conn.close()
 
-    def _write_batch(self, conn: sqlite3.Connection, groups: list[_Group]) -> None:
+    def _write_batch(self, conn: sqlite3.Connection, groups: list[Group]) -> None:
         jobs = groups[0][1] if len(groups) == 1 else [job for g in groups for job in g[1]]
         first_id = self._next_delivery_id
         values: list[Any] | None = None
         error: JournalError | None = None
         try:
-            values, next_id, rejected = _write_jobs(conn, jobs, first_id)
+            values, next_id, rejected = write_jobs(conn, jobs, first_id)
         except Exception as exc:  # any failure must reach the waiting requests, not kill the thread
             if conn.in_transaction:
                 conn.rollback()
@@ -553,11 +370,11 @@ class Journal:
             start = end
             # A closed loop means nobody is waiting any more; the rows are stored regardless.
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(_resolve, group_jobs, part, error)
+                loop.call_soon_threadsafe(resolve, group_jobs, part, error)
         if self._rejected_bytes > self.rejected_cap_bytes:
             # After the wake-ups: pruning never delays an answer.
             try:
-                self._rejected_bytes = _prune_rejected(
+                self._rejected_bytes = prune_rejected(
                     conn, self._rejected_bytes, int(self.rejected_cap_bytes * _PRUNE_TO)
                 )
             except sqlite3.Error as exc:
@@ -718,7 +535,7 @@ class Journal:
         self, limit: int = 50, offset: int = 0, *, rejected_only: bool = False
     ) -> list[DeliveryRecord]:
         """A page of delivery attempts (accepted, duplicate and rejected), newest first."""
-        where = f" WHERE {_REJECTED}" if rejected_only else ""
+        where = f" WHERE {REJECTED}" if rejected_only else ""
         with self._read() as conn:
             rows = conn.execute(
                 f"SELECT {_DELIVERY_COLUMNS} FROM deliveries{where}"
@@ -744,8 +561,6 @@ _FORWARD_STATE_COLUMNS = (
     "event_id, url, state, attempts, accepted_at, next_at, last_at, last_status, last_error"
 )
 _SIGNATURE_KEY = "x-webhook-signature-512"  # as stored: header names are lowercase
-# A `client_secret` value in a body kept for diagnosis (up to its end, or the kept prefix's).
-_CLIENT_SECRET = re.compile(rb'("client_secret"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?$)')
 
 
 def _delivery_record(row: tuple[Any, ...]) -> DeliveryRecord:
@@ -795,28 +610,6 @@ def _prepare(conn: sqlite3.Connection) -> None:
             conn.execute("ALTER TABLE forwards ADD COLUMN headers TEXT")
 
 
-def _rejected_size(conn: sqlite3.Connection) -> int:
-    """The bytes held by rejected attempts (headers and kept bodies)."""
-    sql = (
-        f"SELECT coalesce(sum(length(headers) + length(body)), 0) FROM deliveries WHERE {_REJECTED}"
-    )
-    return int(conn.execute(sql).fetchone()[0])
-
-
-def _prune_rejected(conn: sqlite3.Connection, size: int, target: int) -> int:
-    """Delete the oldest rejected attempts until they hold at most `target` bytes; new size."""
-    last_id = None
-    sql = f"SELECT id, length(headers) + length(body) FROM deliveries WHERE {_REJECTED} ORDER BY id"
-    for row_id, row_size in conn.execute(sql):
-        if size <= target:
-            break
-        size -= int(row_size)
-        last_id = row_id
-    if last_id is not None:
-        conn.execute(f"DELETE FROM deliveries WHERE id <= ? AND {_REJECTED}", (last_id,))
-    return size
-
-
 def _filters(event_type: str | None, object_id: str | None) -> tuple[str, tuple[str, ...]]:
     clauses: list[str] = []
     params: list[str] = []
@@ -837,129 +630,3 @@ def _filters(event_type: str | None, object_id: str | None) -> tuple[str, tuple[
 # A whole object id (`pay_` and at least 20 characters): matched exactly. Anything shorter is
 # looked for as a part of one (a whole id shorter than that is found so too, only not by index).
 _WHOLE_ID = re.compile(r"[a-z]+_[A-Za-z0-9]{20,}")
-
-
-def _write_jobs(
-    conn: sqlite3.Connection, jobs: list[_Job], first_id: int
-) -> tuple[list[Any], int, int]:
-    """Store one batch and commit it; return each job's result (a Recorded, or None), the next
-    id, and the bytes the batch added to the rejected history.
-
-    New or duplicate is decided here, in arrival order, against the events already stored (one
-    indexed lookup for the batch) and the earlier attempts of the batch. The usual batch
-    (attempts only, up to `_ROWS_PER_STATEMENT`) is then a single INSERT into `intake`,
-    committed by SQLite on its own; anything larger, or with forwards, is wrapped in one
-    explicit transaction. Either way the commit has returned before this does.
-
-    The lookup is not inside the insert's transaction: this thread is the journal's only
-    writer, so nothing can store an event in between. (Should another process write to the
-    same file anyway, the events table's UNIQUE event_id makes the insert fail as a whole: the
-    batch is answered 503 and retried, never stored or processed twice.)
-    """
-    wanted = list(
-        {
-            item.event_id
-            for item, _future in jobs
-            if type(item) is Attempt and item.verified and item.event_id is not None
-        }
-    )
-    known: dict[str, int] = {}  # event_id -> its duplicate count so far
-    for start in range(0, len(wanted), _IDS_PER_LOOKUP):
-        chunk = wanted[start : start + _IDS_PER_LOOKUP]
-        # Padded to a power of two (repeating an id changes nothing) so that a handful of
-        # prepared statements serve every group size.
-        chunk += chunk[-1:] * ((1 << (len(chunk) - 1).bit_length()) - len(chunk))
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT event_id, duplicates FROM events WHERE event_id IN ({marks})"
-        known.update((row[0], int(row[1])) for row in conn.execute(sql, chunk))
-    params: list[Any] = []
-    values: list[Any] = []
-    forwards: list[tuple[Any, ...]] = []
-    states: list[tuple[Any, ...]] = []
-    delivery_id = first_id
-    rejected = 0
-    dumps = orjson.dumps
-    for item, _future in jobs:
-        if type(item) is not Attempt:
-            if type(item) is ForwardOutcome:
-                o = item
-                f = o.record
-                states.append(
-                    (f.url, o.state, o.attempts, o.next_at, f.sent_at, f.status, f.error,
-                     f.event_id)
-                )  # fmt: skip
-            else:
-                f = item  # type: ignore[assignment]
-            forwards.append(
-                (f.event_id, f.url, f.sent_at, f.status, f.body, f.latency_ms, f.error,
-                 None if f.headers is None else dumps(f.headers).decode())
-            )  # fmt: skip
-            values.append(None)
-            continue
-        a: Attempt = item
-        event_id = a.event_id
-        new = False
-        count = 0
-        if a.verified and event_id is not None:
-            if event_id in known:
-                count = known[event_id] = known[event_id] + 1
-            else:
-                new = True
-                known[event_id] = 0
-        headers = dumps(a.headers).decode()
-        body = a.body
-        body_length = None
-        if not a.verified or a.status >= 300:
-            # Unsigned: anyone can send it, so only a prefix. A signed body that is no event
-            # is kept whole to debug it (its sender holds the secret); both count to the cap.
-            if not a.verified and len(body) > REJECTED_BODY_PREFIX:
-                body_length = len(body)
-                body = body[:REJECTED_BODY_PREFIX]
-            if b"client_secret" in body:
-                # Kept only to diagnose the refusal: never forwarded or replayed, so it need
-                # not stay byte-exact (an accepted event's body does: see docs/webhooks.md).
-                body = _CLIENT_SECRET.sub(rb'\1"[REDACTED]"', body)
-            rejected += len(headers) + len(body)
-        params += (
-            delivery_id, a.received_at, event_id, headers, body, a.verified, a.reason,
-            a.status, a.event_type, a.object_id, a.object_status, new, count, body_length,
-            a.forward_url if new else None,
-        )  # fmt: skip
-        values.append(Recorded(delivery_id, count > 0, count))
-        delivery_id += 1
-    rows = delivery_id - first_id
-    explicit = bool(forwards) or rows > _ROWS_PER_STATEMENT
-    if explicit:
-        conn.execute("BEGIN IMMEDIATE")
-    for start in range(0, rows, _ROWS_PER_STATEMENT):
-        size = min(_ROWS_PER_STATEMENT, rows - start)
-        chunk = params[start * _INTAKE_WIDTH : (start + size) * _INTAKE_WIDTH]
-        conn.execute(_INTAKE_HEAD + ",".join([_INTAKE_ROW] * size), chunk)
-    if forwards:
-        conn.executemany(
-            "INSERT INTO forwards"
-            " (event_id, url, sent_at, status, body, latency_ms, error, headers)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            forwards,
-        )
-    if states:
-        conn.executemany(
-            "UPDATE forward_queue SET url = ?, state = ?, attempts = ?, next_at = ?, last_at = ?,"
-            " last_status = ?, last_error = ? WHERE event_id = ?",
-            states,
-        )
-    if explicit:
-        conn.execute("COMMIT")
-    return values, delivery_id, rejected
-
-
-def _resolve(jobs: list[_Job], values: list[Any] | None, error: BaseException | None) -> None:
-    """Wake the callers of one group (in their loop): each gets its value, or the error."""
-    if values is None:
-        for _item, future in jobs:
-            if not future.done():  # done: the request was cancelled (client went away)
-                future.set_exception(error or JournalError("the journal stopped"))
-        return
-    for (_item, future), value in zip(jobs, values, strict=True):
-        if not future.done():
-            future.set_result(value)

@@ -54,41 +54,47 @@ import asyncio
 import concurrent.futures
 import contextlib
 import errno
-import inspect
 import json
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from payscope.core import bounded
 from payscope.core.host_guard import refusal, refused_host
+from payscope.webhooks.checks import (
+    DEFAULT_MAX_AGE,
+    MAX_EVENT_ID_CHARS,
+    SIGNATURE_KEY,
+    checked_max_age,
+    checked_secrets,
+    declared_length,
+    describe,
+    event_id_problem,
+    is_json,
+    json_problem,
+    parse_body,
+    repeated_headers,
+    signature_problem,
+    staleness,
+)
+from payscope.webhooks.deliveries import Delivery, ListenerStats, Publisher
 from payscope.webhooks.forward import Forwarder, check_url
 
 # Re-exported: what `replay` raises, importable from here with the rest of the listener's API.
 from payscope.webhooks.forward import ForwardTargetError as ForwardTargetError
 from payscope.webhooks.forward import InvalidForwardUrl as InvalidForwardUrl
 from payscope.webhooks.forward import NoForwardTarget as NoForwardTarget
-from payscope.webhooks.journal import Attempt, ForwardRecord, Journal, JournalError, Recorded
-from payscope.webhooks.secret_store import generate_secret
+from payscope.webhooks.journal import Journal
+from payscope.webhooks.records import Attempt, ForwardRecord, JournalError, Recorded
 from payscope.webhooks.signing import SIGNATURE_HEADER, Verifier
 
 log = logging.getLogger("payscope.listener")
 
 WEBHOOK_PATH = "/webhooks"
 MAX_BODY_BYTES = 1024 * 1024
-MAX_EVENT_ID_CHARS = 255
 DEFAULT_PORT = 8787
-# Events older than this (by their `timestamp`) are refused as stale: generous, so a sender's
-# retries (about a day for the sandbox's schedule) and a paused laptop still get through.
-DEFAULT_MAX_AGE = 7 * 24 * 3600.0
-SUBSCRIBER_QUEUE_SIZE = 1000
 # How long stopping waits for requests in flight; a sender trickling a body (or announcing more
 # than it sends) would otherwise hold Ctrl+C forever. Acked events are committed either way.
 SHUTDOWN_GRACE_SECONDS = 3.0
@@ -98,7 +104,6 @@ Message = dict[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-_SIGNATURE_KEY = SIGNATURE_HEADER.lower().encode("latin-1")
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 
 
@@ -125,216 +130,10 @@ _STALE = "stale_event"
 # nginx's code for "the client closed the connection before the answer": nobody reads it, but
 # the journal and the stream show the attempt for what it was.
 _INCOMPLETE_STATUS = 499
-# The kind of object each content.type carries, to pick its id; a refund also names its payment.
-_ID_FIELDS = {
-    "payment_details": "payment_id",
-    "refund_details": "refund_id",
-    "dispute_details": "dispute_id",
-    "payout_details": "payout_id",
-    "subscription_details": "subscription_id",
-    "mandate_details": "mandate_id",
-}
-_ID_FALLBACK = (
-    "refund_id",
-    "dispute_id",
-    "payout_id",
-    "invoice_id",
-    "subscription_id",
-    "payment_id",
-    "id",
-)
 
 
 class ListenerError(RuntimeError):
     """The listener could not start (port taken, journal not writable...); says what to do."""
-
-
-@dataclass
-class ListenerStats:
-    """Counters since this listener started (the journal holds the full history)."""
-
-    accepted: int = 0
-    rejected: int = 0
-    duplicates: int = 0
-    failed: int = 0  # valid events answered 503 because the journal could not store them
-
-
-@dataclass(frozen=True, slots=True)
-class Delivery:
-    """One attempt as the listener answered it: what subscribers receive."""
-
-    delivery_id: int
-    received_at: float
-    status: int
-    verified: bool
-    reason: str | None
-    event_id: str | None
-    event_type: str | None
-    object_id: str | None
-    object_status: str | None
-    duplicate: bool
-    duplicate_count: int
-    headers: dict[str, str] = field(repr=False)
-    body: bytes = field(repr=False)
-
-    @property
-    def accepted(self) -> bool:
-        """True when answered 2xx (a new event or a duplicate of one)."""
-        return 200 <= self.status < 300
-
-    @classmethod
-    def of(cls, attempt: Attempt, recorded: Recorded) -> Delivery:
-        """The delivery of `attempt`, with what the journal decided about it."""
-        return cls(
-            delivery_id=recorded.delivery_id,
-            received_at=attempt.received_at,
-            status=attempt.status,
-            verified=attempt.verified,
-            reason=attempt.reason,
-            event_id=attempt.event_id,
-            event_type=attempt.event_type,
-            object_id=attempt.object_id,
-            object_status=attempt.object_status,
-            duplicate=recorded.duplicate,
-            duplicate_count=recorded.duplicate_count,
-            headers=attempt.headers,
-            body=attempt.body,
-        )
-
-
-class Subscription:
-    """An async iterator of deliveries with a bounded queue (see the module docstring)."""
-
-    def __init__(self, listener: Publisher, maxsize: int) -> None:
-        self._listener = listener
-        # Unbounded underneath: `offer` enforces the bound so the end marker always fits.
-        self._queue: asyncio.Queue[Delivery | None] = asyncio.Queue()
-        self._maxsize = max(1, maxsize)
-        # The loop it is read on: a listener serving from its own thread hands deliveries over.
-        try:
-            self.loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            self.loop = None
-        self.dropped = 0
-        self._closed = False
-        self._closing = False
-
-    def __aiter__(self) -> AsyncIterator[Delivery]:
-        return self
-
-    async def __anext__(self) -> Delivery:
-        if self._closed and self._queue.empty():
-            raise StopAsyncIteration
-        item = await self._queue.get()
-        if item is None:
-            self._closed = True
-            raise StopAsyncIteration
-        return item
-
-    async def __aenter__(self) -> Subscription:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.close()
-
-    def empty(self) -> bool:
-        """True when nothing is waiting to be read."""
-        return self._queue.empty()
-
-    def get_nowait(self) -> Delivery | None:
-        """The next queued delivery without waiting (None at the end of the stream).
-
-        Raises asyncio.QueueEmpty when nothing is queued.
-        """
-        item = self._queue.get_nowait()
-        if item is None:
-            self._closed = True
-        return item
-
-    def offer(self, delivery: Delivery) -> None:
-        """Queue without waiting; on overflow drop the oldest and count it."""
-        if self._closing:
-            return
-        if self._queue.qsize() >= self._maxsize:
-            self._queue.get_nowait()
-            self.dropped += 1
-        self._queue.put_nowait(delivery)
-
-    def close(self) -> None:
-        """Stop receiving; iteration ends after what is already queued."""
-        if self._closing:
-            return
-        self._closing = True
-        self._listener._subscriptions.discard(self)
-        self._queue.put_nowait(None)  # the end marker never counts against the bound
-
-
-def checked_max_age(max_age: float | None) -> float | None:
-    """A listener's freshness window as given; ValueError when it is not a positive time."""
-    if max_age is not None and max_age <= 0:
-        raise ValueError(f"max_age must be more than 0 seconds (or None), got {max_age}")
-    return max_age
-
-
-def checked_secrets(secrets: Sequence[str] | None) -> tuple[str, ...]:
-    """A listener's signing secrets: those given, or a fresh one that lives in memory only
-    (secrets are never written to disk); ValueError for an empty one."""
-    given = [s for s in (secrets or []) if s is not None]
-    if any(not s.strip() for s in given):
-        raise ValueError("a webhook signing secret cannot be empty")
-    return tuple(given) or (generate_secret(),)
-
-
-class Publisher:
-    """What hands deliveries to subscribers: the listener itself, or the TUI's end of a listener
-    serving from a process of its own (`payscope.webhooks.process.ListenerProcess`)."""
-
-    def __init__(self) -> None:
-        self._subscriptions: set[Subscription] = set()
-        self._callback_tasks: set[asyncio.Task[None]] = set()
-
-    # -- subscribers -------------------------------------------------------------------------
-
-    def subscribe(self, maxsize: int = SUBSCRIBER_QUEUE_SIZE) -> Subscription:
-        """A new stream of every delivery from now on; `close()` it (or use `async with`)."""
-        sub = Subscription(self, maxsize)
-        self._subscriptions.add(sub)
-        return sub
-
-    def add_subscriber(
-        self,
-        callback: Callable[[Delivery], object],
-        maxsize: int = SUBSCRIBER_QUEUE_SIZE,
-    ) -> Callable[[], None]:
-        """Call `callback(delivery)` for every delivery (sync or async); returns unsubscribe.
-
-        The callback runs in its own task fed by a bounded queue, so it never delays an
-        acknowledgement; an exception in it is logged and the stream goes on.
-        """
-        sub = self.subscribe(maxsize)
-
-        async def pump() -> None:
-            async for delivery in sub:
-                try:
-                    result = callback(delivery)
-                    if inspect.isawaitable(result):
-                        await result
-                except Exception:
-                    log.exception("a listener subscriber failed on %s", delivery.event_id)
-
-        task = asyncio.get_running_loop().create_task(pump())
-        self._callback_tasks.add(task)
-        task.add_done_callback(self._callback_tasks.discard)
-        return sub.close
-
-    async def _end_subscriptions(self) -> None:
-        """Close every subscription; give the callbacks' tasks a second to finish."""
-        for sub in list(self._subscriptions):
-            sub.close()
-        if self._callback_tasks:
-            await asyncio.wait(list(self._callback_tasks), timeout=1.0)
-        for task in list(self._callback_tasks):
-            task.cancel()
 
 
 class ListenerApp:
@@ -497,6 +296,8 @@ class Listener(Publisher):
         return None if running is loop else loop
 
     async def _start_here(self, host: str, port: int, fallback_to_free_port: bool) -> str:
+        # The server (uvicorn) loads only where the listener serves: the TUI's end of a listener
+        # process imports this module for its types and never serves from it.
         from payscope.core.asgi_server import EmbeddedServer
 
         self.open()
@@ -616,20 +417,20 @@ class Listener(Publisher):
                 content_type = value
             elif name == b"content-length":
                 length = value
-            elif name == _SIGNATURE_KEY:
+            elif name == SIGNATURE_KEY:
                 signature = value
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in raw_headers}
         repeated_signature = False
         if len(headers) != len(raw_headers):  # a header name came twice (rare)
-            headers, content_type, repeated_signature = _repeated(raw_headers, content_type)
+            headers, content_type, repeated_signature = repeated_headers(raw_headers, content_type)
 
-        if content_type != b"application/json" and not _is_json(content_type):
+        if content_type != b"application/json" and not is_json(content_type):
             shown = content_type.decode("latin-1") or "none"
             reason = f"content type {shown!r} is not application/json"
             await self._reject(send, received_at, headers, b"", 415, _UNSUPPORTED, reason)
             return
 
-        declared = _declared_length(length) if len(length) >= 7 else 0
+        declared = declared_length(length) if len(length) >= 7 else 0
         body: bytes | None
         if declared > MAX_BODY_BYTES:
             body, too_big = b"", True
@@ -662,14 +463,14 @@ class Listener(Publisher):
             return
 
         if signature is None or repeated_signature or not self._verify(body, signature):
-            reason = _signature_problem(signature, repeated_signature)
+            reason = signature_problem(signature, repeated_signature)
             await self._reject(send, received_at, headers, body, 401, _UNAUTHORIZED, reason)
             return
 
         try:
-            payload = _parse(body)
+            payload = parse_body(body)
         except ValueError as exc:
-            reason = _json_problem(body, exc)
+            reason = json_problem(body, exc)
             await self._reject(
                 send, received_at, headers, body, 400, _BAD_REQUEST, reason, verified=True
             )
@@ -681,7 +482,7 @@ class Listener(Publisher):
             or len(event_id) > MAX_EVENT_ID_CHARS
             or not event_id.isprintable()
         ):
-            reason = _event_id_problem(payload, event_id)
+            reason = event_id_problem(payload, event_id)
             await self._reject(
                 send, received_at, headers, body, 400, _BAD_REQUEST, reason, verified=True
             )
@@ -691,14 +492,14 @@ class Listener(Publisher):
         if max_age is not None:
             stamp = payload.get("timestamp")
             if type(stamp) is str:
-                stale = _staleness(stamp, received_at, max_age)
+                stale = staleness(stamp, received_at, max_age)
                 if stale is not None:
                     await self._reject(
                         send, received_at, headers, body, 400, _STALE, stale, verified=True
                     )
                     return
 
-        event_type, object_id, object_status = _describe(payload)
+        event_type, object_id, object_status = describe(payload)
         forwarder = self.forwarder
         forward_url = forwarder.target_for(event_type) if forwarder.enabled else None
         attempt = Attempt(
@@ -766,144 +567,6 @@ class Listener(Publisher):
 _NOT_STORED = Recorded(delivery_id=0, duplicate=False, duplicate_count=0)
 
 
-def _repeated(
-    raw_headers: Sequence[tuple[bytes, bytes]], content_type: bytes
-) -> tuple[dict[str, str], bytes, bool]:
-    """Headers with repeated names joined by ", " (as HTTP combines them), the content type to
-    judge, and whether the signature header came more than once."""
-    values: dict[str, list[str]] = {}
-    for name, value in raw_headers:
-        values.setdefault(name.decode("latin-1"), []).append(value.decode("latin-1"))
-    headers = {name: ", ".join(vals) for name, vals in values.items()}
-    types = set(values.get("content-type", ()))
-    if len(types) > 1:  # "text/plain, application/json" is not JSON: 415 names them all
-        content_type = headers["content-type"].encode("latin-1")
-    repeated_signature = len(values.get(_SIGNATURE_KEY.decode(), ())) > 1
-    return headers, content_type, repeated_signature
-
-
-def _staleness(stamp: str, received_at: float, max_age: float) -> str | None:
-    """Why an event dated `stamp` is too old to process, or None when it is fresh enough (or
-    its date cannot be read: then it is not judged)."""
-    try:
-        dated = datetime.fromisoformat(stamp)
-    except ValueError:
-        return None
-    if dated.tzinfo is None:
-        dated = dated.replace(tzinfo=UTC)
-    try:
-        age = received_at - dated.timestamp()
-    except (OverflowError, ValueError, OSError):
-        return None
-    if age <= max_age:
-        return None
-    return (
-        f"stale: the event's timestamp {stamp} is {_span(age)} old, older than the listener "
-        f"accepts ({_span(max_age)}); not processed. A replay of an old event? If it is "
-        "genuine, widen the window (payscope listen --max-age) or turn it off (--no-freshness)"
-    )
-
-
-def _span(seconds: float) -> str:
-    """A duration for people: "3 days", "5 h", "90 s"."""
-    if seconds >= 2 * 86400:
-        return f"{seconds / 86400:.0f} days"
-    if seconds >= 2 * 3600:
-        return f"{seconds / 3600:.0f} h"
-    if seconds >= 120:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds:.0f} s"
-
-
-def _signature_problem(signature: bytes | None, repeated: bool) -> str:
-    """Why a signature was refused, as specific as can be said without echoing it."""
-    if signature is None:
-        return f"missing {SIGNATURE_HEADER} header"
-    if repeated:
-        return f"{SIGNATURE_HEADER} was sent more than once; send exactly one"
-    given = signature.strip()
-    if not given:
-        return f"{SIGNATURE_HEADER} is empty"
-    prefix, sep, rest = given.partition(b"=")
-    if sep and len(rest) == 128 and len(prefix) <= 16:
-        shown = prefix.decode("latin-1")
-        return f"{SIGNATURE_HEADER} starts with {shown + '='!r}; send only the 128 hex digits"
-    if len(given) != 128 or given.strip(b"0123456789abcdefABCDEF"):
-        return (
-            f"{SIGNATURE_HEADER} is {len(given)} characters, not the 128 hex digits of an "
-            "HMAC-SHA512"
-        )
-    return f"{SIGNATURE_HEADER} does not match the body under any configured secret"
-
-
-def _event_id_problem(payload: Any, event_id: Any) -> str:
-    if type(payload) is not dict:
-        return f"body is JSON but not an object (got {_json_kind(payload)}); send an event object"
-    if event_id is None:
-        return "body is not a JSON object with a string event_id (event_id is missing or null)"
-    if type(event_id) is not str:
-        return f"event_id must be a string, got {_json_kind(event_id)}"
-    if not event_id:
-        return "event_id is empty"
-    if len(event_id) > MAX_EVENT_ID_CHARS:
-        return f"event_id is {len(event_id)} characters long; at most {MAX_EVENT_ID_CHARS}"
-    return "event_id holds control or invisible characters; send printable text only"
-
-
-def _json_kind(value: Any) -> str:
-    kinds = {list: "an array", str: "a string", bool: "a boolean", dict: "an object"}
-    if value is None:
-        return "null"
-    return kinds.get(type(value), "a number")
-
-
-def _is_json(content_type: bytes) -> bool:
-    """True for application/json with parameters or in another case (`; charset=utf-8`)."""
-    return content_type.split(b";", 1)[0].strip().lower() == b"application/json"
-
-
-def _declared_length(value: bytes) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        return 0  # not a number: the body read decides
-
-
-def _parse(body: bytes) -> Any:
-    """The JSON value of `body`: orjson, with the standard library as the judge of last resort.
-
-    orjson is several times faster but stricter (no NaN, no UTF-16, no lone surrogates); the
-    standard library decides whatever orjson refuses, so what is accepted has not changed. A
-    string with a lone surrogate is refused here, though: SQLite cannot store it as text.
-    """
-    try:
-        return _bounded(orjson.loads(body))
-    except orjson.JSONDecodeError:
-        pass
-    try:
-        payload = _bounded(json.loads(body))
-        json.dumps(payload, ensure_ascii=False).encode("utf-8")
-    except RecursionError as exc:
-        raise ValueError("nested too deeply to read") from exc
-    except UnicodeEncodeError as exc:
-        raise ValueError(
-            "a string holds an unpaired UTF-16 surrogate escape, which cannot be stored"
-        ) from exc
-    return payload
-
-
-def _bounded(payload: Any) -> Any:
-    """`payload`, nested no deeper than payscope reads anywhere
-    (`payscope.core.bounded.MAX_DEPTH`): what the TUI and the journal's readers walk later stays
-    within Python's recursion."""
-    try:
-        return bounded.check_depth(payload)
-    except bounded.TooDeep as exc:
-        raise ValueError(
-            f"nested too deeply to read (more than {bounded.MAX_DEPTH} levels)"
-        ) from exc
-
-
 async def _read_rest(receive: Receive, first: bytes) -> tuple[bytes | None, bool]:
     """The rest of a body sent in several messages, or (b"", True) once it passes the limit,
     or (None, False) when the sender hung up before the end."""
@@ -934,36 +597,6 @@ async def _respond(
     headers += extra
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
-
-
-def _describe(payload: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
-    """(event_type, object id, object status) from a payload of any event type."""
-    event_type = payload.get("event_type")
-    content = payload.get("content")
-    obj = content.get("object") if isinstance(content, dict) else None
-    object_id = None
-    object_status = None
-    if isinstance(obj, dict):
-        preferred = _ID_FIELDS.get(str(content.get("type"))) if isinstance(content, dict) else None
-        for key in (preferred, *_ID_FALLBACK):
-            if key and isinstance(obj.get(key), str):
-                object_id = obj[key]
-                break
-        status = obj.get("status")
-        object_status = status if isinstance(status, str) else None
-    return (event_type if isinstance(event_type, str) else None, object_id, object_status)
-
-
-def _json_problem(body: bytes, exc: Exception) -> str:
-    if not body.strip():
-        return "body is empty; send the event as a JSON object"
-    if isinstance(exc, json.JSONDecodeError):
-        problem = f"{exc.msg} at line {exc.lineno} column {exc.colno}"
-    elif isinstance(exc, UnicodeDecodeError):
-        problem = "not UTF-8 text"
-    else:
-        problem = str(exc)
-    return f"body is not valid JSON ({problem})"
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> str:

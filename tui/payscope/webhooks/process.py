@@ -1,9 +1,9 @@
 """The webhook listener in a process of its own, and the TUI's end of it.
 
 Why a process: a thread is not enough. The TUI's process draws, and on a long live feed its
-cyclic garbage collector stops every thread of the process for a hundred milliseconds or more
-at a time, and a listener in a thread makes its acknowledgements wait for them (the
-acknowledgement figures are `bench/live_feed.py`'s, in `bench/results/live_feed.json`).
+cyclic garbage collector stops every thread of the process for long pauses, and a listener in
+a thread makes its acknowledgements wait for them (the acknowledgement figures are
+`bench/live_feed.py`'s, in `bench/results/live_feed.json`).
 In a child process the listener has its own interpreter, heap and collector, and answers while
 the TUI draws or collects. The TUI reads what it received from the same journal (SQLite, WAL:
 one writer, any number of readers) and is told of each delivery over a pipe.
@@ -40,19 +40,13 @@ from typing import Any
 
 import orjson
 
+from payscope.core import gc_pause
+from payscope.webhooks.checks import DEFAULT_MAX_AGE, checked_max_age, checked_secrets
+from payscope.webhooks.deliveries import SUBSCRIBER_QUEUE_SIZE, Delivery, ListenerStats, Publisher
 from payscope.webhooks.forward import InvalidForwardUrl, NoForwardTarget
-from payscope.webhooks.journal import ForwardRecord, Journal
-from payscope.webhooks.listener import (
-    DEFAULT_MAX_AGE,
-    SUBSCRIBER_QUEUE_SIZE,
-    Delivery,
-    Listener,
-    ListenerError,
-    ListenerStats,
-    Publisher,
-    checked_max_age,
-    checked_secrets,
-)
+from payscope.webhooks.journal import Journal
+from payscope.webhooks.listener import Listener, ListenerError
+from payscope.webhooks.records import ForwardRecord
 
 log = logging.getLogger("payscope.listener")
 
@@ -363,7 +357,6 @@ async def _serve() -> int:
         say({"error": str(exc)})
         await stdout.drain()
         return 1
-    from payscope.core import gc_pause
 
     gc_pause.resume(freeze=True)  # its modules are never garbage (tui/payscope/core/gc_pause.py)
     moved = listener.journal.moved_aside
@@ -414,8 +407,6 @@ async def _serve() -> int:
 
 def main() -> None:
     """`python -m payscope.webhooks.process`: the child (started by `ListenerProcess` only)."""
-    from payscope.core import gc_pause
-
     gc_pause.pause()  # until it serves
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     with contextlib.suppress(KeyboardInterrupt):

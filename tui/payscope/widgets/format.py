@@ -8,6 +8,7 @@ from datetime import datetime
 from rich.text import Text
 
 from payscope.api.models._iso import format_minor_units, minor_units
+from payscope.widgets.text import visible
 from payscope.widgets.theming import APP_VARIABLE_DEFAULTS, status_variable
 
 
@@ -93,8 +94,6 @@ def status_text(status: str | None, variables: Mapping[str, str]) -> Text:
         style = f"{extra} {style}"
     # A long status ("partially_captured_and_capturable") ends in "…" rather than being cut.
     # A status is the service's text: shown literally, control characters made visible.
-    from payscope.widgets.text import visible
-
     return Text(visible(status), style=style, no_wrap=True, overflow="ellipsis")
 
 

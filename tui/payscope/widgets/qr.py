@@ -14,6 +14,7 @@ alone, centred on a white screen, for a terminal where a section has no room for
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import groupby
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.measure import Measurement
@@ -22,6 +23,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Center
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -96,8 +98,6 @@ class QRDrawing:
 
     def segments(self) -> Iterable[Segment]:
         """The code, line by line, in fixed colours."""
-        from itertools import groupby
-
         for line in self.lines:
             for blank, run in groupby(line, key=lambda glyph: glyph == BLANK):
                 yield Segment("".join(run), LIGHT_STYLE if blank else STYLE)
@@ -129,8 +129,6 @@ class QRScreen(Screen[None]):
         self.caption = caption
 
     def compose(self) -> ComposeResult:
-        from textual.containers import Center
-
         with Center():
             yield Static(id="qr-code")
         yield Static(self.caption, id="qr-caption")

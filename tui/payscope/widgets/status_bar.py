@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual.containers import Horizontal
@@ -179,8 +180,6 @@ class StatusBar(Horizontal):
 
 def _short_url(url: str) -> str:
     """`http://127.0.0.1:8787/webhooks` as `:8787`: what tells listeners apart on one host."""
-    from urllib.parse import urlsplit
-
     netloc = urlsplit(url).netloc
     _host, sep, port = netloc.rpartition(":")
     if not sep or port.endswith("]"):  # no port, or the end of an IPv6 address

@@ -12,6 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import NamedTuple
 
+from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
 from payscope.core import bounded
@@ -212,8 +213,6 @@ def theme_defaults(theme: Theme) -> dict[str, str]:
     secondary and accent colours, and muted text is its foreground blended into its background.
     So every theme in the picker reads well, light or dark, truecolour or ANSI.
     """
-    from textual.color import Color, ColorParseError
-
     generated = theme.to_color_system().generate()
     values = dict(APP_VARIABLE_DEFAULTS)
     for name, source in _FOLLOW.items():
@@ -240,8 +239,6 @@ def _colour_variables(variables: dict[str, str]) -> dict[str, str]:
 
 
 def _check_colours(source: str, colours: dict[str, str]) -> None:
-    from textual.color import Color, ColorParseError
-
     for key, value in colours.items():
         try:
             Color.parse(value)

@@ -60,7 +60,7 @@ class ReplayForm(FormScreen):
         return url
 
     async def send(self, url: Any) -> Any:
-        from payscope.app.runtime import NotStarted
+        from payscope.app.runtime.connection import NotStarted
         from payscope.core import config
 
         listener = self.runtime.listener
