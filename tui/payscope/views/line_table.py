@@ -143,17 +143,9 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
         super().__init__(id=id)
         if wrap:
             raise ValueError("a LineTable's rows are one line each (use ResourceTable to wrap)")
-        self.wrap = False
-        self.spec = tuple(columns)
-        self.key_of = key_of
-        self.context = context
-        self.records: dict[str, T] = {}
-        self.fitted: tuple[tuple[str, int], ...] = ()
-        self.select_next = None
-        # Rows made or moved (nothing of the table is re-indexed when rows come and go).
-        self.rows_touched = 0
+        # `rows_touched` counts rows made or moved (nothing is re-indexed as rows come and go).
+        self._start_rows(columns, key_of, context, wrap=False)
         self.cursor_row = 0
-        self._renderers: list[Callable[[T, CellContext], RenderableType]] = []
         self._order: list[str] = []  # the ids, in the rows' order
         self._index: dict[str, int] | None = {}  # id -> row, made again when asked after a move
         self._cells: dict[str, list[RenderableType]] = {}

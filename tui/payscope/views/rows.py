@@ -19,7 +19,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from textual.widget import Widget as _Table
 
-    from payscope.views.columns import CellContext
+    from payscope.views.columns import CellContext, Column
 else:
 
     class _Table:
@@ -33,6 +33,9 @@ T = TypeVar("T")
 class RowKeeping(_Table, Generic[T]):
     """Rows of records (`key_of` gives each its id) in `records`, in the rows' order."""
 
+    spec: tuple[Column[T], ...]  # the columns a layout is fitted from
+    fitted: tuple[tuple[str, int], ...]  # the columns shown: (key, width)
+    _renderers: list[Callable[[T, CellContext], RenderableType]]  # the shown columns' cells
     records: dict[str, T]
     key_of: Callable[[T], str]
     context: Callable[[], CellContext]
@@ -41,6 +44,25 @@ class RowKeeping(_Table, Generic[T]):
     # The work rows cost, counted (rows made, moved or shifted): what a live feed's bound is
     # checked on, not a timing.
     rows_touched: int
+
+    def _start_rows(
+        self,
+        columns: Sequence[Column[T]],
+        key_of: Callable[[T], str],
+        context: Callable[[], CellContext],
+        *,
+        wrap: bool,
+    ) -> None:
+        """No rows yet, and no layout: what a table starts with (from its `__init__`)."""
+        self.spec = tuple(columns)
+        self.wrap = wrap
+        self.key_of = key_of
+        self.context = context
+        self.records = {}
+        self.fitted = ()
+        self._renderers = []
+        self.select_next = None
+        self.rows_touched = 0
 
     # The two tables post the same messages; by name their handlers are
     # `on_resource_table_open` and `on_resource_table_top`, whichever table it is.

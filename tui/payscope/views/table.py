@@ -39,18 +39,10 @@ class ResourceTable(RowKeeping[T], DataTable[RenderableType]):
         wrap: bool = False,
     ) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
-        self.spec = tuple(columns)
-        # Rows as tall as their cells (a value a user copies, shown whole) rather than one line
-        # with what does not fit cut off and marked `…`.
-        self.wrap = wrap
-        self.key_of = key_of
-        self.context = context
-        self.records: dict[str, T] = {}
-        self.fitted: tuple[tuple[str, int], ...] = ()
-        self._renderers: list[Callable[[T, CellContext], RenderableType]] = []
-        self.select_next = None
-        # Rows added, moved by a re-order, or shifted by a removal in DataTable's index.
-        self.rows_touched = 0
+        # `wrap`: rows as tall as their cells (a value a user copies, shown whole) rather than
+        # one line with what does not fit cut off and marked `…`. `rows_touched` counts rows
+        # added, moved by a re-order, or shifted by a removal in DataTable's index.
+        self._start_rows(columns, key_of, context, wrap=wrap)
 
     # -- layout ------------------------------------------------------------------------------
 
