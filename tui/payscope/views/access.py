@@ -17,12 +17,11 @@ from payscope.views.lifetime import guard_callback, guard_work, guarded_event
 if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
-    from textual.signal import Signal
+    from textual.widget import Widget
     from textual.worker import Worker
 
     from payscope.app.runtime import Runtime
-    from payscope.views.area import AreaView
-    from payscope.views.live import Change
+    from payscope.views.live import Feeds
 
 
 class Guarded(StrEnum):
@@ -40,40 +39,38 @@ def refused(node: DOMNode, what: Guarded) -> bool:
     return host_of(node).refuses(what)
 
 
-class ShownArea(Protocol):
-    """The main screen as areas see it: the area view on show."""
-
-    def current_view(self) -> AreaView: ...
-
-
-class AppHost(Protocol):
-    """What the shell, the areas and the views use of payscope's app beyond Textual's `App`."""
-
-    changes: Signal[Change]  # a record changed (webhooks, or payscope's own announcements)
-    deliveries: Signal[Any]  # every webhook delivery, refused ones included
-    requests: Signal[Any]  # every request the shared client journals
-
-    @property
-    def runtime(self) -> Runtime: ...
-
-    def goto(self, area: str, record_id: str | None = None) -> None: ...
-
-    def get_screen_main(self) -> ShownArea | None: ...
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None: ...
-
-    def first_frame_out(self) -> None: ...
-
-    def start_runtime(self) -> Worker[None]: ...  # a @work method: it returns its worker
-
-    def action_help(self) -> None: ...
-
-    def refuses(self, what: Guarded) -> bool: ...  # see `Guarded`
-
-    def choose_theme(self, name: str) -> None: ...
-
-
+# Types only: nothing at run time asks for them, and `Feeds` (the signals the views follow)
+# is declared beside what follows them (payscope.views.live), which needs this module.
 if TYPE_CHECKING:
+
+    class ShownArea(Protocol):
+        """The main screen as areas see it: the area view on show (an `AreaView`: who wants a
+        kind of area checks for it)."""
+
+        def current_view(self) -> Widget: ...
+
+    class AppHost(Feeds, Protocol):
+        """What the shell, the areas and the views use of payscope's app beyond Textual's `App`:
+        its signals (`Feeds`), and these."""
+
+        @property
+        def runtime(self) -> Runtime: ...
+
+        def goto(self, area: str, record_id: str | None = None) -> None: ...
+
+        def get_screen_main(self) -> ShownArea | None: ...
+
+        def on_worker_state_changed(self, event: Worker.StateChanged) -> None: ...
+
+        def first_frame_out(self) -> None: ...
+
+        def start_runtime(self) -> Worker[None]: ...  # a @work method: it returns its worker
+
+        def action_help(self) -> None: ...
+
+        def refuses(self, what: Guarded) -> bool: ...  # see `Guarded`
+
+        def choose_theme(self, name: str) -> None: ...
 
     class HostApp(App[int], AppHost):
         """Textual's `App` as payscope runs it: a type only (the app is

@@ -8,7 +8,7 @@ are typed for the views built on it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual.app import SystemCommand
 from textual.containers import Vertical
@@ -18,9 +18,6 @@ from textual.widgets import Static
 from textual.worker import Worker
 
 from payscope.views.access import AppAccess
-
-if TYPE_CHECKING:
-    pass
 
 # The navigation rail's width (its border included): views size their tables by what is left.
 NAV_WIDTH = 16

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import os
 import sys
+import webbrowser
 from typing import Any
+
+from payscope.views import clipboard
 
 
 def graphical_browser_likely() -> bool:
@@ -46,8 +49,6 @@ def open_in_browser(app: Any, url: str, what: str = "the link") -> None:
         return
 
     def launch() -> None:
-        import webbrowser
-
         opened = webbrowser.open(url, new=2)
         if opened:
             app.call_from_thread(
@@ -67,6 +68,4 @@ def open_in_browser(app: Any, url: str, what: str = "the link") -> None:
 
 def copy_text(app: Any, text: str, what: str = "the link") -> None:
     """Copy `text` to the clipboard (`payscope.views.clipboard`), saying where it went."""
-    from payscope.views import clipboard
-
     clipboard.copy_text(app, text, what)

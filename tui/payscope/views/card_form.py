@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Button, Input, Static
 
 from payscope.views.forms import Field, FormScreen
+from payscope.widgets.card_picker import TestCardPicker
 from payscope.widgets.format import brand_label
 
 # A card that succeeds on the local sandbox and on the reference's sandboxes alike.
@@ -66,8 +67,6 @@ class CardFormScreen(FormScreen):
         self.action_pick_card()
 
     def action_pick_card(self) -> None:
-        from payscope.widgets.card_picker import TestCardPicker
-
         if self.local:
             self.app.push_screen(TestCardPicker(), self.use_card)
 

@@ -17,6 +17,7 @@ from textual.widgets import Input, Select, Static
 
 from payscope.views.forms import Field, FormErrors, FormScreen
 from payscope.views.when import SPAN_EXAMPLES, add_months, parse_moment, parse_span, span_text
+from payscope.widgets.errors import describe_error
 from payscope.widgets.format import format_time
 from payscope.widgets.text import safe, visible
 
@@ -163,8 +164,6 @@ class ClockScreen(FormScreen):
         try:
             found = await self.runtime.api.sandbox.upcoming(seconds=seconds)
         except Exception as exc:  # said in place; advancing still works
-            from payscope.widgets.errors import describe_error
-
             title, message = describe_error(exc)
             self.show_preview(Text(f"{title}: {message}", style="italic"))
             return

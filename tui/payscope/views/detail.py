@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -24,8 +24,10 @@ from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Static
-from textual.worker import Worker
+from textual.worker import Worker, get_current_worker
 
+from payscope.api.codes import explain
+from payscope.api.errors import ClientError, NotFoundError
 from payscope.views.access import AppAccess
 from payscope.views.actions import Action
 from payscope.views.actions import find as find_action
@@ -35,12 +37,10 @@ from payscope.views.json_view import json_view, value_view
 from payscope.views.live import Change, watch_changes
 from payscope.views.related import RelatedRow, RelatedSection
 from payscope.views.stall import StallWatch
+from payscope.widgets.errors import describe_error
 from payscope.widgets.footer import KeyFooter
 from payscope.widgets.status_bar import StatusBar
 from payscope.widgets.text import safe
-
-if TYPE_CHECKING:
-    pass
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -109,8 +109,6 @@ def explained_code(
     """A decline or failure code explained: its title, meaning and retry advice
     (`payscope.api.codes`), then the service's message and the acquirer's. `subject="refund"`
     words them for a failed refund."""
-    from payscope.api.codes import explain
-
     info = explain(code)
     details = grid()
     details.add_row("Code", Text.assemble(safe(code, "bold"), (f"  {info.title}", "bold")))
@@ -140,9 +138,6 @@ class Related(Generic[R]):
 async def read_related(read: Awaitable[R]) -> Related[R]:
     """Read a related record without failing the screen: one failed read never hides the whole
     detail; its section says what went wrong."""
-    from payscope.api.errors import ClientError
-    from payscope.widgets.errors import describe_error
-
     try:
         return Related(await read)
     except ClientError as exc:
@@ -389,10 +384,6 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
 
     @work(group="detail", exit_on_error=False, description="Loading")
     async def _read(self) -> None:
-        from textual.worker import get_current_worker
-
-        from payscope.api.errors import NotFoundError
-
         self._reader = me = get_current_worker()
         read = self.stall.begin()
         try:
@@ -413,8 +404,6 @@ class DetailScreen(AppAccess, Screen[None], Generic[T]):  # type: ignore[misc]
                     return
         except Exception as exc:
             if self.record is None:  # nothing shown yet: the title says it failed, and how to retry
-                from payscope.widgets.errors import describe_error
-
                 title, _message = describe_error(exc)
                 self.set_title(
                     Text.assemble(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from rich.text import Text
 from textual import on, work
@@ -18,18 +18,47 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, ProgressBar, Static
 
+from payscope.api.export import (
+    ExportError,
+    ExportExists,
+    ExportResult,
+    check_target,
+    export_records,
+)
 from payscope.views.access import AppAccess
+from payscope.widgets.errors import describe_error
 from payscope.widgets.text import safe
 
 if TYPE_CHECKING:
-    from payscope.api.export import ExportResult
-    from payscope.views.listing import ResourceListView
+    from payscope.views.filters import Filter
 
 
 def format_of(path: str) -> str | None:
     """csv or jsonl, from the file's suffix (None: neither)."""
     suffix = Path(path).suffix.lower()
     return {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}.get(suffix)
+
+
+class Exported(Protocol):
+    """What the screen uses of the list it exports (a `ResourceListView`, which opens it)."""
+
+    @property
+    def noun(self) -> str: ...  # plural, lower case
+
+    @property
+    def scope(self) -> str: ...  # the file's name starts with it
+
+    @property
+    def page_size(self) -> int: ...
+
+    @property
+    def filter(self) -> Filter: ...
+
+    def key_of(self, record: Any) -> str: ...
+
+    async def fetch_page(
+        self, filters: dict[str, Any], offset: int, limit: int
+    ) -> tuple[list[Any], int | None]: ...
 
 
 class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
@@ -52,7 +81,7 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         Binding("escape", "stop", "Cancel", id="export.cancel", tooltip="Cancel or close"),
     ]
 
-    def __init__(self, view: ResourceListView[Any]) -> None:
+    def __init__(self, view: Exported) -> None:
         super().__init__()
         self.view = view
         self.result: ExportResult | None = None
@@ -101,8 +130,6 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         if fmt is None:
             self._say("The file's name ends in .csv or .jsonl (the format).", error=True)
             return
-        from payscope.api.export import ExportError, ExportExists, check_target
-
         chosen = Path(path).expanduser().absolute()
         force = self.replace_ok == chosen
         try:
@@ -134,8 +161,6 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     @work(group="export", exclusive=True, exit_on_error=False, description="Export")
     async def run_export(self, path: Path, fmt: str, force: bool = False) -> None:
-        from payscope.api.export import ExportError, export_records
-
         view = self.view
         flt = view.filter
         self.running = True
@@ -155,8 +180,6 @@ class ExportScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         except ExportError as exc:
             self.error = str(exc)
         except Exception as exc:  # the service's errors, a full disk…
-            from payscope.widgets.errors import describe_error
-
             self.error = describe_error(exc)[1] + " Nothing was written."
         finally:
             self.running = False

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
+
+from payscope.api.models._iso import is_currency
+from payscope.widgets.format import parse_amount
 
 Predicate = Callable[[Any], bool]
 
@@ -136,7 +139,6 @@ def status_term(
 
 def currency_term(request_field: str | None = "currency", *, many: bool = True) -> Term:
     """`currency:EUR,USD` (ISO 4217, any case)."""
-    from payscope.api.models._iso import is_currency
 
     def apply(value: str, result: Filter) -> None:
         codes = [c.strip().upper() for c in value.split(",") if c.strip()]
@@ -216,7 +218,6 @@ def amount_term(request_field: str | None = "amount_filter") -> Term:
 def amount_range(value: str, currencies: list[str] | None) -> dict[str, int]:
     """`42.00`, `10-50`, `10-` or `-50` -> {start_amount, end_amount} in minor units."""
     from payscope.api.models.common import MAX_AMOUNT
-    from payscope.widgets.format import parse_amount
 
     currency = currencies[0] if currencies and len(currencies) == 1 else "USD"
     low, dash, high = value.partition("-")
@@ -268,8 +269,6 @@ def word_or(
 ) -> Callable[[str, Filter], None]:
     """A bare word that is one of the area's statuses (`failed`) or a currency (`eur`) filters
     by it, as the words shown on screen read; any other word goes to `fallback`."""
-    from payscope.api.models._iso import is_currency
-
     known = {s.lower() for s in statuses}
 
     def apply(word: str, result: Filter) -> None:
@@ -297,8 +296,6 @@ def _text(value: Any) -> str | None:
 
 
 def _moment(value: str, *, start: bool) -> datetime:
-    from datetime import UTC
-
     text = value.strip()
     if len(text) == 10:
         text += "T00:00:00" if start else "T23:59:59"

@@ -15,8 +15,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
+from payscope.api.fixtures.files import load_fixture
+from payscope.api.fixtures.running import run_fixture
+from payscope.api.fixtures.steps import Allowed, FixtureError
+from payscope.core import config, secrets
 from payscope.views.access import AppAccess
 from payscope.views.areas import registry
+from payscope.views.ask import AskScreen
+from payscope.webhooks.compose import sender
+from payscope.widgets.errors import describe_error
 from payscope.widgets.text import safe
 
 if TYPE_CHECKING:
@@ -80,10 +87,6 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     @work(group="fixture", exclusive=True, exit_on_error=False, description="Fixture")
     async def run_file(self, path: str) -> None:
-        from payscope.api.fixtures.files import load_fixture
-        from payscope.api.fixtures.running import run_fixture
-        from payscope.api.fixtures.steps import Allowed, FixtureError
-
         self.results, self.made, self.error = [], [], ""
         if not path:
             self.error = "Type the path of a fixture file (.toml or .json)."
@@ -104,8 +107,6 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
             self.error = str(exc)
             self.made = list(exc.made) or self.made
         except Exception as exc:  # the client's own errors (not connected, read-only...)
-            from payscope.widgets.errors import describe_error
-
             self.error = describe_error(exc)[1]
         finally:
             self.running = False
@@ -118,8 +119,6 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     def _allowed_env(self) -> list[str]:
         """The profile's `allow_env` (the local sandbox's: `[local] allow_env`)."""
-        from payscope.core import config
-
         runtime = self.runtime
         try:
             # Read afresh: a name added to the file since start-up counts at the next run.
@@ -129,8 +128,6 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     async def _ask_remote(self, url: str) -> bool:
         """Whether the user lets an event step send to `url`, off this machine."""
-        from payscope.views.ask import AskScreen
-
         question = (
             f"This fixture sends a signed event to {url}, which is neither this machine nor "
             "the profile's service. A fixture is someone else's code: send only to a host you "
@@ -144,15 +141,11 @@ class FixtureScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
     def _sender(self) -> Any:
         """Event steps go signed with the profile's webhook secret, to their `to` or to this
         run's own listener."""
-        from payscope.webhooks.compose import sender
-
         runtime = self.runtime
         secret: str | None = None
         if runtime.credentials is not None:
             secret = str(runtime.credentials.webhook_secret)
         else:
-            from payscope.core import secrets
-
             try:
                 secret = secrets.get_secret(runtime.profile_name, "webhook")
             except secrets.SecretsError:

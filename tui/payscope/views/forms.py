@@ -9,11 +9,13 @@ from the service appear in the form, which stays open so the user can fix and re
 from __future__ import annotations
 
 import functools
+import json
 import re
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, cast
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -22,13 +24,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widget import Widget
-from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
 from typing_extensions import TypeVar  # a default for each parameter (PEP 696)
 
+from payscope.api.errors import ApiError
 from payscope.api.terminal import UNSAFE_ONE_LINE, safe_json
 from payscope.views.access import AppAccess
 from payscope.views.stall import StallWatch
 from payscope.widgets.errors import describe_error
+from payscope.widgets.format import format_amount, parse_amount
 from payscope.widgets.inputs import Picker
 from payscope.widgets.text import visible
 
@@ -367,8 +371,6 @@ class FormScreen(AppAccess, ModalScreen[Res | None], Generic[Req, Res]):  # type
         self.action_submit()
 
     def action_submit(self) -> None:
-        from pydantic import ValidationError
-
         try:
             request = self.build()
         except FormErrors as exc:
@@ -414,8 +416,6 @@ class FormScreen(AppAccess, ModalScreen[Res | None], Generic[Req, Res]):  # type
 
     def field_of_error(self, error: BaseException) -> str | None:
         """The form field a refusal from the service is about, when its message names one."""
-        from payscope.api.errors import ApiError
-
         if not isinstance(error, ApiError):
             return None
         return field_named_in(error.message, {f.name for f in self._fields})
@@ -509,16 +509,12 @@ def amount_field(
     name: str, label: str, currency: str, default: int | None, hint: str = ""
 ) -> Field:
     """An amount typed as people write it, in `currency` ("12.50"), prefilled with `default`."""
-    from payscope.widgets.format import format_amount
-
     text = format_amount(default, currency, code=False) if default is not None else ""
     return Field(name, f"{label} ({currency.upper()})", Input(value=text, id=f"field-{name}"), hint)
 
 
 def read_amount(form: FormScreen, name: str, currency: str, errors: dict[str, str]) -> int | None:
     """The amount field `name` in minor units (None when blank); a mistake goes to `errors`."""
-    from payscope.widgets.format import parse_amount
-
     raw = form.value(name)
     if raw is None:
         return None
@@ -531,8 +527,6 @@ def read_amount(form: FormScreen, name: str, currency: str, errors: dict[str, st
 
 def metadata_field(name: str, label: str, current: dict[str, Any] | None, hint: str = "") -> Field:
     """Metadata typed as `key=value` lines (or a JSON object), prefilled with `current`."""
-    from textual.widgets import TextArea
-
     text = metadata_text(current)
     hint = hint or "One key=value a line, or a JSON object."
     return Field(name, label, TextArea(text, id=f"field-{name}", soft_wrap=False), hint)
@@ -561,8 +555,6 @@ def metadata_text(metadata: dict[str, Any] | None) -> str:
 
 def parse_metadata(text: str) -> dict[str, Any]:
     """`key=value` lines or a JSON object -> a dict; ValueError says which line is wrong."""
-    import json
-
     text = text.strip()
     if not text:
         return {}

@@ -2,11 +2,12 @@
 
 The same public surface as `ResourceTable` (columns fitted to a width, `show`, `update`, the live
 feed's `put_on_top`, the cursor kept on its record, Enter and a click on the selected row posting
-`ResourceTable.Open`), on a `ScrollView` whose `render_line` draws one row from its cells and
-keeps the line it drew: a frame after a cursor move or a new row on top draws only the lines not
-drawn before, and nothing of the table is re-indexed when rows come and go (the rows are a list
-of ids). It looks as `ResourceTable` does (the header, zebra rows, the cursor focused or not, the
-hover), through component classes of its own that the theme's variables style.
+`Open`: the `RowKeeping` they share), on a `ScrollView` whose `render_line` draws one row from
+its cells and keeps the line it drew: a frame after a cursor move or a new row on top draws only
+the lines not drawn before, and nothing of the table is re-indexed when rows come and go (the
+rows are a list of ids). It looks as `ResourceTable` does (the header, zebra rows, the cursor
+focused or not, the hover), through component classes of its own that the theme's variables
+style.
 
 Rows are one line each: a table of wrapping rows (`wrap=True`) stays a `ResourceTable`.
 """
@@ -14,7 +15,7 @@ Rows are one line each: a table of wrapping rows (`wrap=True`) stays a `Resource
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from rich.console import RenderableType
 from rich.padding import Padding
@@ -29,7 +30,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from payscope.views.columns import CellContext, Column, fit
-from payscope.views.table import ResourceTable, _same, cut
+from payscope.views.rows import RowKeeping, cut, same_cell
 
 T = TypeVar("T")
 
@@ -37,7 +38,7 @@ T = TypeVar("T")
 _EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER = range(5)
 
 
-class LineTable(ScrollView, Generic[T], can_focus=True):
+class LineTable(RowKeeping[T], ScrollView, can_focus=True):
     """Rows of records (`key_of` gives each its id), one line each; cells from the columns."""
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -142,17 +143,9 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         super().__init__(id=id)
         if wrap:
             raise ValueError("a LineTable's rows are one line each (use ResourceTable to wrap)")
-        self.wrap = False
-        self.spec = tuple(columns)
-        self.key_of = key_of
-        self.context = context
-        self.records: dict[str, T] = {}
-        self.fitted: tuple[tuple[str, int], ...] = ()
-        self.select_next: str | None = None  # a record to put the cursor on once it is shown
-        # The work rows cost, counted as `ResourceTable` counts it (rows made or moved).
-        self.rows_touched = 0
+        # `rows_touched` counts rows made or moved (nothing is re-indexed as rows come and go).
+        self._start_rows(columns, key_of, context, wrap=False)
         self.cursor_row = 0
-        self._renderers: list[Callable[[T, CellContext], RenderableType]] = []
         self._order: list[str] = []  # the ids, in the rows' order
         self._index: dict[str, int] | None = {}  # id -> row, made again when asked after a move
         self._cells: dict[str, list[RenderableType]] = {}
@@ -245,20 +238,9 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         self._lines.clear()
         self._drawn_cells.clear()
 
-    def show(self, records: Iterable[T]) -> None:
-        """Show exactly these records, in this order; rows already shown update in place."""
-        fresh = {self.key_of(r): r for r in records}
-        context = self.context()
-        if list(fresh) == self._order:
-            for record in fresh.values():
-                self.update(record, context)
-            return
-        selected = self.select_next or self.selected_id()
-        self.select_next = None
+    def _show_rows(self, fresh: dict[str, T], context: CellContext) -> None:
         self._set_rows(fresh.values(), context)
-        self.rows_touched += len(fresh)
         self._changed()
-        self._select(selected)
 
     def append(self, records: Iterable[T]) -> None:
         """Add records below the rows shown (the next batch of a long list)."""
@@ -282,7 +264,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
             return False
         self.records[record_id] = record
         cells = self._row_cells(record, context)
-        if not all(_same(a, b) for a, b in zip(self._cells[record_id], cells, strict=True)):
+        if not all(same_cell(a, b) for a, b in zip(self._cells[record_id], cells, strict=True)):
             self._cells[record_id] = cells
             self._drawn_cells.pop(record_id, None)
             for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
@@ -290,22 +272,7 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
             self._refresh_row(self._row_of(record_id))
         return True
 
-    def put_on_top(self, records: Sequence[T], limit: int, slack: int = 0) -> list[str]:
-        """Show `records` (newest first, each newer than every row shown) above the rows.
-        Rows already shown are updated in place instead. Past `limit + slack` rows, the oldest
-        leave from the bottom, down to `limit`. Returns the ids that left."""
-        context = self.context()
-        fresh = [r for r in records if not self.update(r, context)][:limit]
-        if not fresh:
-            return []
-        selected = self.selected_id()
-        at_top = self.cursor_row <= 0
-        dropped: list[str] = []
-        if len(self._order) + len(fresh) > limit + slack:
-            keep = limit - len(fresh)
-            dropped = self._order[keep:]
-            self._forget(dropped)
-            self._order = self._order[:keep]
+    def _rows_on_top(self, fresh: Sequence[T], context: CellContext) -> None:
         on_top = []
         for record in fresh:
             record_id = self.key_of(record)
@@ -316,11 +283,11 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
         self._order = on_top + self._order
         self.records = {rid: self.records[rid] for rid in self._order}
         self._changed()
-        if at_top or selected not in self.records:
-            self.move_cursor(row=0)
-        else:
-            self._select(selected)
-        return dropped
+
+    def _rows_replaced(self, fresh: Sequence[T], kept: Sequence[str], context: CellContext) -> None:
+        self._forget(self._order[len(kept) :])
+        self._order = list(kept)
+        self._rows_on_top(fresh, context)
 
     def _forget(self, ids: Iterable[str]) -> None:
         for record_id in ids:
@@ -330,59 +297,19 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
             for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
                 self._lines.pop((record_id, kind), None)
 
-    def trim(self, keep: int, *, from_top: bool) -> list[str]:
-        """Keep `keep` rows, taking the others away from the top or the bottom (a bounded
-        window paged on); returns the ids that left."""
-        if len(self._order) <= keep:
-            return []
-        selected = self.selected_id()
-        cut_at = len(self._order) - keep if from_top else keep
-        gone = self._order[:cut_at] if from_top else self._order[cut_at:]
-        self._order = self._order[cut_at:] if from_top else self._order[:cut_at]
+    def _take_away(self, gone: Sequence[str], kept: Sequence[str]) -> None:
+        self._order = list(kept)
         self._forget(gone)
         self.rows_touched += len(self._order) if len(gone) > 1 else 1
         self._changed()
-        self._select(selected)
-        return gone
 
-    def put_above(self, records: Sequence[T]) -> None:
-        """Show `records` (newest first, all newer than the rows shown) above the rows, the
-        cursor staying on its record (paging back towards the newest)."""
-        context = self.context()
-        fresh = [r for r in records if not self.update(r, context)]
-        if not fresh:
-            return
-        selected = self.selected_id()
-        on_top = []
-        for record in fresh:
-            record_id = self.key_of(record)
-            self.records[record_id] = record
-            self._cells[record_id] = self._row_cells(record, context)
-            on_top.append(record_id)
-        self.rows_touched += len(fresh)
-        self._order = on_top + self._order
-        self.records = {rid: self.records[rid] for rid in self._order}
-        self._changed()
-        self._select(selected)
-
-    def insert(self, record: T, order: Callable[[T], Any]) -> None:
-        """Add `record` and keep the rows sorted by `order`, largest first (newest on top)."""
-        if self.update(record):
-            return
-        at_top = self.cursor_row <= 0
-        selected = self.selected_id()
-        record_id = self.key_of(record)
-        self.records[record_id] = record
+    def _new_row(self, record_id: str, record: T) -> None:
         self._cells[record_id] = self._row_cells(record)
-        ordered = sorted(self.records.values(), key=order, reverse=True)
-        self.records = {self.key_of(r): r for r in ordered}
+
+    def _rows_sorted(self) -> None:
         self._order = list(self.records)
         self.rows_touched += len(self._order)
         self._changed()
-        if at_top:
-            self.move_cursor(row=0)
-        else:
-            self._select(selected)
 
     def drop(self, record_id: str) -> None:
         """Take a record's row away (e.g. a deleted customer)."""
@@ -403,14 +330,11 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
             return None
         return self._order[self.cursor_row]
 
-    def selected(self) -> T | None:
-        """The record under the cursor, if any."""
-        record_id = self.selected_id()
-        return None if record_id is None else self.records.get(record_id)
+    def _cursor_at(self) -> int:
+        return self.cursor_row
 
-    def _select(self, record_id: str | None) -> None:
-        if record_id is not None and record_id in self.records:
-            self.move_cursor(row=self._row_of(record_id))
+    def _cursor_to(self, row: int) -> None:
+        self.move_cursor(row=row)
 
     def move_cursor(self, *, row: int, animate: bool = False, scroll: bool = True) -> None:
         """Put the cursor on `row` (kept within the rows), in sight when `scroll`."""
@@ -455,15 +379,10 @@ class LineTable(ScrollView, Generic[T], can_focus=True):
     def action_scroll_top(self) -> None:
         self.move_cursor(row=0)
         # A view that shows a window of its records (Events) goes on to the newest of them all.
-        self.post_message(ResourceTable.Top(self))
+        self.post_message(self.Top(self))
 
     def action_scroll_bottom(self) -> None:
         self.move_cursor(row=len(self._order) - 1)
-
-    def action_open(self) -> None:
-        record_id = self.selected_id()
-        if record_id is not None:
-            self.post_message(ResourceTable.Open(self, record_id))
 
     # -- the mouse ---------------------------------------------------------------------------
 

@@ -17,17 +17,20 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.widgets import Static
+from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
+from payscope.views.access import Guarded, refused
 from payscope.views.actions import Action
 from payscope.views.actions import find as find_action
 from payscope.views.area import AreaView, TitleBar, area_width
 from payscope.views.columns import CellContext, Column
 from payscope.views.filters import Filter
 from payscope.views.line_table import LineTable
+from payscope.views.list_header import header_of
 from payscope.views.stall import StallWatch
 from payscope.views.table import ResourceTable
+from payscope.widgets.errors import describe_error
 
 if TYPE_CHECKING:
     from payscope.views.actions import ActionHost
@@ -301,8 +304,6 @@ class ResourceListView(AreaView, Generic[T]):
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "list-page" and event.state == WorkerState.ERROR:
-            from payscope.widgets.errors import describe_error
-
             title, message = describe_error(event.worker.error or Exception())
             if self._filter_box_shown():
                 # A filter the service refused: said under the box, which stays open.
@@ -319,46 +320,7 @@ class ResourceListView(AreaView, Generic[T]):
 
     def header_text(self) -> Text:
         """The title bar: title, counts and paging, filter, state."""
-        header = Text.assemble((self.title, "bold"), "  ")
-        # The rows the table holds, whenever this is asked (before the view is mounted too): the
-        # count never says other than the rows drawn beside it.
-        shown = len(self.rows)
-        if self.stall_note is not None and not shown:
-            header.append(self.stall_note, style="bold")
-        elif not self.loaded and not self.load_error:
-            header.append(self.loading_text(), style="dim")
-        elif self.load_error and not shown:
-            header.append(f"could not load ({self.load_error}) · Ctrl+R retries", style="dim")
-        elif self.scanned is not None:
-            looked, everything = self.scanned
-            where = f"all {looked:,}" if everything else f"the newest {looked:,}"
-            header.append(f"{shown:,} match{'es' * (shown != 1)} in {where} {self.noun}")
-        elif self.total == 0:
-            header.append(
-                f"no {self.noun} match" if self.filter else f"no {self.noun} yet", style="dim"
-            )
-        elif not shown:  # a page past the end (the list shrank meanwhile): no "0-0 of N"
-            header.append(f"no {self.noun} on this page ({self.total:,} in all) · [ goes back")
-        else:
-            first = self.page_offset + 1
-            last = self.page_offset + shown
-            pages = (self.total + self.page_size - 1) // self.page_size
-            page = self.page_offset // self.page_size + 1
-            if self.total_known:
-                header.append(f"{first:,}-{last:,} of {self.total:,}")
-                header.append(f"  page {page}/{pages}", style="dim")
-            else:  # the service gives no total: what was read, and that more may follow
-                header.append(f"{first:,}-{last:,} of {self.total:,} or more")
-                header.append(f"  page {page}", style="dim")
-        if self.stall_note is not None and shown:  # rows of an earlier load stay shown
-            header.append(f"  {self.stall_note}", style="bold")
-        if self.new_count:
-            header.append(f"  {self.new_count:,} new · r", style="bold")
-        self.header_extra(header)
-        if self.filter.text:
-            header.append("  filter ", style="bold")
-            header.append(self.filter.text)
-        return header
+        return header_of(self)
 
     def loading_text(self) -> str:
         return "loading…"
@@ -463,8 +425,8 @@ class ResourceListView(AreaView, Generic[T]):
 
     # -- filter and paging -------------------------------------------------------------------
 
-    def _filter_box(self) -> Any:
-        return next(iter(self.query(".filter-box")), None)
+    def _filter_box(self) -> Input | None:
+        return next(iter(self.query(".filter-box").results(Input)), None)
 
     def _filter_box_shown(self) -> bool:
         box = self._filter_box()
@@ -472,8 +434,6 @@ class ResourceListView(AreaView, Generic[T]):
 
     async def start_filter(self) -> None:
         """`/`: type a filter; Enter applies it (mistakes are said under the box)."""
-        from textual.widgets import Input
-
         box = self._filter_box()
         if box is None:
             # Mounted on first use: one widget less to build before the first paint.
@@ -491,9 +451,7 @@ class ResourceListView(AreaView, Generic[T]):
         line.update(Text(message))
         line.set_class(bool(message), "-shown")
 
-    # By name rather than `@on(Input.Submitted, ...)`: Input is imported when the box is first
-    # shown, not before the first frame.
-    def on_input_submitted(self, event: Any) -> None:
+    def on_input_submitted(self, event: Input.Submitted) -> None:
         if not event.input.has_class("filter-box"):
             return
         event.stop()
@@ -538,8 +496,6 @@ class ResourceListView(AreaView, Generic[T]):
 
     def action_export(self) -> None:
         """Every record the current filter matches, to a file (tui/payscope/views/export_run.py)."""
-        from payscope.views.access import Guarded, refused
-
         if refused(self, Guarded.WRITE_FILES):
             return
         if self.starting(self.action_export):

@@ -8,14 +8,14 @@ customer), so a payment detail reloads when one of its refunds settles.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-from payscope.views.access import host_of
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
+    from textual.signal import Signal
 
 # Payload fields that name other objects worth refreshing.
 _RELATED_FIELDS = (
@@ -50,6 +50,19 @@ class Change:
         return self.related | ({self.object_id} if self.object_id else set())
 
 
+class Feeds(Protocol):
+    """The app's signals the views follow (payscope's app has them: `AppHost` is a `Feeds`)."""
+
+    changes: Signal[Change]  # a record changed (webhooks, or payscope's own announcements)
+    deliveries: Signal[Any]  # every webhook delivery, refused ones included
+    requests: Signal[Any]  # every request the shared client journals
+
+
+def feeds_of(node: DOMNode) -> Feeds:
+    """The signals of the app `node` runs in (every payscope node runs in payscope's app)."""
+    return cast("Feeds", node.app)
+
+
 def change_of(delivery: Any) -> Change | None:
     """The change an accepted, first-time delivery brings (None for refusals and duplicates)."""
     if not delivery.accepted or delivery.duplicate:
@@ -64,8 +77,6 @@ def change_of(delivery: Any) -> Change | None:
 
 
 def _related(body: bytes) -> frozenset[str]:
-    import json
-
     try:
         data = json.loads(body)
         obj = data["content"]["object"]
@@ -85,14 +96,14 @@ def announce(app: Any, object_id: str, event_type: str, status: str | None = Non
 
 def watch_changes(node: DOMNode, callback: Callable[[Change], Any]) -> None:
     """Call `callback` on `node` for every change, for as long as `node` is mounted."""
-    host_of(node).changes.subscribe(node, callback)
+    feeds_of(node).changes.subscribe(node, callback)
 
 
 def watch_deliveries(node: DOMNode, callback: Callable[[Any], Any]) -> None:
     """Call `callback` for every delivery, refused ones included (the Events area)."""
-    host_of(node).deliveries.subscribe(node, callback)
+    feeds_of(node).deliveries.subscribe(node, callback)
 
 
 def watch_requests(node: DOMNode, callback: Callable[[Any], Any]) -> None:
     """Call `callback` for every request the shared client journals (the Requests area)."""
-    host_of(node).requests.subscribe(node, callback)
+    feeds_of(node).requests.subscribe(node, callback)

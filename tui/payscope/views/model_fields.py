@@ -16,13 +16,14 @@ from collections.abc import Collection, Mapping
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
 from textual.widgets import Select
 
 from payscope.views.forms import Field
 from payscope.widgets.inputs import MaskedInput, Picker, SafeInput
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel, ValidationError
+    from pydantic import ValidationError
 
     from payscope.views.forms import FormScreen
 
@@ -43,8 +44,6 @@ def enum_of(annotation: Any) -> type[Enum] | None:
 
 def model_of(annotation: Any) -> type[BaseModel] | None:
     """The one pydantic model an annotation takes (`PayoutCard | None` -> PayoutCard)."""
-    from pydantic import BaseModel
-
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     origin = typing.get_origin(annotation)

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
 from rich.text import Text
 from textual import work
-from textual.widgets import Input, Select, Static
+from textual.widgets import Button, Input, Select, Static
 
+from payscope.api.models.methods import BY_KEY, FAMILIES, kinds_of, method_data
 from payscope.views.card_form import CardFormScreen, card_data, card_fields
 from payscope.views.choices import Choice, ChoiceFormScreen
 from payscope.views.forms import Field
+from payscope.views.model_fields import nested_errors, nested_inputs, read_nested
 from payscope.widgets.inputs import Picker
+from payscope.widgets.method_picker import TestValuePicker, test_values
 
 FAMILY_LABELS = {
     "card": "Card",
@@ -69,9 +73,6 @@ class PayMethodFormScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
     def method_fields(self, *, authentication: bool = True) -> list[Field]:
         """The method picker, the card's fields (and its 3-D Secure choice when
         `authentication`), and each other family's type picker and fields."""
-        from payscope.api.models.methods import FAMILIES, kinds_of
-        from payscope.views.model_fields import nested_inputs
-
         result = [
             Field(
                 "method",
@@ -120,8 +121,6 @@ class PayMethodFormScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
         return result
 
     def choices(self) -> list[Choice]:
-        from payscope.api.models.methods import FAMILIES, kinds_of
-
         names = [f.name for f in self._fields]
 
         def of(key: str) -> list[str]:
@@ -140,8 +139,6 @@ class PayMethodFormScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
 
     def kind(self) -> Any:
         """The method kind chosen (a `MethodKind`), or None for a card."""
-        from payscope.api.models.methods import BY_KEY, kinds_of
-
         family = self.value("method")
         if not family or family == "card":
             return None
@@ -199,10 +196,6 @@ class PayMethodFormScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
     def _say_picker(self, kind: Any, row: dict[str, Any] | None) -> None:
         """The picker button follows the way to pay: test cards for a card, test values for a
         method that has them, none for one that has not."""
-        from textual.widgets import Button
-
-        from payscope.widgets.method_picker import test_values
-
         for button in self.query("#form-pick-card").results(Button):
             if kind is None:
                 button.label, button.display = "Test cards…", True
@@ -217,7 +210,6 @@ class PayMethodFormScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
             return
         if not self.local:
             return
-        from payscope.widgets.method_picker import TestValuePicker, test_values
 
         row = self.method_row(kind)
         if row is None or not test_values(row):
@@ -257,11 +249,6 @@ class PayMethodFormScreen(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
     def method_body(self, errors: dict[str, str]) -> dict[str, Any]:
         """`payment_method`, `payment_method_type`, `payment_method_data` and `billing` of the
         chosen way to pay; a method's field mistakes go into `errors`."""
-        from pydantic import ValidationError
-
-        from payscope.api.models.methods import method_data
-        from payscope.views.model_fields import nested_errors, read_nested
-
         kind = self.kind()
         if kind is None:
             return {

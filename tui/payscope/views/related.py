@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from payscope.views.areas import registry
 from payscope.views.columns import CellContext, Column
 from payscope.views.table import ResourceTable
 
@@ -89,7 +90,6 @@ class RelatedSection(Vertical):
         row = self.table.records.get(event.record_id)
         if row is None:
             return
-        from payscope.views.areas import registry
 
         area = registry().by_key.get(row.area)
         if not row.area:  # a line about the record shown (a payment's own status)

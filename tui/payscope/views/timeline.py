@@ -22,9 +22,12 @@ from typing import Any, NamedTuple
 
 from rich.text import Text
 
+from payscope.api.errors import ClientError
+from payscope.api.models.events import EventListRequest
 from payscope.core.display import hidden_time
 from payscope.views.columns import CellContext, Column
 from payscope.views.related import RelatedRow
+from payscope.widgets.errors import describe_error
 from payscope.widgets.format import status_text, theme_colour
 from payscope.widgets.text import safe
 
@@ -246,10 +249,6 @@ async def gather(runtime: Any, subjects: Sequence[Subject]) -> Story:
     """Read the story of `subjects` (the first is the one shown): the request journal, the
     service's delivery history (its events and their attempts), the listener's journal for
     the statuses the events told (and in place of the history when it cannot be read)."""
-    from payscope.api.errors import ClientError
-    from payscope.api.models.events import EventListRequest
-    from payscope.widgets.errors import describe_error
-
     client = runtime.api
     lines, seen, reads = request_lines(client.journal.entries(), subjects, runtime.request_time)
     problems: list[str] = []
