@@ -169,7 +169,8 @@ async def test_the_status_bar_shows_a_clock_moved_by_anyone_at_once(dirs: Dirs) 
         await ready(pilot)
         main = app.get_screen_main()
         assert main is not None
-        main._status_timer.pause()
+        assert main.status_poll is not None
+        main.status_poll.pause()
         status = main.query_one(StatusBar)
         assert status.clock == "2024-05-01 12:00"
         await app.runtime.client.sandbox.advance_clock(13 * 86400)

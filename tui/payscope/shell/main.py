@@ -155,7 +155,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     service_is_down = False
     _resumed_once = False
     _webhooks_detached = False  # told once, until it changes
-    _status_timer: Any = None
+    status_poll: Timer | None = None  # the status bar's one-second poll, once the runtime is up
     _supervisor: HealthSupervisor | None = None
     _counting = False
 
@@ -418,8 +418,8 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             self._counting = True
             watch_deliveries(self, self._count_delivery)
             watch_requests(self, self._clock_moved)
-        if self._status_timer is None:
-            self._status_timer = self.set_interval(1.0, self.refresh_status)
+        if self.status_poll is None:
+            self.status_poll = self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
 
     def _clock_moved(self, entry: Any) -> None:
