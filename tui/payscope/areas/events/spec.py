@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from payscope.api.ids import ID_PREFIX
 from payscope.core.display import DisplayPolicy, hidden_time
 from payscope.views.columns import CellContext, Column
 from payscope.views.filters import Filter, Grammar, Term
@@ -20,8 +21,12 @@ if TYPE_CHECKING:
 
 BATCH = 200
 REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed
-# Object ids the filter takes as bare words.
-OBJECT_PREFIXES = ("pay_", "ref_", "dp_", "payout_", "sub_", "inv_", "cus_", "plink_")
+# Object ids the filter takes as bare words: an event is about an object of a kind find knows
+# (not another event), or about an invoice, which find does not list.
+OBJECT_PREFIXES = (
+    *(prefix for kind, prefix in ID_PREFIX.items() if kind != "event"),
+    "inv_",
+)
 
 
 def clock(timestamp: float, display: DisplayPolicy) -> Text:
