@@ -6,9 +6,17 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from payscope.api.models.payouts import ACCOUNT_NUMBER_FIELDS, Payout, PayoutStatus, PayoutType
+from payscope.api.export import ListSource
+from payscope.api.models.payouts import (
+    ACCOUNT_NUMBER_FIELDS,
+    EntityType,
+    Payout,
+    PayoutListRequest,
+    PayoutStatus,
+    PayoutType,
+)
 from payscope.views.actions import statuses
 from payscope.views.columns import Column
 from payscope.views.filters import (
@@ -29,9 +37,6 @@ from payscope.widgets.format import (
 )
 from payscope.widgets.inputs import last_digits
 from payscope.widgets.text import safe
-
-if TYPE_CHECKING:
-    from payscope.api.export import ListSource
 
 PAGE_SIZE = 100
 # The real service lists at most 20 payouts a page (PayoutListFilterConstraints.limit).
@@ -201,7 +206,7 @@ def _number(details: Mapping[str, Any]) -> str:
     return ""
 
 
-def method_text(payout: Any) -> str:
+def method_text(payout: Payout) -> str:
     """The method in a few words: "card •••• 4242", "ACH •••• 6789", "PayPal", "-"."""
     method, kind, details = method_of(payout.payout_method_data)
     if not method:
@@ -216,7 +221,7 @@ def method_text(payout: Any) -> str:
     return f"{head} {number}".strip()
 
 
-def customer_of(payout: Any) -> str | None:
+def customer_of(payout: Payout) -> str | None:
     """The id of the customer a payout pays (by id, or in its customer object)."""
     return payout.customer_id or (payout.customer.id if payout.customer else None)
 
@@ -259,8 +264,6 @@ def _method_term() -> Term:
 
 def _entity_term() -> Term:
     """`entity:company`: the service's `entity_type` (any case, as the model reads it)."""
-    from payscope.api.models.payouts import EntityType
-
     names = {e.value.lower(): e.value for e in EntityType}
 
     def apply(value: str, result: Filter) -> None:
@@ -293,10 +296,8 @@ def payout_grammar() -> Grammar:
     )
 
 
-def list_request(filters: Mapping[str, Any], offset: int, limit: int) -> Any:
+def list_request(filters: Mapping[str, Any], offset: int, limit: int) -> PayoutListRequest:
     """The `PayoutListRequest` of a filter: `from:`/`to:` become its `time_range`."""
-    from payscope.api.models.payouts import PayoutListRequest
-
     body = dict(filters)
     start, end = body.pop("start_time", None), body.pop("end_time", None)
     if start or end:
@@ -322,6 +323,4 @@ async def read_page(
 
 def export_source() -> ListSource:
     """How `payscope export payouts` reads the list (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
-
     return ListSource(read_page, lambda r: str(r.payout_id))

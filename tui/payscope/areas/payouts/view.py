@@ -16,7 +16,7 @@ from payscope.api.models.payouts import Payout
 from payscope.areas.payouts import AREA
 from payscope.areas.payouts.actions import NEW_PAYOUT, ROW_ACTIONS
 from payscope.areas.payouts.detail import PayoutDetailScreen
-from payscope.areas.payouts.forms import NewPayoutForm
+from payscope.areas.payouts.forms.payout import NewPayoutForm
 from payscope.areas.payouts.spec import (
     COLUMNS,
     PAGE_SIZE,
