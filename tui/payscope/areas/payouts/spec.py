@@ -6,7 +6,7 @@ Imported by its forms and its view; it imports neither.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from payscope.api.export import ListSource
 from payscope.api.models.payouts import (
@@ -37,6 +37,9 @@ from payscope.widgets.format import (
 )
 from payscope.widgets.inputs import last_digits
 from payscope.widgets.text import safe
+
+if TYPE_CHECKING:
+    from payscope.api.client import ApiClient
 
 PAGE_SIZE = 100
 # The real service lists at most 20 payouts a page (PayoutListFilterConstraints.limit).
@@ -307,7 +310,7 @@ def list_request(filters: Mapping[str, Any], offset: int, limit: int) -> PayoutL
 
 
 async def read_page(
-    api: Any, filters: Mapping[str, Any], offset: int, limit: int
+    api: ApiClient, filters: Mapping[str, Any], offset: int, limit: int
 ) -> tuple[list[Payout], int]:
     """A page of the payouts list and its total (the list and `payscope export` read it so).
 

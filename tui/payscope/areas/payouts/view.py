@@ -62,7 +62,7 @@ class PayoutsView(ResourceListView["Payout"]):
     async def fetch_one(self, record_id: str) -> Payout:
         return await self.runtime.api.payouts.retrieve(record_id)
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> PayoutDetailScreen:
         return PayoutDetailScreen(record_id)
 
     def new_record(self) -> None:
