@@ -266,7 +266,6 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         )
         # The unified family the service files it under (UE_1000...UE_9000), and what the real
         # service adds: its standardised reason, the guidance for the customer, what to do.
-
         unified = p.error_details.unified_details if p.error_details else None
         if unified is not None and unified.category:
             title = explain(unified.category).title if unified.category.startswith("UE_") else ""
