@@ -66,7 +66,7 @@ async def test_only_the_chosen_methods_fields_show(dirs: Dirs) -> None:
 
 
 async def test_a_new_payout_sends_at_once_with_the_values_it_opens_with(dirs: Dirs) -> None:
-    from payscope.areas.payouts.forms import NewPayoutForm
+    from payscope.areas.payouts.forms.payout import NewPayoutForm
     from payscope.areas.payouts.view import PayoutsView
     from tests.tui.pilot import open_list
 

@@ -14,7 +14,7 @@ import pytest
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from payscope.areas.payouts.detail import PayoutDetailScreen
-from payscope.areas.payouts.forms import NewPayoutForm, PayoutUpdateForm, account_said
+from payscope.areas.payouts.forms.payout import NewPayoutForm, PayoutUpdateForm, account_said
 from payscope.areas.payouts.spec import list_request, method_of, method_text
 from payscope.areas.payouts.view import PayoutsView
 from payscope.views.forms import ConfirmScreen

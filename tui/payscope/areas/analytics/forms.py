@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from textual.widgets import Input
 
@@ -36,7 +35,7 @@ def parse_when(text: str, *, end: bool) -> datetime:
     return moment.astimezone(UTC)
 
 
-class CustomRangeForm(FormScreen):
+class CustomRangeForm(FormScreen[data.Window, data.Window]):
     """From and to (inclusive, UTC); dismissed with the `Window`."""
 
     title_text = "Custom range"
@@ -80,18 +79,18 @@ class CustomRangeForm(FormScreen):
             return None
         return data.Window(start.timestamp(), end.timestamp())
 
-    def build(self) -> Any:
+    def build(self) -> data.Window:
         errors: dict[str, str] = {}
         window = self._window(errors)
         if window is None:
             raise FormErrors(errors)
         return window
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: data.Window) -> data.Window:
         return request
 
 
-class FilterForm(FormScreen):
+class FilterForm(FormScreen[data.Filters, data.Filters]):
     """One field per dimension of the domain: the values to keep, separated by commas."""
 
     title_text = "Filters"
@@ -121,7 +120,7 @@ class FilterForm(FormScreen):
             for name in data.dimensions_of(self.domain)
         ]
 
-    def build(self) -> Any:
+    def build(self) -> data.Filters:
         errors: dict[str, str] = {}
         filters: list[tuple[str, tuple[str, ...]]] = []
         for name in data.dimensions_of(self.domain):
@@ -139,5 +138,5 @@ class FilterForm(FormScreen):
             raise FormErrors(errors)
         return tuple(filters)
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: data.Filters) -> data.Filters:
         return request

@@ -10,52 +10,46 @@ columns the charts stack and the table folds under them.
 
 A query runs in an exclusive worker: a new choice cancels the one under way (the header says
 Loading… with the time it has taken). A new metric or currency redraws from the answer already
-there. The figures themselves are in `analytics_data` (no Textual).
+there. The figures themselves are in `data` (no Textual); what the charts draw is built in
+`figures`, the totals and the table's rows in `numbers`.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from dataclasses import replace
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Select, Static
 
 from payscope.api.ids import ID_PREFIX
-from payscope.areas.analytics import data
+from payscope.areas.analytics import data, figures
 from payscope.areas.analytics.data import CUSTOM, OTHER, Answer, Choice, Metric
 from payscope.areas.analytics.forms import CustomRangeForm, FilterForm
+from payscope.areas.analytics.numbers import (
+    NUMBER_COLUMNS,
+    NumberRow,
+    number_rows,
+    table_title,
+    totals_line,
+)
 from payscope.views.area import AreaView, TitleBar, area_width
-from payscope.views.columns import CellContext, Column
+from payscope.views.columns import CellContext
+from payscope.views.live import Change, watch_changes
 from payscope.views.table import ResourceTable
-from payscope.widgets.format import format_amount, status_colour, theme_colour
-from payscope.widgets.text import safe, visible
-
-if TYPE_CHECKING:
-    from payscope.views.live import Change
-    from payscope.widgets.charts import Chart
+from payscope.widgets.charts import Bar, BarFigure, Chart
+from payscope.widgets.errors import describe_error
+from payscope.widgets.format import theme_colour
+from payscope.widgets.text import visible
 
 # Below this area width the controls take two lines and the charts stack.
 NARROW_WIDTH = 96
-# Colours of groups, in order (a status keeps its own colour where it is free).
-PALETTE = (
-    "primary",
-    "accent",
-    "secondary",
-    "success",
-    "error",
-    "warning",
-    "status-requires-capture",
-    "status-processing",
-    "status-requires-review",
-    "status-partially-captured",
-)
-BREAKDOWN_BARS = 10
 # A change that concerns the domain shown reads the answer again this long after it (a burst of
 # webhooks is one read).
 LIVE_DELAY = 1.5
@@ -63,90 +57,9 @@ LIVE_DELAY = 1.5
 DOMAIN_KIND = {"payments": "payment", "refunds": "refund", "disputes": "dispute"}
 
 
-@dataclass(frozen=True)
-class NumberRow:
-    """A row of the table: one group (or the total) this window and the previous one."""
-
-    key: str
-    label: str
-    colour: str | None
-    now: float | None
-    before: float | None
-    metric: Metric
-    currency: str | None
-    share: str = ""
-    total: bool = False
-
-
 def _select_width(options: list[tuple[str, str]]) -> int:
     """A compact select as wide as its longest choice and its arrow."""
     return max(len(label) for label, _ in options) + 3
-
-
-def format_value(metric: Metric, value: float | None, currency: str | None) -> str:
-    """A metric's value as people read it: `1,204`, `64.1%`, `1,234.50 USD`."""
-    if value is None:
-        return "-"
-    if metric.kind == "rate":
-        return f"{value:.1f}%"
-    if metric.per_currency:
-        return format_amount(round(value), currency or "")
-    return f"{value:,.0f}"
-
-
-def _major(value: float, currency: str | None) -> float:
-    from payscope.api.models._iso import minor_units
-
-    try:
-        exponent = int(minor_units(currency or ""))
-    except ValueError:
-        return value
-    return float(value) / float(10**exponent)
-
-
-def compact(value: float) -> str:
-    """An axis label: 950, 1.2k, 3.4M."""
-    size = abs(value)
-    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if size >= limit:
-            shown = f"{value / limit:.1f}".removesuffix(".0")
-            return f"{shown}{suffix}"
-    return f"{value:.0f}" if value == int(value) else f"{value:.1f}"
-
-
-def _change_text(row: NumberRow, variables: Any) -> Text:
-    shown, sign = data.change(row.metric, row.now, row.before)
-    colour = {1: "success", -1: "error"}.get(sign, "muted")
-    return Text(shown, style=theme_colour(variables, colour), no_wrap=True)
-
-
-def _label_cell(row: NumberRow, context: CellContext) -> Text:
-    if row.total:
-        return Text("Total", style="bold")
-    text = Text()
-    text.append("■ " if row.colour else "  ", style=row.colour or "")
-    text.append_text(safe(row.label, empty=data.NONE_LABEL))
-    return text
-
-
-def _value_cell(value_of: str) -> Any:
-    def render(row: NumberRow, context: CellContext) -> Text:
-        value = row.now if value_of == "now" else row.before
-        style = "bold" if row.total else ""
-        # A currency code comes from the service: shown literally.
-        shown = format_value(row.metric, value, row.currency)
-        return Text(visible(shown), style=style, no_wrap=True)
-
-    return render
-
-
-NUMBER_COLUMNS: tuple[Column[NumberRow], ...] = (
-    Column("label", "Group", 12, _label_cell, flex=(12, 28)),
-    Column("now", "This period", 12, _value_cell("now"), flex=(12, 18)),
-    Column("before", "Previous", 12, _value_cell("before"), flex=(12, 18)),
-    Column("change", "Change", 9, lambda r, c: _change_text(r, c.variables)),
-    Column("share", "Share", 6, lambda r, c: Text(r.share), 70),
-)
 
 
 class AnalyticsView(AreaView):
@@ -246,8 +159,8 @@ class AnalyticsView(AreaView):
         self._asked: tuple[Any, ...] | None = None  # the query key of the answer shown
         self._asked_at = 0.0  # the service's time of that answer
         self._stale = False
-        self._live_timer: Any = None
-        self._ticker: Any = None
+        self._live_timer: Timer | None = None
+        self._ticker: Timer | None = None
         # perf_counter() when the last answer arrived (the benchmark reads it).
         self.answered_at = 0.0
         self._shown_options: dict[str, list[tuple[str, str]]] = {}
@@ -269,8 +182,6 @@ class AnalyticsView(AreaView):
         with VerticalScroll(id="analytics-body"):
             yield Static(id="analytics-totals")
             yield Static(id="analytics-filters")
-            from payscope.widgets.charts import Chart
-
             with Horizontal(id="analytics-charts", classes="-narrow" if narrow else ""):
                 with Vertical(id="series-box", classes="panel"):
                     yield Chart(id="analytics-series")
@@ -284,7 +195,7 @@ class AnalyticsView(AreaView):
                 table.zebra_stripes = False
                 yield table
 
-    def _select(self, name: str, options: Any) -> Select[str]:
+    def _select(self, name: str, options: list[tuple[str, str]]) -> Select[str]:
         values = [value for _, value in options]
         current = self._control_value(name)
         self._shown_options[name] = list(options)
@@ -301,8 +212,6 @@ class AnalyticsView(AreaView):
     def on_mount(self) -> None:
         self._fit()
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._draw())
-        from payscope.views.live import watch_changes
-
         watch_changes(self, self._changed)
         self._show_state()
         self._say_everywhere("Waiting for the service…")
@@ -351,14 +260,10 @@ class AnalyticsView(AreaView):
 
     @property
     def series_chart(self) -> Chart:
-        from payscope.widgets.charts import Chart
-
         return self.query_one("#analytics-series", Chart)
 
     @property
     def breakdown_chart(self) -> Chart:
-        from payscope.widgets.charts import Chart
-
         return self.query_one("#analytics-breakdown", Chart)
 
     def _cells_context(self) -> CellContext:
@@ -603,8 +508,6 @@ class AnalyticsView(AreaView):
 
     @work(exclusive=True, group="analytics", exit_on_error=False, description="Analytics")
     async def _query(self, choice: Choice) -> None:
-        from payscope.widgets.errors import describe_error
-
         now = self.runtime.now()
         try:
             answer = await data.fetch(self.runtime.api, choice, now)
@@ -667,34 +570,8 @@ class AnalyticsView(AreaView):
         self.query_one("#analytics-totals", Static).update("")
         self.table.show([])
 
-    def _palette(self) -> list[str]:
-        variables = self.app.theme_variables
-        colours: list[str] = []
-        for name in PALETTE:
-            colour = theme_colour(variables, name)
-            if colour not in colours:
-                colours.append(colour)
-        return colours
-
     def _colours(self, groups: list[data.GroupKey]) -> dict[data.GroupKey, str]:
-        """A colour per group: a status its own where free, the palette in order otherwise."""
-        variables = self.app.theme_variables
-        palette = self._palette()
-        used: set[str] = set()
-        out: dict[data.GroupKey, str] = {}
-        statuses = self.choice.group in data.STATUS_DIMENSIONS
-        for group in groups:
-            if group == OTHER:
-                out[group] = theme_colour(variables, "muted")
-                continue
-            wanted = status_colour(group, variables) if statuses and group else None
-            if wanted is None or wanted in used:
-                wanted = next(
-                    (c for c in palette if c not in used), palette[len(out) % len(palette)]
-                )
-            used.add(wanted)
-            out[group] = wanted
-        return out
+        return figures.group_colours(self.choice, groups, self.app.theme_variables)
 
     def _draw(self) -> None:
         """Charts, totals and table from the answer (no request)."""
@@ -711,7 +588,7 @@ class AnalyticsView(AreaView):
         colours = self._colours(
             answer.groups(metric, each_currency=each) if self.choice.group else [None]
         )
-        self._show_table(answer, metric, groups, colours)
+        self._show_table(answer, metric, colours)
         charts = self.query_one("#analytics-charts")
         charts.set_class(self.choice.group is None, "-no-breakdown")
         if answer.empty:
@@ -739,124 +616,37 @@ class AnalyticsView(AreaView):
             line.update(self._filters_text)
 
     def _show_totals(self, answer: Answer) -> None:
-        variables = self.app.theme_variables
-        currency = answer.shown_currency()
-        line = Text()
-        accent = theme_colour(variables, "accent")
-        # Spaces end the span before them rather than start the next: pictures of the screen
-        # (SVG) drop the spaces a span starts with.
-        metrics = data.metrics_of(self.choice.domain)
-        last_amount = max((i for i, m in enumerate(metrics) if m.per_currency), default=-1)
-        seen = len(answer.currencies())
-        for index, metric in enumerate(metrics):
-            now, before = answer.totals(metric)
-            shown, sign = data.change(metric, now, before)
-            chosen = metric.key == self.choice.metric
-            line.append(f"{metric.label} ", style=f"bold underline {accent}" if chosen else "")
-            line.append(f"{visible(format_value(metric, now, currency))} ", style="bold")
-            colour = {1: "success", -1: "error"}.get(sign, "muted")
-            line.append(f"{shown}   ", style=theme_colour(variables, colour))
-            if index == last_amount and currency and seen > 1:
-                # Amounts are never added across currencies: say the others are left out.
-                line.append(f"({visible(currency)} only, of {seen} currencies)   ", style="dim")
-        if not self._narrow:  # the table's title says it too
-            line.append(f"vs {answer.previous.text()}", style="dim")
+        line = totals_line(answer, self.choice, self.app.theme_variables, narrow=self._narrow)
         self._totals_text = line
         self.query_one("#analytics-totals", Static).update(line)
 
-    def _series_groups(self, groups: list[data.GroupKey], metric: Metric) -> list[data.GroupKey]:
-        if self.choice.group is None:
-            return [None]
-        if not metric.additive:
-            return [data.ALL]  # a rate per group and bucket is noise: the breakdown has each
-        named = [g for g in groups if g != OTHER]
-        if len(named) <= data.TOP_GROUPS:
-            return named
-        return [*named[: data.TOP_GROUPS - 1], OTHER]
-
     def _show_series(
-        self, answer: Answer, metric: Metric, groups: list[data.GroupKey], colours: dict[Any, str]
+        self,
+        answer: Answer,
+        metric: Metric,
+        groups: list[data.GroupKey],
+        colours: dict[data.GroupKey, str],
     ) -> None:
-        from payscope.widgets.charts import Layer, TimeFigure
-
-        shown = self._series_groups(groups, metric)
-        values = answer.series(metric, shown)
-        currency = answer.shown_currency()
-        if metric.per_currency:
-            y_format = lambda v: data_compact_major(v, currency)  # noqa: E731
-        elif metric.kind == "rate":
-            y_format = lambda v: f"{v:.0f}%"  # noqa: E731
-        else:
-            y_format = compact
-        colour_of = dict(colours)
-        colour_of[OTHER] = theme_colour(self.app.theme_variables, "muted")
-        colour_of[data.ALL] = theme_colour(self.app.theme_variables, "primary")
-        if self.choice.group is None:
-            colour_of[None] = theme_colour(self.app.theme_variables, "primary")
-        names = self._names(shown)
-        layers = tuple(
-            Layer(name, tuple(row), colour_of.get(group) or colour_of.get(None) or "")
-            for group, name, row in zip(shown, names, values, strict=True)
+        shown = figures.series(
+            answer, metric, self.choice, groups, colours, self.app.theme_variables
         )
-        first = True
-        labels = []
-        for bucket in answer.buckets:
-            labels.append(data.bucket_label(bucket, answer.granularity, first=first))
-            first = False
-        figure = TimeFigure(
-            tuple(labels),
-            layers,
-            stacked=metric.additive,
-            y_format=y_format,
-            y_max=100.0 if metric.kind == "rate" else None,
-            integer=metric.kind == "count",
-        )
-        self.series_chart.show(figure)
-        box = self.query_one("#series-box")
-        per = data.GRANULARITY_LABEL[answer.granularity]
-        title = f"{metric.label} per {per}"
-        if metric.per_currency and currency:
-            title += f" · {currency}"
-        box.border_title = visible(title)
-        legend = Text()
-        group = self.choice.group
-        if shown == [data.ALL] and group is not None:
-            legend.append("■ ", style=layers[0].colour)
-            dimension = data.dimension_label(group).lower()
-            legend.append("all together ")
-            legend.append(f"(each {dimension} in the breakdown)", style="dim")
-        elif group is not None:
-            for layer in layers:
-                # Spaces end a span: pictures of the screen drop those a span starts with.
-                legend.append("■ ", style=layer.colour)
-                legend.append(f"{visible(layer.label)}  ")
-        if metric.per_currency and len(answer.currencies()) > 1 and group != "currency":
-            legend.append(f"in {visible(currency or '')} (u: another currency)", style="dim")
-        self.query_one("#analytics-legend", Static).update(legend)
-        self.query_one("#analytics-legend", Static).display = bool(legend)
+        self.series_chart.show(shown.figure)
+        self.query_one("#series-box").border_title = visible(shown.title)
+        legend = self.query_one("#analytics-legend", Static)
+        legend.update(shown.legend)
+        legend.display = bool(shown.legend)
 
-    def _names(self, groups: list[data.GroupKey]) -> list[str]:
-        """Group labels; card networks as people write them (`AmericanExpress` -> American
-        Express)."""
-        names = data.group_names(groups)
-        if self.choice.group != "card_network":
-            return names
-        from payscope.widgets.format import brand_label
-
-        return [
-            brand_label(name) if group not in (None, OTHER, data.ALL) else name
-            for name, group in zip(names, groups, strict=True)
-        ]
-
-    def _breakdown_bars(self) -> list[Any]:
+    def _breakdown_bars(self) -> list[Bar]:
         figure = self.breakdown_chart.figure if self.is_mounted else None
-        return list(getattr(figure, "bars", ()))
+        return list(figure.bars) if isinstance(figure, BarFigure) else []
 
     def _show_breakdown(
-        self, answer: Answer, metric: Metric, groups: list[data.GroupKey], colours: dict[Any, str]
+        self,
+        answer: Answer,
+        metric: Metric,
+        groups: list[data.GroupKey],
+        colours: dict[data.GroupKey, str],
     ) -> None:
-        from payscope.widgets.charts import Bar, BarFigure
-
         box = self.query_one("#breakdown-box")
         group = self.choice.group
         if group is None:
@@ -867,74 +657,25 @@ class AnalyticsView(AreaView):
                 "Amounts in different currencies are not compared: the table lists each."
             )
             return
-        now, _before = answer.group_sums(metric)
-        currency = answer.shown_currency()
-        bars = []
-        names = self._names(groups)
-        for name, key in zip(names, groups, strict=True):
-            value = metric.value(now.get(key, {}))
-            if value is None or key not in now:
-                continue
-            bars.append(
-                Bar(name, value, colours.get(key, ""), format_value(metric, value, currency))
-            )
-        if not bars:
+        figure = figures.breakdown_bars(answer, metric, self.choice, groups, colours)
+        if figure is None:
             self.breakdown_chart.say("Nothing in this range.")
             return
-        self.breakdown_chart.show(BarFigure(tuple(bars[:BREAKDOWN_BARS])))
+        self.breakdown_chart.show(figure)
 
     def _show_table(
-        self, answer: Answer, metric: Metric, groups: list[data.GroupKey], colours: dict[Any, str]
+        self,
+        answer: Answer,
+        metric: Metric,
+        colours: dict[data.GroupKey, str],
     ) -> None:
-        each_currency = metric.per_currency and self.choice.group == "currency"
-        now, before = answer.group_sums(metric, each_currency=each_currency)
-        total_now, total_before = answer.totals(metric)
-        currency = answer.shown_currency()
-        rows: list[NumberRow] = []
-        if self.choice.group is not None:
-            table_groups = answer.groups(metric, each_currency=each_currency)
-            names = self._names(table_groups)
-            for name, key in zip(names, table_groups, strict=True):
-                value = metric.value(now.get(key, {}))
-                rows.append(
-                    NumberRow(
-                        key if key is not None else "\x00none",
-                        name,
-                        colours.get(key),
-                        value,
-                        metric.value(before.get(key, {})),
-                        metric,
-                        key if each_currency else currency,
-                        share=data.share(value, total_now)
-                        if metric.additive and not each_currency
-                        else "",
-                    )
-                )
-        if not each_currency:
-            rows.append(
-                NumberRow(
-                    "\x00total",
-                    "Total",
-                    None,
-                    total_now,
-                    total_before,
-                    metric,
-                    currency,
-                    share="100%" if metric.additive and total_now else "",
-                    total=True,
-                )
-            )
+        rows = number_rows(
+            answer, metric, self.choice, colours, lambda g: figures.group_names(self.choice, g)
+        )
         table = self.table
         kept = table.selected_id() in {row.key for row in rows}
         table.show(rows)
         if not kept and rows:
             table.move_cursor(row=0)  # another breakdown: start at its largest group
-        title = f"{metric.label}: this period and the previous ({answer.previous.text()})"
-        if metric.per_currency and not each_currency and currency:
-            title = f"{metric.label} in {currency}: this period and the previous"
+        title = table_title(answer, metric, self.choice)
         self.query_one("#numbers-box").border_title = visible(title)
-
-
-def data_compact_major(value: float, currency: str | None) -> str:
-    """An amount axis label in major units (`1.2k` for 1,200.00)."""
-    return compact(_major(value, currency))

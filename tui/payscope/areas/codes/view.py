@@ -9,12 +9,16 @@ payment with the code's test card and opens it, where the decline is explained.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
+from rich.json import JSON
 from rich.text import Text
 
+from payscope.api.codes import ALL_UNIFIED_CODES, explain
+from payscope.api.export import ListSource
+from payscope.api.trigger import Trigger
 from payscope.views.actions import Action
 from payscope.views.columns import Column
 from payscope.views.detail import DetailScreen, empty, explained_code, table
@@ -24,8 +28,9 @@ from payscope.widgets.format import theme_colour
 from payscope.widgets.text import safe
 
 if TYPE_CHECKING:
+    from payscope.api.client import ApiClient
     from payscope.api.codes import CodeInfo
-    from payscope.api.export import ListSource
+    from payscope.app.runtime import Runtime
     from payscope.views.actions import ActionHost
 
 
@@ -125,8 +130,6 @@ def code_grammar() -> Grammar:
 
 def unified_codes() -> list[CodeInfo]:
     """Every unified code of `payscope.api.codes`, in the order of their numbers."""
-    from payscope.api.codes import ALL_UNIFIED_CODES, explain
-
     return [explain(code) for code in sorted(ALL_UNIFIED_CODES)]
 
 
@@ -136,7 +139,7 @@ def code_rows(cards: dict[str, tuple[dict[str, Any], ...]]) -> list[CodeRow]:
     return [CodeRow(info, cards.get(info.code, ())) for info in unified_codes()]
 
 
-async def cards_by_code(runtime: Any) -> dict[str, tuple[dict[str, Any], ...]]:
+async def cards_by_code(runtime: Runtime) -> dict[str, tuple[dict[str, Any], ...]]:
     """The local sandbox's test cards by the unified code they produce ({} on a remote
     profile: its cards are the acquirer's)."""
     if not runtime.options.is_local:
@@ -159,8 +162,6 @@ def _pay(host: ActionHost, _code: str | None, row: CodeRow | None) -> None:
     card, code = row.card, row.code
 
     async def pay() -> None:
-        from payscope.api.trigger import Trigger
-
         payment = await Trigger(app.runtime.api).payment(
             card, description=f"Test card {card} for {code}"
         )
@@ -225,14 +226,12 @@ class CodesView(ResourceListView[CodeRow]):
     async def fetch_one(self, record_id: str) -> CodeRow:
         return await code_row(self.runtime, record_id)
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> CodeDetailScreen:
         return CodeDetailScreen(record_id.strip().upper())
 
 
-async def code_row(runtime: Any, code: str) -> CodeRow:
+async def code_row(runtime: Runtime, code: str) -> CodeRow:
     """One code explained, with its test cards."""
-    from payscope.api.codes import explain
-
     info = explain(code)
     return CodeRow(info, (await cards_by_code(runtime)).get(info.code.upper(), ()))
 
@@ -258,10 +257,6 @@ class CodeDetailScreen(DetailScreen[CodeRow]):
         return Text.assemble(("Code ", "bold"), safe(r.code, "bold"), "  ", r.info.title)
 
     def raw(self, r: CodeRow) -> RenderableType:
-        from dataclasses import asdict
-
-        from rich.json import JSON
-
         return JSON.from_data({**asdict(r.info), "test_cards": list(r.cards)})
 
     def render_record(self, r: CodeRow) -> None:
@@ -294,9 +289,8 @@ class CodeDetailScreen(DetailScreen[CodeRow]):
 
 def export_source() -> ListSource:
     """How `payscope export codes` reads the unified codes (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
 
-    async def read(api: Any, _filters: dict[str, Any], offset: int, limit: int) -> Any:
+    async def read(api: ApiClient, _filters: dict[str, Any], offset: int, limit: int) -> Any:
         rows = code_rows({})
         return rows[offset : offset + limit], len(rows)
 

@@ -12,6 +12,7 @@ from payscope.api.models.customers import Customer
 from payscope.areas.customers.forms import EditCustomerForm, delete_confirmation
 from payscope.views.actions import Action
 from payscope.views.listing import new_record_action
+from payscope.views.live import announce
 
 if TYPE_CHECKING:
     from payscope.views.actions import ActionHost
@@ -47,8 +48,6 @@ def _with_customer(
 
 
 def _edit(host: ActionHost, customer: Any) -> None:
-    from payscope.views.live import announce
-
     def done(result: Any) -> None:
         if result is not None:
             host.app.notify(f"{result.customer_id} saved.", title="Customer updated", markup=False)
@@ -60,8 +59,6 @@ def _edit(host: ActionHost, customer: Any) -> None:
 
 
 def _delete(host: ActionHost, customer: Any) -> None:
-    from payscope.views.live import announce
-
     def done(result: Any) -> None:
         if isinstance(result, Deleted):
             who = customer.name or customer.email or result.customer_id

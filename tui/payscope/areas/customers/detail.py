@@ -15,7 +15,11 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from payscope.api.errors import ClientError
 from payscope.api.models.customers import Customer
+from payscope.api.models.disputes import DisputeListRequest
+from payscope.api.models.payments import PaymentListRequest
+from payscope.api.models.refunds import RefundListRequest
 from payscope.areas.customers.actions import ROW_ACTIONS, Deleted
 from payscope.areas.customers.methods import (
     Saved,
@@ -32,13 +36,14 @@ from payscope.areas.customers.spec import (
     PAYMENTS_SHOWN,
     phone_of,
 )
-from payscope.views.actions import Action
+from payscope.views.actions import Action, status_of
 from payscope.views.areas import registry
 from payscope.views.columns import CellContext, Column
 from payscope.views.detail import DetailScreen, empty, grid
 from payscope.views.json_view import WrappedText
 from payscope.views.listing import ResourceListView
 from payscope.views.table import ResourceTable
+from payscope.widgets.errors import describe_error
 from payscope.widgets.format import amount_text, format_time, status_text
 from payscope.widgets.text import safe
 
@@ -274,10 +279,6 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
         self.app.push_screen(form, closed)
 
     async def _payments(self) -> Payments:
-        from payscope.api.errors import ClientError
-        from payscope.api.models.payments import PaymentListRequest
-        from payscope.widgets.errors import describe_error
-
         client = self.runtime.api
         try:
             page = await client.payments.list(
@@ -300,14 +301,10 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
         return Payments(rows, len(rows), more=len(rows) >= PAYMENTS_SHOWN)
 
     async def _count_refunds(self, payment_id: str) -> int | None:
-        from payscope.api.models.refunds import RefundListRequest
-
         refunds = self.runtime.api.refunds
         return await _total(lambda: refunds.list(RefundListRequest(payment_id=payment_id, limit=1)))
 
     async def _count_disputes(self, payment_id: str) -> int | None:
-        from payscope.api.models.disputes import DisputeListRequest
-
         disputes = self.runtime.api.disputes
         return await _total(
             lambda: disputes.list(DisputeListRequest(payment_id=payment_id, limit=1))
@@ -427,8 +424,6 @@ async def counts(
 ) -> tuple[int | None, int | None]:
     """How many refunds and disputes a payment has: its own lists when the list route gave
     them, else counted (asked only of payments that took money: no other can have any)."""
-    from payscope.views.actions import status_of
-
     charged = (payment.amount_received or 0) > 0 or status_of(payment) in CHARGED
     found: list[int | None] = []
     for own, count in (
@@ -444,8 +439,6 @@ async def counts(
 
 async def _total(read: Callable[[], Awaitable[Any]]) -> int | None:
     """A list's total (None when it could not be read: shown as "?", the rest still shows)."""
-    from payscope.api.errors import ClientError
-
     try:
         answer = await read()
     except (ClientError, ValueError):  # ValueError: an id the request model refuses

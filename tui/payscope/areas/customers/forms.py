@@ -7,13 +7,18 @@ and each refusal is said under the field it is about, the address's parts includ
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
+from pydantic import BaseModel, ValidationError
+
+from payscope.api.models.customers import Customer, CustomerCreateRequest, CustomerUpdateRequest
 from payscope.views.forms import (
     ConfirmScreen,
     Field,
     FormErrors,
     FormScreen,
+    Req,
+    Res,
     metadata_field,
     parse_metadata,
     read_metadata,
@@ -21,6 +26,8 @@ from payscope.views.forms import (
 from payscope.widgets.inputs import SafeInput
 from payscope.widgets.text import visible
 
+# The request model a form's fields are checked by.
+Model = TypeVar("Model", bound=BaseModel)
 # Form field -> what it is called on the submit button of the edit form.
 TEXT_FIELDS = {
     "name": "name",
@@ -37,7 +44,7 @@ NOT_REMOVABLE = {
 }
 
 
-def initial_values(customer: Any) -> dict[str, str]:
+def initial_values(customer: Customer | None) -> dict[str, str]:
     """What each text field starts with: the customer's values (control characters shown, never
     obeyed), or nothing for a new customer."""
     if customer is None:
@@ -49,7 +56,7 @@ def initial_values(customer: Any) -> dict[str, str]:
     return values
 
 
-def model_errors(error: Any) -> dict[str, str]:
+def model_errors(error: ValidationError) -> dict[str, str]:
     """pydantic errors -> {form field: message}; an address part is its own field."""
     messages: dict[str, str] = {}
     for item in error.errors(include_input=False):
@@ -61,10 +68,10 @@ def model_errors(error: Any) -> dict[str, str]:
     return messages
 
 
-class CustomerForm(FormScreen):
+class CustomerForm(FormScreen[Req, Res]):
     """The fields of a customer, checked by the API's models before anything is sent."""
 
-    def __init__(self, customer: Any = None) -> None:
+    def __init__(self, customer: Customer | None = None) -> None:
         super().__init__()
         self.customer = customer
         self.initial = initial_values(customer)
@@ -113,21 +120,19 @@ class CustomerForm(FormScreen):
         """The address parts typed (blank ones left out)."""
         return {part: self.text(part) for part in ADDRESS_FIELDS if self.text(part)}
 
-    def check(self, model: type[Any], body: dict[str, Any], errors: dict[str, str]) -> Any:
+    def check(self, model: type[Model], body: dict[str, Any], errors: dict[str, str]) -> Model:
         """`body` validated by the API's `model`; every problem found raises, at its field."""
-        from pydantic import ValidationError
-
         request = None
         try:
             request = model.model_validate(body)
         except ValidationError as exc:
             errors = {**model_errors(exc), **errors}
-        if errors:
+        if errors or request is None:
             raise FormErrors(errors)
         return request
 
 
-class NewCustomerForm(CustomerForm):
+class NewCustomerForm(CustomerForm[CustomerCreateRequest, Customer]):
     """Create a customer; every field is optional."""
 
     title_text = "New customer"
@@ -144,9 +149,7 @@ class NewCustomerForm(CustomerForm):
             )
         ]
 
-    def build(self) -> Any:
-        from payscope.api.models.customers import CustomerCreateRequest
-
+    def build(self) -> CustomerCreateRequest:
         errors: dict[str, str] = {}
         body: dict[str, Any] = {name: self.text(name) for name in TEXT_FIELDS if self.text(name)}
         if self.address():
@@ -158,17 +161,19 @@ class NewCustomerForm(CustomerForm):
             body["customer_id"] = self.text("customer_id")
         return self.check(CustomerCreateRequest, body, errors)
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: CustomerCreateRequest) -> Customer:
         return await self.client.customers.create(request)
 
 
-class EditCustomerForm(CustomerForm):
+class EditCustomerForm(CustomerForm[CustomerUpdateRequest, Customer]):
     """Change a customer: only the fields changed here are sent (the others stay as they are)."""
 
     title_text = "Edit customer"
     submit_label = "Save"
 
-    def __init__(self, customer: Any) -> None:
+    customer: Customer
+
+    def __init__(self, customer: Customer) -> None:
         super().__init__(customer)
         self.intro = (
             f"{customer.customer_id}: only what you change is sent. An emptied field is "
@@ -202,9 +207,7 @@ class EditCustomerForm(CustomerForm):
         )
         return f"Save {' and '.join(what)}" if len(what) <= 2 else f"Save {len(what)} changes"
 
-    def build(self) -> Any:
-        from payscope.api.models.customers import CustomerUpdateRequest
-
+    def build(self) -> CustomerUpdateRequest:
         changed = self.changed()
         if not changed:
             raise FormErrors({"form": "Nothing changed yet: edit a field, or Esc closes."})
@@ -222,11 +225,11 @@ class EditCustomerForm(CustomerForm):
             body["metadata"] = read_metadata(self, "metadata", errors) or {}
         return self.check(CustomerUpdateRequest, body, errors)
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: CustomerUpdateRequest) -> Customer:
         return await self.client.customers.update(self.customer.customer_id, request)
 
 
-def delete_confirmation(customer: Any, do: Callable[[], Awaitable[Any]]) -> ConfirmScreen:
+def delete_confirmation(customer: Customer, do: Callable[[], Awaitable[object]]) -> ConfirmScreen:
     """Delete a customer: says who, and that its past payments keep their customer_id."""
     customer_id = customer.customer_id
     who = customer.name or customer.email

@@ -7,40 +7,43 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.widgets import Select
 
+from payscope.api.models.payment_methods import CustomerPaymentMethod, Mandate
 from payscope.views.detail import empty, table
 from payscope.views.forms import Field, FormScreen
+from payscope.widgets.errors import describe_error
 from payscope.widgets.format import status_text
 from payscope.widgets.text import safe
+
+if TYPE_CHECKING:
+    from payscope.api.client import ApiClient
 
 
 @dataclass
 class Saved:
     """What the customer has saved (None: not read, with `error` saying why)."""
 
-    methods: list[Any] | None = None
-    mandates: list[Any] | None = None
+    methods: list[CustomerPaymentMethod] | None = None
+    mandates: list[Mandate] | None = None
     errors: list[str] = field(default_factory=list)
 
-    def deletable(self) -> list[Any]:
+    def deletable(self) -> list[CustomerPaymentMethod]:
         return list(self.methods or [])
 
-    def not_default(self) -> list[Any]:
+    def not_default(self) -> list[CustomerPaymentMethod]:
         return [m for m in self.methods or [] if not m.default_payment_method_set]
 
-    def revocable(self) -> list[Any]:
+    def revocable(self) -> list[Mandate]:
         return [m for m in self.mandates or [] if m.status == "active"]
 
 
-async def load_saved(api: Any, customer_id: str) -> Saved:
+async def load_saved(api: ApiClient, customer_id: str) -> Saved:
     """The customer's saved methods and mandates, read together; what fails is said."""
-    from payscope.widgets.errors import describe_error
-
     saved = Saved()
     answers: Any = await asyncio.gather(
         api.payment_methods.list_for_customer(customer_id),
@@ -59,7 +62,7 @@ async def load_saved(api: Any, customer_id: str) -> Saved:
     return saved
 
 
-def method_label(m: Any) -> str:
+def method_label(m: CustomerPaymentMethod) -> str:
     """A saved method in a few words: "card Visa •••• 4242 12/30", "wallet apple_pay"."""
     words = [m.payment_method, m.payment_method_type or ""]
     if m.card is not None:
@@ -117,7 +120,7 @@ def mandates_view(saved: Saved, variables: Mapping[str, str]) -> RenderableType:
     return rows
 
 
-class ChooseForm(FormScreen):
+class ChooseForm(FormScreen[str, dict[str, Any]]):
     """Pick one of the customer's methods or mandates and act on it."""
 
     def __init__(
@@ -126,7 +129,7 @@ class ChooseForm(FormScreen):
         intro: str,
         options: list[tuple[str, str]],
         label: str,
-        do: Callable[[str], Awaitable[Any]],
+        do: Callable[[str], Awaitable[dict[str, Any]]],
         *,
         variant: str = "primary",
     ) -> None:
@@ -152,15 +155,15 @@ class ChooseForm(FormScreen):
             )
         ]
 
-    def build(self) -> Any:
-        return self.value("choice")
+    def build(self) -> str:
+        return str(self.value("choice"))
 
-    async def send(self, request: Any) -> Any:
-        return await self.do(str(request))
+    async def send(self, request: str) -> dict[str, Any]:
+        return await self.do(request)
 
 
-def set_default_form(api: Any, customer_id: str, saved: Saved) -> ChooseForm:
-    async def do(method_id: str) -> Any:
+def set_default_form(api: ApiClient, customer_id: str, saved: Saved) -> ChooseForm:
+    async def do(method_id: str) -> dict[str, Any]:
         return await api.payment_methods.set_default(customer_id, method_id)
 
     return ChooseForm(
@@ -172,8 +175,8 @@ def set_default_form(api: Any, customer_id: str, saved: Saved) -> ChooseForm:
     )
 
 
-def delete_method_form(api: Any, saved: Saved) -> ChooseForm:
-    async def do(method_id: str) -> Any:
+def delete_method_form(api: ApiClient, saved: Saved) -> ChooseForm:
+    async def do(method_id: str) -> dict[str, Any]:
         return await api.payment_methods.delete(method_id)
 
     return ChooseForm(
@@ -186,8 +189,8 @@ def delete_method_form(api: Any, saved: Saved) -> ChooseForm:
     )
 
 
-def revoke_mandate_form(api: Any, saved: Saved) -> ChooseForm:
-    async def do(mandate_id: str) -> Any:
+def revoke_mandate_form(api: ApiClient, saved: Saved) -> ChooseForm:
+    async def do(mandate_id: str) -> dict[str, Any]:
         return await api.mandates.revoke(mandate_id)
 
     return ChooseForm(

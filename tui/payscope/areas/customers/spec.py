@@ -9,15 +9,18 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from payscope.api.models.customers import Customer
+from payscope.api.errors import NotFoundError
+from payscope.api.export import ListSource
+from payscope.api.models.customers import Customer, CustomerListRequest
 from payscope.areas.customers import AREA
+from payscope.views.areas import registry
 from payscope.views.columns import Column
 from payscope.views.filters import Filter, Grammar, Term, time_terms
 from payscope.widgets.format import format_time
 from payscope.widgets.text import safe
 
 if TYPE_CHECKING:
-    from payscope.api.export import ListSource
+    from payscope.api.client import ApiClient
 
 PAGE_SIZE = 100
 ID_PREFIX = AREA.id_prefix or ""
@@ -97,8 +100,6 @@ def _by_id(text: str, result: Filter) -> None:
 
 def _bare(word: str, result: Filter) -> None:
     """`cus_…` is an id or part of one, a word with `@` an e-mail, any other word a name."""
-    from payscope.views.areas import registry
-
     if word.lower().startswith(ID_PREFIX):
         _by_id(word, result)
         return
@@ -129,11 +130,8 @@ def customer_grammar() -> Grammar:
     )
 
 
-async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+async def export_page(client: ApiClient, filters: dict[str, Any], offset: int, limit: int) -> Any:
     """A page of the customers list and its total, for `payscope export`."""
-    from payscope.api.errors import NotFoundError
-    from payscope.api.models.customers import CustomerListRequest
-
     wanted = filters.get("customer_id")
     if wanted is not None:  # the list route cannot filter: a whole id is read on its own
         if offset:
@@ -148,6 +146,4 @@ async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: 
 
 def export_source() -> ListSource:
     """How `payscope export customers` reads the list (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
-
     return ListSource(export_page, lambda r: str(r.customer_id))

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from payscope.api.models.customers import Customer
+from payscope.api.errors import NotFoundError
+from payscope.api.models.customers import Customer, CustomerListRequest
 from payscope.areas.customers.actions import NEW_CUSTOMER, ROW_ACTIONS
 from payscope.areas.customers.detail import CustomerDetailScreen
 from payscope.areas.customers.forms import NewCustomerForm
@@ -52,9 +53,6 @@ class CustomersView(ResourceListView["Customer"]):
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
     ) -> tuple[list[Customer], int]:
-        from payscope.api.errors import NotFoundError
-        from payscope.api.models.customers import CustomerListRequest
-
         client = self.runtime.api
         wanted = filters.get("customer_id")
         if wanted is not None:
@@ -70,7 +68,7 @@ class CustomersView(ResourceListView["Customer"]):
     async def fetch_one(self, record_id: str) -> Customer:
         return await self.runtime.api.customers.retrieve(record_id)
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> CustomerDetailScreen:
         return CustomerDetailScreen(record_id)
 
     def acted(self, result: Any) -> None:

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 from rich.console import RenderableType
 from rich.text import Text
 
+from payscope.api.errors import NotFoundError
 from payscope.api.models.disputes import Dispute
 from payscope.areas.disputes.actions import DISPUTE_ACTIONS
 from payscope.areas.disputes.spec import (
@@ -69,8 +70,6 @@ class DisputeDetailScreen(DetailScreen["Dispute"]):
         return await read_related(self.runtime.api.payments.retrieve(payment_id))
 
     async def _read_evidence(self) -> Any:
-        from payscope.api.errors import NotFoundError
-
         try:
             return await self.runtime.api.disputes.evidence(self.record_id)
         except NotFoundError:

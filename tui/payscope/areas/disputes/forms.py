@@ -9,6 +9,15 @@ from __future__ import annotations
 import ipaddress
 from typing import Any
 
+from pydantic import ValidationError
+
+from payscope.api.errors import NotFoundError
+from payscope.api.models.disputes import (
+    EVIDENCE_CATEGORIES,
+    EVIDENCE_FIELDS,
+    Dispute,
+    DisputeEvidenceSubmit,
+)
 from payscope.areas.disputes.spec import (
     CATEGORY_TITLES,
     FILE_FIELDS,
@@ -48,14 +57,14 @@ _PLACEHOLDERS = {
 }
 
 
-def _describe(dispute: Any) -> str:
+def _describe(dispute: Dispute) -> str:
     return (
         f"{format_amount(dispute.amount, dispute.currency)} disputed on "
         f"{dispute.payment_id or 'a payment'}, reason {dispute.reason or 'not given'}."
     )
 
 
-class EvidenceForm(FormScreen):
+class EvidenceForm(FormScreen[DisputeEvidenceSubmit, Dispute]):
     """The evidence of a dispute, by category; sending it challenges the dispute (or, once
     challenged, replaces what was sent)."""
 
@@ -67,7 +76,7 @@ class EvidenceForm(FormScreen):
     EvidenceForm Input.-textual-compact:focus { background: $primary 25%; }
     """
 
-    def __init__(self, dispute: Any, current: dict[str, Any] | None = None) -> None:
+    def __init__(self, dispute: Dispute, current: dict[str, Any] | None = None) -> None:
         super().__init__()
         self.dispute = dispute
         self.current = current or {}
@@ -86,8 +95,6 @@ class EvidenceForm(FormScreen):
         )
 
     def fields(self) -> list[Field]:
-        from payscope.api.models.disputes import EVIDENCE_CATEGORIES
-
         ordered = sorted(
             EVIDENCE_CATEGORIES, key=lambda n: list(CATEGORY_TITLES).index(EVIDENCE_CATEGORIES[n])
         )
@@ -119,11 +126,7 @@ class EvidenceForm(FormScreen):
         fields = f"{count} field{'s' * (count != 1)}"
         return f"Replace evidence ({fields})" if self.replacing else f"Challenge with {fields}"
 
-    def build(self) -> Any:
-        from pydantic import ValidationError
-
-        from payscope.api.models.disputes import DisputeEvidenceSubmit
-
+    def build(self) -> DisputeEvidenceSubmit:
         values = self.filled()
         errors: dict[str, str] = {}
         ip = values.get("customer_purchase_ip")
@@ -149,7 +152,7 @@ class EvidenceForm(FormScreen):
             raise FormErrors(errors)
         return request
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: DisputeEvidenceSubmit) -> Dispute:
         dispute = normal(await self.client.disputes.submit_evidence(request))
         count = len(self.filled())
         self.app.notify(
@@ -161,19 +164,16 @@ class EvidenceForm(FormScreen):
 
 
 def _evidence_names() -> frozenset[str]:
-    from payscope.api.models.disputes import EVIDENCE_FIELDS
-
     return frozenset(EVIDENCE_FIELDS)
 
 
 EVIDENCE_NAMES = _evidence_names()
 
 
-async def evidence_form(app: Any, dispute: Any, replace: bool) -> EvidenceForm:
+async def evidence_form(app: Any, dispute: Dispute, replace: bool) -> EvidenceForm:
     """The evidence form; to replace evidence, prefilled with what was sent."""
     if not replace:
         return EvidenceForm(dispute)
-    from payscope.api.errors import NotFoundError
 
     try:
         sent = await app.runtime.api.disputes.evidence(dispute.dispute_id)
@@ -182,11 +182,11 @@ async def evidence_form(app: Any, dispute: Any, replace: bool) -> EvidenceForm:
     return EvidenceForm(dispute, sent.flat())
 
 
-async def accept_form(app: Any, dispute: Any) -> ConfirmScreen:
+async def accept_form(app: Any, dispute: Dispute) -> ConfirmScreen:
     """Accept (concede) an open dispute."""
     client = app.runtime.client
 
-    async def do() -> Any:
+    async def do() -> Dispute:
         accepted = normal(await client.disputes.accept(dispute.dispute_id))
         app.notify(
             f"{accepted.dispute_id}: {short_status(accepted.status)}.", title="Dispute accepted"
@@ -204,11 +204,11 @@ async def accept_form(app: Any, dispute: Any) -> ConfirmScreen:
     )
 
 
-async def resolve_form(app: Any, dispute: Any, outcome: str) -> ConfirmScreen:
+async def resolve_form(app: Any, dispute: Dispute, outcome: str) -> ConfirmScreen:
     """The sandbox's card network decides an undecided dispute (won or lost)."""
     client = app.runtime.client
 
-    async def do() -> Any:
+    async def do() -> Dispute:
         decided = normal(await client.sandbox.resolve_dispute(dispute.dispute_id, outcome))
         app.notify(
             f"{decided.dispute_id}: {short_status(decided.status)}.", title="Dispute decided"

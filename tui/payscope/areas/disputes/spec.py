@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from payscope.api.export import ListSource
 from payscope.api.models.disputes import (
     Dispute,
+    DisputeListRequest,
     DisputeStage,
     DisputeStatus,
     canonical_dispute_status,
@@ -33,7 +35,7 @@ from payscope.widgets.format import amount_text, format_time, status_text, theme
 from payscope.widgets.text import safe, visible
 
 if TYPE_CHECKING:
-    from payscope.api.export import ListSource
+    from payscope.api.client import ApiClient
 
 PAGE_SIZE = 100  # the most GET /disputes/list returns at once
 # Every dispute status and stage, as the models know them.
@@ -224,8 +226,6 @@ def _stage(value: str, result: Filter) -> None:
 def dispute_grammar() -> Grammar:
     """`status:won stage:pre_arbitration payment:pay_… from:… to:… amount:10-50 currency:EUR`,
     and a bare `pay_…` (whole: the service filters) or `dp_…`/part of an id (matched here)."""
-    from payscope.api.models.disputes import canonical_dispute_status
-
     return Grammar(
         [
             # The service filters on one status; `won` is read as `dispute_won`.
@@ -246,16 +246,12 @@ def dispute_grammar() -> Grammar:
     )
 
 
-async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+async def export_page(client: ApiClient, filters: dict[str, Any], offset: int, limit: int) -> Any:
     """A page of the disputes list and its total, for `payscope export`."""
-    from payscope.api.models.disputes import DisputeListRequest
-
     page = await client.disputes.list(DisputeListRequest(limit=limit, offset=offset, **filters))
     return list(page.data), page.total_count
 
 
 def export_source() -> ListSource:
     """How `payscope export disputes` reads the list (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
-
     return ListSource(export_page, lambda r: str(r.dispute_id))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from payscope.api.models.disputes import Dispute
+from payscope.api.models.disputes import Dispute, DisputeListRequest
 from payscope.areas.disputes import AREA
 from payscope.areas.disputes.actions import DISPUTE_ACTIONS
 from payscope.areas.disputes.detail import DisputeDetailScreen
@@ -54,8 +54,6 @@ class DisputesView(ResourceListView["Dispute"]):
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
     ) -> tuple[list[Dispute], int]:
-        from payscope.api.models.disputes import DisputeListRequest
-
         request = DisputeListRequest(limit=limit, offset=offset, **filters)
         page = await self.runtime.api.disputes.list(request)
         # The real service's bare-array lists carry no total: count what came.
@@ -65,7 +63,7 @@ class DisputesView(ResourceListView["Dispute"]):
     async def fetch_one(self, record_id: str) -> Dispute:
         return normal(await self.runtime.api.disputes.retrieve(record_id))
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> DisputeDetailScreen:
         return DisputeDetailScreen(record_id)
 
     def empty_text(self) -> str:

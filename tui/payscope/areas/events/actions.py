@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from payscope.areas.events.composer import ComposerScreen
 from payscope.areas.events.forms import ReplayForm
 from payscope.views.actions import Action
+from payscope.views.areas import registry
 
 if TYPE_CHECKING:
     from payscope.views.actions import ActionHost
@@ -22,7 +24,6 @@ def _goto(host: ActionHost, event_id: str | None, record: Any) -> None:
     if not object_id:
         host.app.notify("This event names no object.", severity="warning")
         return
-    from payscope.views.areas import registry
 
     area = registry().for_id(object_id)
     if area is None:
@@ -32,8 +33,6 @@ def _goto(host: ActionHost, event_id: str | None, record: Any) -> None:
 
 
 def _compose(host: ActionHost, _event_id: str | None, _record: Any) -> None:
-    from payscope.areas.events.composer import ComposerScreen  # loaded when first opened
-
     host.app.push_screen(ComposerScreen())
 
 

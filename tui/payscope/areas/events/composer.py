@@ -17,7 +17,12 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static, TextArea
 
-from payscope.views.access import AppAccess
+from payscope.api.fixtures.files import append_event_step
+from payscope.api.fixtures.steps import FixtureError
+from payscope.api.models.events import EventType
+from payscope.core import secrets
+from payscope.views.access import AppAccess, Guarded, refused
+from payscope.webhooks.compose import ComposeError, content_type_of, problems, send, template
 from payscope.widgets.text import safe
 
 # The latest real object of an event's kind: the list it is read from, by content.type.
@@ -76,8 +81,6 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         self.sending = False
 
     def compose(self) -> ComposeResult:
-        from payscope.api.models.events import EventType
-
         with Vertical():
             yield Static("Compose a webhook event", id="composer-title")
             yield Select(
@@ -128,8 +131,6 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         self._check()
 
     def action_template(self) -> None:
-        from payscope.webhooks.compose import template
-
         self._set_body(template(self.event_type, self._merchant()))
 
     @on(Select.Changed, "#composer-type")
@@ -138,8 +139,6 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     @work(group="composer-latest", exclusive=True, exit_on_error=False)
     async def action_latest(self) -> None:
-        from payscope.webhooks.compose import content_type_of, template
-
         kind = _LATEST.get(content_type_of(self.event_type))
         if kind is None:
             self.notify("No list to take a real object of this kind from.", severity="warning")
@@ -153,8 +152,6 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     @on(TextArea.Changed, "#composer-body")
     def _check(self) -> str:
-        from payscope.webhooks.compose import problems
-
         problem = problems(self.query_one(TextArea).text)
         line = self.query_one("#composer-problem", Static)
         line.set_class(not problem, "-fine")
@@ -164,10 +161,6 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
     def action_save(self) -> None:
         """The body as a step of a fixture file (its target kept unless it is this run's own
         listener, whose port changes): `payscope fixtures run` or Run a fixture sends it again."""
-        from payscope.api.fixtures.files import append_event_step
-        from payscope.api.fixtures.steps import FixtureError
-        from payscope.views.access import Guarded, refused
-
         if refused(self, Guarded.WRITE_FILES):
             return
         if self._check():
@@ -191,7 +184,6 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
         creds = self.runtime.credentials
         if creds is not None:
             return str(creds.webhook_secret)
-        from payscope.core import secrets
 
         try:
             return secrets.get_secret(self.runtime.profile_name, "webhook")
@@ -213,8 +205,6 @@ class ComposerScreen(AppAccess, ModalScreen[None]):  # type: ignore[misc]
 
     @work(group="composer-send", exclusive=True, exit_on_error=False)
     async def _send(self, body: bytes, to: str, secret: str) -> None:
-        from payscope.webhooks.compose import ComposeError, send
-
         self.sending = True
         try:
             self.answer = await send(body, to, secret)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, ClassVar
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -13,17 +14,17 @@ from payscope.areas.events.spec import clock
 from payscope.core import bounded
 from payscope.views.detail import DetailScreen, Missing, empty, grid
 from payscope.views.json_view import json_view
+from payscope.webhooks.records import EventDetail, ForwardRecord
+from payscope.webhooks.signing import SIGNATURE_HEADER
 from payscope.widgets.format import theme_colour
 from payscope.widgets.text import safe
 
 # -- the detail ------------------------------------------------------------------------------------
 
 
-def answer_text(last: Any, previous: Any | None) -> Text:
+def answer_text(last: ForwardRecord, previous: ForwardRecord | None) -> Text:
     """The last forward's or replay's answer (headers, body), and how it differs from the
     answer before it: status, headers, and the body's changed lines."""
-    import difflib
-
     text = Text("\nLast answer", style="bold")
     if last.status is None:
         text.append(": none", style="bold")
@@ -65,7 +66,7 @@ def answer_text(last: Any, previous: Any | None) -> Text:
     return text
 
 
-class EventDetailScreen(DetailScreen[Any]):
+class EventDetailScreen(DetailScreen[EventDetail]):
     """One event: verification, headers, raw body, pretty JSON, forwards and replays."""
 
     noun = "Event"
@@ -79,7 +80,7 @@ class EventDetailScreen(DetailScreen[Any]):
         ("forwards", "Forwards and replays"),
     )
 
-    async def fetch(self) -> Any:
+    async def fetch(self) -> EventDetail:
         detail = self.runtime.journal.get(self.record_id)
         if detail is None:
             raise Missing(self.record_id)
@@ -88,16 +89,16 @@ class EventDetailScreen(DetailScreen[Any]):
     def not_found_text(self) -> str:
         return "No event has this id in this profile's listener journal; Esc goes back."
 
-    def watched_ids(self, record: Any) -> set[str]:
+    def watched_ids(self, record: EventDetail) -> set[str]:
         return set()  # a journaled event does not change; replays reload it (acted)
 
     def acted(self, result: Any) -> None:
         self.load(now=True)
 
-    def raw(self, record: Any) -> RenderableType:
+    def raw(self, record: EventDetail) -> RenderableType:
         return self._pretty(record)
 
-    def title_text(self, d: Any) -> Text:
+    def title_text(self, d: EventDetail) -> Text:
         variables = self.app.theme_variables
         ok = d.verified
         return Text.assemble(
@@ -112,7 +113,7 @@ class EventDetailScreen(DetailScreen[Any]):
             ),
         )
 
-    def render_record(self, d: Any) -> None:
+    def render_record(self, d: EventDetail) -> None:
         self.section("verification").update(self._verification(d))
         headers = grid()
         for name, value in sorted(d.headers.items()):
@@ -125,14 +126,14 @@ class EventDetailScreen(DetailScreen[Any]):
         self.section("json").update(self._pretty(d))
         self.section("forwards").update(self._forwards(d))
 
-    def _pretty(self, d: Any) -> RenderableType:
+    def _pretty(self, d: EventDetail) -> RenderableType:
         try:
             bounded.loads_json(d.body)
         except ValueError:  # not JSON, or nested deeper than payscope reads
             return empty("The body is not JSON.")
         return json_view(d.body)
 
-    def _forwards(self, d: Any) -> RenderableType:
+    def _forwards(self, d: EventDetail) -> RenderableType:
         if not d.forwards:
             return empty("Not forwarded or replayed yet: p replays it to a URL of yours.")
         rows = Table(box=None, header_style="bold", padding=(0, 2))
@@ -147,15 +148,12 @@ class EventDetailScreen(DetailScreen[Any]):
                 Text(str(f.status)) if f.status else safe(f.error, "bold", empty="no answer"),
                 latency or "",
             )
-        from rich.console import Group
 
         last = d.forwards[-1]
         previous = d.forwards[-2] if len(d.forwards) > 1 else None
         return Group(rows, answer_text(last, previous))
 
-    def _verification(self, d: Any) -> Text:
-        from payscope.webhooks.signing import SIGNATURE_HEADER
-
+    def _verification(self, d: EventDetail) -> Text:
         variables = self.app.theme_variables
         if d.verified:
             verdict = Text("✓ verified", style=f"bold {theme_colour(variables, 'event-verified')}")

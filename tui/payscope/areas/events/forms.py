@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from textual.widgets import Input
 
-from payscope.views.forms import Field, FormScreen
+from payscope.app.runtime.connection import NotStarted
+from payscope.core import config
+from payscope.views.forms import Field, FormErrors, FormScreen
+from payscope.webhooks.forward import url_problem
+
+if TYPE_CHECKING:
+    from payscope.webhooks.records import ForwardRecord
 
 
-class ReplayForm(FormScreen):
+class ReplayForm(FormScreen[str, "ForwardRecord"]):
     """Replay an event to a URL: the forward target, or one typed here (remembered)."""
 
     title_text = "Replay event"
@@ -24,8 +30,6 @@ class ReplayForm(FormScreen):
         )
 
     def _known_url(self) -> str:
-        from payscope.core import config
-
         listener = self.runtime.listener
         target = listener.forward_target(None) if listener is not None else None
         try:
@@ -49,20 +53,14 @@ class ReplayForm(FormScreen):
         url = self.value("url")
         return f"Replay to {url}" if url else None
 
-    def build(self) -> Any:
-        from payscope.views.forms import FormErrors
-        from payscope.webhooks.forward import url_problem
-
+    def build(self) -> str:
         url = self.value("url")
         problem = "Type the URL to send it to." if not url else url_problem(url)
         if problem:
             raise FormErrors({"url": problem})
-        return url
+        return str(url)
 
-    async def send(self, url: Any) -> Any:
-        from payscope.app.runtime.connection import NotStarted
-        from payscope.core import config
-
+    async def send(self, url: str) -> ForwardRecord:
         listener = self.runtime.listener
         if listener is None:
             raise NotStarted("The webhook listener is not running: nothing to replay from.")

@@ -18,12 +18,15 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
+from textual.worker import WorkerState
 
+from payscope.api.models.events import EventListRequest
 from payscope.views.access import AppAccess
 from payscope.views.area import TitleBar
 from payscope.views.columns import CellContext, Column
 from payscope.views.stall import StallWatch
 from payscope.views.table import ResourceTable
+from payscope.widgets.errors import describe_error
 from payscope.widgets.footer import KeyFooter
 from payscope.widgets.format import theme_colour
 from payscope.widgets.text import safe, safe_markup
@@ -155,8 +158,6 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     @work(exclusive=True, group="service-events", exit_on_error=False, description="History")
     async def load(self) -> None:
         """Fetch the newest page of the service's events."""
-        from payscope.api.models.events import EventListRequest
-
         with self._stall.watching():
             answer = await self.client.events.list(EventListRequest(limit=PAGE))
         self.events = {event.event_id: event for event in answer.events}
@@ -252,12 +253,8 @@ class ServiceEventsScreen(AppAccess, Screen[None]):  # type: ignore[misc]
         self.app.pop_screen()
 
     def on_worker_state_changed(self, event: Any) -> None:
-        from textual.worker import WorkerState
-
         if event.worker.group == "service-events" and event.state == WorkerState.ERROR:
             # The title says it failed (not "loading…" forever); the app's toast says why.
-            from payscope.widgets.errors import describe_error
-
             problem = describe_error(event.worker.error)[0]
             self.query_one("#service-title", Static).update(
                 self._title(f"could not load ({problem}) · Ctrl+R reloads")

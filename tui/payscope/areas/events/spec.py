@@ -9,19 +9,27 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
+from payscope.api.export import ListSource
+from payscope.api.ids import ID_PREFIX
 from payscope.core.display import DisplayPolicy, hidden_time
 from payscope.views.columns import CellContext, Column
 from payscope.views.filters import Filter, Grammar, Term
 from payscope.widgets.format import status_text, theme_colour
-from payscope.widgets.text import safe
+from payscope.widgets.text import safe, safe_markup
 
 if TYPE_CHECKING:
-    from payscope.api.export import ListSource
+    from payscope.app.runtime import Runtime
+    from payscope.webhooks.journal import Journal
+    from payscope.webhooks.records import EventRecord
 
 BATCH = 200
 REJECTED_SHOWN = 5  # the newest refusals: enough to see what is wrong, not a second feed
-# Object ids the filter takes as bare words.
-OBJECT_PREFIXES = ("pay_", "ref_", "dp_", "payout_", "sub_", "inv_", "cus_", "plink_")
+# Object ids the filter takes as bare words: an event is about an object of a kind find knows
+# (not another event), or about an invoice, which find does not list.
+OBJECT_PREFIXES = (
+    *(prefix for kind, prefix in ID_PREFIX.items() if kind != "event"),
+    "inv_",
+)
 
 
 def clock(timestamp: float, display: DisplayPolicy) -> Text:
@@ -32,14 +40,14 @@ def clock(timestamp: float, display: DisplayPolicy) -> Text:
     return Text(shown)
 
 
-def _verified(record: Any, context: CellContext) -> Text:
+def _verified(record: EventRecord, context: CellContext) -> Text:
     return Text("✓", style=theme_colour(context.variables, "event-verified"))
 
 
 # At 80 columns every column shows: the event type gives up cells first (down to 12), then the
 # status (down to 12); an id of 24 characters shows whole. Narrower, the receive time goes
 # first, then the object's status, which the event type mostly implies and the detail shows.
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[EventRecord], ...] = (
     Column("time", "Time", 8, lambda r, c: clock(r.first_seen, c.display), 70),
     Column("event_type", "Event", 22, lambda r, c: safe(r.event_type, empty="?"), flex=(12, 22)),
     Column("object_id", "Object", 24, lambda r, c: safe(r.object_id)),
@@ -84,11 +92,9 @@ def parse_event_filter(text: str) -> tuple[str | None, str | None]:
     return parsed.server.get("event_type"), parsed.server.get("object_id")
 
 
-def remote_empty_text(runtime: Any) -> str:
+def remote_empty_text(runtime: Runtime) -> str:
     """The empty Events area on a remote profile: webhooks only come once the service is told
     where to send them, which payscope cannot do for a service on another machine."""
-    from payscope.widgets.text import safe_markup
-
     elsewhere = getattr(runtime, "listener_elsewhere", "")
     if elsewhere:  # another payscope listens for this profile: said, with the way out
         return "[b]No listener here[/b]\n\n" + safe_markup(elsewhere)
@@ -105,8 +111,8 @@ def remote_empty_text(runtime: Any) -> str:
 
 
 def journal_page(
-    journal: Any, filters: dict[str, Any], offset: int, limit: int
-) -> tuple[list[Any], int]:
+    journal: Journal, filters: dict[str, Any], offset: int, limit: int
+) -> tuple[list[EventRecord], int]:
     """A page of the events the listener journaled, newest first, and how many match: the
     list and `payscope export` read them so."""
     kind, obj = filters.get("event_type"), filters.get("object_id")
@@ -116,9 +122,10 @@ def journal_page(
 def export_source() -> ListSource:
     """How `payscope export events` reads this profile's webhook journal, not the service
     (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
 
-    async def read(journal: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+    async def read(
+        journal: Journal, filters: dict[str, Any], offset: int, limit: int
+    ) -> tuple[list[EventRecord], int]:
         return journal_page(journal, filters, offset, limit)
 
     return ListSource(read, lambda r: str(r.event_id), journal=True)

@@ -10,6 +10,7 @@ The actions are in `actions`, the detail in `detail`, the replay form in `forms`
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.console import Group
@@ -17,10 +18,12 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.timer import Timer
 from textual.widgets import DataTable, Static
 
 from payscope.areas.events.actions import EVENT_ACTIONS
 from payscope.areas.events.detail import EventDetailScreen
+from payscope.areas.events.history import ServiceEventsScreen
 from payscope.areas.events.spec import (
     BATCH,
     COLUMNS,
@@ -35,6 +38,7 @@ from payscope.views.line_table import LineTable
 from payscope.views.listing import ResourceListView
 from payscope.views.live import watch_deliveries
 from payscope.views.table import ResourceTable
+from payscope.webhooks.records import EventRecord
 from payscope.widgets.format import theme_colour
 from payscope.widgets.text import safe
 
@@ -54,7 +58,7 @@ FAST_FRAME = 0.03
 MIN_WAIT = 0.005
 
 
-class EventsView(ResourceListView[Any]):
+class EventsView(ResourceListView[EventRecord]):
     """The live feed of webhook deliveries."""
 
     DEFAULT_CSS = """
@@ -89,7 +93,7 @@ class EventsView(ResourceListView[Any]):
         self.rejected: list[Any] = []
         self.head_seq = 0  # the newest event known (shown, or counted in `unseen`)
         self.unseen = 0  # events newer than the window, not shown (the cursor is further down)
-        self._live_timer: Any = None
+        self._live_timer: Timer | None = None
         self._last_live = 0.0  # when the live rows were last taken from the journal
         self._last_count = 0  # how many they were
         self._rejected_dirty = False
@@ -109,10 +113,10 @@ class EventsView(ResourceListView[Any]):
         super()._repaint()
         self._show_rejected()  # the refusals' codes take the theme's colour too
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: EventRecord) -> str:
         return str(record.event_id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: EventRecord) -> int:
         return record.seq  # the journal's order, which its pages follow
 
     def filter_grammar(self) -> Grammar:
@@ -144,7 +148,7 @@ class EventsView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[EventRecord], int]:
         listener = self.runtime.listener
         if listener is None:
             return [], 0
@@ -154,11 +158,11 @@ class EventsView(ResourceListView[Any]):
             self._show_rejected()
         return journal_page(journal, filters, offset, limit)
 
-    async def fetch_one(self, record_id: str) -> Any:
+    async def fetch_one(self, record_id: str) -> Any:  # None: no longer journaled
         detail = self.runtime.journal.get(record_id)
         return detail.event if detail is not None else None
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> EventDetailScreen | None:
         if self.runtime.listener is None:
             return None
         return EventDetailScreen(record_id)
@@ -168,7 +172,7 @@ class EventsView(ResourceListView[Any]):
         if self.runtime.listener is not None or self.runtime.listener_elsewhere:
             self.load()
 
-    def page_loaded(self, records: list[Any]) -> None:
+    def page_loaded(self, records: list[EventRecord]) -> None:
         # What is newer than this page comes live from here on (exactly once: the window holds
         # events up to `head_seq`, every later one is read after it).
         self.unseen = 0
@@ -221,8 +225,6 @@ class EventsView(ResourceListView[Any]):
         elif delivery.duplicate:
             known = self.rows.get(delivery.event_id)
             if known is not None:  # the count of its duplicates, in place
-                from dataclasses import replace
-
                 self.table.update(replace(known, duplicates=delivery.duplicate_count))
             return
         self._schedule_live()
@@ -358,6 +360,5 @@ class EventsView(ResourceListView[Any]):
         if self.runtime.client is None:
             self.notify("Not connected yet: the history loads once the service answers.")
             return
-        from payscope.areas.events.history import ServiceEventsScreen
 
         self.app.push_screen(ServiceEventsScreen())

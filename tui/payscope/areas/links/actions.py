@@ -10,8 +10,10 @@ from rich.text import Text
 
 from payscope.api.models.links import PaymentLink
 from payscope.views.actions import Action
+from payscope.views.browser import copy_text, open_in_browser
 from payscope.views.listing import new_record_action
 from payscope.views.payment import goto_payment
+from payscope.widgets.qr import QRScreen
 
 if TYPE_CHECKING:
     from payscope.views.actions import ActionHost
@@ -31,20 +33,14 @@ def _has_link(link: Any) -> bool:
 
 
 def _open(host: ActionHost, _id: str | None, link: Any) -> None:
-    from payscope.views.browser import open_in_browser
-
     open_in_browser(host.app, str(link.link_to_pay), "the payment link")
 
 
 def _copy(host: ActionHost, _id: str | None, link: Any) -> None:
-    from payscope.views.browser import copy_text
-
     copy_text(host.app, str(link.link_to_pay), "the payment link")
 
 
 def _show_qr(host: ActionHost, _id: str | None, link: Any) -> None:
-    from payscope.widgets.qr import QRScreen
-
     url = shown_url(host, str(link.link_to_pay))
     caption = Text(url + "   Esc closes", no_wrap=True, overflow="ellipsis")
     host.app.push_screen(QRScreen(url, caption))

@@ -22,6 +22,7 @@ from payscope.views.detail import DetailScreen, Related, empty, grid, read_relat
 from payscope.views.json_view import value_view
 from payscope.views.payment import payment_summary
 from payscope.widgets.format import format_amount, format_time, theme_colour
+from payscope.widgets.qr import QRDrawing
 from payscope.widgets.text import safe, visible
 
 # -- the detail ------------------------------------------------------------------------------------
@@ -152,8 +153,6 @@ class LinkDetailScreen(DetailScreen["PaymentLink"]):
         self.show_section("qr", True)
 
     def _drawing(self, url: str) -> Any:
-        from payscope.widgets.qr import QRDrawing
-
         if self._drawn is None or self._drawn.data != url:
             self._drawn = QRDrawing(url)
         return self._drawn

@@ -11,11 +11,14 @@ made.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
+from pydantic import ValidationError
 from textual import on
 from textual.widgets import Input, Label, Select
 
+from payscope.api.errors import NotFoundError
+from payscope.api.models._iso import is_currency
+from payscope.api.models.links import PaymentLink, PaymentLinkCreateRequest
 from payscope.views.forms import (
     Field,
     FormErrors,
@@ -25,7 +28,7 @@ from payscope.views.forms import (
     validation_messages,
 )
 from payscope.views.ids import id_problem
-from payscope.views.when import SPAN_EXAMPLES, parse_moment, span_text
+from payscope.views.when import SPAN_EXAMPLES, parse_moment, parse_span, span_text
 from payscope.widgets.format import format_amount, parse_amount
 
 # What the service does with no expiry: the link lives 15 minutes (the local sandbox and the
@@ -42,15 +45,13 @@ DEFAULT_CURRENCY = "USD"
 
 def _span_seconds(text: str | None) -> int | None:
     """The seconds of a span typed (`2h`), or None for anything else (a time)."""
-    from payscope.views.when import parse_span
-
     try:
         return int(parse_span(text or "").total_seconds())
     except ValueError:
         return None
 
 
-class NewLinkForm(FormScreen):
+class NewLinkForm(FormScreen[PaymentLinkCreateRequest, PaymentLink]):
     """Make a payment link: what it asks for, until when, where the customer goes after, and
     how the page looks."""
 
@@ -152,8 +153,6 @@ class NewLinkForm(FormScreen):
         self.query_one("#label-amount", Label).update(f"Amount ({code})")
 
     def submit_text(self) -> str | None:
-        from payscope.api.models._iso import is_currency
-
         currency = self._currency()
         raw = self.value("amount")
         if not raw or not is_currency(currency):
@@ -164,12 +163,7 @@ class NewLinkForm(FormScreen):
             return f"Make a {what} link" if self.value("expiry") else f"Make a {what} link (15 min)"
         return f"Make a {what} link ({span_text(moment - self._now())})"
 
-    def build(self) -> Any:
-        from pydantic import ValidationError
-
-        from payscope.api.models._iso import is_currency
-        from payscope.api.models.links import PaymentLinkCreateRequest
-
+    def build(self) -> PaymentLinkCreateRequest:
         errors: dict[str, str] = {}
         currency = self._currency()
         amount: int | None = None
@@ -220,9 +214,7 @@ class NewLinkForm(FormScreen):
             raise FormErrors(errors)
         return request
 
-    async def send(self, request: Any) -> Any:
-        from payscope.api.errors import NotFoundError
-
+    async def send(self, request: PaymentLinkCreateRequest) -> PaymentLink:
         try:
             return await self._make(request)
         except NotFoundError:
@@ -232,7 +224,7 @@ class NewLinkForm(FormScreen):
                 ) from None
             raise
 
-    async def _make(self, request: Any) -> Any:
+    async def _make(self, request: PaymentLinkCreateRequest) -> PaymentLink:
         links = self.client.payment_links
         if self.runtime.options.is_local:
             return await links.create(request)

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from payscope.api.models.links import LINK_STATES, PaymentLink
+from payscope.api.export import ListSource
+from payscope.api.models.links import LINK_STATES, PaymentLink, PaymentLinkListRequest
 from payscope.views.columns import Column
 from payscope.views.filters import (
     Filter,
@@ -23,12 +24,13 @@ from payscope.views.filters import (
     time_terms,
 )
 from payscope.views.ids import id_problem
+from payscope.views.listing import listed_total
 from payscope.views.when import span_text
 from payscope.widgets.format import amount_text, format_time, theme_colour
 from payscope.widgets.text import safe, visible
 
 if TYPE_CHECKING:
-    from payscope.api.export import ListSource
+    from payscope.api.client import ApiClient
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 13
@@ -194,13 +196,10 @@ def link_grammar() -> Grammar:
 
 
 async def read_page(
-    api: Any, filters: Mapping[str, Any], offset: int, limit: int
+    api: ApiClient, filters: Mapping[str, Any], offset: int, limit: int
 ) -> tuple[list[PaymentLink], int]:
     """A page of the links list and its total (the list and `payscope export` read it so).
     The real service answers a bare array: no total, count what came."""
-    from payscope.api.models.links import PaymentLinkListRequest
-    from payscope.views.listing import listed_total
-
     request = PaymentLinkListRequest(limit=limit, offset=offset, **filters)
     page = await api.payment_links.list(request)
     return list(page.data), listed_total(page.total_count, offset, len(page.data))
@@ -208,6 +207,4 @@ async def read_page(
 
 def export_source() -> ListSource:
     """How `payscope export links` reads the list (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
-
     return ListSource(read_page, lambda r: str(r.payment_link_id))

@@ -83,7 +83,7 @@ class LinksView(ResourceListView["PaymentLink"]):
     async def fetch_one(self, record_id: str) -> PaymentLink:
         return await self.runtime.api.payment_links.retrieve(record_id)
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> LinkDetailScreen:
         return LinkDetailScreen(record_id)
 
     # -- live ----------------------------------------------------------------------------------

@@ -18,6 +18,15 @@ if TYPE_CHECKING:
 
     from payscope.api.models.payments import Payment
     from payscope.areas.payments.cache import CachedPayment
+    from payscope.areas.payments.forms import (
+        CancelForm,
+        CaptureForm,
+        ConfirmForm,
+        OpenDisputeForm,
+        RefundForm,
+        ThreeDSForm,
+        UpdateForm,
+    )
     from payscope.views.actions import ActionHost
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.
@@ -28,7 +37,7 @@ if TYPE_CHECKING:
 
 
 def _with_payment(
-    make: Callable[[Any], Any], *, needs_refunds: bool = False
+    make: Callable[[Payment], Screen[Any]], *, needs_refunds: bool = False
 ) -> Callable[[ActionHost, str | None, Any], None]:
     """Run an action whose form needs the whole payment (fetched when only the id is known)."""
 
@@ -49,31 +58,31 @@ def _with_payment(
 # The forms, each named (its module is imported when its action first runs: see the docstring).
 
 
-def _confirm_form(payment: Any) -> Screen[Any]:
+def _confirm_form(payment: Payment) -> ConfirmForm:
     from payscope.areas.payments.forms import ConfirmForm
 
     return ConfirmForm(payment)
 
 
-def _capture_form(payment: Any) -> Screen[Any]:
+def _capture_form(payment: Payment) -> CaptureForm:
     from payscope.areas.payments.forms import CaptureForm
 
     return CaptureForm(payment)
 
 
-def _cancel_form(payment: Any) -> Screen[Any]:
+def _cancel_form(payment: Payment) -> CancelForm:
     from payscope.areas.payments.forms import CancelForm
 
     return CancelForm(payment)
 
 
-def _refund_form(payment: Any) -> Screen[Any]:
+def _refund_form(payment: Payment) -> RefundForm:
     from payscope.areas.payments.forms import RefundForm
 
     return RefundForm(payment)
 
 
-def _update_form(payment: Any) -> Screen[Any]:
+def _update_form(payment: Payment) -> UpdateForm:
     from payscope.areas.payments.forms import UpdateForm
 
     return UpdateForm(payment)
@@ -90,7 +99,7 @@ def _review(action: str) -> Callable[[ActionHost, str | None, Any], None]:
     return run
 
 
-def _three_ds(payment: Any) -> Any:
+def _three_ds(payment: Payment) -> ThreeDSForm:
     from payscope.areas.payments.forms import ThreeDSForm
 
     return ThreeDSForm(payment.payment_id, payment.payment_method)
@@ -127,7 +136,7 @@ def _open_page(host: ActionHost, payment_id: str | None, payment: Any) -> None:
     host.run_worker(go(), group="payment-action", exit_on_error=False, description="Payment")
 
 
-def _dispute_form(payment: Any) -> Any:
+def _dispute_form(payment: Payment) -> OpenDisputeForm:
     from payscope.areas.payments.forms import OpenDisputeForm
 
     return OpenDisputeForm(payment)

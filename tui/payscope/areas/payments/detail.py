@@ -14,6 +14,8 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 from textual import work
 
+from payscope.api.codes import explain
+from payscope.api.errors import ClientError
 from payscope.areas.payments.actions import ROW_ACTIONS, page_url
 from payscope.views.columns import Column
 from payscope.views.detail import (
@@ -28,6 +30,7 @@ from payscope.views.detail import (
 from payscope.views.payment import charged_back, refundable
 from payscope.views.related import RelatedRow
 from payscope.views.timeline import TIMELINE_COLUMNS, Subject, gather, story_note, story_rows
+from payscope.widgets.errors import describe_error
 from payscope.widgets.format import (
     brand_label,
     format_amount,
@@ -263,8 +266,6 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
         )
         # The unified family the service files it under (UE_1000...UE_9000), and what the real
         # service adds: its standardised reason, the guidance for the customer, what to do.
-        from payscope.api.codes import explain
-
         unified = p.error_details.unified_details if p.error_details else None
         if unified is not None and unified.category:
             title = explain(unified.category).title if unified.category.startswith("UE_") else ""
@@ -328,9 +329,6 @@ class PaymentDetailScreen(DetailScreen["Payment"]):
     async def _story(self, p: Payment) -> None:
         """The payment's story, read again with each reload: its requests, statuses, webhooks
         and their deliveries, its refunds' and disputes' included (`payscope.views.timeline`)."""
-        from payscope.api.errors import ClientError
-        from payscope.widgets.errors import describe_error
-
         section = self.related_section("story")
         if not section.table.records:
             section.show([], empty("Reading the story…"))

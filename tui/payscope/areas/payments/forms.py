@@ -5,11 +5,21 @@ Built on the generic forms of `payscope.views.forms`; each button says what will
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, TypedDict
 
 from textual.widgets import Checkbox, Input, Select
 
-from payscope.api.models.disputes import NETWORK_REASONS, OPENING_STAGES
+from payscope.api.models._iso import is_currency
+from payscope.api.models.disputes import NETWORK_REASONS, OPENING_STAGES, Dispute
+from payscope.api.models.payments import (
+    Payment,
+    PaymentCancelRequest,
+    PaymentCaptureRequest,
+    PaymentConfirmRequest,
+    PaymentCreateRequest,
+    PaymentUpdateRequest,
+)
+from payscope.api.models.refunds import RefundCreateRequest
 from payscope.views.forms import (
     ConfirmScreen,
     Field,
@@ -18,26 +28,19 @@ from payscope.views.forms import (
     amount_field,
     read_amount,
 )
+from payscope.views.live import announce
 from payscope.views.pay_method import PayMethodFormScreen
 from payscope.views.payment import charged_back, disputable, refundable
 from payscope.widgets.format import format_amount, parse_amount
 from payscope.widgets.inputs import SafeInput
 
-if TYPE_CHECKING:
-    from payscope.api.models.payments import (
-        Payment,
-        PaymentCancelRequest,
-        PaymentCaptureRequest,
-        PaymentUpdateRequest,
-    )
 
-
-class CaptureForm(FormScreen["PaymentCaptureRequest", "Payment"]):
+class CaptureForm(FormScreen[PaymentCaptureRequest, Payment]):
     """Capture all or part of an authorisation."""
 
     title_text = "Capture"
 
-    def __init__(self, payment: Any) -> None:
+    def __init__(self, payment: Payment) -> None:
         super().__init__()
         self.payment = payment
         capturable = payment.amount_capturable or payment.amount
@@ -58,8 +61,6 @@ class CaptureForm(FormScreen["PaymentCaptureRequest", "Payment"]):
         return f"Capture {format_amount(amount, self.payment.currency)}"
 
     def build(self) -> PaymentCaptureRequest:
-        from payscope.api.models.payments import PaymentCaptureRequest
-
         errors: dict[str, str] = {}
         amount = read_amount(self, "amount", self.payment.currency, errors)
         if amount is not None and amount > self.capturable:
@@ -74,13 +75,13 @@ class CaptureForm(FormScreen["PaymentCaptureRequest", "Payment"]):
         return await self.client.payments.capture(self.payment.payment_id, request)
 
 
-class RefundForm(FormScreen):
+class RefundForm(FormScreen[RefundCreateRequest, Payment]):
     """Refund all or part of what was received."""
 
     title_text = "Refund"
     submit_variant = "warning"
 
-    def __init__(self, payment: Any) -> None:
+    def __init__(self, payment: Payment) -> None:
         super().__init__()
         self.payment = payment
         self.remaining = refundable(payment)
@@ -109,9 +110,7 @@ class RefundForm(FormScreen):
         amount = parse_amount(self.value("amount") or "", self.payment.currency)
         return f"Refund {format_amount(amount, self.payment.currency)}"
 
-    def build(self) -> Any:
-        from payscope.api.models.refunds import RefundCreateRequest
-
+    def build(self) -> RefundCreateRequest:
         errors: dict[str, str] = {}
         amount = read_amount(self, "amount", self.payment.currency, errors)
         if amount is not None and amount > self.remaining:
@@ -126,26 +125,25 @@ class RefundForm(FormScreen):
             reason=self.value("reason"),
         )
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: RefundCreateRequest) -> Payment:
         refund = await self.client.refunds.create(request)
         self.app.notify(
             f"{refund.refund_id}: {format_amount(refund.amount, refund.currency)} {refund.status}.",
             title="Refund created",
         )
-        from payscope.views.live import announce
 
         # No webhook until it settles: announced, so the Refunds list shows it at once.
         announce(self.app, refund.refund_id, "refund_created", refund.status)
         return self.payment
 
 
-class CancelForm(FormScreen["PaymentCancelRequest", "Payment"]):
+class CancelForm(FormScreen[PaymentCancelRequest, Payment]):
     """Cancel (void) a payment with a reason."""
 
     title_text = "Cancel payment"
     submit_variant = "error"
 
-    def __init__(self, payment: Any) -> None:
+    def __init__(self, payment: Payment) -> None:
         super().__init__()
         self.payment = payment
         self.intro = f"Cancel {payment.payment_id}? The customer is not charged."
@@ -161,8 +159,6 @@ class CancelForm(FormScreen["PaymentCancelRequest", "Payment"]):
         ]
 
     def build(self) -> PaymentCancelRequest:
-        from payscope.api.models.payments import PaymentCancelRequest
-
         return PaymentCancelRequest(cancellation_reason=self.value("reason"))
 
     async def send(self, request: PaymentCancelRequest) -> Payment:
@@ -187,14 +183,14 @@ def review_form(client: Any, payment_id: str, action: str) -> ConfirmScreen:
     )
 
 
-class ConfirmForm(PayMethodFormScreen):
+class ConfirmForm(PayMethodFormScreen, FormScreen[PaymentConfirmRequest, Payment]):  # type: ignore[misc]
     """Confirm (authorise) a payment created with confirm=false, with any way to pay New
     payment offers (`PayMethodFormScreen`): a redirect or a transfer then waits on the
     customer, as it would have in one step."""
 
     title_text = "Confirm payment"
 
-    def __init__(self, payment: Any) -> None:
+    def __init__(self, payment: Payment) -> None:
         super().__init__()
         self.payment = payment
         self.intro = f"Authorise {payment.payment_id} with a card or another way to pay."
@@ -210,25 +206,23 @@ class ConfirmForm(PayMethodFormScreen):
             return None
         return f"{self.submit_label} · pay with {kind.title}"
 
-    def build(self) -> Any:
-        from payscope.api.models.payments import PaymentConfirmRequest
-
+    def build(self) -> PaymentConfirmRequest:
         errors: dict[str, str] = {}
         body = self.method_body(errors) | {"return_url": "https://example.com/return"}
         if errors:
             raise FormErrors(errors)
         return PaymentConfirmRequest.model_validate(body)
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: PaymentConfirmRequest) -> Payment:
         return await self.client.payments.confirm(self.payment.payment_id, request)
 
 
-class UpdateForm(FormScreen["PaymentUpdateRequest", "Payment"]):
+class UpdateForm(FormScreen[PaymentUpdateRequest, Payment]):
     """Change an unconfirmed payment's amount, description or email."""
 
     title_text = "Update payment"
 
-    def __init__(self, payment: Any) -> None:
+    def __init__(self, payment: Payment) -> None:
         super().__init__()
         self.payment = payment
         self.intro = f"Only unconfirmed payments can change. {payment.payment_id}:"
@@ -245,8 +239,6 @@ class UpdateForm(FormScreen["PaymentUpdateRequest", "Payment"]):
         ]
 
     def build(self) -> PaymentUpdateRequest:
-        from payscope.api.models.payments import PaymentUpdateRequest
-
         errors: dict[str, str] = {}
         amount = read_amount(self, "amount", self.payment.currency, errors)
         if errors:
@@ -263,7 +255,7 @@ class UpdateForm(FormScreen["PaymentUpdateRequest", "Payment"]):
         return await self.client.payments.update(self.payment.payment_id, request)
 
 
-class ThreeDSForm(FormScreen):
+class ThreeDSForm(FormScreen[None, Payment]):
     """Finish the customer's step on the local sandbox (the customer's browser stands in): a
     card's 3-D Secure challenge, or a method's page (a bank or wallet redirect, a QR code,
     transfer or voucher instructions, a UPI collect)."""
@@ -300,13 +292,14 @@ class ThreeDSForm(FormScreen):
             )
         ]
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: None) -> Payment:
+        # The outcome is read here: the form builds no request of its own.
         if self.method is None:
             return await self.client.sandbox.complete_3ds(self.payment_id, self.value("result"))
         return await self.client.sandbox.complete_redirect(self.payment_id, self.value("result"))
 
 
-class NewPaymentScreen(PayMethodFormScreen):
+class NewPaymentScreen(PayMethodFormScreen, FormScreen[PaymentCreateRequest, Payment]):  # type: ignore[misc]
     """Create a payment: amount, currency, customer, capture, and a way to pay: a card, or any
     family and type the request models name, whose fields follow it (`PayMethodFormScreen`)."""
 
@@ -362,10 +355,7 @@ class NewPaymentScreen(PayMethodFormScreen):
             return None
         return f"Create · pay with {kind.title}"
 
-    def build(self) -> Any:
-        from payscope.api.models._iso import is_currency
-        from payscope.api.models.payments import PaymentCreateRequest
-
+    def build(self) -> PaymentCreateRequest:
         errors: dict[str, str] = {}
         currency = str(self.value("currency") or "").upper()
         amount: Any = self.value("amount")
@@ -397,21 +387,29 @@ class NewPaymentScreen(PayMethodFormScreen):
             raise FormErrors(errors)
         return PaymentCreateRequest.model_validate({k: v for k, v in body.items() if v is not None})
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: PaymentCreateRequest) -> Payment:
         return await self.client.payments.create(request)
 
 
 # -- opening a dispute on a payment (the payment's action) ---------------------------------------
 
 
-class OpenDisputeForm(FormScreen):
+class DisputeOpening(TypedDict):
+    """What the sandbox's network opens a dispute with (`SandboxResource.open_dispute`)."""
+
+    reason: str
+    stage: str
+    amount: int | None
+
+
+class OpenDisputeForm(FormScreen[DisputeOpening, Dispute]):
     """Act as the card network of the local sandbox: open a dispute on a payment."""
 
     title_text = "Open a dispute (sandbox network)"
     submit_label = "Open dispute"
     submit_variant = "warning"
 
-    def __init__(self, payment: Any) -> None:
+    def __init__(self, payment: Payment) -> None:
         super().__init__()
         self.payment = payment
         # What a dispute may take: what was received, less what lost disputes took back.
@@ -468,7 +466,7 @@ class OpenDisputeForm(FormScreen):
         amount = parse_amount(self.value("amount") or "", self.payment.currency)
         return f"Open dispute for {format_amount(amount, self.payment.currency)}"
 
-    def build(self) -> Any:
+    def build(self) -> DisputeOpening:
         currency = self.payment.currency
         errors: dict[str, str] = {}
         amount = read_amount(self, "amount", currency, errors)
@@ -487,7 +485,7 @@ class OpenDisputeForm(FormScreen):
             raise FormErrors(errors)
         return {"reason": self.value("reason"), "stage": self.value("stage"), "amount": amount}
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: DisputeOpening) -> Dispute:
         dispute = await self.client.sandbox.open_dispute(self.payment.payment_id, **request)
         self.app.notify(
             f"{dispute.dispute_id} on {dispute.payment_id}: "

@@ -9,14 +9,26 @@ from typing import TYPE_CHECKING, Any
 
 from payscope.api.vocabulary import PAYMENT_STATUSES
 from payscope.views.columns import Column
+from payscope.views.filters import (
+    Grammar,
+    Term,
+    amount_term,
+    currency_term,
+    id_word,
+    server_term,
+    status_term,
+    time_terms,
+    word_or,
+)
 from payscope.widgets.format import amount_text, format_time, status_text
 from payscope.widgets.text import safe
 
 if TYPE_CHECKING:
+    from payscope.api.client import ApiClient
     from payscope.api.export import ListSource
     from payscope.api.models.payments import Payment
     from payscope.areas.payments.cache import CachedPayment
-    from payscope.views.filters import Filter, Grammar, Term
+    from payscope.views.filters import Filter
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.
     Row = Payment | CachedPayment
@@ -46,17 +58,6 @@ def payment_grammar(*, real: bool = False) -> Grammar:
     currency and amount are matched in the view over the newest payments (the header says how
     many it looked at); a whole payment id is read by id (`payscope.api.resources.payments`).
     """
-    from payscope.views.filters import (
-        Grammar,
-        amount_term,
-        currency_term,
-        id_word,
-        server_term,
-        status_term,
-        time_terms,
-        word_or,
-    )
-
     status = status_term(PAYMENT_STATUSES, "payment", None if real else "status")
     currency = currency_term(None if real else "currency")
     return Grammar(
@@ -84,7 +85,6 @@ def method_term(*, real: bool = False) -> Term:
     """`method:wallet` (a family: asked of the service, except the real one's list, which has
     no such filter) or `method:ideal` (a type: matched in the view), several with commas."""
     from payscope.api.models.methods import FAMILIES, KINDS
-    from payscope.views.filters import Term
 
     families = {"card", *FAMILIES}
     types = {"credit", "debit", *(k.type for k in KINDS)}
@@ -113,7 +113,7 @@ def method_term(*, real: bool = False) -> Term:
     return Term(("method", "m"), "method:wallet", apply)
 
 
-async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+async def export_page(client: ApiClient, filters: dict[str, Any], offset: int, limit: int) -> Any:
     """A page of the payments list and its total, for `payscope export`."""
     from payscope.api.models.payments import PaymentListRequest
 

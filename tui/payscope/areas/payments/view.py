@@ -12,7 +12,7 @@ from textual import work
 
 from payscope.areas.payments import AREA
 from payscope.areas.payments.actions import ROW_ACTIONS
-from payscope.areas.payments.cache import PAGE_SIZE
+from payscope.areas.payments.cache import PAGE_SIZE, cache_path, load_page, save_page
 from payscope.areas.payments.spec import COLUMNS, payment_grammar
 from payscope.views.actions import Action
 from payscope.views.listing import ResourceListView, new_record_action
@@ -20,9 +20,11 @@ from payscope.widgets.format import rich_colour
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable
+    from pathlib import Path
 
     from payscope.api.models.payments import Payment
     from payscope.areas.payments.cache import CachedPayment
+    from payscope.areas.payments.detail import PaymentDetailScreen
     from payscope.views.filters import Grammar
 
     # A row: a live payment, or the start-up cache's copy of what the table showed.
@@ -73,7 +75,7 @@ class PaymentsView(ResourceListView["Row"]):
         payment: Payment = await self.runtime.api.payments.retrieve(record_id)
         return payment
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> PaymentDetailScreen:
         from payscope.areas.payments.detail import PaymentDetailScreen
 
         return PaymentDetailScreen(record_id)
@@ -103,15 +105,11 @@ class PaymentsView(ResourceListView["Row"]):
             return
         super().runtime_ready()  # and on every later call (Ctrl+R reloads)
 
-    def _cache_path(self) -> Any:
-        from payscope.areas.payments.cache import cache_path
-
+    def _cache_path(self) -> Path:
         return cache_path(self.runtime.options.data_dir, self.runtime.profile_name)
 
     def _show_cache(self) -> None:
         """Warm start: paint the page seen last time at once; the live page replaces it."""
-        from payscope.areas.payments.cache import load_page
-
         cached = load_page(self._cache_path())
         if not cached:
             return
@@ -128,8 +126,6 @@ class PaymentsView(ResourceListView["Row"]):
     def page_loaded(self, records: list[Row]) -> None:
         self.cached = False
         if self.page_offset == 0 and not self.filter:
-            from payscope.areas.payments.cache import save_page
-
             save_page(self._cache_path(), records)
 
     def loading_text(self) -> str:

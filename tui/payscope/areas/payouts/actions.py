@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from payscope.api.models.payouts import Payout
-from payscope.areas.payouts import forms as payout_forms
+from payscope.areas.payouts.forms.flow import cancel_form, confirm_form, fulfill_form, reverse_form
+from payscope.areas.payouts.forms.payout import PayoutUpdateForm
 from payscope.areas.payouts.spec import (
     OPEN,
     PAYOUT_STATUSES,
@@ -59,7 +60,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "e",
             "Update",
             "Change the method, type, amount or details (before confirmation)",
-            _with_payout(payout_forms.PayoutUpdateForm),
+            _with_payout(PayoutUpdateForm),
             UPDATABLE,
             palette="Update this payout",
         ),
@@ -68,7 +69,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "o",
             "Confirm",
             "Confirm the payout (with auto-fulfil it is sent at once)",
-            _with_payout(payout_forms.confirm_form),
+            _with_payout(confirm_form),
             statuses("requires_confirmation"),
             palette="Confirm this payout",
         ),
@@ -77,7 +78,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "f",
             "Fulfill",
             "Send the confirmed payout to the recipient",
-            _with_payout(payout_forms.fulfill_form),
+            _with_payout(fulfill_form),
             statuses("requires_fulfillment"),
             palette="Fulfill this payout",
         ),
@@ -86,7 +87,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "x",
             "Cancel",
             "Cancel the payout (any state that is not final)",
-            _with_payout(payout_forms.cancel_form),
+            _with_payout(cancel_form),
             OPEN,
             palette="Cancel this payout",
         ),
@@ -95,7 +96,7 @@ ROW_ACTIONS: tuple[Action[Payout], ...] = with_known(
             "R",
             "Reverse",
             "Act as the recipient's bank: send a paid-out payout back (local sandbox)",
-            _with_payout(payout_forms.reverse_form),
+            _with_payout(reverse_form),
             statuses("success"),
             local_only=True,
             palette="Reverse this payout (sandbox bank)",

@@ -8,8 +8,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from payscope.api.export import ListSource
 from payscope.api.models.payout_methods import ACCOUNT_NUMBER_FIELDS
-from payscope.api.models.payouts import Payout, PayoutStatus, PayoutType
+from payscope.api.models.payouts import (
+    EntityType,
+    Payout,
+    PayoutListRequest,
+    PayoutStatus,
+    PayoutType,
+)
 from payscope.views.actions import statuses
 from payscope.views.columns import Column
 from payscope.views.filters import (
@@ -32,7 +39,7 @@ from payscope.widgets.inputs import last_digits
 from payscope.widgets.text import safe
 
 if TYPE_CHECKING:
-    from payscope.api.export import ListSource
+    from payscope.api.client import ApiClient
 
 PAGE_SIZE = 100
 # The real service lists at most 20 payouts a page (PayoutListFilterConstraints.limit).
@@ -202,7 +209,7 @@ def _number(details: Mapping[str, Any]) -> str:
     return ""
 
 
-def method_text(payout: Any) -> str:
+def method_text(payout: Payout) -> str:
     """The method in a few words: "card •••• 4242", "ACH •••• 6789", "PayPal", "-"."""
     method, kind, details = method_of(payout.payout_method_data)
     if not method:
@@ -217,7 +224,7 @@ def method_text(payout: Any) -> str:
     return f"{head} {number}".strip()
 
 
-def customer_of(payout: Any) -> str | None:
+def customer_of(payout: Payout) -> str | None:
     """The id of the customer a payout pays (by id, or in its customer object)."""
     return payout.customer_id or (payout.customer.id if payout.customer else None)
 
@@ -260,8 +267,6 @@ def _method_term() -> Term:
 
 def _entity_term() -> Term:
     """`entity:company`: the service's `entity_type` (any case, as the model reads it)."""
-    from payscope.api.models.payouts import EntityType
-
     names = {e.value.lower(): e.value for e in EntityType}
 
     def apply(value: str, result: Filter) -> None:
@@ -294,10 +299,8 @@ def payout_grammar() -> Grammar:
     )
 
 
-def list_request(filters: Mapping[str, Any], offset: int, limit: int) -> Any:
+def list_request(filters: Mapping[str, Any], offset: int, limit: int) -> PayoutListRequest:
     """The `PayoutListRequest` of a filter: `from:`/`to:` become its `time_range`."""
-    from payscope.api.models.payouts import PayoutListRequest
-
     body = dict(filters)
     start, end = body.pop("start_time", None), body.pop("end_time", None)
     if start or end:
@@ -307,7 +310,7 @@ def list_request(filters: Mapping[str, Any], offset: int, limit: int) -> Any:
 
 
 async def read_page(
-    api: Any, filters: Mapping[str, Any], offset: int, limit: int
+    api: ApiClient, filters: Mapping[str, Any], offset: int, limit: int
 ) -> tuple[list[Payout], int]:
     """A page of the payouts list and its total (the list and `payscope export` read it so).
 
@@ -323,6 +326,4 @@ async def read_page(
 
 def export_source() -> ListSource:
     """How `payscope export payouts` reads the list (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
-
     return ListSource(read_page, lambda r: str(r.payout_id))

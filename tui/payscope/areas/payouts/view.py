@@ -16,7 +16,7 @@ from payscope.api.models.payouts import Payout
 from payscope.areas.payouts import AREA
 from payscope.areas.payouts.actions import NEW_PAYOUT, ROW_ACTIONS
 from payscope.areas.payouts.detail import PayoutDetailScreen
-from payscope.areas.payouts.forms import NewPayoutForm
+from payscope.areas.payouts.forms.payout import NewPayoutForm
 from payscope.areas.payouts.spec import (
     COLUMNS,
     PAGE_SIZE,
@@ -62,7 +62,7 @@ class PayoutsView(ResourceListView["Payout"]):
     async def fetch_one(self, record_id: str) -> Payout:
         return await self.runtime.api.payouts.retrieve(record_id)
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> PayoutDetailScreen:
         return PayoutDetailScreen(record_id)
 
     def new_record(self) -> None:

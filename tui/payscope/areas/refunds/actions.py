@@ -10,6 +10,7 @@ from payscope.areas.refunds.forms import RefundUpdateForm
 from payscope.areas.refunds.spec import REFUND_STATUSES
 from payscope.views.actions import Action, with_known
 from payscope.views.listing import new_record_action
+from payscope.views.live import announce
 from payscope.views.payment import goto_payment
 
 if TYPE_CHECKING:
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
 
 
 def _update(host: ActionHost, _refund_id: str | None, refund: Any) -> None:
-    from payscope.views.live import announce
-
     def done(result: Any) -> None:
         # No webhook reports an update: announced, so the list row and the detail follow.
         if result is not None:

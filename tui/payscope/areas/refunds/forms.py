@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
 from textual import on, work
 from textual.widgets import Input, Static
 
+from payscope.api.errors import NotFoundError
+from payscope.api.models.payments import Payment
+from payscope.api.models.refunds import Refund, RefundCreateRequest, RefundUpdateRequest
 from payscope.views.forms import (
     Field,
     FormErrors,
@@ -28,7 +32,7 @@ from payscope.widgets.inputs import SafeInput
 from payscope.widgets.text import safe_markup
 
 
-class NewRefundForm(FormScreen):
+class NewRefundForm(FormScreen[RefundCreateRequest, Refund]):
     """Refund a payment given by its id: all that is left, or an amount in its currency."""
 
     title_text = "New refund"
@@ -42,7 +46,7 @@ class NewRefundForm(FormScreen):
     def __init__(self, payment_id: str | None = None) -> None:
         super().__init__()
         self.initial_payment_id = payment_id or ""
-        self.payment: Any = None  # the payment the id field names, once read
+        self.payment: Payment | None = None  # the payment the id field names, once read
 
     def fields(self) -> list[Field]:
         return [
@@ -70,7 +74,7 @@ class NewRefundForm(FormScreen):
 
     # -- the payment, read as its id is typed --------------------------------------------------
 
-    def _known(self) -> Any:
+    def _known(self) -> Payment | None:
         """The payment read for the id typed now (None: not read, or another id)."""
         p = self.payment
         return p if p is not None and p.payment_id == self.value("payment_id") else None
@@ -127,9 +131,7 @@ class NewRefundForm(FormScreen):
             return f"Refund {amount}"
         return f"Refund {format_amount(parse_amount(amount, payment.currency), payment.currency)}"
 
-    def build(self) -> Any:
-        from payscope.api.models.refunds import RefundCreateRequest
-
+    def build(self) -> RefundCreateRequest:
         payment_id = self.value("payment_id")
         if not payment_id:
             raise FormErrors({"payment_id": "Type the id of the payment to refund (pay_…)."})
@@ -138,12 +140,7 @@ class NewRefundForm(FormScreen):
         # The id and the reason are checked now; the amount once the payment's currency is known.
         return RefundCreateRequest(payment_id=self.value("payment_id"), reason=self.value("reason"))
 
-    async def send(self, request: Any) -> Any:
-        from pydantic import ValidationError
-
-        from payscope.api.errors import NotFoundError
-        from payscope.api.models.refunds import RefundCreateRequest
-
+    async def send(self, request: RefundCreateRequest) -> Refund:
         payment = self._known()
         if payment is None:
             try:
@@ -190,13 +187,13 @@ class NewRefundForm(FormScreen):
         return await self.client.refunds.create(request)
 
 
-class RefundUpdateForm(FormScreen):
+class RefundUpdateForm(FormScreen[RefundUpdateRequest, Refund]):
     """Change a refund's reason or metadata (all the service lets change)."""
 
     title_text = "Update refund"
     submit_label = "Update"
 
-    def __init__(self, refund: Any) -> None:
+    def __init__(self, refund: Refund) -> None:
         super().__init__()
         self.refund = refund
         self.intro = f"Only the reason and the metadata of {safe_markup(refund.refund_id)} change."
@@ -231,15 +228,13 @@ class RefundUpdateForm(FormScreen):
             return "Nothing changed yet"
         return "Update " + " and ".join(changes)
 
-    def build(self) -> Any:
-        from payscope.api.models.refunds import RefundUpdateRequest
-
+    def build(self) -> RefundUpdateRequest:
         changes = self._changes()
         if not changes:
             raise FormErrors({"form": "Nothing changed: edit the reason or the metadata."})
         return RefundUpdateRequest.model_validate(changes)
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: RefundUpdateRequest) -> Refund:
         refund = await self.client.refunds.update(self.refund.refund_id, request)
         changed = " and ".join(request.model_dump(exclude_none=True))
         self.app.notify(

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from payscope.api.models.refunds import Refund, RefundStatus
+from payscope.api.export import ListSource
+from payscope.api.models.refunds import Refund, RefundListRequest, RefundStatus
 from payscope.views.columns import Column
 from payscope.views.filters import (
     Filter,
@@ -23,7 +24,7 @@ from payscope.widgets.format import amount_text, format_time, status_text
 from payscope.widgets.text import safe
 
 if TYPE_CHECKING:
-    from payscope.api.export import ListSource
+    from payscope.api.client import ApiClient
 
 PAGE_SIZE = 100
 AMOUNT_WIDTH = 15
@@ -84,16 +85,12 @@ def refund_grammar() -> Grammar:
     )
 
 
-async def export_page(client: Any, filters: dict[str, Any], offset: int, limit: int) -> Any:
+async def export_page(client: ApiClient, filters: dict[str, Any], offset: int, limit: int) -> Any:
     """A page of the refunds list and its total, for `payscope export`."""
-    from payscope.api.models.refunds import RefundListRequest
-
     page = await client.refunds.list(RefundListRequest(limit=limit, offset=offset, **filters))
     return list(page.data), page.total_count
 
 
 def export_source() -> ListSource:
     """How `payscope export refunds` reads the list (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
-
     return ListSource(export_page, lambda r: str(r.refund_id))

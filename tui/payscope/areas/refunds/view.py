@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from payscope.api.models.refunds import Refund
+from payscope.api.models.refunds import Refund, RefundListRequest
 from payscope.areas.refunds import AREA
 from payscope.areas.refunds.actions import NEW_REFUND, ROW_ACTIONS
 from payscope.areas.refunds.detail import RefundDetailScreen
@@ -46,8 +46,6 @@ class RefundsView(ResourceListView["Refund"]):
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
     ) -> tuple[list[Refund], int]:
-        from payscope.api.models.refunds import RefundListRequest
-
         request = RefundListRequest(limit=limit, offset=offset, **filters)
         page = await self.runtime.api.refunds.list(request)
         total = listed_total(page.total_count, offset, len(page.data))
@@ -56,7 +54,7 @@ class RefundsView(ResourceListView["Refund"]):
     async def fetch_one(self, record_id: str) -> Refund:
         return await self.runtime.api.refunds.retrieve(record_id)
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> RefundDetailScreen:
         return RefundDetailScreen(record_id)
 
     def new_record(self) -> None:

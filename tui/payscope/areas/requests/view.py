@@ -18,9 +18,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
+from payscope.api.journal import JournalEntry
 from payscope.api.vocabulary import counted
 from payscope.core.display import USER, DisplayPolicy, hidden_time
 from payscope.core.private_files import open_private
+from payscope.views.access import Guarded, refused
 from payscope.views.actions import Action
 from payscope.views.clipboard import copy_text
 from payscope.views.columns import CellContext, Column
@@ -44,7 +46,7 @@ def _status_style(status: int | None, variables: Mapping[str, str]) -> str:
     return theme_colour(variables, "status-succeeded")
 
 
-def export_entries(entries: Iterable[Any], directory: Path) -> Path:
+def export_entries(entries: Iterable[JournalEntry], directory: Path) -> Path:
     """Write the (already redacted) entries as JSON lines plus their curl commands; the path."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     path = directory / f"requests-{stamp}.jsonl"
@@ -73,24 +75,24 @@ def export_entries(entries: Iterable[Any], directory: Path) -> Path:
     return path
 
 
-def _clock(entry: Any, context: CellContext) -> Text:
+def _clock(entry: JournalEntry, context: CellContext) -> Text:
     shown = context.display.wall_time(entry.started_at)
     return Text(hidden_time() if shown is None else shown)
 
 
-def _status(entry: Any, context: CellContext) -> Text:
+def _status(entry: JournalEntry, context: CellContext) -> Text:
     shown = str(entry.status) if entry.status is not None else "—"
     return Text(shown, style=_status_style(entry.status, context.variables))
 
 
-def _latency(entry: Any, context: CellContext) -> Text:
+def _latency(entry: JournalEntry, context: CellContext) -> Text:
     shown = context.display.measured(f"{entry.latency_ms:.0f} ms")
     return Text(shown or "·· ms", justify="right")
 
 
 # The path last and flexible: on a narrow terminal it is the one cut short (the panel below
 # shows it whole), never the status or the latency.
-COLUMNS: tuple[Column[Any], ...] = (
+COLUMNS: tuple[Column[JournalEntry], ...] = (
     Column("time", "Time", 8, _clock),
     Column("method", "Method", 6, lambda e, c: safe(e.method)),
     Column("status", "Status", 6, _status),
@@ -186,7 +188,7 @@ REQUEST_ACTIONS: tuple[Action[Any], ...] = (
 )
 
 
-class RequestsView(ResourceListView[Any]):
+class RequestsView(ResourceListView[JournalEntry]):
     """The request journal as a table, newest on top, with the selected request below it."""
 
     DEFAULT_CSS = """
@@ -227,10 +229,10 @@ class RequestsView(ResourceListView[Any]):
         # The base's on_mount runs after this one by itself (Textual calls each class's).
         watch_requests(self, self.on_entry)
 
-    def key_of(self, record: Any) -> str:
+    def key_of(self, record: JournalEntry) -> str:
         return str(record.id)
 
-    def order(self, record: Any) -> Any:
+    def order(self, record: JournalEntry) -> int:
         return record.id
 
     def filter_grammar(self) -> Grammar:
@@ -243,7 +245,7 @@ class RequestsView(ResourceListView[Any]):
 
     async def fetch_page(
         self, filters: dict[str, Any], offset: int, limit: int
-    ) -> tuple[list[Any], int]:
+    ) -> tuple[list[JournalEntry], int]:
         client = self.runtime.client
         entries = list(reversed(client.journal.entries())) if client is not None else []
         return entries[offset : offset + limit], len(entries)
@@ -254,7 +256,7 @@ class RequestsView(ResourceListView[Any]):
     def on_change(self, change: Any) -> None:
         """Requests arrive through `on_entry`, not as changes to re-read."""
 
-    def on_entry(self, entry: Any) -> None:
+    def on_entry(self, entry: JournalEntry) -> None:
         """Live: the client journaled a call."""
         if not self.loaded or str(entry.id) in self.rows or not self.filter.matches(entry):
             return
@@ -271,13 +273,11 @@ class RequestsView(ResourceListView[Any]):
             return
         self.query_one("#requests-body", Static).update(render_entry(entry, self.runtime.display))
 
-    def page_loaded(self, records: list[Any]) -> None:
+    def page_loaded(self, records: list[JournalEntry]) -> None:
         self._show()
 
     def export(self) -> None:
         """Write every journaled request (redacted) to a file; say where."""
-        from payscope.views.access import Guarded, refused
-
         if refused(self, Guarded.WRITE_FILES):
             return
         entries = list(self.rows.values())
@@ -305,7 +305,7 @@ def _header_value(display: DisplayPolicy, name: str, value: str) -> Text:
     return Text("··") if shown is None else safe(shown)
 
 
-def render_entry(entry: Any, display: DisplayPolicy = USER) -> Group:
+def render_entry(entry: JournalEntry, display: DisplayPolicy = USER) -> Group:
     """Request and response of one entry (redacted by the client's journal), its port,
     latency and dates as the display policy shows them."""
     latency = display.measured(f"{entry.latency_ms:.0f} ms")
@@ -338,7 +338,7 @@ def render_entry(entry: Any, display: DisplayPolicy = USER) -> Group:
 # -- one request on a screen of its own (what a payment's story opens) ------------------------
 
 
-class RequestDetailScreen(DetailScreen[Any]):
+class RequestDetailScreen(DetailScreen[JournalEntry]):
     """A request payscope made and the answer it got (redacted by the client's journal)."""
 
     noun = "Request"
@@ -346,7 +346,7 @@ class RequestDetailScreen(DetailScreen[Any]):
     actions = tuple(a for a in REQUEST_ACTIONS if a.needs_record)
     sections: ClassVar[tuple[tuple[str, str], ...]] = (("request", "Request and answer"),)
 
-    async def fetch(self) -> Any:
+    async def fetch(self) -> JournalEntry:
         entry = (
             self.runtime.api.journal.get(int(self.record_id)) if self.record_id.isdigit() else None
         )
@@ -360,10 +360,10 @@ class RequestDetailScreen(DetailScreen[Any]):
             f"{self.runtime.api.journal.maxlen}); Esc goes back."
         )
 
-    def watched_ids(self, record: Any) -> set[str]:
+    def watched_ids(self, record: JournalEntry) -> set[str]:
         return set()  # a journaled request does not change
 
-    def title_text(self, entry: Any) -> Text:
+    def title_text(self, entry: JournalEntry) -> Text:
         answer = str(entry.status) if entry.status is not None else "no answer"
         return Text.assemble(
             ("Request ", "bold"),
@@ -372,8 +372,8 @@ class RequestDetailScreen(DetailScreen[Any]):
             (answer, "bold"),
         )
 
-    def render_record(self, entry: Any) -> None:
+    def render_record(self, entry: JournalEntry) -> None:
         self.section("request").update(render_entry(entry, self.runtime.display))
 
-    def raw(self, record: Any) -> RenderableType:
+    def raw(self, record: JournalEntry) -> RenderableType:
         return render_entry(record, self.runtime.display)

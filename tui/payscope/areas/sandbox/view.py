@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -22,10 +22,21 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from payscope.api.scenarios import SCENARIOS
+from payscope.api.trigger import Trigger
+from payscope.core.secrets import mask
+from payscope.views.access import Guarded, refused
 from payscope.views.area import AreaView, TitleBar
+from payscope.views.areas import registry
 from payscope.views.clipboard import copy_text
+from payscope.views.clock import ClockScreen
 from payscope.views.columns import CellContext, Column
+from payscope.views.fixture_run import FixtureScreen
+from payscope.views.forms import ConfirmScreen
+from payscope.views.listing import ResourceListView
 from payscope.views.table import ResourceTable
+from payscope.views.when import span_text
+from payscope.widgets.errors import describe_error
 from payscope.widgets.format import theme_colour
 from payscope.widgets.text import safe
 
@@ -51,8 +62,6 @@ class Value:
     def shown(self) -> str:
         """The text as the screen shows it: a secret masked unless revealed."""
         if self.secret and not self.reveal:
-            from payscope.core.secrets import mask
-
             return mask(self.text)
         return self.text
 
@@ -150,8 +159,6 @@ class SandboxView(AreaView):
         yield Static(id="sandbox-remote")
 
     def on_mount(self) -> None:
-        from payscope.api.scenarios import SCENARIOS
-
         self._fit()
         self.triggers.show(SCENARIOS)
         if self.runtime.options.read_only:  # Trigger writes: not offered on a read-only profile
@@ -273,7 +280,6 @@ class SandboxView(AreaView):
         if value is None:
             self.notify("Nothing to copy yet: the sandbox is starting.", severity="warning")
             return
-        from payscope.views.access import Guarded, refused
 
         if value.secret and refused(self, Guarded.REVEAL_KEYS):
             return
@@ -291,7 +297,6 @@ class SandboxView(AreaView):
         if not values:
             self.notify("Nothing to copy yet: the sandbox is starting.", severity="warning")
             return
-        from payscope.views.access import Guarded, refused
 
         if refused(self, Guarded.REVEAL_KEYS):
             return
@@ -305,8 +310,6 @@ class SandboxView(AreaView):
         )
 
     def action_reveal(self) -> None:
-        from payscope.views.access import Guarded, refused
-
         if not self.reveal and refused(self, Guarded.REVEAL_KEYS):
             return
         self.reveal = not self.reveal
@@ -316,7 +319,6 @@ class SandboxView(AreaView):
         if not self._local:
             self.notify("The clock belongs to the local sandbox.", severity="warning")
             return
-        from payscope.views.clock import ClockScreen
 
         self.app.push_screen(ClockScreen(), lambda _moved: self.show_values())
 
@@ -329,11 +331,6 @@ class SandboxView(AreaView):
 
     @work(group="sandbox-reset", exclusive=True, exit_on_error=False)
     async def _ask_reset(self) -> None:
-        from datetime import timedelta
-
-        from payscope.views.forms import ConfirmScreen
-        from payscope.views.when import span_text
-
         try:  # how far ahead the clock runs, as the sandbox says
             ahead = float((await self.runtime.api.sandbox.clock()).get("offset_seconds") or 0)
         except Exception:
@@ -372,16 +369,12 @@ class SandboxView(AreaView):
             title="Sandbox reset",
         )
         self.show_values()
-        from payscope.views.listing import ResourceListView
 
         # Every list on screen reads its page again (the others read theirs when opened).
         for view in self.app.screen.query(ResourceListView):
             view.action_reload()
 
     def action_fixture(self) -> None:
-        from payscope.views.access import Guarded, refused
-        from payscope.views.fixture_run import FixtureScreen
-
         if not refused(self, Guarded.RUN_FIXTURES):
             self.app.push_screen(FixtureScreen())
 
@@ -398,14 +391,12 @@ class SandboxView(AreaView):
         """The Trigger keys (`on_key` handles them: one per scenario), for `?`."""
         if not self._local or self.runtime.options.read_only:
             return []
-        from payscope.api.scenarios import SCENARIOS
 
         return [(s.key, f"Trigger: {s.title}", s.help) for s in SCENARIOS]
 
     def on_key(self, event: Any) -> None:
         if not self._local or event.character is None or self.runtime.options.read_only:
             return
-        from payscope.api.scenarios import SCENARIOS
 
         scenario = next((s for s in SCENARIOS if s.key == event.character), None)
         if scenario is not None:
@@ -416,7 +407,6 @@ class SandboxView(AreaView):
     @on(ResourceTable.Open, "#sandbox-triggers")
     def _open_trigger(self, event: ResourceTable.Open) -> None:
         event.stop()
-        from payscope.api.scenarios import SCENARIOS
 
         scenario = next((s for s in SCENARIOS if s.key == event.record_id), None)
         if scenario is not None:
@@ -436,9 +426,6 @@ class SandboxView(AreaView):
 
     @work(group="trigger", exit_on_error=False, description="Trigger")
     async def _run(self, scenario: Scenario) -> None:
-        from payscope.api.trigger import Trigger
-        from payscope.widgets.errors import describe_error
-
         creds = self.runtime.credentials
         key = creds.publishable_key if creds is not None else None
         try:
@@ -450,7 +437,6 @@ class SandboxView(AreaView):
             return
         self.notify(made.summary, title=scenario.title)
         self.show_values()  # the clock may have moved
-        from payscope.views.areas import registry
 
         # Over :sandbox, where the user was: Esc comes back here.
         area = registry().by_key.get(made.area)

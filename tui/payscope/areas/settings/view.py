@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -13,10 +13,12 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
+from payscope.core import config, secrets
+from payscope.core.hosts import INSECURE_HTTP_FIX, is_insecure_http
 from payscope.views.access import Guarded, refused
 from payscope.views.area import AreaView, area_width
-from payscope.views.columns import CellContext, Column
-from payscope.views.forms import Field, FormErrors, FormScreen
+from payscope.views.columns import CellContext, Column, fit
+from payscope.views.forms import ConfirmScreen, Field, FormErrors, FormScreen
 from payscope.views.table import ResourceTable
 from payscope.widgets.text import safe, safe_markup
 
@@ -54,8 +56,6 @@ def table_width(area_width: int) -> int:
 
 def url_width(area_width: int) -> int:
     """The Base URL column's width for a settings area `area_width` cells wide."""
-    from payscope.views.columns import fit
-
     return dict(fit(PROFILE_COLUMNS, table_width(area_width)))["url"]
 
 
@@ -182,8 +182,6 @@ class SettingsView(AreaView):
 
     def refresh_profiles(self) -> None:
         """Redraw the profile table from the settings file."""
-        from payscope.core import config
-
         settings = config.load_settings()
         rows = [ProfileRow("", "embedded sandbox", "generated", not settings.default_profile)]
         for name, profile in sorted(settings.profiles.items()):
@@ -192,8 +190,6 @@ class SettingsView(AreaView):
         self.table.show(rows)
 
     def _masked_key(self, name: str) -> str:
-        from payscope.core import secrets
-
         try:
             key = secrets.get_secret(name, "secret")
         except secrets.SecretsError:
@@ -217,8 +213,6 @@ class SettingsView(AreaView):
     def _kept_theme(self) -> str:
         """The theme payscope starts in: the profile's own, else the settings' (what Settings,
         `:theme NAME` and the picker keep)."""
-        from payscope.core import config
-
         try:
             settings = config.load_settings()
         except config.ConfigError:
@@ -265,8 +259,6 @@ class SettingsView(AreaView):
         )
 
     def action_edit_profile(self) -> None:
-        from payscope.core import config
-
         if refused(self, Guarded.OTHER_PROFILE):
             return
         name = self.selected_profile()
@@ -283,8 +275,6 @@ class SettingsView(AreaView):
         )
 
     def action_delete_profile(self) -> None:
-        from payscope.views.forms import ConfirmScreen
-
         if refused(self, Guarded.OTHER_PROFILE):
             return
         name = self.selected_profile()
@@ -293,8 +283,6 @@ class SettingsView(AreaView):
             return
 
         async def delete() -> str:
-            from payscope.core import config
-
             settings = config.remove_profile(config.load_settings(), name)
             config.save_settings(settings)
             return name
@@ -322,8 +310,6 @@ class SettingsView(AreaView):
         self.refresh_profiles()
 
     def action_switch_profile(self) -> None:
-        from payscope.core import config
-
         if refused(self, Guarded.OTHER_PROFILE):
             return
         name = self.selected_profile()
@@ -344,21 +330,29 @@ class SettingsView(AreaView):
             self.app.theme = self._chosen_theme
 
 
-class ProfileForm(FormScreen):
+@dataclass(frozen=True)
+class ProfileSave:
+    """What the profile form saves: the profile, and the keys typed (None: kept as they are)."""
+
+    profile: config.Profile
+    key: str | None
+    webhook: str | None
+    allow_production: bool
+
+
+class ProfileForm(FormScreen[ProfileSave, config.Profile]):
     """Add or edit a remote profile; keys go to the keyring, never to the file."""
 
     intro = "A remote sandbox. Keys are stored in the OS keyring, never in profiles.toml."
     submit_label = "Save profile"
 
-    def __init__(self, profile: Any = None) -> None:
+    def __init__(self, profile: config.Profile | None = None) -> None:
         super().__init__()
-        # The profile being edited (a payscope.core.config.Profile), None when adding one.
+        # The profile being edited, None when adding one.
         self.editing = profile
         self.title_text = f"Edit profile {profile.name}" if profile else "Add profile"
 
     def _stored(self, kind: str) -> str | None:
-        from payscope.core import secrets
-
         if self.editing is None:
             return None
         try:
@@ -449,9 +443,7 @@ class ProfileForm(FormScreen):
             ),
         ]
 
-    def build(self) -> Any:
-        from payscope.core import config, secrets
-
+    def build(self) -> ProfileSave:
         errors: dict[str, str] = {}
         port_text = self.value("listener_port") or "8787"
         if not port_text.isdigit():
@@ -480,7 +472,6 @@ class ProfileForm(FormScreen):
                 errors["webhook_secret"] = str(exc)
         # Not on this form: an edit keeps the file's own allow_insecure_http and allow_env.
         insecure_ok = bool(self.editing and self.editing.allow_insecure_http)
-        from payscope.core.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
         if is_insecure_http(self.value("base_url") or "") and not insecure_ok:
             errors["base_url"] = (
@@ -509,12 +500,11 @@ class ProfileForm(FormScreen):
                 secrets.validate_secret(key, "secret", allow_production=allow)
             except secrets.SecretsError as exc:
                 raise FormErrors({"api_key": str(exc)}) from None
-        return (profile, key, webhook, allow)
+        return ProfileSave(profile, key, webhook, allow)
 
-    async def send(self, request: Any) -> Any:
-        from payscope.core import config, secrets
-
-        profile, key, webhook, allow = request
+    async def send(self, request: ProfileSave) -> config.Profile:
+        profile, key, webhook = request.profile, request.key, request.webhook
+        allow = request.allow_production
         editing = self.editing is not None
         settings = config.add_profile(config.load_settings(), profile, replace=editing)
         if key:

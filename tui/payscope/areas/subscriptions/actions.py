@@ -5,6 +5,7 @@ form from `forms`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from payscope.api.models.subscriptions import Subscription
@@ -18,16 +19,24 @@ from payscope.areas.subscriptions.spec import (
     catalogue,
 )
 from payscope.views.actions import Action, with_known
+from payscope.views.clock import ClockScreen
 from payscope.views.detail import DetailScreen
 from payscope.views.listing import ResourceListView, new_record_action
+from payscope.views.live import announce
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
+    from textual.screen import Screen
+
+    from payscope.areas.subscriptions.spec import Catalogue
     from payscope.views.actions import ActionHost
+
+    # Builds an action's screen from the app and the subscription (it may read the catalogue).
+    Make = Callable[[Any, Subscription], Awaitable[Screen[Any]]]
 
 
 # -- actions (the list and the detail share them) ------------------------------------------------
-
-Make = Callable[[Any, Any], Any]
 
 
 def _with_subscription(make: Make) -> Callable[[ActionHost, str | None, Any], None]:
@@ -44,8 +53,6 @@ def _with_subscription(make: Make) -> Callable[[ActionHost, str | None, Any], No
 
             def done(result: Any) -> None:
                 if result is not None:
-                    from payscope.views.live import announce
-
                     announce(app, result.id, "subscription_changed", result.status)
                 host.acted(result)
 
@@ -56,10 +63,10 @@ def _with_subscription(make: Make) -> Callable[[ActionHost, str | None, Any], No
     return run
 
 
-def _form(form: Callable[[Any, Any], Any]) -> Make:
+def _form(form: Callable[[Subscription, Catalogue], Screen[Any]]) -> Make:
     """The screen maker of a form of `forms`, given the subscription and the catalogue."""
 
-    async def make(app: Any, sub: Any) -> Any:
+    async def make(app: Any, sub: Subscription) -> Screen[Any]:
         found = await catalogue(app.runtime.api)
         return form(sub, found)
 
@@ -142,10 +149,8 @@ ROW_ACTIONS: tuple[Action[Subscription], ...] = with_known(
 )
 
 
-def _soonest_renewal(subs: Sequence[Any], now: float) -> Any:
+def _soonest_renewal(subs: Sequence[Subscription], now: float) -> datetime | None:
     """The soonest next charge after `now` among `subs` (a datetime), or None."""
-    from datetime import UTC, datetime
-
     due = []
     for sub in subs:
         try:
@@ -161,8 +166,6 @@ def _soonest_renewal(subs: Sequence[Any], now: float) -> Any:
 def _clock(host: ActionHost, _sub_id: str | None, sub: Any) -> None:
     """The sandbox clock: in a detail "to the next renewal" is this subscription's, in the list
     the soonest of the page's. What the clock set off reloads the list and open details."""
-    from payscope.views.clock import ClockScreen
-
     app = host.app
     now = app.runtime.now()
     if sub is not None:

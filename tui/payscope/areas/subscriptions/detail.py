@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 
-from payscope.api.models.subscriptions import Subscription
+from payscope.api.errors import ClientError
+from payscope.api.models.subscriptions import InvoiceListRequest, Subscription
 from payscope.areas.subscriptions.actions import CLOCK, ROW_ACTIONS, _payment_id
+from payscope.areas.subscriptions.remote import Renewal, renewals
 from payscope.areas.subscriptions.spec import (
     CLOCK_MOVED,
     HISTORY_SHOWN,
@@ -19,6 +23,9 @@ from payscope.areas.subscriptions.spec import (
     with_subscription,
 )
 from payscope.views.detail import DetailScreen, Related, empty, explained_code, grid, read_related
+from payscope.views.json_view import json_view
+from payscope.views.when import span_text
+from payscope.widgets.errors import describe_error
 from payscope.widgets.format import (
     brand_label,
     format_amount,
@@ -29,7 +36,6 @@ from payscope.widgets.format import (
 from payscope.widgets.text import safe, visible
 
 if TYPE_CHECKING:
-    from payscope.areas.subscriptions.remote import Renewal
     from payscope.views.live import Change
 
 
@@ -38,10 +44,6 @@ if TYPE_CHECKING:
 
 def until_text(moment: Any, now: float) -> str:
     """ "in 5 d 5 h" or "2 d ago": how far an ISO time lies from the service's `now`."""
-    from datetime import UTC, datetime, timedelta
-
-    from payscope.views.when import span_text
-
     try:
         when = datetime.fromisoformat(str(moment).replace("Z", "+00:00"))
     except ValueError:
@@ -116,15 +118,10 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         return sub
 
     async def _read_renewals(self, sub: Subscription) -> None:
-        from payscope.areas.subscriptions.remote import Renewal, renewals
-
         self.renewals_problem = ""
         if not self.runtime.options.is_local:
             self.renewals = renewals(self.runtime, sub.id, HISTORY_SHOWN)
             return
-        from payscope.api.errors import ClientError
-        from payscope.api.models.subscriptions import InvoiceListRequest
-        from payscope.widgets.errors import describe_error
 
         try:
             found = await self.runtime.api.sandbox.subscription_invoices(
@@ -163,8 +160,6 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         super().on_change(with_subscription(change))
 
     def raw(self, record: Any) -> RenderableType:
-        from payscope.views.json_view import json_view
-
         return json_view(record.model_dump_json(exclude_none=True, exclude=set(self.raw_exclude)))
 
     def title_text(self, sub: Subscription) -> Text:
@@ -423,7 +418,6 @@ class SubscriptionDetailScreen(DetailScreen["Subscription"]):
         variables = self.app.theme_variables
         # The payment's id needs a wide screen (the latest payment's section has it).
         wide = self.size.width >= 100
-        from rich.table import Table
 
         rows = Table(box=None, padding=(0, 2), header_style="bold")
         rows.add_column("Date (UTC)", no_wrap=True)

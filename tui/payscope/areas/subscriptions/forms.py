@@ -9,23 +9,36 @@ is announced here, a declined one too (it exists, failed) while the form stays o
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from datetime import UTC, datetime
+from typing import Any, TypeVar, cast
 
 from rich.text import Text
 from textual import on, work
 from textual.widgets import Input, Select, Static
 
+from payscope.api.codes import explain
+from payscope.api.errors import ClientError
+from payscope.api.models.customers import Customer, CustomerListRequest
+from payscope.api.models.subscriptions import (
+    Subscription,
+    SubscriptionCancelRequest,
+    SubscriptionCreateRequest,
+    SubscriptionListRequest,
+    SubscriptionPauseRequest,
+    SubscriptionResumeRequest,
+    SubscriptionUpdateRequest,
+)
+from payscope.areas.subscriptions.spec import Catalogue
 from payscope.views.card_form import CardFormScreen, card_data, card_fields
 from payscope.views.choices import Choice, ChoiceFormScreen
 from payscope.views.forms import ConfirmScreen, Field, FormErrors, FormScreen
 from payscope.views.ids import id_problem
+from payscope.views.live import announce
 from payscope.views.lookup import look_up_id
+from payscope.views.when import parse_moment
 from payscope.widgets.format import brand_label, format_time
 from payscope.widgets.inputs import Picker, SafeInput
 from payscope.widgets.text import safe, safe_markup, visible
-
-if TYPE_CHECKING:
-    from payscope.areas.subscriptions.spec import Catalogue
 
 # What a date field takes (payscope.views.when reads it).
 EXAMPLES = "In UTC: 2024-06-01, 2024-06-01T14:30, or a span from now such as 3d."
@@ -41,10 +54,6 @@ _DECLINE_FIELDS = {"UE_1002": "expiry", "UE_1003": "card", "UE_1004": "cvc", "UE
 def future_moment(typed: str, now: float) -> str:
     """A time typed in a form, as the service takes it (ValueError said for a person): after
     the service's now (the sandbox clock on a local profile)."""
-    from datetime import UTC, datetime
-
-    from payscope.views.when import parse_moment
-
     start = datetime.fromtimestamp(now, UTC)
     moment = parse_moment(typed, start).astimezone(UTC)
     if moment <= start:
@@ -62,10 +71,8 @@ def price_options(found: Catalogue, skip: str | None = None) -> list[tuple[Text,
     ]
 
 
-def declined(sub: Any) -> FormErrors | None:
+def declined(sub: Subscription) -> FormErrors | None:
     """The decline of a subscription's first charge, per card field when it is about one."""
-    from payscope.api.codes import explain
-
     payment = sub.payment
     if sub.status != "failed" and (payment is None or payment.status != "failed"):
         return None
@@ -87,7 +94,9 @@ def declined(sub: Any) -> FormErrors | None:
 # -- a new subscription ---------------------------------------------------------------------------
 
 
-class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[misc]
+class NewSubscriptionForm(  # type: ignore[misc]
+    CardFormScreen, ChoiceFormScreen, FormScreen[SubscriptionCreateRequest, Subscription]
+):
     """A customer (picked or typed), a plan's price, and a card or the customer's saved one."""
 
     title_text = "New subscription"
@@ -101,7 +110,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
         self.catalogue = found
         self.initial_customer = customer_id or ""
         self.initial_plan = plan_id
-        self.customer: Any = None  # the customer the id field names, once read
+        self.customer: Customer | None = None  # the customer the id field names, once read
         self.saved: dict[str, str] = {}  # payment method id -> label
 
     def fields(self) -> list[Field]:
@@ -183,8 +192,6 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
 
     @work(group="subscription-customers", exit_on_error=False, description="Customers")
     async def _load_customers(self) -> None:
-        from payscope.api.models.customers import CustomerListRequest
-
         page = await self.client.customers.list(CustomerListRequest(limit=CUSTOMERS_OFFERED))
         options = []
         for c in page.data:
@@ -228,9 +235,6 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
     async def _saved_methods(self, customer_id: str) -> dict[str, str]:
         """The cards this customer's other subscriptions saved (the local sandbox charges a
         saved one by its payment_method_id), each with its number's end when a charge shows."""
-        from payscope.api.errors import ClientError
-        from payscope.api.models.subscriptions import SubscriptionListRequest
-
         try:
             page = await self.client.sandbox.subscriptions(
                 SubscriptionListRequest(customer_id=customer_id, limit=20)
@@ -290,9 +294,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
             return f"Start a {price.trial_days}-day trial, then {price.charge}"
         return f"Subscribe: {price.charge}"
 
-    def build(self) -> Any:
-        from payscope.api.models.subscriptions import SubscriptionCreateRequest
-
+    def build(self) -> SubscriptionCreateRequest:
         errors: dict[str, str] = {}
         customer_id = self.value("customer_id")
         if not customer_id:
@@ -337,9 +339,7 @@ class NewSubscriptionForm(CardFormScreen, ChoiceFormScreen):  # type: ignore[mis
         }
         return SubscriptionCreateRequest.model_validate({k: v for k, v in body.items() if v})
 
-    async def send(self, request: Any) -> Any:
-        from payscope.views.live import announce
-
+    async def send(self, request: SubscriptionCreateRequest) -> Subscription:
         sub = await self.client.subscriptions.create(request)
         announce(self.app, sub.id, "subscription_created", sub.status)
         problem = declined(sub)
@@ -358,13 +358,13 @@ _CHANGE_EFFECT = {
 }
 
 
-class UpdatePlanForm(FormScreen):
+class UpdatePlanForm(FormScreen[SubscriptionUpdateRequest, Subscription]):
     """Move a subscription to another price (of its plan or another)."""
 
     title_text = "Change plan"
     submit_label = "Change plan"
 
-    def __init__(self, sub: Any, found: Catalogue) -> None:
+    def __init__(self, sub: Subscription, found: Catalogue) -> None:
         super().__init__()
         self.sub = sub
         self.catalogue = found
@@ -399,9 +399,7 @@ class UpdatePlanForm(FormScreen):
         price = self.catalogue.price(self.value("item_price_id"))
         return f"Switch to {price.label}" if price else None
 
-    def build(self) -> Any:
-        from payscope.api.models.subscriptions import SubscriptionUpdateRequest
-
+    def build(self) -> SubscriptionUpdateRequest:
         price_id = self.value("item_price_id")
         price = self.catalogue.price(price_id)
         plan_id = price.plan_id if price else self.value("plan_id")
@@ -409,7 +407,7 @@ class UpdatePlanForm(FormScreen):
             {"plan_id": plan_id or "", "item_price_id": price_id or ""}
         )
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: SubscriptionUpdateRequest) -> Subscription:
         sub = await self.client.subscriptions.update(self.sub.id, request)
         if sub.status == "unpaid":
             self.app.notify(
@@ -426,13 +424,18 @@ class UpdatePlanForm(FormScreen):
 # -- pause and cancel: now, at the end of the term, or on a date ---------------------------------
 
 
-class ScheduleForm(ChoiceFormScreen):
+# What a schedule form sends: a pause or a cancellation.
+Schedule = TypeVar("Schedule", SubscriptionPauseRequest, SubscriptionCancelRequest)
+
+
+class ScheduleForm(ChoiceFormScreen, FormScreen[Schedule, Subscription]):  # type: ignore[misc]
     """Pause or cancel (`action`) now, at the end of the term, or on a date."""
 
     action = "pause"
     verb = "Pause"
+    model: type[Schedule]  # the request it sends
 
-    def __init__(self, sub: Any, found: Catalogue) -> None:
+    def __init__(self, sub: Subscription, found: Catalogue) -> None:
         super().__init__()
         self.sub = sub
         self.title_text = f"{self.verb} subscription"
@@ -498,55 +501,55 @@ class ScheduleForm(ChoiceFormScreen):
             return f"{self.verb} on {format_time(moment, seconds=False)}"
         return f"{self.verb} now"
 
-    def build(self) -> Any:
-        from payscope.api.models.subscriptions import (
-            SubscriptionCancelRequest,
-            SubscriptionPauseRequest,
-        )
-
-        model = SubscriptionPauseRequest if self.action == "pause" else SubscriptionCancelRequest
+    def build(self) -> Schedule:
         body = {self.option_field: self.value(self.option_field), self.date_field: self._moment()}
-        return model.model_validate({k: v for k, v in body.items() if v is not None})
+        return self.model.model_validate({k: v for k, v in body.items() if v is not None})
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: Schedule) -> Subscription:
         sub = await self.call(request)
         change = sub.scheduled_change or {}
         when = f" at {format_time(change.get('at'))}" if change.get("action") else ""
         self.app.notify(f"{sub.id}: {sub.status}{when}", title=self.done_title(sub), markup=False)
         return sub
 
-    async def call(self, request: Any) -> Any:
-        return await self.client.subscriptions.pause(self.sub.id, request)
+    async def call(self, request: Schedule) -> Subscription:
+        """Send `request` (each form its own route)."""
+        raise NotImplementedError
 
-    def done_title(self, sub: Any) -> str:
+    def done_title(self, sub: Subscription) -> str:
         return "Pause scheduled" if sub.scheduled_change else "Subscription paused"
 
 
-class PauseForm(ScheduleForm):
+class PauseForm(ScheduleForm[SubscriptionPauseRequest]):
     """Pause: no charges until it is resumed."""
 
     action = "pause"
     verb = "Pause"
+    model = SubscriptionPauseRequest
     submit_variant = "warning"
 
-    def __init__(self, sub: Any, found: Catalogue) -> None:
+    def __init__(self, sub: Subscription, found: Catalogue) -> None:
         super().__init__(sub, found)
         self.intro = f"While {sub.id} is paused nothing is charged; u resumes it."
 
+    async def call(self, request: SubscriptionPauseRequest) -> Subscription:
+        return await self.client.subscriptions.pause(self.sub.id, request)
 
-class CancelForm(ScheduleForm):
+
+class CancelForm(ScheduleForm[SubscriptionCancelRequest]):
     """Cancel: no further charges, and a cancelled subscription cannot be resumed. Asks once
     more before sending."""
 
     action = "cancel"
     verb = "Cancel"
+    model = SubscriptionCancelRequest
     submit_variant = "error"
 
-    def __init__(self, sub: Any, found: Catalogue) -> None:
+    def __init__(self, sub: Subscription, found: Catalogue) -> None:
         super().__init__(sub, found)
         self.intro = f"Once {sub.id} is cancelled nothing more is charged and it cannot resume."
 
-    async def call(self, request: Any) -> Any:
+    async def call(self, request: SubscriptionCancelRequest) -> Subscription:
         option = self.value(self.option_field)
         when = self.submit_text() or "Cancel now"
         sure = await self.app.push_screen_wait(
@@ -565,9 +568,9 @@ class CancelForm(ScheduleForm):
         )
         if sure is None:
             raise FormErrors({}, "Not cancelled.")
-        return sure
+        return cast(Subscription, sure)  # what the confirmation's cancel answered
 
-    def done_title(self, sub: Any) -> str:
+    def done_title(self, sub: Subscription) -> str:
         return "Cancellation scheduled" if sub.scheduled_change else "Subscription cancelled"
 
 
@@ -583,14 +586,14 @@ _UNPAID = [
 ]
 
 
-class ResumeForm(ChoiceFormScreen):
+class ResumeForm(ChoiceFormScreen, FormScreen[SubscriptionResumeRequest, Subscription]):  # type: ignore[misc]
     """Resume now or on a date, with the spec's handling of accrued charges and unpaid invoices
     (each offered where it applies)."""
 
     title_text = "Resume subscription"
     submit_label = "Resume now"
 
-    def __init__(self, sub: Any, found: Catalogue) -> None:
+    def __init__(self, sub: Subscription, found: Catalogue) -> None:
         super().__init__()
         self.sub = sub
         self.intro = {
@@ -665,9 +668,7 @@ class ResumeForm(ChoiceFormScreen):
             return f"Resume on {format_time(moment, seconds=False)}"
         return "Resume now"
 
-    def build(self) -> Any:
-        from payscope.api.models.subscriptions import SubscriptionResumeRequest
-
+    def build(self) -> SubscriptionResumeRequest:
         body = {
             "resume_option": self.value("resume_option"),
             "resume_date": self._date(),
@@ -682,7 +683,7 @@ class ResumeForm(ChoiceFormScreen):
             {k: v for k, v in body.items() if v is not None}
         )
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: SubscriptionResumeRequest) -> Subscription:
         sub = await self.client.subscriptions.resume(self.sub.id, request)
         if sub.status == "unpaid":
             self.app.notify(

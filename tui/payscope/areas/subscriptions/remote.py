@@ -13,7 +13,12 @@ import asyncio
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from payscope.api.errors import NotFoundError
+
+if TYPE_CHECKING:
+    from payscope.app.runtime import Runtime
 
 # The newest this many ids are read (each is one GET).
 MOST = 100
@@ -72,7 +77,7 @@ def _subscription_id(obj: dict[str, Any]) -> str | None:
     return None
 
 
-def seen_ids(runtime: Any) -> list[str]:
+def seen_ids(runtime: Runtime) -> list[str]:
     """Subscription ids payscope has seen, the most recently seen first (MOST at most)."""
     found: dict[str, None] = {}
     for entry in reversed(runtime.api.journal.entries()):
@@ -110,11 +115,9 @@ def _matches(sub: Any, filters: dict[str, Any]) -> bool:
 
 
 async def page(
-    runtime: Any, filters: dict[str, Any], offset: int, limit: int
+    runtime: Runtime, filters: dict[str, Any], offset: int, limit: int
 ) -> tuple[list[Any], int]:
     """The subscriptions seen, read again, filtered as the sandbox's list would: newest first."""
-    from payscope.api.errors import NotFoundError
-
     api = runtime.api
     gate = asyncio.Semaphore(READS_AT_ONCE)
 
@@ -131,7 +134,7 @@ async def page(
     return subs[offset : offset + limit], len(subs)
 
 
-def renewals(runtime: Any, subscription_id: str, most: int) -> list[Renewal]:
+def renewals(runtime: Runtime, subscription_id: str, most: int) -> list[Renewal]:
     """The subscription's invoices from the `invoice_paid` webhooks received, newest first."""
     listener = runtime.listener
     if listener is None:

@@ -8,15 +8,24 @@ from __future__ import annotations
 import json
 import weakref
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from payscope.api.models.subscriptions import Subscription, SubscriptionStatus
+from payscope.api.errors import ClientError
+from payscope.api.export import ListSource
+from payscope.api.models.subscriptions import (
+    Subscription,
+    SubscriptionListRequest,
+    SubscriptionStatus,
+)
 from payscope.views.actions import statuses
 from payscope.views.columns import CellContext, Column
 from payscope.views.filters import Filter, Grammar, Term, status_term, time_terms
 from payscope.views.ids import id_problem
+from payscope.views.listing import listed_total
+from payscope.widgets.errors import describe_error
 from payscope.widgets.format import (
     format_amount,
     format_time,
@@ -26,7 +35,7 @@ from payscope.widgets.format import (
 from payscope.widgets.text import safe, visible
 
 if TYPE_CHECKING:
-    from payscope.api.export import ListSource
+    from payscope.api.client import ApiClient
     from payscope.views.live import Change
 
 PAGE_SIZE = 50
@@ -99,13 +108,11 @@ class Catalogue:
 _CATALOGUES: weakref.WeakKeyDictionary[Any, Catalogue] = weakref.WeakKeyDictionary()
 
 
-async def catalogue(api: Any, *, fresh: bool = False) -> Catalogue:
+async def catalogue(api: ApiClient, *, fresh: bool = False) -> Catalogue:
     """The catalogue (read once per client; a failed read is tried again next time)."""
     known = _CATALOGUES.get(api)
     if known is not None and not fresh:
         return known
-    from payscope.api.errors import ClientError
-    from payscope.widgets.errors import describe_error
 
     try:
         plans = await api.subscriptions.plans()
@@ -182,11 +189,8 @@ def _short_time(value: Any, now: float | None) -> str:
     """ "May 30 06:55" within the service's current year, "2025-04-30" beyond it (a yearly
     price's next charge)."""
     text = str(value)
-    if now is not None:
-        from datetime import UTC, datetime
-
-        if text[:4] != datetime.fromtimestamp(now, UTC).strftime("%Y"):
-            return text[:10]
+    if now is not None and text[:4] != datetime.fromtimestamp(now, UTC).strftime("%Y"):
+        return text[:10]
     return format_time(text, short=True)
 
 
@@ -301,13 +305,10 @@ def with_subscription(change: Change) -> Change:
 
 
 async def read_sandbox_page(
-    api: Any, filters: dict[str, Any], offset: int, limit: int
+    api: ApiClient, filters: dict[str, Any], offset: int, limit: int
 ) -> tuple[list[Subscription], int]:
     """A page of the local sandbox's list of subscriptions (the service has none) and its
     total: the list and `payscope export` read it so."""
-    from payscope.api.models.subscriptions import SubscriptionListRequest
-    from payscope.views.listing import listed_total
-
     request = SubscriptionListRequest.model_validate(
         {**filters, "limit": min(limit, 100), "offset": offset}
     )
@@ -318,6 +319,4 @@ async def read_sandbox_page(
 def export_source() -> ListSource:
     """How `payscope export subscriptions` reads the local sandbox's list (the real service
     has none; this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
-
     return ListSource(read_sandbox_page, lambda r: str(r.id))

@@ -22,6 +22,7 @@ from payscope.areas.subscriptions import AREA
 from payscope.areas.subscriptions.actions import CLOCK, NEW_SUBSCRIPTION, ROW_ACTIONS
 from payscope.areas.subscriptions.detail import SubscriptionDetailScreen
 from payscope.areas.subscriptions.forms import NewSubscriptionForm
+from payscope.areas.subscriptions.remote import SOURCE_NOTE, page
 from payscope.areas.subscriptions.spec import (
     CLOCK_MOVED,
     COLUMNS,
@@ -85,15 +86,13 @@ class SubscriptionsView(ResourceListView["Subscription"]):
         if self.catalogue is None or self.catalogue.problem:
             self.catalogue = await catalogue(api)
         if not self.runtime.options.is_local:
-            from payscope.areas.subscriptions.remote import page
-
             return await page(self.runtime, filters, offset, limit)
         return await read_sandbox_page(api, filters, offset, limit)
 
     async def fetch_one(self, record_id: str) -> Subscription:
         return await self.runtime.api.subscriptions.retrieve(record_id)
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> SubscriptionDetailScreen:
         return SubscriptionDetailScreen(record_id)
 
     def page_loaded(self, records: list[Any]) -> None:
@@ -125,8 +124,6 @@ class SubscriptionsView(ResourceListView["Subscription"]):
 
     def header_extra(self, header: Text) -> None:
         if self.is_mounted and not self.runtime.options.is_local:
-            from payscope.areas.subscriptions.remote import SOURCE_NOTE
-
             header.append(f"  {SOURCE_NOTE}", style="dim")
 
     def empty_text(self) -> str:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from payscope.api.errors import NotFoundError
+from payscope.api.export import ListSource
+from payscope.api.models.users import User
 from payscope.areas.users.forms import (
     AcceptInvitationForm,
     ChangeRoleForm,
@@ -20,23 +23,24 @@ from payscope.areas.users.spec import (
 )
 from payscope.views.actions import Action, with_known
 from payscope.views.listing import new_record_action
+from payscope.views.live import announce
 
 if TYPE_CHECKING:
-    from payscope.api.export import ListSource
+    from payscope.api.client import ApiClient
     from payscope.views.actions import ActionHost
 
 
 # -- actions (the list and the detail share them) --------------------------------------------------
 
 
-def user_of(record: Any) -> Any:
+def user_of(record: Any) -> User:
     """The user an action is about (a detail holds it with the roles that can be given)."""
-    return getattr(record, "user", record)
+    user: User = getattr(record, "user", record)
+    return user
 
 
 def _change_role(host: ActionHost, _email: str | None, record: Any) -> None:
     user = user_of(record)
-    from payscope.views.live import announce
 
     def done(result: Any) -> None:
         if result is not None:
@@ -48,7 +52,6 @@ def _change_role(host: ActionHost, _email: str | None, record: Any) -> None:
 
 def _resend(host: ActionHost, _email: str | None, record: Any) -> None:
     user = user_of(record)
-    from payscope.views.live import announce
 
     def done(result: Any) -> None:
         if result is not None:
@@ -65,7 +68,6 @@ def _resend(host: ActionHost, _email: str | None, record: Any) -> None:
 
 def _accept(host: ActionHost, _email: str | None, record: Any) -> None:
     user = user_of(record)
-    from payscope.views.live import announce
 
     def done(result: Any) -> None:
         if result is not None:
@@ -77,7 +79,6 @@ def _accept(host: ActionHost, _email: str | None, record: Any) -> None:
 
 def _delete(host: ActionHost, _email: str | None, record: Any) -> None:
     user = user_of(record)
-    from payscope.views.live import announce
 
     def done(result: Any) -> None:
         if isinstance(result, Deleted):
@@ -138,10 +139,8 @@ INVITE: Action[Any] = new_record_action(
 )
 
 
-async def find_user(api: Any, email: str) -> Any:
+async def find_user(api: ApiClient, email: str) -> User:
     """The user with this e-mail (any case); `NotFoundError` when there is none."""
-    from payscope.api.errors import NotFoundError
-
     wanted = email.casefold()
     for user in await read_users(api):
         if str(user.email).casefold() == wanted:
@@ -149,12 +148,12 @@ async def find_user(api: Any, email: str) -> Any:
     raise NotFoundError(404, "invalid_request", "IR_05", f"No user has the e-mail {email}.")
 
 
-async def read_users(api: Any) -> list[Any]:
+async def read_users(api: ApiClient) -> list[User]:
     """Every user, in the service's order (oldest invitation first)."""
     return list((await api.users.list()).data)
 
 
-async def users_page(api: Any, offset: int, limit: int) -> tuple[list[Any], int]:
+async def users_page(api: ApiClient, offset: int, limit: int) -> tuple[list[User], int]:
     """A page of the users (the service lists them all at once) and how many there are: the
     list and `payscope export` read them so."""
     users = await read_users(api)
@@ -163,9 +162,10 @@ async def users_page(api: Any, offset: int, limit: int) -> tuple[list[Any], int]
 
 def export_source() -> ListSource:
     """How `payscope export users` reads the list (this area's `AREA.export`)."""
-    from payscope.api.export import ListSource
 
-    async def read(api: Any, _filters: dict[str, Any], offset: int, limit: int) -> Any:
+    async def read(
+        api: ApiClient, _filters: dict[str, Any], offset: int, limit: int
+    ) -> tuple[list[User], int]:
         return await users_page(api, offset, limit)
 
     return ListSource(read, lambda r: str(r.email))

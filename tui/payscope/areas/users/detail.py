@@ -8,6 +8,7 @@ from typing import Any, ClassVar, cast
 from rich.console import RenderableType
 from rich.text import Text
 
+from payscope.api.errors import ClientError
 from payscope.areas.users.actions import ROW_ACTIONS, find_user
 from payscope.areas.users.spec import (
     ACTIVE,
@@ -67,8 +68,6 @@ class UserDetailScreen(DetailScreen[Any]):
         return "No user has this e-mail on this profile (deleted?). Esc goes back."
 
     async def fetch(self) -> Any:
-        from payscope.api.errors import ClientError
-
         api = self.runtime.api
         try:
             user = await find_user(api, self.record_id)

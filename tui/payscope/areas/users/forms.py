@@ -12,20 +12,41 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeVar
 
+from pydantic import ValidationError
 from textual import on, work
 from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
+from payscope.api.models.users import (
+    DeleteUserRequest,
+    ResendInviteRequest,
+    Role,
+    UpdateRoleRequest,
+    User,
+    UserInvite,
+)
 from payscope.areas.users.spec import Deleted, dashboard_refusal
 from payscope.views.clipboard import copy_text
-from payscope.views.forms import ConfirmScreen, Field, FormErrors, FormScreen, validation_messages
+from payscope.views.forms import (
+    ConfirmScreen,
+    Field,
+    FormErrors,
+    FormScreen,
+    Req,
+    Res,
+    validation_messages,
+)
+from payscope.views.live import announce
+from payscope.widgets.errors import describe_error
 from payscope.widgets.text import safe_markup, visible
 
 # The least a new user may do: the role an invitation starts on when the service offers it.
 DEFAULT_ROLE = "merchant_view_only"
 # The local sandbox's rule for an invitee's password.
 MIN_PASSWORD = 8
+# What a users route answers, passed through `_refused_plainly`.
+T = TypeVar("T")
 # "Ada Lovelace <ada@example.com>": a name given with the address.
 _NAMED = re.compile(r"^(?P<name>[^<>]*)<(?P<email>[^<>]*)>$")
 
@@ -78,14 +99,14 @@ def _refusal(form: FormScreen, error: BaseException) -> FormErrors | None:
 # -- the role picker -------------------------------------------------------------------------------
 
 
-class RoleForm(FormScreen):
+class RoleForm(FormScreen[Req, Res]):
     """A form with a role picker filled from the service's roles (read when the form opens)."""
 
     current_role: str | None = None
 
     def __init__(self) -> None:
         super().__init__()
-        self.roles: dict[str, Any] = {}  # role_id -> Role, once read
+        self.roles: dict[str, Role] = {}  # role_id -> Role, once read
 
     def role_field(self) -> Field:
         return Field(
@@ -101,8 +122,6 @@ class RoleForm(FormScreen):
 
     @work(exclusive=True, group="user-roles", exit_on_error=False, description="Roles")
     async def _read_roles(self) -> None:
-        from payscope.widgets.errors import describe_error
-
         try:
             roles = await self.client.users.roles()
         except Exception as exc:
@@ -140,7 +159,7 @@ class RoleForm(FormScreen):
 # -- invite ----------------------------------------------------------------------------------------
 
 
-class InviteForm(RoleForm):
+class InviteForm(RoleForm[list[UserInvite], list[str]]):
     """Invite one or more people with one role; each address is checked by the model."""
 
     DEFAULT_CSS = """
@@ -174,11 +193,7 @@ class InviteForm(RoleForm):
         role = self.role_name()
         return f"Invite {who} as {role}" if role else f"Invite {who}"
 
-    def build(self) -> Any:
-        from pydantic import ValidationError
-
-        from payscope.api.models.users import UserInvite
-
+    def build(self) -> list[UserInvite]:
         invitees = parse_invitees(self.value("emails") or "")
         errors: dict[str, str] = {}
         if not invitees:
@@ -189,7 +204,7 @@ class InviteForm(RoleForm):
         if errors:
             raise FormErrors(errors)
         problems: list[str] = []
-        invites: list[Any] = []
+        invites: list[UserInvite] = []
         seen: set[str] = set()
         for invitee in invitees:
             shown = visible(invitee.typed)
@@ -211,9 +226,7 @@ class InviteForm(RoleForm):
             raise FormErrors({"emails": "\n".join(problems)})
         return invites
 
-    async def send(self, request: Any) -> Any:
-        from payscope.views.live import announce
-
+    async def send(self, request: list[UserInvite]) -> list[str]:
         try:
             results = await self.client.users.invite(request)
         except Exception as exc:
@@ -242,13 +255,13 @@ class InviteForm(RoleForm):
 # -- change role -----------------------------------------------------------------------------------
 
 
-class ChangeRoleForm(RoleForm):
+class ChangeRoleForm(RoleForm[UpdateRoleRequest, UpdateRoleRequest]):
     """Give a user another role; the status stays as it is."""
 
     title_text = "Change role"
     submit_label = "Change role"
 
-    def __init__(self, user: Any) -> None:
+    def __init__(self, user: User) -> None:
         super().__init__()
         self.user = user
         role = user.roles[0] if user.roles else None
@@ -267,9 +280,7 @@ class ChangeRoleForm(RoleForm):
             return "Nothing changed yet"
         return f"Make {self.role_name()}"
 
-    def build(self) -> Any:
-        from payscope.api.models.users import UpdateRoleRequest
-
+    def build(self) -> UpdateRoleRequest:
         role_id = self.value("role_id")
         if role_id is None:
             raise FormErrors({"role_id": "Choose a role."})
@@ -277,7 +288,7 @@ class ChangeRoleForm(RoleForm):
             raise FormErrors({"role_id": "This is the role the user has: choose another."})
         return UpdateRoleRequest(email=self.user.email, role_id=role_id)
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: UpdateRoleRequest) -> UpdateRoleRequest:
         try:
             await self.client.users.update_role(request)
         except Exception as exc:
@@ -302,13 +313,13 @@ class Accepted:
     totp: bool
 
 
-class AcceptInvitationForm(FormScreen):
+class AcceptInvitationForm(FormScreen[str, Accepted]):
     """Accept an invitation as the invitee would: a password and, if wanted, TOTP."""
 
     title_text = "Accept invitation"
     submit_label = "Accept invitation"
 
-    def __init__(self, user: Any) -> None:
+    def __init__(self, user: User) -> None:
         super().__init__()
         self.user = user
         self.intro = (
@@ -334,7 +345,7 @@ class AcceptInvitationForm(FormScreen):
             ),
         ]
 
-    def build(self) -> Any:
+    def build(self) -> str:
         # The value as typed: a password may begin or end with a space.
         password = self.query_one("#field-password", Input).value
         again = self.query_one("#field-again", Input).value
@@ -346,7 +357,7 @@ class AcceptInvitationForm(FormScreen):
             raise FormErrors({"again": "The two passwords differ: type the same one twice."})
         return password
 
-    async def send(self, request: Any) -> Any:
+    async def send(self, request: str) -> Accepted:
         totp = bool(self.value("totp"))
         answer = await self.client.sandbox.accept_invite(
             self.user.email, request, True if totp else None
@@ -371,9 +382,8 @@ class AcceptInvitationForm(FormScreen):
 # -- confirmations ---------------------------------------------------------------------------------
 
 
-def resend_confirmation(local: bool, user: Any) -> ConfirmScreen:
+def resend_confirmation(local: bool, user: User) -> ConfirmScreen:
     """Send an invitation again: a fresh link replaces the one sent."""
-    from payscope.api.models.users import ResendInviteRequest
 
     async def resend() -> str:
         request = ResendInviteRequest(email=user.email)
@@ -388,11 +398,10 @@ def resend_confirmation(local: bool, user: Any) -> ConfirmScreen:
     return screen
 
 
-def delete_confirmation(local: bool, user: Any) -> ConfirmScreen:
+def delete_confirmation(local: bool, user: User) -> ConfirmScreen:
     """Delete a user: says who, and that it cannot be undone."""
-    from payscope.api.models.users import DeleteUserRequest
 
-    async def delete() -> Any:
+    async def delete() -> Deleted:
         request = DeleteUserRequest(email=user.email)
         await _refused_plainly(local, lambda: screen.client.users.delete(request))
         return Deleted(str(user.email))
@@ -406,7 +415,7 @@ def delete_confirmation(local: bool, user: Any) -> ConfirmScreen:
     return screen
 
 
-async def _refused_plainly(local: bool, call: Callable[[], Awaitable[Any]]) -> Any:
+async def _refused_plainly(local: bool, call: Callable[[], Awaitable[T]]) -> T:
     """`call()`, with a users route refused to a remote profile said in words."""
 
     try:

@@ -10,6 +10,7 @@ from typing import Any
 
 from rich.text import Text
 
+from payscope.api.errors import AuthenticationError, PermissionDeniedError
 from payscope.api.models.users import UserStatus
 from payscope.views.columns import Column
 from payscope.views.filters import Filter, Grammar, Term, status_term
@@ -27,8 +28,6 @@ _STATUS_WORDS = {"invited": INVITED, "invitation": INVITED, "pending": INVITED}
 def dashboard_refusal(error: BaseException, remote: bool) -> str | None:
     """What to say when the service refuses a users route to this profile's key (None: it did
     not, or the profile is local, where a refusal is a plain key problem)."""
-    from payscope.api.errors import AuthenticationError, PermissionDeniedError
-
     if not remote or not isinstance(error, AuthenticationError | PermissionDeniedError):
         return None
     status = getattr(error, "status", "")

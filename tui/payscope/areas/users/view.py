@@ -76,7 +76,7 @@ class UsersView(ResourceListView[Any]):
     async def fetch_one(self, record_id: str) -> Any:
         return await find_user(self.runtime.api, record_id)
 
-    def detail(self, record_id: str) -> Any:
+    def detail(self, record_id: str) -> UserDetailScreen:
         return UserDetailScreen(record_id)
 
     def header_text(self) -> Text:

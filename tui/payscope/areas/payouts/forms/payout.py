@@ -1,146 +1,66 @@
-"""The payout forms: a new payout whose fields follow the chosen method, its update before
-confirmation, and the confirm, fulfil, cancel and (local sandbox) reverse confirmations.
-
-The method fields come from the request models (`payscope.api.models.payouts`): a card, a bank
-account of each scheme the models name (ACH, BACS, SEPA, Trustly, Pix, Pix key, Pix QR, Open
-Banking), each wallet and bank redirect, and another PSP's token; the models say which fields
-each needs and check them, and their messages appear under the fields. Account and card
-numbers show masked once typed. Each button says what will be sent.
+"""The payout form: a new payout whose fields follow the chosen method (`methods`), and its update
+before confirmation. The models check the method fields and their messages appear under the
+fields. Account and card numbers show masked once typed. Each button says what will be sent.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import re
+from collections.abc import Mapping
+from typing import Any
 
+from pydantic import ValidationError
+from rich.text import Text
 from textual import work
 from textual.widgets import Checkbox, Select, Static
+from textual.widgets.select import NoSelection
 
+from payscope.api.errors import ApiError
+from payscope.api.models._iso import is_currency
+from payscope.api.models.payouts import (
+    _METHOD_PAYOUT_TYPE,
+    EntityType,
+    Payout,
+    PayoutCreateRequest,
+    PayoutPriority,
+    PayoutType,
+    PayoutUpdateRequest,
+)
+from payscope.api.models.real_payouts import REAL_BANK_FIELDS
+from payscope.areas.payouts.forms.methods import (
+    KIND_PICKER_LABELS,
+    METHOD_LABELS,
+    METHODS,
+    PAYOUT_TEST_CARD,
+    PLACEHOLDERS,
+    VARIANTS,
+    Variant,
+    kinds_of,
+    nest,
+)
 from payscope.areas.payouts.spec import FIELD_LABELS, method_text
 from payscope.views.choices import Choice, ChoiceFormScreen
-from payscope.views.forms import ConfirmScreen, Field, FormErrors, metadata_field, read_metadata
-from payscope.views.model_fields import model_errors, model_inputs, model_of, read_model
+from payscope.views.forms import (
+    Field,
+    FormErrors,
+    FormScreen,
+    Req,
+    Res,
+    metadata_field,
+    read_metadata,
+)
+from payscope.views.live import announce
+from payscope.views.model_fields import model_errors, model_inputs, model_message, read_model
 from payscope.widgets.format import format_amount, parse_amount
 from payscope.widgets.inputs import Picker, SafeInput
-from payscope.widgets.text import safe_markup
+from payscope.widgets.text import safe, safe_markup
 
-if TYPE_CHECKING:
-    from pydantic import BaseModel
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One kind of payout method: where it goes in `payout_method_data` and its model."""
-
-    key: str  # "card", "ach", "paypal"... (the prefix of its fields)
-    method: str  # "card", "bank_transfer", "wallet", "bank_redirect", "passthrough"
-    path: tuple[str, ...]  # ("bank_transfer",), ("wallet", "paypal")
-    model: type[BaseModel]
-
-    @property
-    def label(self) -> str:
-        return KIND_LABELS.get(self.key, self.key.replace("_", " ").capitalize())
-
-    @property
-    def about(self) -> str:
-        """The model's own description (its docstring's first line)."""
-        return (self.model.__doc__ or "").strip().splitlines()[0] if self.model.__doc__ else ""
-
-
-METHOD_LABELS: Mapping[str, str] = {
-    "card": "Card",
-    "bank_transfer": "Bank account",
-    "wallet": "Wallet",
-    "bank_redirect": "Bank redirect",
-    "passthrough": "Passthrough (another PSP's token)",
-}
-KIND_PICKER_LABELS: Mapping[str, str] = {
-    "bank_transfer": "Scheme",
-    "wallet": "Wallet",
-    "bank_redirect": "Bank redirect",
-}
-KIND_LABELS: Mapping[str, str] = {
-    "ach": "ACH (US)",
-    "bacs": "BACS (UK)",
-    "sepa": "SEPA (EU)",
-    "trustly": "Trustly",
-    "pix": "Pix (Brazil)",
-    "pix_key": "Pix key",
-    "pix_emv": "Pix QR code (EMV)",
-    "open_banking": "Open Banking",
-    "apple_pay_decrypt": "Apple Pay (decrypted)",
-    "google_pay_decrypt": "Google Pay (decrypted)",
-    "paypal": "PayPal",
-    "venmo": "Venmo",
-    "interac": "Interac e-Transfer",
-    "open_banking_uk": "Open Banking UK",
-}
-PLACEHOLDERS: Mapping[str, str] = {
-    "card_number": "4242 4242 4242 4242",
-    "expiry_month": "10",
-    "expiry_year": "2030",
-    "card_holder_name": "e.g. Ada Lovelace",
-    "dpan": "4242 4242 4242 4242",
-    "application_primary_account_number": "4242 4242 4242 4242",
-    "bank_account_number": "e.g. 000123456789",
-    "bank_routing_number": "e.g. 110000000",
-    "bank_sort_code": "e.g. 200000",
-    "iban": "e.g. DE89370400440532013000",
-    "bic": "e.g. COBADEFFXXX",
-    "bank_country_code": "e.g. US",
-    "country_code": "e.g. SE",
-    "email": "e.g. payee@example.com",
-    "telephone_number": "e.g. 5551234567",
-}
-# The card a new payout on the local sandbox starts with (a public test card that pays out).
-PAYOUT_TEST_CARD: Mapping[str, str] = {
-    "card_number": "4242424242424242",
-    "expiry_month": "10",
-    "expiry_year": "2030",
-    "card_holder_name": "Ada Lovelace",
-}
 # How much a payout's flow moves on with each choice, said on the button.
 _KEEP = "keep"
 _NONE = "none"
 
 
-def _variants() -> dict[str, Variant]:
-    """Every method kind the request models name, by key, in the models' order."""
-    from payscope.api.models.payout_methods import BANK_TRANSFER_VARIANTS, PayoutMethodData
-
-    found: dict[str, Variant] = {}
-    for method, info in PayoutMethodData.model_fields.items():
-        model = model_of(info.annotation)
-        if model is None:  # bank_transfer: a union told apart by its fields
-            for key, variant in BANK_TRANSFER_VARIANTS.items():
-                found[key] = Variant(key, method, (method,), variant)
-            continue
-        kinds = {k: model_of(i.annotation) for k, i in model.model_fields.items()}
-        if kinds and all(m is not None for m in kinds.values()):  # "exactly one of" its keys
-            for key, kind in kinds.items():
-                assert kind is not None
-                found[key] = Variant(key, method, (method, key), kind)
-        else:
-            found[method] = Variant(method, method, (method,), model)
-    return found
-
-
-VARIANTS: Mapping[str, Variant] = _variants()
-METHODS: tuple[str, ...] = tuple(dict.fromkeys(v.method for v in VARIANTS.values()))
-
-
-def _kinds(method: str) -> list[Variant]:
-    return [v for v in VARIANTS.values() if v.method == method]
-
-
-def _nest(path: Sequence[str], value: Any) -> dict[str, Any]:
-    for key in reversed(path):
-        value = {key: value}
-    return dict(value)
-
-
-class PayoutForm(ChoiceFormScreen):
+class PayoutForm(ChoiceFormScreen, FormScreen[Req, Res]):  # type: ignore[misc]
     """The fields a payout is created or updated with; the method fields follow the method."""
 
     # One-line fields, each on a tinted band so an empty one is still seen.
@@ -154,7 +74,7 @@ class PayoutForm(ChoiceFormScreen):
     PayoutForm TextArea { height: 4; }
     """
 
-    payout: Any = None  # the payout updated (None: a new one)
+    payout: Payout | None = None  # the payout updated (None: a new one)
 
     def filled(self, key: str) -> Mapping[str, str]:
         """Values a method's fields start with (none: an update shows the payout's own)."""
@@ -162,7 +82,7 @@ class PayoutForm(ChoiceFormScreen):
 
     # -- fields ---------------------------------------------------------------------------------
 
-    def method_options(self) -> list[tuple[Any, str]]:
+    def method_options(self) -> list[tuple[str | Text, str]]:
         return [(METHOD_LABELS.get(m, m), m) for m in METHODS]
 
     def default_method(self) -> str:
@@ -170,7 +90,6 @@ class PayoutForm(ChoiceFormScreen):
 
     def fields(self) -> list[Field]:
         p = self.payout
-        from payscope.api.models.payouts import EntityType, PayoutPriority, PayoutType
 
         currency = p.currency if p is not None else "USD"
         amount = format_amount(p.amount, p.currency, code=False) if p is not None else "25.00"
@@ -335,13 +254,10 @@ class PayoutForm(ChoiceFormScreen):
 
     def kinds(self, method: str) -> list[Variant]:
         """The kinds of `method` this profile's service takes: the real service pays out to
-        ACH, BACS, SEPA and Pix bank accounts only
-        (payscope.api.models.real_payouts.real_service_body), so its forms do not offer the
-        spec's other schemes."""
-        kinds = _kinds(method)
+        ACH, BACS, SEPA and Pix bank accounts only (payscope.api.models.payouts.real_service_body),
+        so its forms do not offer the spec's other schemes."""
+        kinds = kinds_of(method)
         if method == "bank_transfer" and self.app.runtime.api.contract == "real":
-            from payscope.api.models.real_payouts import REAL_BANK_FIELDS
-
             kinds = [v for v in kinds if v.key in REAL_BANK_FIELDS]
         return kinds
 
@@ -363,8 +279,6 @@ class PayoutForm(ChoiceFormScreen):
         if name.endswith("-kind") and variant is not None:
             self.query_one(f"#hint-{name}", Static).update(safe_markup(variant.about))
         if name == "method" and variant is not None:
-            from payscope.api.models.payouts import _METHOD_PAYOUT_TYPE
-
             implied = _METHOD_PAYOUT_TYPE.get(variant.method)
             if implied is not None:  # a passthrough token fits any type: left as it is
                 self.query_one("#field-payout_type", Select).value = implied.value
@@ -386,9 +300,6 @@ class PayoutForm(ChoiceFormScreen):
 
     def read(self) -> dict[str, Any]:
         """The request body the fields say (FormErrors for what is wrong, each at its field)."""
-        from pydantic import ValidationError
-
-        from payscope.api.models._iso import is_currency
 
         errors: dict[str, str] = {}
         body: dict[str, Any] = {}
@@ -412,7 +323,7 @@ class PayoutForm(ChoiceFormScreen):
                 variant.model.model_validate(data)
             except ValidationError as exc:
                 errors.update(model_errors(exc, variant.key, self.shown_fields()))
-            body["payout_method_data"] = _nest(variant.path, data)
+            body["payout_method_data"] = nest(variant.path, data)
         customer = {
             key: value
             for key in ("id", "name", "email")
@@ -433,9 +344,8 @@ class PayoutForm(ChoiceFormScreen):
             raise FormErrors(errors)
         return body
 
-    def request_errors(self, error: Any) -> dict[str, str]:
+    def request_errors(self, error: ValidationError) -> dict[str, str]:
         """The request model's messages, each under the field it is about."""
-        from payscope.views.model_fields import model_message
 
         shown = self.shown_fields()
         variant = self.variant()
@@ -456,9 +366,6 @@ class PayoutForm(ChoiceFormScreen):
     def field_of_error(self, error: BaseException) -> str | None:
         """The field a refusal from the service names (payout_method_data, payout_type, a
         method field such as iban), else what the generic forms find."""
-        import re
-
-        from payscope.api.errors import ApiError
 
         if isinstance(error, ApiError):
             shown = self.shown_fields()
@@ -490,7 +397,6 @@ class PayoutForm(ChoiceFormScreen):
 
 def account_said(row: Mapping[str, Any]) -> str:
     """A sandbox test account in a few words: "…0002 → failed when it settles"."""
-    import re
 
     rule, outcome = str(row.get("rule") or ""), str(row.get("outcome") or "")
     ending = re.search(r"ending in (\S+)", rule)
@@ -499,8 +405,7 @@ def account_said(row: Mapping[str, Any]) -> str:
     return f"{what} → {outcome.split(':')[0].split('(')[0].strip()}"
 
 
-def _entity(value: str | None) -> Any:
-    from payscope.api.models.payouts import EntityType
+def _entity(value: str | None) -> str | NoSelection:
 
     if not value:
         return Select.NULL
@@ -508,14 +413,14 @@ def _entity(value: str | None) -> Any:
     return next((e.value for e in EntityType if e.value.lower() == key), Select.NULL)
 
 
-class NewPayoutForm(PayoutForm):
+class NewPayoutForm(PayoutForm[PayoutCreateRequest, Payout]):
     """Create a payout: amount, method (its fields follow it), customer and options."""
 
     title_text = "New payout"
     intro = "Fields follow the method and its scheme. Numbers show masked once typed."
     submit_label = "Create payout"
 
-    def method_options(self) -> list[tuple[Any, str]]:
+    def method_options(self) -> list[tuple[str | Text, str]]:
         return [*super().method_options(), ("None yet (add it with Update)", _NONE)]
 
     def filled(self, key: str) -> Mapping[str, str]:
@@ -534,9 +439,6 @@ class NewPayoutForm(PayoutForm):
         return f"Create and confirm · {amount}"
 
     def build(self) -> Any:
-        from pydantic import ValidationError
-
-        from payscope.api.models.payouts import PayoutCreateRequest
 
         body = self.read()
         try:
@@ -545,7 +447,6 @@ class NewPayoutForm(PayoutForm):
             raise FormErrors(self.request_errors(exc)) from None
 
     async def send(self, request: Any) -> Any:
-        from payscope.views.live import announce
 
         payout = await self.client.payouts.create(request)
         # No webhook says a payout was created (only its sending and outcome do).
@@ -553,13 +454,15 @@ class NewPayoutForm(PayoutForm):
         return payout
 
 
-class PayoutUpdateForm(PayoutForm):
+class PayoutUpdateForm(PayoutForm[PayoutUpdateRequest, Payout]):
     """Change a payout before it is confirmed: what differs from it as read is sent."""
 
     title_text = "Update payout"
     submit_label = "Save"
 
-    def __init__(self, payout: Any) -> None:
+    payout: Payout
+
+    def __init__(self, payout: Payout) -> None:
         super().__init__()
         self.payout = payout
         kept = method_text(payout) if payout.payout_method_data else "none yet"
@@ -568,10 +471,7 @@ class PayoutUpdateForm(PayoutForm):
             f"amount and details can change. Current method: {kept}."
         )
 
-    def method_options(self) -> list[tuple[Any, str]]:
-        from rich.text import Text
-
-        from payscope.widgets.text import safe
+    def method_options(self) -> list[tuple[str | Text, str]]:
 
         current = method_text(self.payout) if self.payout.payout_method_data else "none yet"
         keep = Text.assemble("Keep the current method (", safe(current), ")")
@@ -637,9 +537,6 @@ class PayoutUpdateForm(PayoutForm):
         return f"{text} and confirm" if confirm else text
 
     def build(self) -> Any:
-        from pydantic import ValidationError
-
-        from payscope.api.models.payouts import PayoutUpdateRequest
 
         changes = self.changes()
         if not changes:
@@ -650,7 +547,6 @@ class PayoutUpdateForm(PayoutForm):
             raise FormErrors(self.request_errors(exc)) from None
 
     async def send(self, request: Any) -> Any:
-        from payscope.views.live import announce
 
         if request.model_dump(exclude_none=True) == {"confirm": True}:
             payout = await self.client.payouts.confirm(self.payout.payout_id)
@@ -659,84 +555,3 @@ class PayoutUpdateForm(PayoutForm):
         # No webhook reports an update (or a confirmation short of sending): announced.
         announce(self.app, payout.payout_id, "payout_updated", payout.status)
         return payout
-
-
-# -- the flow's confirmations ------------------------------------------------------------------
-
-
-def _what(p: Any) -> str:
-    method = method_text(p) if p.payout_method_data else "no method"
-    return f"{p.payout_id}: {format_amount(p.amount, p.currency)} to {method}"
-
-
-def confirm_form(payout: Any) -> ConfirmScreen:
-    """Confirm: the service checks the method; with auto-fulfil it is sent at once."""
-    from payscope.views.live import announce
-
-    async def do() -> Any:
-        app = form.app
-        result = await form.runtime.api.payouts.confirm(payout.payout_id)
-        announce(app, result.payout_id, "payout_confirmed", result.status)
-        return result
-
-    then = (
-        "Auto-fulfil is on: it is sent to the recipient at once."
-        if payout.auto_fulfill
-        else "It then waits for Fulfill (f) to be sent."
-    )
-    form = ConfirmScreen(
-        "Confirm payout",
-        f"Confirm {_what(payout)}? {then}",
-        "Confirm and send" if payout.auto_fulfill else "Confirm payout",
-        do,
-    )
-    return form
-
-
-def fulfill_form(payout: Any) -> ConfirmScreen:
-    """Fulfil: the payout is sent; it settles by itself and a webhook says how."""
-
-    async def do() -> Any:
-        return await form.runtime.api.payouts.fulfill(payout.payout_id)
-
-    form = ConfirmScreen(
-        "Fulfill payout",
-        f"Send {_what(payout)}? It settles by itself; a payout_success or payout_failed "
-        "webhook says how.",
-        f"Send {format_amount(payout.amount, payout.currency)}",
-        do,
-    )
-    return form
-
-
-def cancel_form(payout: Any) -> ConfirmScreen:
-    """Cancel a payout that is not final."""
-
-    async def do() -> Any:
-        return await form.runtime.api.payouts.cancel(payout.payout_id)
-
-    form = ConfirmScreen(
-        "Cancel payout",
-        f"Cancel {_what(payout)}? Nothing more is sent; this cannot be undone.",
-        "Cancel payout",
-        do,
-        variant="error",
-    )
-    return form
-
-
-def reverse_form(payout: Any) -> ConfirmScreen:
-    """The local sandbox's bank sends a paid-out payout back (success -> reversed)."""
-
-    async def do() -> Any:
-        return await form.runtime.api.sandbox.reverse_payout(payout.payout_id)
-
-    form = ConfirmScreen(
-        "Reverse payout (sandbox bank)",
-        f"Act as the recipient's bank and send back {_what(payout)}? The payout becomes "
-        "reversed and a payout_reversed webhook is sent.",
-        "Reverse payout",
-        do,
-        variant="warning",
-    )
-    return form
