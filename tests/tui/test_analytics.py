@@ -99,11 +99,7 @@ def _counts(data_dir: Path, start: str, end: str, column: str = "currency") -> d
 
 
 def _settled(view: AnalyticsView) -> bool:
-    return (
-        view.loading_since is None
-        and view.answer is not None
-        and view._asked == view.choice.query_key
-    )
+    return view.loading_since is None and view.answer_is_current
 
 
 async def _analytics(pilot: Any) -> AnalyticsView:

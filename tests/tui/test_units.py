@@ -330,8 +330,10 @@ def test_a_customers_payments_say_when_the_service_gives_no_total() -> None:
     screen = CustomerDetailScreen("cus_1")
     rows: list = [object()] * 20
     screen.payments = Payments(rows, 57)  # the spec's list: a total
-    assert screen._summary().plain.startswith("The newest 20 of 57 payments")
+    assert screen.payments_summary().plain.startswith("The newest 20 of 57 payments")
     screen.payments = Payments(rows, 20, more=True)  # the real service's: a full page, no total
-    assert screen._summary().plain.startswith("The newest 20 payments (the service gives no total")
+    assert screen.payments_summary().plain.startswith(
+        "The newest 20 payments (the service gives no total"
+    )
     screen.payments = Payments(rows[:3], 3)
-    assert screen._summary().plain.startswith("3 payments")
+    assert screen.payments_summary().plain.startswith("3 payments")

@@ -556,9 +556,14 @@ class AnalyticsView(AreaView):
             header.append("no answer", style=theme_colour(self.app.theme_variables, "error"))
         self.query_one("#analytics-header", TitleBar).update(header)
 
+    @property
+    def answer_is_current(self) -> bool:
+        """Whether the answer shown is the service's answer to the choice made now."""
+        return self.answer is not None and self._asked == self.choice.query_key
+
     def answer_now(self) -> float:
         """The service's time the window shown is computed from (that of the answer)."""
-        if self.answer is not None and self._asked == self.choice.query_key:
+        if self.answer_is_current:
             return self._asked_at
         return self.runtime.now()
 

@@ -347,14 +347,14 @@ class CustomerDetailScreen(DetailScreen["Customer"]):
         self.section("customer").update(fields)
         self.section("methods").update(methods_view(self.saved))
         self.section("mandates").update(mandates_view(self.saved, self.app.theme_variables))
-        self.section_payments.show(self.payments, self._summary())
+        self.section_payments.show(self.payments, self.payments_summary())
         if self.payments.rows and not self._focused_once:
             # Up and down pick a payment, Enter opens it; the fields above stay in view.
             self._focused_once = True
             if self.focused is None or self.focused.id == "detail-body":
                 self.section_payments.table.focus(scroll_visible=False)
 
-    def _summary(self) -> Text:
+    def payments_summary(self) -> Text:
         p = self.payments
         if p.error:
             return Text.assemble(("Could not load the payments: ", "bold"), safe(p.error))
