@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from payscope.api.cards import luhn_ok as passes_luhn
+from payscope.api.codes import CATALOGUE
 
 SUCCEEDED = "succeeded"
 DECLINED = "declined"
@@ -48,77 +49,79 @@ PROCESSING_SECONDS = 60
 # How many sandbox hours after success the dispute card draws its dispute.
 DISPUTE_AFTER_HOURS = 6
 
-# unified code -> (unified message, acquirer code, acquirer wording); its category is its family
-# (`category_of`).
-UNIFIED: dict[str, tuple[str, str, str]] = {
-    "UE_1000": ("Issue with payment method details", "05", "Do not honor"),
-    "UE_1001": ("Insufficient funds", "51", "Insufficient funds in account"),
-    "UE_1002": ("Card expired", "54", "Expired card"),
-    "UE_1003": ("Card number invalid", "14", "Invalid card number"),
-    "UE_1004": ("Security code wrong", "N7", "Decline for CVV2 failure"),
-    "UE_1005": ("PIN wrong", "55", "Incorrect PIN"),
-    "UE_1006": ("Card reported lost or stolen", "41", "Pick up card (lost)"),
-    "UE_1007": ("Declined by issuer", "05", "Do not honor"),
-    "UE_1008": ("Card not supported", "57", "Card type not supported"),
-    "UE_1009": ("Card restricted", "62", "Restricted card"),
-    "UE_1010": (
-        "Transaction not permitted for card",
-        "57",
-        "Transaction not permitted to cardholder",
-    ),
-    "UE_1011": ("Over card limit", "61", "Exceeds withdrawal amount limit"),
-    "UE_1012": ("Declined for security reasons", "59", "Suspected fraud"),
-    "UE_1013": ("Contact issuer", "01", "Refer to card issuer"),
-    "UE_1014": ("No record of card", "56", "No card record"),
-    "UE_1015": ("Card inactive", "78", "Blocked, first used / card inactive"),
-    "UE_1016": ("Account not usable for this payment", "52", "No checking account"),
-    "UE_1017": ("Cardholder cancelled", "R1", "Cardholder stopped payment"),
-    "UE_1018": ("Possibly already processed", "94", "Duplicate transmission detected"),
-    "UE_1099": ("Generic decline", "05", "Do not honor"),
-    "UE_2000": ("Not eligible, blocked or 3DS required", "R0", "Transaction not eligible"),
-    "UE_2001": ("Payment method unavailable", "58", "Transaction not permitted to terminal"),
-    "UE_2002": (
-        "Additional authentication required",
-        "1A",
-        "Strong customer authentication required",
-    ),
-    "UE_2003": ("Blocked", "RB", "Blocked by risk rules"),
-    "UE_2004": ("Currency or country unsupported", "CU", "Currency not supported by the acquirer"),
-    "UE_3000": ("Temporary issue, try again", "91", "Issuer or switch inoperative"),
-    "UE_3001": ("Service temporarily unavailable", "91", "Issuer or switch inoperative"),
-    "UE_3002": ("Could not process, try again", "96", "System malfunction"),
-    "UE_3003": ("Timed out", "68", "Response received too late"),
-    "UE_4000": ("Request data problem", "30", "Format error"),
-    "UE_4001": (
-        "Required payment information missing or invalid",
-        "30",
-        "Format error: missing or invalid field",
-    ),
-    "UE_4002": ("Security code wrong length", "N7", "Invalid CVV2 length"),
-    "UE_4003": ("Payment session expired", "SE", "Payment session expired"),
-    "UE_4004": ("Transaction in invalid state", "12", "Invalid transaction state"),
-    "UE_5001": ("Authentication failed", "AF", "3DS authentication failed"),
-    "UE_5002": ("Declined by issuer", "AD", "3DS authentication declined"),
-    "UE_5003": ("Not completed", "AN", "3DS authentication not completed"),
-    "UE_5004": ("Cardholder not verified", "AV", "Cardholder not verified"),
-    "UE_5005": ("Authentication service unavailable", "AU", "Directory server unavailable"),
-    "UE_5006": ("Too many attempts", "AT", "Exceeded authentication attempts"),
-    "UE_5007": ("Device not recognised", "DR", "Device not recognised"),
-    "UE_5008": ("Invalid authentication response", "AR", "Invalid ARes/RReq message"),
-    "UE_5009": ("No response from authentication service", "NR", "No response from ACS"),
-    "UE_5010": ("Card not enrolled", "NE", "Card not enrolled in 3DS"),
-    "UE_5011": ("Timed out", "TO", "3DS challenge timed out"),
-    "UE_5012": ("Method unsupported", "MU", "Authentication method unsupported"),
-    "UE_5013": ("Card expired", "CE", "Card expired (3DS)"),
-    "UE_5014": ("Card number invalid", "CI", "Invalid card number (3DS)"),
-    "UE_5015": ("Transaction not valid for authentication", "TV", "Transaction not valid for 3DS"),
-    "UE_5016": ("No record of card", "NC", "No card record (3DS)"),
-    "UE_5017": ("Declined for security reasons", "SF", "Suspected fraud (3DS)"),
-    "UE_5018": ("Card reported lost or stolen", "LS", "Lost or stolen card (3DS)"),
-    "UE_5019": ("Not permitted for card", "NP", "Not permitted (3DS)"),
-    "UE_5020": ("Required data missing or invalid", "DM", "Required 3DS data missing"),
-    "UE_5021": ("Session expired", "SX", "3DS session expired"),
-    "UE_9000": ("Something went wrong", "99", "Unrecognised processor response"),
+# The service's unified message for each code is the catalogue's title (`payscope.api.codes`),
+# except for the coarse family codes, whose message the service words as below.
+_OWN_MESSAGES: Final[dict[str, str]] = {
+    "UE_1000": "Issue with payment method details",
+    "UE_2000": "Not eligible, blocked or 3DS required",
+    "UE_3000": "Temporary issue, try again",
+    "UE_9000": "Something went wrong",
+}
+
+# unified code -> (acquirer code, acquirer wording); its category is its family (`category_of`).
+_ACQUIRER: Final[dict[str, tuple[str, str]]] = {
+    "UE_1000": ("05", "Do not honor"),
+    "UE_1001": ("51", "Insufficient funds in account"),
+    "UE_1002": ("54", "Expired card"),
+    "UE_1003": ("14", "Invalid card number"),
+    "UE_1004": ("N7", "Decline for CVV2 failure"),
+    "UE_1005": ("55", "Incorrect PIN"),
+    "UE_1006": ("41", "Pick up card (lost)"),
+    "UE_1007": ("05", "Do not honor"),
+    "UE_1008": ("57", "Card type not supported"),
+    "UE_1009": ("62", "Restricted card"),
+    "UE_1010": ("57", "Transaction not permitted to cardholder"),
+    "UE_1011": ("61", "Exceeds withdrawal amount limit"),
+    "UE_1012": ("59", "Suspected fraud"),
+    "UE_1013": ("01", "Refer to card issuer"),
+    "UE_1014": ("56", "No card record"),
+    "UE_1015": ("78", "Blocked, first used / card inactive"),
+    "UE_1016": ("52", "No checking account"),
+    "UE_1017": ("R1", "Cardholder stopped payment"),
+    "UE_1018": ("94", "Duplicate transmission detected"),
+    "UE_1099": ("05", "Do not honor"),
+    "UE_2000": ("R0", "Transaction not eligible"),
+    "UE_2001": ("58", "Transaction not permitted to terminal"),
+    "UE_2002": ("1A", "Strong customer authentication required"),
+    "UE_2003": ("RB", "Blocked by risk rules"),
+    "UE_2004": ("CU", "Currency not supported by the acquirer"),
+    "UE_3000": ("91", "Issuer or switch inoperative"),
+    "UE_3001": ("91", "Issuer or switch inoperative"),
+    "UE_3002": ("96", "System malfunction"),
+    "UE_3003": ("68", "Response received too late"),
+    "UE_4000": ("30", "Format error"),
+    "UE_4001": ("30", "Format error: missing or invalid field"),
+    "UE_4002": ("N7", "Invalid CVV2 length"),
+    "UE_4003": ("SE", "Payment session expired"),
+    "UE_4004": ("12", "Invalid transaction state"),
+    "UE_5001": ("AF", "3DS authentication failed"),
+    "UE_5002": ("AD", "3DS authentication declined"),
+    "UE_5003": ("AN", "3DS authentication not completed"),
+    "UE_5004": ("AV", "Cardholder not verified"),
+    "UE_5005": ("AU", "Directory server unavailable"),
+    "UE_5006": ("AT", "Exceeded authentication attempts"),
+    "UE_5007": ("DR", "Device not recognised"),
+    "UE_5008": ("AR", "Invalid ARes/RReq message"),
+    "UE_5009": ("NR", "No response from ACS"),
+    "UE_5010": ("NE", "Card not enrolled in 3DS"),
+    "UE_5011": ("TO", "3DS challenge timed out"),
+    "UE_5012": ("MU", "Authentication method unsupported"),
+    "UE_5013": ("CE", "Card expired (3DS)"),
+    "UE_5014": ("CI", "Invalid card number (3DS)"),
+    "UE_5015": ("TV", "Transaction not valid for 3DS"),
+    "UE_5016": ("NC", "No card record (3DS)"),
+    "UE_5017": ("SF", "Suspected fraud (3DS)"),
+    "UE_5018": ("LS", "Lost or stolen card (3DS)"),
+    "UE_5019": ("NP", "Not permitted (3DS)"),
+    "UE_5020": ("DM", "Required 3DS data missing"),
+    "UE_5021": ("SX", "3DS session expired"),
+    "UE_9000": ("99", "Unrecognised processor response"),
+}
+
+# unified code -> (unified message, acquirer code, acquirer wording)
+UNIFIED: Final[dict[str, tuple[str, str, str]]] = {
+    code: (_OWN_MESSAGES.get(code) or CATALOGUE[code].title, *acquirer)
+    for code, acquirer in _ACQUIRER.items()
 }
 
 
