@@ -5,6 +5,7 @@ checked here: reading the areas' registry loads no Textual, one class is named A
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 import tomllib
@@ -107,3 +108,74 @@ def test_the_shared_pieces_of_the_resources_import_no_resource() -> None:
     }
     assert set(contract["source_modules"]) == shared  # type: ignore[arg-type]
     assert set(contract["forbidden_modules"]) == _resources()  # type: ignore[arg-type]
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        found[".".join(parts)] = path
+    return found
+
+
+def _imported(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """Every payscope module `name` imports anywhere: at its top, inside a function, or for the
+    type checker only."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {alias.name for alias in node.names if alias.name in modules}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    package[: len(package) - node.level + 1] + base.split(".") * bool(base)
+                )
+            for alias in node.names:
+                out.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    return (out & modules.keys()) - {name}
+
+
+def test_no_two_modules_import_each_other_even_inside_functions() -> None:
+    """An import inside a function still ties two modules together: a circle of them, however
+    it is hidden (in a function, under TYPE_CHECKING), is a design to undo, not to defer."""
+    modules = _modules()
+    graph = {name: _imported(name, path, modules) for name, path in modules.items()}
+    # Tarjan's strongly connected components, iteratively.
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        while work:
+            node, edges = work[-1]
+            step = next(edges, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    work.append((step, iter(sorted(graph[step]))))
+                elif step in stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                circle = []
+                while True:
+                    member = stack.pop()
+                    circle.append(member)
+                    if member == node:
+                        break
+                if len(circle) > 1:
+                    circles.append(sorted(circle))
+    assert not circles, circles

@@ -149,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         else:
             parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    args.command_line = parser  # for a command that describes the command line (completion)
     try:
         if args.command != "keys":
             # Until the TUI's first frame, or until the server serves; imports included.

@@ -10,7 +10,6 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 
-from payscope.cli import build_parser
 from payscope.cli.export import AREAS
 from payscope.core import paths
 
@@ -59,9 +58,9 @@ def _describe(parser: argparse.ArgumentParser, name: str, help_text: str) -> Com
     return command
 
 
-def commands() -> list[Command]:
-    """The top level, then each subcommand shown in `payscope --help`, as the parser has them."""
-    parser = build_parser()
+def commands(parser: argparse.ArgumentParser) -> list[Command]:
+    """The top level, then each subcommand shown in `payscope --help`, as `parser` (the whole
+    command line's) has them."""
     top = _describe(parser, "", "")
     found = [top]
     for action in parser._actions:
@@ -83,8 +82,8 @@ def _words(values: list[str]) -> str:
     return shlex.quote(" ".join(values))
 
 
-def bash_script() -> str:
-    every = commands()
+def bash_script(parser: argparse.ArgumentParser) -> str:
+    every = commands(parser)
     top = every[0]
     takes_value = sorted(o for o, kind in top.values.items())
     lines = [
@@ -147,20 +146,20 @@ def bash_script() -> str:
     return "\n".join(lines)
 
 
-def zsh_script() -> str:
+def zsh_script(parser: argparse.ArgumentParser) -> str:
     return "\n".join(
         [
             "#compdef payscope",
             "# payscope completion for zsh: `source <(payscope completion zsh)` in ~/.zshrc",
             "# (made by payscope completion zsh; it uses zsh's bashcompinit)",
             "autoload -U +X bashcompinit && bashcompinit",
-            bash_script(),
+            bash_script(parser),
         ]
     )
 
 
-def fish_script() -> str:
-    every = commands()
+def fish_script(parser: argparse.ArgumentParser) -> str:
+    every = commands(parser)
     lines = [
         "# payscope completion for fish: save it as ~/.config/fish/completions/payscope.fish",
         "# (made by payscope completion fish)",
@@ -220,7 +219,7 @@ def scenario_names() -> list[str]:
     return [s.name for s in SCENARIOS]
 
 
-def words_of(kind: str) -> list[str]:
+def words_of(kind: str, parser: argparse.ArgumentParser) -> list[str]:
     """What `payscope __complete KIND` prints, one a line."""
     if kind == "profiles":
         return profile_names()
@@ -228,14 +227,17 @@ def words_of(kind: str) -> list[str]:
         return scenario_names()
     if kind == "areas":
         return list(AREAS)
-    return [c.name for c in commands()[1:]]
+    return [c.name for c in commands(parser)[1:]]
 
 
 def run(args: argparse.Namespace) -> int:
+    # The whole command line's parser, handed over by `payscope.cli.main` (this module never
+    # imports the package that imports it).
+    parser: argparse.ArgumentParser = args.command_line
     if args.command == "__complete":
-        for word in words_of(args.kind):
+        for word in words_of(args.kind, parser):
             print(word)
         return 0
-    script = {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}[args.shell]()
+    script = {"bash": bash_script, "zsh": zsh_script, "fish": fish_script}[args.shell](parser)
     sys.stdout.write(script)
     return 0
