@@ -58,8 +58,8 @@ TEST_TMPDIR ?= $(shell d=/dev/shm; test -d $$d -a -w $$d && \
 
 # Bytecode is written even where PYTHONDONTWRITEBYTECODE is set: each worker would otherwise
 # compile (and rewrite the asserts of) every module it imports again, on every run. On a fresh
-# checkout there is none yet, and every worker would make it at once (7 s of CPU each): one
-# collection makes it on the other core while lint runs (mypy's first run: 15 s on one core).
+# checkout there is none yet, and every worker would make it at once: one collection makes it
+# on the other core while lint runs.
 PYTEST_ENV := PYTHONDONTWRITEBYTECODE= $(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR))
 PYTEST := $(PYTEST_ENV) $(VENV)/bin/pytest
 test: $(STAMP)
