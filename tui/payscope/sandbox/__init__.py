@@ -25,6 +25,11 @@ How to add a resource (e.g. disputes)
    A body no API model covers (a sandbox control's) gets its model in the package's
    `bodies.py`, read with `_support.validate(Model, await read_object(...))`; a validator that
    answers in the sandbox's own words raises `_support.refused(missing(...) or invalid(...))`.
+   Four controls still check their bodies by hand, because the order of their answers is not
+   a model's: a payment's redirect (the payment's 404 and state come before `result`), a
+   network-opened dispute (the payment is named before the reason is checked), the clock's
+   advance (its allowed range is the clock's) and the webhook target (the body as a whole names
+   `url`, `attach` or `detach`).
 3. State: `state = state_of(request)` (`payscope.sandbox.state`). Tables: `schema` is a
    `CREATE TABLE/INDEX IF NOT EXISTS` script run at start-up. Reads: `state.db.conn.execute`.
    Writes: `with state.db.transaction() as conn:` and never `await` inside it (one shared
