@@ -969,6 +969,12 @@ async def _list(pilot: Any) -> None:
     await _payout(client, amount=2500, currency="GBP")
     await pilot.press("r")
     await until(lambda: len(view.rows) == SEEDED + 5)
+    # The wallet payout, sent and fulfilled at once, says so by two webhooks: the status bar
+    # counts them once they have arrived, however long a loaded machine takes to deliver them.
+    from payscope.widgets.status_bar import StatusBar
+
+    status = pilot.app.screen.query_one(StatusBar)
+    await until(lambda: status.event_count == 2, "the wallet payout's two webhooks")
     await pilot.app.workers.wait_for_complete()
     # Where the cursor ends depends on whether the reload or the payouts' webhooks came first
     # (a cursor at the top follows new rows; one lower stays on its record): put it on the top.
