@@ -332,7 +332,7 @@ def test_the_docs_example_is_a_valid_file() -> None:
 
 
 def test_forward_urls_are_remembered_per_profile_and_for_local() -> None:
-    from payscope.webhooks.forward import check_url
+    from payscope.core.forward_urls import check_url
 
     config.save_settings(_settings())
     assert config.get_forward_url("staging") is None
@@ -385,7 +385,7 @@ def test_forward_url_of_an_unknown_profile_is_a_profile_error() -> None:
     ["ftp://127.0.0.1/hooks", "http:///nohost", "http://[::1/hooks", "127.0.0.1:3000/hooks"],
 )
 def test_bad_forward_urls_are_refused_as_the_listener_refuses_them(url: str) -> None:
-    from payscope.webhooks.forward import InvalidForwardUrl, url_problem
+    from payscope.core.forward_urls import InvalidForwardUrl, url_problem
 
     config.save_settings(_settings())
     before = config.config_path().read_bytes()
@@ -397,7 +397,7 @@ def test_bad_forward_urls_are_refused_as_the_listener_refuses_them(url: str) -> 
 
 
 def test_a_forward_url_never_carries_credentials_or_keys() -> None:
-    from payscope.webhooks.forward import InvalidForwardUrl
+    from payscope.core.forward_urls import InvalidForwardUrl
 
     config.save_settings(_settings())
     with pytest.raises(InvalidForwardUrl, match="user name or password"):

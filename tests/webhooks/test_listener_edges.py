@@ -415,7 +415,7 @@ def test_an_unusable_forward_url_is_refused_when_the_listener_is_made(
 async def test_replaying_to_an_unusable_url_is_refused_before_sending(
     listener: Listener, client: httpx.AsyncClient
 ) -> None:
-    from payscope.webhooks.listener import InvalidForwardUrl
+    from payscope.core.forward_urls import InvalidForwardUrl
 
     assert listener.url is not None
     await post_signed(client, listener.url, event_body("evt_bad_target"))

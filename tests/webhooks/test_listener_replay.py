@@ -16,13 +16,8 @@ import httpx
 import pytest
 
 from payscope.core.asgi_server import EmbeddedServer
-from payscope.webhooks.forward import url_problem
-from payscope.webhooks.listener import (
-    ForwardTargetError,
-    InvalidForwardUrl,
-    Listener,
-    NoForwardTarget,
-)
+from payscope.core.forward_urls import ForwardTargetError, InvalidForwardUrl, url_problem
+from payscope.webhooks.listener import Listener, NoForwardTarget
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,

@@ -21,10 +21,10 @@ from payscope.api.terminal import safe_json, safe_text, say
 from payscope.api.vocabulary import counted
 from payscope.core import gc_pause
 from payscope.core import secrets as keystore
+from payscope.core.forward_urls import url_problem
 from payscope.core.hosts import is_loopback_host as is_loopback
 from payscope.core.private_files import SecretFileError, read_secret_lines
 from payscope.webhooks.checks import DEFAULT_MAX_AGE
-from payscope.webhooks.forward import url_problem
 from payscope.webhooks.listener import DEFAULT_PORT, Listener, ListenerError
 from payscope.webhooks.records import FORWARD_DELIVERED, FORWARD_FAILED
 from payscope.webhooks.secret_store import generate_secret, mask

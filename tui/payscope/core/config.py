@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from payscope.core import bounded
 from payscope.core.docs import page
+from payscope.core.forward_urls import InvalidForwardUrl, check_url
 from payscope.core.hosts import INSECURE_HTTP_FIX, is_insecure_http
 
 # Re-exported: `payscope.core.config.config_dir()` etc. stay the public names.
@@ -92,8 +93,6 @@ def _check_forward_url(value: str | None) -> str | None:
     if value is None:
         return None
     # The listener's own check, so the TUI, `payscope listen --forward-to` and a replay agree.
-    from payscope.webhooks.forward import InvalidForwardUrl, check_url
-
     value = value.strip()
     check_url(value)
     parts = urlsplit(value)
@@ -617,7 +616,7 @@ def set_forward_url(profile_name: str, url: str | None, path: Path | None = None
     """Remember ``url`` as the forward URL of ``profile_name`` (None or "" forgets it).
 
     The URL is checked as the listener checks forward targets (http:// or https://, a host)
-    and may hold no user name or password: ``payscope.webhooks.forward.InvalidForwardUrl`` (a
+    and may hold no user name or password: ``payscope.core.forward_urls.InvalidForwardUrl`` (a
     ``ValueError``, said for a person) otherwise, with nothing written. Returns the URL as
     stored (trimmed). Raises :class:`ProfileError` for a profile that is not configured.
     """

@@ -25,8 +25,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
+from payscope.core.forward_urls import ForwardTargetError, check_url
 from payscope.core.waiting import wait_or_wake
 from payscope.webhooks.journal import Journal
 from payscope.webhooks.records import (
@@ -61,10 +61,6 @@ _IDLE_CHECK = 60.0
 _JOURNAL_PAUSE = 5.0
 
 
-class ForwardTargetError(ValueError):
-    """There is no usable URL to forward or replay to; the message says what to do."""
-
-
 class NoForwardTarget(ForwardTargetError):
     """A replay was asked without a URL, and no forward URL or route covers the event."""
 
@@ -75,37 +71,6 @@ class NoForwardTarget(ForwardTargetError):
             "URL (in the TUI's settings, or start `payscope listen` with --forward-to URL), "
             "or give the URL to replay it to."
         )
-
-
-class InvalidForwardUrl(ForwardTargetError):
-    """A forward or replay URL that cannot be used (not http(s), no host, not a URL)."""
-
-    def __init__(self, url: str, problem: str) -> None:
-        self.url = url
-        self.problem = problem
-        super().__init__(problem)
-
-
-def check_url(url: str) -> str:
-    """`url` when it can be a forward target; else raise :class:`InvalidForwardUrl`."""
-    problem = url_problem(url)
-    if problem is not None:
-        raise InvalidForwardUrl(url, problem)
-    return url
-
-
-def url_problem(url: str) -> str | None:
-    """Why `url` cannot be a forward target (None when it can), written for a person."""
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - parsing the port is the check
-    except ValueError as exc:
-        return f"{url!r} is not a valid URL ({exc})"
-    if parts.scheme not in ("http", "https"):
-        return f"forward targets need an http:// or https:// URL, got {url!r}"
-    if not parts.hostname:
-        return f"{url!r} names no host; use e.g. http://127.0.0.1:3000/webhooks"
-    return None
 
 
 class Forwarder:

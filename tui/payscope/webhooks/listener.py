@@ -62,6 +62,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+# Re-exported: what `replay` raises, importable from here with the rest of the listener's API.
+from payscope.core.forward_urls import ForwardTargetError as ForwardTargetError
+from payscope.core.forward_urls import InvalidForwardUrl as InvalidForwardUrl
+from payscope.core.forward_urls import check_url
 from payscope.core.host_guard import refusal, refused_host
 from payscope.webhooks.checks import (
     DEFAULT_MAX_AGE,
@@ -80,11 +84,7 @@ from payscope.webhooks.checks import (
     staleness,
 )
 from payscope.webhooks.deliveries import Delivery, ListenerStats, Publisher
-from payscope.webhooks.forward import Forwarder, check_url
-
-# Re-exported: what `replay` raises, importable from here with the rest of the listener's API.
-from payscope.webhooks.forward import ForwardTargetError as ForwardTargetError
-from payscope.webhooks.forward import InvalidForwardUrl as InvalidForwardUrl
+from payscope.webhooks.forward import Forwarder
 from payscope.webhooks.forward import NoForwardTarget as NoForwardTarget
 from payscope.webhooks.journal import Journal
 from payscope.webhooks.records import Attempt, ForwardRecord, JournalError, Recorded

@@ -41,9 +41,10 @@ from typing import Any
 import orjson
 
 from payscope.core import gc_pause
+from payscope.core.forward_urls import InvalidForwardUrl
 from payscope.webhooks.checks import DEFAULT_MAX_AGE, checked_max_age, checked_secrets
 from payscope.webhooks.deliveries import SUBSCRIBER_QUEUE_SIZE, Delivery, ListenerStats, Publisher
-from payscope.webhooks.forward import InvalidForwardUrl, NoForwardTarget
+from payscope.webhooks.forward import NoForwardTarget
 from payscope.webhooks.journal import Journal
 from payscope.webhooks.listener import Listener, ListenerError
 from payscope.webhooks.records import ForwardRecord

@@ -8,8 +8,8 @@ from textual.widgets import Input
 
 from payscope.app.runtime.connection import NotStarted
 from payscope.core import config
+from payscope.core.forward_urls import url_problem
 from payscope.views.forms import Field, FormErrors, FormScreen
-from payscope.webhooks.forward import url_problem
 
 if TYPE_CHECKING:
     from payscope.webhooks.records import ForwardRecord
