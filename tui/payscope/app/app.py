@@ -24,6 +24,7 @@ from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from payscope.api.terminal import say
+from payscope.app.served import served_by
 from payscope.areas import AREAS
 from payscope.core import gc_pause
 from payscope.core.display import USER, DisplayPolicy
@@ -256,8 +257,6 @@ class PayscopeApp(App[int]):
     def on_mount(self) -> None:
         for problem in self.startup_problems:
             self.notify(problem, title="Theme problem", severity="warning", timeout=10)
-        from payscope.cli.serve import served_by
-
         server = served_by() if self.is_web else None
         if server is not None:
             # A tab of `payscope serve`: this payscope quits (cleanly: its listener detached)

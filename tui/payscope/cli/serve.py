@@ -11,18 +11,12 @@ clipboard and links open in the browser through textual-serve's own driver. Ctrl
 from __future__ import annotations
 
 import argparse
-import os
 from typing import TYPE_CHECKING
 
 from payscope.cli.options import Formatter, bind_options, pace, positive_int
 
 if TYPE_CHECKING:
     from payscope.cli.options import Subparsers
-
-# Set for each tab's payscope: the server's pid. The tab's process is the server's own child (its
-# shell execs it), and quits once its parent is no longer the server (`served_by`).
-ENV_SERVED_BY = "PAYSCOPE_SERVED_BY"
-
 
 # The subcommands this module parses and runs.
 COMMANDS = ("serve",)
@@ -68,14 +62,8 @@ def add_parser(subparsers: Subparsers) -> None:
     )
 
 
-def served_by() -> int | None:
-    """The pid of the `payscope serve` this payscope is a tab of, or None."""
-    value = os.environ.get(ENV_SERVED_BY, "")
-    return int(value) if value.isdigit() else None
-
-
 def run(args: argparse.Namespace) -> int:
     """Entry point of `payscope serve` (returns the exit code)."""
     from payscope.cli import serve_run  # textual-serve and its guard, once the subcommand runs
 
-    return serve_run.run(args, ENV_SERVED_BY)
+    return serve_run.run(args)

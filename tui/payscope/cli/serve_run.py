@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from payscope.app.serve_guard import Guard, served_name
+from payscope.app.served import ENV_SERVED_BY
 from payscope.core.hosts import is_loopback_host as is_loopback
 from payscope.demo.story import STORIES, StoryError, load_story
 
@@ -35,9 +36,9 @@ def command_for(args: argparse.Namespace) -> str:
     return "exec " + shlex.join(parts)
 
 
-def run(args: argparse.Namespace, served_by_variable: str) -> int:
-    """Serve as `args` say, each tab's payscope told this server's pid in `served_by_variable`
-    (`payscope.cli.serve.served_by` reads it); the exit code."""
+def run(args: argparse.Namespace) -> int:
+    """Serve as `args` say, each tab's payscope told this server's pid in `ENV_SERVED_BY`
+    (`payscope.app.served.served_by` reads it); the exit code."""
     host, port = args.host, args.port
     if not is_loopback(host) and not args.public:
         print(
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace, served_by_variable: str) -> int:
             return 2
     guard = Guard(host, port, max_tabs=args.max_tabs)
     url = f"http://{served_name(host, port)}/?token={guard.token}"
-    os.environ[served_by_variable] = str(os.getpid())  # each tab's payscope inherits it
+    os.environ[ENV_SERVED_BY] = str(os.getpid())  # each tab's payscope inherits it
     what = f"the demo {args.demo!r}" if getattr(args, "demo", None) else "its own payscope"
     if not is_loopback(host):
         print(
