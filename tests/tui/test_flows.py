@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from textual.widgets import DataTable
-
 from payscope.areas.events.view import EventsView
 from payscope.areas.payments.detail import PaymentDetailScreen
 from payscope.areas.payments.forms import CaptureForm, NewPaymentScreen, RefundForm
@@ -24,7 +22,7 @@ async def test_start_up_shows_the_seeded_payments(dirs: Dirs) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         view = app.screen.query_one(PaymentsView)
-        table = view.query_one(DataTable)
+        table = view.table
         assert table.row_count == min(SEEDED_PAYMENTS, 100)
         assert view.total == SEEDED_PAYMENTS
         assert app.runtime.environment == "local"
@@ -54,7 +52,7 @@ async def test_create_capture_refund_updates_row_and_events(dirs: Dirs) -> None:
         await until(lambda: view.selected_id() == "pay_tui_flow_1")
         assert view.rows["pay_tui_flow_1"].status == "requires_capture"
 
-        table = view.query_one(DataTable)
+        table = view.table
         await pilot.press("c")
         await until(lambda: on_screen(app, CaptureForm))
         await pilot.press("ctrl+s")
@@ -181,7 +179,6 @@ async def test_ctrl_r_reloads_the_views_without_restarting(dirs: Dirs) -> None:
 
 async def test_request_log_path_column_takes_the_room_left(dirs: Dirs) -> None:
     """No horizontal scrolling at 80 columns; the rows survive a resize."""
-    from textual.widgets.data_table import ColumnKey
 
     from payscope.areas.requests.view import RequestsView
 
@@ -191,14 +188,14 @@ async def test_request_log_path_column_takes_the_room_left(dirs: Dirs) -> None:
         await run_command(pilot, "requests")
         await pilot.pause()
         view = app.screen.query_one(RequestsView)
-        table = view.query_one(DataTable)
-        narrow = table.columns[ColumnKey("path")].width
+        table = view.table
+        narrow = table.column_width("path")
         assert table.virtual_size.width <= table.size.width
         rows = table.row_count
         assert rows >= 1
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
-        assert table.columns[ColumnKey("path")].width > narrow
+        assert table.column_width("path") > narrow
         assert table.row_count == rows
 
 
@@ -220,7 +217,7 @@ async def test_an_empty_result_keeps_the_keys_of_the_area(dirs: Dirs) -> None:
         # Esc clears the filter: the rows come back and the table has the focus again.
         await pilot.press("escape")
         await until(lambda: not view.has_class("-empty") and view.total > 0)
-        await until(lambda: app.focused is view.query_one(DataTable))
+        await until(lambda: app.focused is view.table)
 
 
 async def test_the_rail_makes_room_in_a_narrow_terminal_unless_asked_back(dirs: Dirs) -> None:
@@ -230,11 +227,11 @@ async def test_the_rail_makes_room_in_a_narrow_terminal_unless_asked_back(dirs: 
     async with app.run_test(size=(60, 20)) as pilot:
         await ready(pilot)
         nav = app.screen.query_one(NavRail)
-        table = app.screen.query_one(PaymentsView).query_one(DataTable)
+        table = app.screen.query_one(PaymentsView).table
         assert not nav.display
         # The three columns fit, amount included, with the status cut shorter.
-        assert [str(c.label) for c in table.columns.values()] == ["Payment", "Status", "Amount"]
-        assert sum(c.get_render_width(table) for c in table.columns.values()) <= 59
+        assert table.column_labels() == ["Payment", "Status", "Amount"]
+        assert sum(width + 2 for _key, width in table.fitted) <= 59
         await pilot.resize_terminal(120, 40)
         await until(lambda: bool(nav.display))
         await pilot.press("ctrl+b")  # hidden by hand: a resize no longer brings it back

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from payscope.areas.payments.view import PaymentsView
-from payscope.views.table import ResourceTable
 from tests.tui.pilot import create_payment, until
 from tests.tui.snapshot_app import build, ready
 
@@ -24,8 +23,6 @@ async def test_a_new_payment_goes_on_top_by_its_webhook(
         await until(lambda: payment.payment_id in view.rows)
         await app.workers.wait_for_complete()
         await pilot.pause()
-        table = view.query_one(ResourceTable)
-        first = table.coordinate_to_cell_key((0, 0)).row_key.value
-        assert first == payment.payment_id
+        assert view.table.get_row_index(payment.payment_id) == 0
         errors = [n.message for n in app.told if n.severity == "error"]
         assert errors == []

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from payscope.app import PayscopeApp, make_app
 from payscope.core.asgi_server import EmbeddedServer
@@ -222,7 +222,7 @@ async def _open_area(pilot: Any, area: str, view_type: type[V]) -> V:
 async def _open_row(pilot: Any, view: Any, record_id: str, screen_type: type[S]) -> S:
     """Select a record's row, press Enter, and wait for its detail to load."""
     app = pilot.app
-    table: DataTable[Any] = view.query_one(DataTable)
+    table = view.table
     table.focus()
     table.move_cursor(row=table.get_row_index(record_id))
     await pilot.press("enter")
@@ -256,7 +256,7 @@ def _raw_shows_every_field(screen: Any, served: dict[str, Any]) -> None:
 
 def _colours(view: Any, served: list[dict[str, Any]], id_key: str, status_key: str) -> None:
     """Each status in its theme colour: a known one never neutral, an unknown one neutral."""
-    table: DataTable[Any] = view.query_one(DataTable)
+    table = view.table
     variables = view.app.theme_variables
     for obj in served:
         status = obj[status_key]

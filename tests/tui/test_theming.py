@@ -137,8 +137,8 @@ async def test_every_bundled_theme_keeps_status_colours_readable_on_every_row(
     or not, and under the mouse; the cursor row's own text against the cursor. Measured from
     the colours Textual computes for the table (presentation's red on its stripe was 2.5:1)."""
     from rich.style import Style
-    from textual.widgets import DataTable
 
+    from payscope.views.line_table import LineTable
     from payscope.widgets.format import theme_colour
     from payscope.widgets.theming import APP_VARIABLE_DEFAULTS, BUILTIN_THEME_DIR
     from tests.tui.pilot import until
@@ -147,13 +147,13 @@ async def test_every_bundled_theme_keeps_status_colours_readable_on_every_row(
     bundled = sorted(path.stem for path in BUILTIN_THEME_DIR.glob("*.toml"))
     assert len(bundled) >= 4
     statuses = [v for v in APP_VARIABLE_DEFAULTS if v.startswith("status-") and "style" not in v]
-    rows = ("datatable--odd-row", "datatable--even-row", "datatable--hover")
+    rows = ("line-table--odd-row", "line-table--even-row", "line-table--hover")
     app = build(*dirs)
     poor: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         app.load_all_themes()
-        table = app.screen.query(DataTable).first()
+        table = app.screen.query(LineTable).first()
         for name in bundled:
             app.theme = name
             await pilot.pause()
@@ -171,7 +171,7 @@ async def test_every_bundled_theme_keeps_status_colours_readable_on_every_row(
                         ratio = _contrast(colour, background)
                         if ratio < WCAG_AA:
                             poor.append(f"{name} {status} on {row} (focus {focused}): {ratio:.2f}")
-                cursor = table.get_component_rich_style("datatable--cursor")
+                cursor = table.get_component_rich_style("line-table--cursor")
                 ratio = _contrast(cursor.color, cursor.bgcolor)
                 if ratio < WCAG_AA:
                     poor.append(f"{name} cursor text (focus {focused}): {ratio:.2f}")

@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
+from payscope.views.line_table import LineTable
+
 
 class KeyHelpScreen(ModalScreen[None]):
     """A table of the active bindings of the screen it was opened from."""
@@ -59,7 +61,13 @@ class KeyHelpScreen(ModalScreen[None]):
             # payscope's own keys all have an id (they can be remapped); Textual's widgets'
             # (a table's "Cursor left", "Page Left", the app's "super+c") have none: they are
             # the keys every table and text box has, not this screen's.
-            if binding.system or binding.id is None or (key, binding.action) in seen:
+            # LineTable's moves carry ids (they can be remapped) but are the same keys.
+            if (
+                binding.system
+                or binding.id is None
+                or binding.id in LineTable.NAVIGATION_IDS
+                or (key, binding.action) in seen
+            ):
                 continue
             seen.add((key, binding.action))
             table.add_row(

@@ -118,6 +118,12 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
         ),
     ]
 
+    # The keys every table has (as DataTable's own, which carry no id): the key help leaves
+    # them out, as it does a text box's, to show the screen's own keys.
+    NAVIGATION_IDS: ClassVar[frozenset[str]] = frozenset(
+        {"table.up", "table.down", "table.page_up", "table.page_down", "table.top", "table.bottom"}
+    )
+
     class RowHighlighted(Message):
         """The cursor came to a row (moved, or the rows moved under it)."""
 
@@ -195,6 +201,11 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
         (as `DataTable.get_cell`)."""
         keys = [key for key, _width in self.fitted]
         return self._cells[record_id][keys.index(column)]
+
+    def get_row(self, record_id: str) -> list[RenderableType]:
+        """What the row `record_id` shows, a cell per fitted column, as drawn (as
+        `DataTable.get_row`)."""
+        return list(self._cells[record_id])
 
     def _row_of(self, record_id: str) -> int:
         if self._index is None:

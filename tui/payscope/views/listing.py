@@ -111,8 +111,9 @@ class ResourceListView(AreaView, Generic[T]):
     columns: ClassVar[Sequence[Column[Any]]] = ()
     actions: ClassVar[Sequence[Action[Any]]] = ()
     page_size: ClassVar[int] = 100
-    # The table the list is drawn in: payscope's line-drawn one, or DataTable's (the default).
-    table_class: ClassVar[type[ResourceTable[Any]] | type[LineTable[Any]]] = ResourceTable
+    # The table the list is drawn in: payscope's own, drawn a line at a time (the default), or
+    # DataTable's (what bench/live_feed.py measures it against).
+    table_class: ClassVar[type[ResourceTable[Any]] | type[LineTable[Any]]] = LineTable
     empty_hint: ClassVar[str] = ""  # markup: "Press [b]n[/b] to create one."
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

@@ -223,6 +223,16 @@ class RowKeeping(_Table, Generic[T]):
         else:
             self._select(selected)
 
+    def column_labels(self) -> list[str]:
+        """The headers of the columns shown, left to right."""
+        labels = {column.key: column.label for column in self.spec}
+        return [labels[key] for key, _width in self.fitted]
+
+    def column_width(self, key: str) -> int:
+        """How wide the column `key` is drawn, in cells (its text; each cell has one cell of
+        padding either side too)."""
+        return dict(self.fitted)[key]
+
     # -- selection ---------------------------------------------------------------------------
 
     def selected(self) -> T | None:

@@ -16,7 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from payscope.api.journal import JournalEntry
 from payscope.api.vocabulary import counted
@@ -29,6 +29,7 @@ from payscope.views.columns import CellContext, Column
 from payscope.views.detail import DetailScreen, Missing
 from payscope.views.filters import Filter, Grammar, Term
 from payscope.views.json_view import json_view
+from payscope.views.line_table import LineTable
 from payscope.views.listing import ResourceListView
 from payscope.views.live import watch_requests
 from payscope.widgets.format import theme_colour
@@ -266,7 +267,7 @@ class RequestsView(ResourceListView[JournalEntry]):
         if self.table.cursor_row == 0:
             self._show()
 
-    @on(DataTable.RowHighlighted)
+    @on(LineTable.RowHighlighted)
     def _show(self) -> None:
         entry = self.table.selected()
         if entry is None:
