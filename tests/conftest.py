@@ -38,6 +38,13 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["PAYSCOPE_CURSOR_BLINK"] = "off"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The tests marked `long` (a minute or more of one worker's time) are handed out first: one
+    # started last would leave a single worker busy while the others have finished. Only the
+    # order changes; every test runs.
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 # Property tests check values, not speed: Hypothesis's timing checks (a draw or an example
 # slower than a set time) failed on this 2-core machine running four workers, when one
 # worker was off the CPU for a second (2026-11-26: "Input generation is slow" in

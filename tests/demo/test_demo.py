@@ -30,6 +30,7 @@ async def _play_to_end(app: DemoApp) -> None:
     await until(lambda: app.demo.finished or app.demo.failed, "the story to end", detail=on)
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
 @pytest.mark.parametrize("name", STORIES)
 async def test_every_shipped_story_plays_to_its_end(

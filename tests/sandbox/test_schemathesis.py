@@ -100,6 +100,7 @@ async def run_schemathesis(
     return text
 
 
+@pytest.mark.long
 async def test_stateless_no_5xx(served: tuple[Sandbox, str], tmp_path: Path) -> None:
     box, url = served
     text = await run_schemathesis(box, url, "examples,coverage,fuzzing", tmp_path, FUZZ_EXAMPLES)
