@@ -13,6 +13,7 @@ import contextlib
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -33,6 +34,12 @@ SECRET_SERVICE_BUS_NAME = "org.freedesktop.secrets"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Ctrl+C as a terminal gives it: a suite started in the background by a script (`make test
+    # &`) inherits SIGINT ignored, and so would every payscope it starts, so a test of Ctrl+C
+    # (`logs tail`, an interrupted export) would wait for an exit that never comes. The
+    # children's SIGINT is the default again (a handler is reset to it at exec, ignoring is not).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     # Every app the tests start keeps its input cursors still, as a user can ask
     # (`PAYSCOPE_CURSOR_BLINK=off`): a snapshot never catches a cursor half-way through a blink.
     os.environ["PAYSCOPE_CURSOR_BLINK"] = "off"

@@ -47,6 +47,11 @@ def _described(keys: Iterable[Widget]) -> list[tuple[Any, ...]]:
     ]
 
 
+def _keys_and_disabled(app: App[None]) -> list[tuple[str, bool]]:
+    """Each key the footer shows, and whether it is shown disabled."""
+    return [(str(getattr(k, "key")), k.has_class("-disabled")) for k in app.query(KEY)]  # noqa: B009
+
+
 async def _until_keys(pilot: Pilot[None], count: int) -> None:
     """Wait until the footer shows `count` keys: it mounts them once the screen's bindings
     are ready, which can take more than one refresh on a loaded machine."""
@@ -143,6 +148,14 @@ async def test_keys_changed_in_place_show_what_textuals_footer_shows() -> None:
         for offers in OFFERS[1:]:
             app.offers = offers
             app.refresh_bindings()
+            # The keys the offers leave, and which are disabled: the footer shows them once
+            # the screen has said its bindings changed (a refresh later, or more).
+            wanted = [
+                (b.key, offers.get(b.action, True) is None)
+                for b in Offers.BINDINGS
+                if isinstance(b, Binding) and offers.get(b.action, True) is not False
+            ]
+            await until(lambda w=wanted: _keys_and_disabled(app) == w, f"the keys of {offers}")
             await pilot.pause()
             mine = app.export_screenshot()
             keys = _described(app.query(KEY))

@@ -38,6 +38,13 @@ async def _open_edit(pilot: Any, name: str) -> ProfileForm:
     table = app.screen.query_one("#profiles-table", DataTable)
     await until(lambda: table.row_count > 1)
     table.move_cursor(row=table.get_row_index(name))
+    # `e` is the area's: pressed once the focus has come into it (it moves there after a
+    # refresh), not to whatever held the focus before.
+    view = app.screen.query_one(SettingsView)
+    await until(
+        lambda: app.focused is not None and view in app.focused.ancestors_with_self,
+        "the focus in the Settings area",
+    )
     await pilot.press("e")
     await until(lambda: on_screen(app, ProfileForm))
     form = app.screen

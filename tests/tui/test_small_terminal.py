@@ -56,6 +56,12 @@ async def test_at_80x24_the_lists_keep_what_a_user_needs(dirs: Dirs) -> None:
         _footer_whole(app)
 
         await run_command(pilot, "requests")
+        # The footer takes the area's keys once the screen says its bindings changed.
+        footer = app.screen.query_one(KeyFooter)
+        await until(
+            lambda: "Copy curl" in [str(k.description) for k in footer.query("FooterKey")],
+            "the Requests keys in the footer",
+        )
         await pilot.pause()
         shown = _footer_whole(app)
         assert "Copy curl" in shown and "Keys" in shown

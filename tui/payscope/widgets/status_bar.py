@@ -171,11 +171,15 @@ class StatusBar(Horizontal):
         ):
             setattr(self, name, getattr(other, name))
         self.clock, self.state, self.read_only = other.clock, other.state, other.read_only
-        self.set_environment(other.query_one(EnvBadge).environment)
+        for badge in other.query(EnvBadge):
+            self.set_environment(badge.environment)
 
     def set_environment(self, environment: str) -> None:
-        """Show `local`, `sandbox` or `production` on the badge."""
-        self.query_one(EnvBadge).environment = environment
+        """Show `local`, `sandbox` or `production` on the badge. A bar still composing (or
+        already taken down, its screen closing) has no badge yet: its screen mirrors the main
+        bar once it is mounted."""
+        for badge in self.query(EnvBadge):
+            badge.environment = environment
 
 
 def _short_url(url: str) -> str:
