@@ -121,7 +121,7 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
     # The keys every table has (as DataTable's own, which carry no id): the key help leaves
     # them out, as it does a text box's, to show the screen's own keys.
     NAVIGATION_IDS: ClassVar[frozenset[str]] = frozenset(
-        {"table.up", "table.down", "table.page_up", "table.page_down", "table.top", "table.bottom"}
+        b.id for b in BINDINGS if isinstance(b, Binding) and not b.show and b.id is not None
     )
 
     class RowHighlighted(Message):
