@@ -147,6 +147,34 @@ async def test_tab_after_theme_lists_the_theme_names(dirs: Dirs) -> None:
         assert not prompt.border_subtitle  # one left: nothing to list
 
 
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_command_prompt_lies_over_the_list_and_moves_nothing(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    """`:` opens the prompt over the last rows of the body: the table, the rail and the bars
+    keep their places (taking rows instead laid out and drew every row again, for each `:`
+    and each Esc), and Esc gives the rows back as they were."""
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        table = screen.query_one("#payments-table")
+        status = screen.query_one("#status")
+        before = (table.region, status.region, table.scroll_offset)
+        await pilot.press("colon")
+        prompt = screen.query_one("#command-prompt")
+        await until(lambda: prompt.has_focus and prompt.region.height == 3)
+        assert (table.region, status.region, table.scroll_offset) == before
+        # Over the body's last rows, just above the status bar, as wide as the screen.
+        assert prompt.region.bottom == status.region.y
+        assert prompt.region.width == size[0]
+        assert screen.get_widget_at(prompt.region.x + 2, prompt.region.y + 1)[0] is prompt
+        await pilot.press("escape")
+        await until(lambda: table.has_focus)
+        assert (table.region, status.region, table.scroll_offset) == before
+        assert screen.get_widget_at(1, prompt.region.y + 1)[0] is not prompt
+
+
 async def test_theme_alone_opens_the_picker_that_lists_them(dirs: Dirs) -> None:
     from textual.command import CommandPalette
 
