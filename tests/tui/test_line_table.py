@@ -203,6 +203,40 @@ async def test_a_changed_record_is_drawn_again_and_an_unchanged_one_is_not() -> 
         assert [table.render_line(y).text.split() for y in (1, 2)] == [["b!"], ["a!"]]
 
 
+async def test_focus_going_and_back_draws_no_row_again_but_a_change_meanwhile_shows() -> None:
+    state: dict[str, Any] = {"suffix": ""}
+    columns = [Column[str]("name", "Name", 12, lambda r, _c: Text(r + state["suffix"]))]
+    app = Tables()
+    async with app.run_test(size=(40, 12)) as pilot:
+        table = app.query_one(LineTable)
+        table.spec = tuple(columns)
+        table.fit_to(38)
+        table.show(["a", "b", "c"])
+        table.focus()
+        await pilot.pause()
+        focused = [table.render_line(y) for y in range(4)]
+        app.set_focus(None)
+        await pilot.pause()
+        blurred = [table.render_line(y) for y in range(4)]
+        assert [_look(s) for s in blurred] != [_look(s) for s in focused]  # the tint, the cursor
+        state["suffix"] = "!"
+        assert table.update("b")  # changed while the table has no focus
+        table.focus()
+        await pilot.pause()
+        again = [table.render_line(y) for y in range(4)]
+        # The header and the unchanged rows are the very lines drawn when it had the focus...
+        assert [again[y] is focused[y] for y in (0, 1, 3)] == [True, True, True]
+        # ...the changed one is drawn anew, in the focused look.
+        assert again[2].text.split() == ["b!"]
+        assert _look(again[2])[0].style == _look(focused[2])[0].style
+        # Another theme is another look: every line drawn in it.
+        app.theme = "textual-light" if app.theme != "textual-light" else "textual-dark"
+        await pilot.pause()
+        themed = [table.render_line(y) for y in range(4)]
+        assert [_look(s) for s in themed] != [_look(s) for s in again]
+        assert [s.text.split() for s in themed[1:]] == [["a"], ["b!"], ["c"]]
+
+
 async def test_the_columns_fit_the_width_and_a_long_value_ends_in_an_ellipsis() -> None:
     app = Tables()
     async with app.run_test(size=(60, 10)) as pilot:

@@ -36,6 +36,15 @@ T = TypeVar("T")
 
 # The kinds of line a row is drawn as (each cached on its own).
 _EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER = range(5)
+# What a row's drawing takes from the styles (with the table's own): a look is these.
+_LOOK_COMPONENTS = (
+    "line-table--header",
+    "line-table--cursor",
+    "line-table--hover",
+    "line-table--even-row",
+    "line-table--odd-row",
+)
+_LOOKS_KEPT = 3  # looks kept besides the one shown (focused, not, and a theme before)
 
 
 class LineTable(RowKeeping[T], ScrollView, can_focus=True):
@@ -161,6 +170,12 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
         # cursor came to it, or it moved from an odd line to an even one) only restyles these.
         self._drawn_cells: dict[str, list[list[Segment]]] = {}
         self._header_line: Strip | None = None
+        # The rows drawn in each look the table had lately (its styles: focused or not, the
+        # theme), so focus going away and coming back draws no row again: the table's tint
+        # and the cursor's colour change with the focus, which `:`, `/` and every form take.
+        self._looks: dict[tuple[Style, ...], tuple[dict[tuple[str, int], Strip], Strip | None]] = {}
+        self._look: tuple[Style, ...] | None = None  # the look `_lines` is drawn in
+        self._restyled = True  # the styles changed since `_look` was taken
         self._hover: int | None = None
         self._highlighted: tuple[int, bool] = (0, False)  # the cursor's row, and a row there
 
@@ -215,9 +230,8 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
     def _changed(self, *, structure: bool = False) -> None:
         """After rows were added, moved or taken away: the size, the cursor, a redraw."""
         if structure:
-            self._lines.clear()
+            self._forget_lines()
             self._drawn_cells.clear()
-            self._header_line = None
         self._index = None
         width = sum(w + 2 for _k, w in self.fitted)
         self.virtual_size = Size(width, len(self._order) + 1)
@@ -246,7 +260,7 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
             self.records[record_id] = record
             self._cells[record_id] = self._row_cells(record, context)
         self._order = list(self.records)
-        self._lines.clear()
+        self._forget_lines()
         self._drawn_cells.clear()
 
     def _show_rows(self, fresh: dict[str, T], context: CellContext) -> None:
@@ -278,8 +292,7 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
         if not all(same_cell(a, b) for a, b in zip(self._cells[record_id], cells, strict=True)):
             self._cells[record_id] = cells
             self._drawn_cells.pop(record_id, None)
-            for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
-                self._lines.pop((record_id, kind), None)
+            self._forget_line(record_id)
             self._refresh_row(self._row_of(record_id))
         return True
 
@@ -305,8 +318,7 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
             self.records.pop(record_id, None)
             self._cells.pop(record_id, None)
             self._drawn_cells.pop(record_id, None)
-            for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
-                self._lines.pop((record_id, kind), None)
+            self._forget_line(record_id)
 
     def _take_away(self, gone: Sequence[str], kept: Sequence[str]) -> None:
         self._order = list(kept)
@@ -431,13 +443,41 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        # Focus, the theme or the look changed the component styles: every line is drawn again.
-        self._lines.clear()
-        self._header_line = None
+        # Focus, the theme or the look changed the component styles: the rows are drawn in
+        # the new look, or taken from when the table last had it.
+        self._restyled = True
 
     def on_resize(self) -> None:
-        self._lines.clear()  # each line is as wide as the table
+        self._forget_lines()  # each line is as wide as the table
+
+    def _forget_lines(self) -> None:
+        """Every row drawn, in every look, is drawn again when next shown."""
+        self._looks.clear()
+        self._lines = {}
         self._header_line = None
+        self._look = None
+        self._restyled = True
+
+    def _forget_line(self, record_id: str) -> None:
+        for lines, _header in (*self._looks.values(), (self._lines, None)):
+            for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
+                lines.pop((record_id, kind), None)
+
+    def _in_look(self) -> None:
+        """`_lines` and `_header_line` for the styles the table has now."""
+        self._restyled = False
+        look = (
+            self.rich_style,
+            *(self.get_component_rich_style(name) for name in _LOOK_COMPONENTS),
+        )
+        if look == self._look:
+            return
+        if self._look is not None:
+            self._looks[self._look] = (self._lines, self._header_line)
+        self._lines, self._header_line = self._looks.pop(look, ({}, None))
+        self._look = look
+        while len(self._looks) >= _LOOKS_KEPT:
+            del self._looks[next(iter(self._looks))]  # the look had longest ago
 
     def on_focus(self) -> None:
         self.notify_style_update()
@@ -448,6 +488,8 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
+        if self._restyled:
+            self._in_look()
         width = self.size.width
         scroll_x = round(self.scroll_offset.x)
         base = self.rich_style
