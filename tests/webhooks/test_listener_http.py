@@ -20,6 +20,7 @@ from tests.webhooks.conftest import (
     SIGNATURE_HEADER,
     event_body,
     hmac_sha512,
+    iso_now,
     post_signed,
 )
 
@@ -373,7 +374,8 @@ async def test_a_mandate_event_is_journaled_under_its_mandate(
                     "payment_method_id": "pm_1",
                 },
             },
-            "timestamp": "2026-11-27T10:00:00Z",
+            # Now: a date written here ages past the listener's freshness window (7 days).
+            "timestamp": iso_now(),
         }
     ).encode()
     response = await post_signed(client, listener.url, body)
