@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from textual.app import ComposeResult
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -41,6 +42,14 @@ class KeyFooter(Footer):
         for widget in widgets:
             if getattr(widget, "action", None) == HELP_ACTION:
                 widget.add_class("-help")
+            if not self.compact:
+                # A key starts compact and is then bound to the footer's own setting: as it
+                # mounts, its style is worked out three times (made, made compact, made not),
+                # for every key of every rebuild. Given the footer's setting before it mounts,
+                # neither later step changes anything, and its style is worked out once.
+                compact = getattr(type(widget), "compact", None)
+                if isinstance(compact, Reactive):
+                    widget.set_reactive(compact, False)
         dropped = self._left_out(widgets)
         for widget in widgets:
             if id(widget) not in dropped:
