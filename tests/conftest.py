@@ -10,6 +10,7 @@ for this session. Without those binaries they skip, or fail when PAYSCOPE_REQUIR
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import random
 import shutil
@@ -120,6 +121,10 @@ def collector_resumed() -> Iterator[None]:
     from payscope.core import gc_pause
 
     gc_pause.resume()
+    # What an app froze once its runtime was up (as a user's app does) lived as long as that
+    # app: the test, here. Let go, it is collected as the app's garbage; kept frozen, every
+    # test's app would stay in memory to the end of the run.
+    gc.unfreeze()
 
 
 # Seeded ids -------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from payscope.app import PayscopeApp, make_app
+from payscope.core import gc_pause
 from payscope.core.display import STABLE
 from tests.tui.conftest import frozen_clock
 
@@ -13,7 +14,12 @@ from tests.tui.conftest import frozen_clock
 def build(
     config_dir: Path, data_dir: Path, theme: str = "payscope-dark", **options: Any
 ) -> PayscopeApp:
-    """A local-profile app on the copied sandbox, clock frozen, nothing that moves on screen."""
+    """A local-profile app on the copied sandbox, clock frozen, nothing that moves on screen.
+
+    The garbage collector is paused first, as `payscope` pauses it at launch: the app resumes
+    it once its runtime is up, with what was made so far frozen (tui/payscope/core/gc_pause.py),
+    as a user's app does; the test's end lets that go (`collector_resumed`)."""
+    gc_pause.pause()
     return make_app(
         theme=theme,
         config_dir=config_dir,
