@@ -3,13 +3,15 @@ the TUI, on the seeded embedded sandbox; a path that names no format is refused,
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import json
 from pathlib import Path
+from typing import Any
 
 from textual.widgets import Input, Static
 
-from payscope.api.models.payments import PaymentCreateRequest, PaymentListRequest
+from payscope.api.models.payments import PaymentListRequest
 from payscope.views.export_run import ExportScreen
 from tests.tui.pilot import apply_filter, open_list, shown_text, until
 from tests.tui.snapshot_app import build
@@ -84,14 +86,24 @@ async def test_esc_cancels_a_running_export_and_leaves_no_file(dirs: Dirs, tmp_p
     app = build(*dirs)
     async with app.run_test(size=(120, 40)) as pilot:
         view = await open_list(pilot, "payments", PaymentsView)
-        client = app.runtime.api
-        for index in range(400):
-            body = {"amount": 100 + index, "currency": "USD", "confirm": False}
-            await client.payments.create(PaymentCreateRequest.model_validate(body))
         everything = await all_payments(app)
-        view.page_size = 1  # one payment a page: the export takes many reads, Esc comes first
+        view.page_size = 1  # one payment a page: the export takes many reads
         view.load()
         await app.workers.wait_for_complete()
+        # The export's reads after its first wait until Esc was pressed: it is mid-export
+        # then however fast the machine (it once read every page before Esc came).
+        esc_pressed = asyncio.Event()
+        read_page = view.fetch_page
+        reads = 0
+
+        async def held(*args: Any, **kwargs: Any) -> Any:
+            nonlocal reads
+            reads += 1
+            if reads > 1:
+                await esc_pressed.wait()
+            return await read_page(*args, **kwargs)
+
+        view.fetch_page = held  # type: ignore[method-assign]
         await pilot.press("E")
         await until(lambda: on_screen(app, ExportScreen))
         screen = app.screen
@@ -105,6 +117,7 @@ async def test_esc_cancels_a_running_export_and_leaves_no_file(dirs: Dirs, tmp_p
         assert screen.running and screen.read < len(everything)
         assert [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
         await pilot.press("escape")
+        esc_pressed.set()  # an export Esc did not stop would now read on, and write its file
         await until(lambda: app.screen is not screen)
         await app.workers.wait_for_complete()
         await pilot.pause()
