@@ -52,6 +52,13 @@ NOTES = {
         "1, 2026-12-04), one after the other: 19.8% of a core for the line table, 25.0% for "
         "the DataTable, its p99 key latency 22.8 ms against 32.0 ms."
     ),
+    "key_costs": (
+        "CPU per everyday key and what undoes it (issue 43), this checkout against another "
+        "(`--against`: main before the issue's work, 3632240), alternately in fresh "
+        "processes. The `:` prompt lies over the list instead of taking its rows, a list keeps "
+        "the rows it drew in each look (focused or not), and the footer's keys are styled once "
+        "as they mount."
+    ),
     "line_table": (
         "CPU of the table's own drawing (`render_lines`, thread time) and of the whole process "
         "for a key and its frame, at 100,000 rows, in alternated rounds of one run."
