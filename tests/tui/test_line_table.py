@@ -183,15 +183,22 @@ async def test_live_rows_on_top_keep_the_cursor_on_its_record_within_a_bounded_w
         assert table.selected_id() == "110" and "111" not in table.records
 
 
-async def test_a_changed_record_is_drawn_again_and_an_unchanged_one_is_not() -> None:
+def _named(app: Tables, names: list[str]) -> tuple[LineTable[str], dict[str, Any]]:
+    """The app's table showing `names` in one column, each name followed by `state["suffix"]`
+    (changed by the test to change how the records draw)."""
     state: dict[str, Any] = {"suffix": ""}
     columns = [Column[str]("name", "Name", 12, lambda r, _c: Text(r + state["suffix"]))]
+    table: LineTable[str] = app.query_one(LineTable)
+    table.spec = tuple(columns)
+    table.fit_to(38)
+    table.show(names)
+    return table, state
+
+
+async def test_a_changed_record_is_drawn_again_and_an_unchanged_one_is_not() -> None:
     app = Tables()
     async with app.run_test(size=(40, 12)) as pilot:
-        table = app.query_one(LineTable)
-        table.spec = tuple(columns)
-        table.fit_to(38)
-        table.show(["a", "b"])
+        table, state = _named(app, ["a", "b"])
         await pilot.pause()
         assert table.update("a") and table.render_line(1).text.split() == ["a"]
         state["suffix"] = "!"
@@ -204,14 +211,9 @@ async def test_a_changed_record_is_drawn_again_and_an_unchanged_one_is_not() -> 
 
 
 async def test_focus_going_and_back_draws_no_row_again_but_a_change_meanwhile_shows() -> None:
-    state: dict[str, Any] = {"suffix": ""}
-    columns = [Column[str]("name", "Name", 12, lambda r, _c: Text(r + state["suffix"]))]
     app = Tables()
     async with app.run_test(size=(40, 12)) as pilot:
-        table = app.query_one(LineTable)
-        table.spec = tuple(columns)
-        table.fit_to(38)
-        table.show(["a", "b", "c"])
+        table, state = _named(app, ["a", "b", "c"])
         table.focus()
         await pilot.pause()
         focused = [table.render_line(y) for y in range(4)]
