@@ -491,8 +491,8 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             # Mounted on first use: one widget less to build before the first paint. It lies
             # over the last rows of the body, on a layer of its own, rather than taking rows
             # from it: opening and closing it then draws the prompt alone, where taking rows
-            # laid out and drew again every row of the table and the rail (140 ms of CPU for
-            # a `:` and its Esc, at 120x40).
+            # laid out and drew again every row of the table and the rail (the figures:
+            # bench/key_costs.py).
             prompt = CommandPrompt(themes=tuple(sorted(self.app.available_themes)))
             await self.query_one("#body").mount(prompt)
         prompt.add_class("-shown")

@@ -459,7 +459,7 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
         self._restyled = True
 
     def _forget_line(self, record_id: str) -> None:
-        for lines, _header in (*self._looks.values(), (self._lines, None)):
+        for lines in (self._lines, *(kept for kept, _header in self._looks.values())):
             for kind in (_EVEN, _ODD, _CURSOR, _HOVER, _CURSOR_HOVER):
                 lines.pop((record_id, kind), None)
 
@@ -476,7 +476,7 @@ class LineTable(RowKeeping[T], ScrollView, can_focus=True):
             self._looks[self._look] = (self._lines, self._header_line)
         self._lines, self._header_line = self._looks.pop(look, ({}, None))
         self._look = look
-        while len(self._looks) >= _LOOKS_KEPT:
+        while len(self._looks) > _LOOKS_KEPT:
             del self._looks[next(iter(self._looks))]  # the look had longest ago
 
     def on_focus(self) -> None:
