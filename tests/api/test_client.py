@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from payscope import __version__
-from payscope.api import ApiClient, ApiError
+from payscope.api import ApiClient, ApiError, http_core
 from payscope.api import errors as e
 from payscope.api.models.payments import PaymentCaptureRequest, PaymentCreateRequest
 from payscope.api.models.refunds import RefundCreateRequest
@@ -489,3 +489,19 @@ async def test_repr_never_shows_the_key(make_client: ClientFactory) -> None:
     client = make_client("http://127.0.0.1:9")
     assert KEY not in repr(client)
     assert KEY[-4:] not in repr(client)
+
+
+async def test_a_second_client_validates_with_the_validators_the_first_built(
+    app: Served, make_client: ClientFactory
+) -> None:
+    # Validators are built once per process (api/http_core.py): a client made later, as each
+    # app and each profile switched to makes one, builds none of them again.
+    scripted, url = app
+    scripted.script("GET", "/payments/pay_1", Reply(200, PAYMENT))
+    first = await make_client(url).payments.retrieve("pay_1")
+    built = dict(http_core._ADAPTERS)
+    assert built, "the first read built no validator"
+    second = await make_client(url).payments.retrieve("pay_1")
+    assert second == first
+    assert built == http_core._ADAPTERS
+    assert all(http_core._ADAPTERS[kind] is adapter for kind, adapter in built.items())

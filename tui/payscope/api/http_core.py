@@ -55,6 +55,22 @@ MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 OFF_LOOP_BYTES = 1024 * 1024
 
 
+# One validator per answer type for the whole process, not one per client: a model's validator
+# is built the first time it is needed (`defer_build`, api/models/_base.py), and a TypeAdapter
+# builds its own, so each new client (a profile switched to, each app a process runs) built
+# every one of them again. Types are hashable and their validators never change; two threads
+# building the same one at once only build it twice.
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def adapter_for(target: Any) -> TypeAdapter[Any]:
+    """The process's validator for `target` (a model, or a list or union of them)."""
+    adapter = _ADAPTERS.get(target)
+    if adapter is None:
+        adapter = _ADAPTERS[target] = TypeAdapter(target)
+    return adapter
+
+
 class HttpCore:
     """Typed async calls to the payment service, with retries and a request journal.
 
@@ -146,7 +162,6 @@ class HttpCore:
         self._rate_limit = RateLimit()
         self._rate_limit_watchers: list[Callable[[RateLimit], None]] = []
         self._call_ids = 0
-        self._adapters: dict[Any, TypeAdapter[Any]] = {}
         if transport is None and serves_locally(self.base_url):
             transport = LocalTransport()  # the local sandbox: no httpcore to import
         # The transport given or chosen (None: httpx's own).
@@ -345,9 +360,7 @@ class HttpCore:
         return rebuild(done)
 
     def _validate(self, target: Any, data: Any, method: str, path: str) -> Any:
-        adapter = self._adapters.get(target)
-        if adapter is None:
-            adapter = self._adapters[target] = TypeAdapter(target)
+        adapter = adapter_for(target)
         try:
             return adapter.validate_python(data)
         except ValidationError as exc:
