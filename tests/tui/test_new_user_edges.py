@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from payscope.areas.payments.detail import PaymentDetailScreen
-from tests.tui.pilot import create_payment, open_detail, until
+from tests.tui.pilot import create_payment, open_detail, screen_text, until
 from tests.tui.snapshot_app import build, ready
 from tests.waits import on_screen
 
@@ -169,10 +169,48 @@ async def test_the_command_prompt_lies_over_the_list_and_moves_nothing(
         assert prompt.region.bottom == status.region.y
         assert prompt.region.width == size[0]
         assert screen.get_widget_at(prompt.region.x + 2, prompt.region.y + 1)[0] is prompt
+        _overlays_come_first(screen.query_one("#body"))
         await pilot.press("escape")
         await until(lambda: table.has_focus)
         assert (table.region, status.region, table.scroll_offset) == before
         assert screen.get_widget_at(1, prompt.region.y + 1)[0] is not prompt
+
+
+def _overlays_come_first(body: Any) -> None:
+    """What lies over the body (its `prompt` layer) comes before the rail and the views among
+    its children: Textual numbers the painting order from the last child placed, so an overlay
+    after them would renumber them, and draw them all again, each time it shows or goes."""
+    layers = [child.styles.layer or "default" for child in body.children]
+    assert "prompt" in layers
+    assert layers == sorted(layers, key=lambda layer: layer != "prompt"), layers
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_start_up_progress_lies_over_the_body_and_moves_nothing(
+    dirs: Dirs, size: tuple[int, int]
+) -> None:
+    """What the runtime says while it starts (a first run's seeding with its bar) shows over
+    the body's last rows, just above the status bar's "starting": the rail, the table and the
+    bars keep their places as it comes and goes (taking a row laid out and drew the whole body
+    again, twice in every start)."""
+    app = build(*dirs)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot)
+        screen = app.screen
+        table, status = screen.query_one("#payments-table"), screen.query_one("#status")
+        title = screen.query_one("#payments-header")
+        before = (table.region, status.region, title.region)
+        box = screen.query_one("#startup")
+        screen.show_progress("Seeding the demo data: 1,200 of 20,000 payments", 0.06)
+        await until(lambda: box.region.height >= 2 and "Seeding" in screen_text(app))
+        assert (table.region, status.region, title.region) == before
+        assert box.region.bottom == status.region.y and box.region.width == size[0]
+        assert screen.get_widget_at(2, box.region.y)[0] in box.query("*")
+        _overlays_come_first(screen.query_one("#body"))
+        screen.show_progress("", None)
+        await until(lambda: "Seeding" not in screen_text(app))
+        assert (table.region, status.region, title.region) == before
+        assert status.state == ""
 
 
 async def test_theme_alone_opens_the_picker_that_lists_them(dirs: Dirs) -> None:

@@ -102,6 +102,7 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
     MainScreen { layout: vertical; }
     MainScreen > #body { height: 1fr; layers: default prompt; }
     MainScreen #views { width: 1fr; height: 1fr; }
+    MainScreen StartupProgress { layer: prompt; dock: bottom; }
     MainScreen CommandPrompt {
         display: none; border: round $accent; height: 3; margin: 0 0;
         layer: prompt; dock: bottom;
@@ -162,8 +163,14 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
 
     def compose(self) -> ComposeResult:
         yield Banner(id="banner")
-        yield StartupProgress(id="startup")
         with Horizontal(id="body"):
+            # Over the body's last rows while the runtime starts (the list has none yet), on
+            # the prompt's layer, just above the status bar's "starting", rather than taking
+            # a row from the body: shown and gone, it would lay out and draw again the
+            # whole body twice in every start. First among the body's children, as the prompt
+            # is (prompt_command): what shows on that layer then leaves the painting order of
+            # the rail and the views as it was, and Textual draws only the widget that came.
+            yield StartupProgress(id="startup")
             nav = NavRail()
             nav.display = nav_shown_at(self.app.size.width)
             yield nav
@@ -492,9 +499,11 @@ class MainScreen(AppAccess, Screen[None]):  # type: ignore[misc]
             # over the last rows of the body, on a layer of its own, rather than taking rows
             # from it: opening and closing it then draws the prompt alone, where taking rows
             # laid out and drew again every row of the table and the rail (the figures:
-            # bench/key_costs.py).
+            # bench/key_costs.py). Mounted first in the body: Textual numbers the painting
+            # order from the last child placed, so a prompt placed after the rail and the
+            # views would renumber them both, and draw them again, each time it shows.
             prompt = CommandPrompt(themes=tuple(sorted(self.app.available_themes)))
-            await self.query_one("#body").mount(prompt)
+            await self.query_one("#body").mount(prompt, before=0)
         prompt.add_class("-shown")
         prompt.value = text
         prompt.cursor_position = len(text)
