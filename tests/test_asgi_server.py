@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from payscope.core.asgi_server import EmbeddedServer
+from tests.waits import REQUEST_TIMEOUT
 
 
 async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -25,7 +26,7 @@ async def test_port_zero_serves_on_the_port_it_reports() -> None:
     url = await server.start()
     try:
         assert server.port > 0 and url == f"http://127.0.0.1:{server.port}"
-        async with httpx.AsyncClient() as client:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
             assert (await client.get(url + "/")).text == "ok"
     finally:
         await server.stop()

@@ -18,6 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.waits import REQUEST_TIMEOUT
+
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "snd_from_a_file_0123456789"
 HOOK_SECRET = "whsec-from-a-file-" + "z" * 40
@@ -91,7 +93,7 @@ def procs() -> Iterator[list[subprocess.Popen[str]]]:
 def _check_sandbox(url: str, banner: str, pid: int) -> None:
     assert KEY in banner and HOOK_SECRET in banner  # the banner is for the user: in full
     assert KEY not in command_line(pid) and HOOK_SECRET not in command_line(pid)
-    answer = httpx.get(f"{url}/payments/list", headers={"api-key": KEY})
+    answer = httpx.get(f"{url}/payments/list", timeout=REQUEST_TIMEOUT, headers={"api-key": KEY})
     assert answer.status_code == 200, answer.text
 
 
@@ -133,7 +135,12 @@ def test_the_old_flags_still_work_and_win_over_the_environment(
     )
     procs.append(proc)
     assert KEY in banner and "snd_not_this_one_0000" not in banner
-    assert httpx.get(f"{url}/payments/list", headers={"api-key": KEY}).status_code == 200
+    assert (
+        httpx.get(
+            f"{url}/payments/list", timeout=REQUEST_TIMEOUT, headers={"api-key": KEY}
+        ).status_code
+        == 200
+    )
 
 
 @pytest.mark.parametrize(
@@ -219,6 +226,7 @@ def test_listen_with_a_secret_file_verifies_and_keeps_it_out_of_ps(
     signature = hmac.new(HOOK_SECRET.encode(), body, hashlib.sha512).hexdigest()
     answer = httpx.post(
         f"{url}/webhooks",
+        timeout=REQUEST_TIMEOUT,
         content=body,
         headers={"content-type": "application/json", "X-Webhook-Signature-512": signature},
     )

@@ -27,6 +27,7 @@ from payscope.api.models.payments import PaymentCreateRequest
 from payscope.core.disk import full_disk, is_disk_full
 from payscope.widgets.errors import describe_error
 from tests.sandbox.conftest import API_KEY, api_client, envelope, make_sandbox, payment_body
+from tests.waits import REQUEST_TIMEOUT
 
 pytestmark = pytest.mark.slow
 
@@ -85,7 +86,9 @@ async def test_a_full_disk_is_503_said_once_and_nothing_acknowledged_is_lost(
     acknowledged: list[str] = []
     refused: list[httpx.Response] = []
     try:
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             first = await http.post("/payments", json=payment_body())
             assert first.status_code == 200, first.text
             acknowledged.append(first.json()["payment_id"])
@@ -136,7 +139,9 @@ async def test_a_full_disk_is_503_said_once_and_nothing_acknowledged_is_lost(
     box = make_sandbox(data)
     url = await box.start()
     try:
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             for payment_id in acknowledged:
                 found = await http.get(f"/payments/{payment_id}")
                 assert found.status_code == 200, (payment_id, found.text)

@@ -17,6 +17,7 @@ from payscope.webhooks.listener import Listener
 from payscope.webhooks.process import ListenerProcess
 from payscope.webhooks.signing import SIGNATURE_HEADER
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
+from tests.waits import REQUEST_TIMEOUT
 from tests.webhooks.conftest import SECRET, event_body, hmac_sha512
 
 pytestmark = pytest.mark.slow
@@ -66,7 +67,9 @@ async def sandbox_url(tmp_path: Path) -> AsyncIterator[str]:
 
 async def test_the_sandbox_refuses_a_forged_host(sandbox_url: str) -> None:
     port = sandbox_url.rsplit(":", 1)[1]
-    async with httpx.AsyncClient(base_url=sandbox_url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=sandbox_url, headers={"api-key": API_KEY}
+    ) as http:
         for host in FORGED:
             for path in ("/payments", "/health", "/_sandbox/payments/pay_x/3ds", "/docs"):
                 _refused(await http.get(path, headers={"Host": host}), "local sandbox")

@@ -35,7 +35,7 @@ from payscope.sandbox.server import Sandbox
 from payscope.webhooks.listener import Listener
 from tests.sandbox.conftest import API_KEY, Receiver, make_sandbox, payment_body
 from tests.sandbox.conftest import receiver as receiver  # the fixture, for this module
-from tests.waits import awaited, until
+from tests.waits import REQUEST_TIMEOUT, awaited, until
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "catalogue-secret-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN"
@@ -679,7 +679,9 @@ async def test_a_host_header_never_reaches_stored_urls_or_webhooks(
     # Before: redirect_to_url, link_to_pay and payment_link.link were built from the Host
     # header, so a caller chose the URL every later reader (and the webhook) got.
     _, url = served
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY, "Host": EVIL}) as evil:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY, "Host": EVIL}
+    ) as evil:
         challenged = await evil.post("/payments", json=payment_body("4000003800000446"))
         linked = await evil.post("/payment_link", json={"amount": 500, "currency": "USD"})
         with_link = await evil.post(
@@ -693,7 +695,9 @@ async def test_a_host_header_never_reaches_stored_urls_or_webhooks(
     assert linked.json()["link_to_pay"].startswith(f"{url}/pay/")
     assert with_link.json()["payment_link"]["link"].startswith(f"{url}/pay/")
     # What was stored: read back with an ordinary Host.
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as http:
         stored = await http.get(f"/payments/{challenged.json()['payment_id']}")
         assert stored.json()["next_action"]["redirect_to_url"] == redirect
         page = await http.get(redirect.removeprefix(url))
@@ -712,7 +716,9 @@ async def test_markup_and_escape_sequences_are_kept_as_data_never_rendered(
     served: tuple[Sandbox, str],
 ) -> None:
     _, url = served
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as http:
         customer = await http.post("/customers", json={"name": MARKUP, "metadata": {MARKUP: 1}})
         assert customer.status_code == 200, customer.text
         assert customer.headers["content-type"] == "application/json"
@@ -738,7 +744,9 @@ async def test_a_form_post_to_the_3ds_page_and_bodiless_calls_still_work(
     # The content-type rule reads only JSON bodies: the challenge page's HTML form, calls
     # without a body (whatever they are labelled) and JSON with a charset all still pass.
     _, url = served
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as http:
         created = (await http.post("/payments", json=payment_body("4000003800000446"))).json()
         redirect = created["next_action"]["redirect_to_url"]
         secret = created["client_secret"]

@@ -19,6 +19,7 @@ from payscope.sandbox import daemon
 from payscope.webhooks.listener import Listener
 from tests.daemons import wait_ready
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
+from tests.waits import REQUEST_TIMEOUT
 
 
 def mode(path: Path) -> int:
@@ -47,7 +48,9 @@ async def test_the_sandbox_database_and_its_companions_are_0600_in_0700_dirs(
     box = make_sandbox(data)
     url = await box.start()
     try:
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             assert (await http.post("/payments", json=payment_body())).status_code == 200
         db = data / "sandbox.sqlite3"
         assert_private(

@@ -21,6 +21,7 @@ from payscope.app.runtime import Runtime
 from payscope.app.runtime.listener_dirs import listener_dir_for
 from payscope.app.runtime.options import RuntimeOptions
 from payscope.core import config, paths, secrets
+from tests.waits import REQUEST_TIMEOUT
 
 WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"
 
@@ -158,7 +159,7 @@ async def test_the_sandbox_keeps_its_port_between_runs_and_says_when_it_is_taken
             (notice,) = third.notices
             assert f"Port {port} (used last time) is taken" in notice
             assert f"runs on port {moved} this time" in notice
-            async with httpx.AsyncClient() as http:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as http:
                 health = await http.get(
                     f"{third.base_url}/health",
                     headers={"api-key": third.sandbox.credentials.api_key},

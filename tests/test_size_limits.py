@@ -16,7 +16,7 @@ from payscope.core.asgi_server import MAX_HEAD_BYTES
 from payscope.sandbox.middleware import MAX_BODY_BYTES
 from payscope.webhooks.listener import Listener
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
-from tests.waits import awaited
+from tests.waits import REQUEST_TIMEOUT, awaited
 
 pytestmark = pytest.mark.slow
 
@@ -64,7 +64,9 @@ async def test_the_sandbox_refuses_an_oversized_head(sandbox_url: str, where: st
     assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
     assert str(MAX_HEAD_BYTES).encode() in answer
     # The server still serves everyone else.
-    async with httpx.AsyncClient(base_url=sandbox_url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=sandbox_url, headers={"api-key": API_KEY}
+    ) as http:
         assert (await http.get("/health")).status_code == 200
 
 
@@ -80,7 +82,9 @@ async def test_the_listener_refuses_an_oversized_header(tmp_path: Path) -> None:
 
 
 async def test_a_head_just_under_the_limit_is_served(sandbox_url: str) -> None:
-    async with httpx.AsyncClient(base_url=sandbox_url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=sandbox_url, headers={"api-key": API_KEY}
+    ) as http:
         filler = {"x-filler": "f" * (MAX_HEAD_BYTES - 4096)}
         assert (await http.get("/health", headers=filler)).status_code == 200
 
@@ -89,7 +93,9 @@ async def test_the_sandbox_refuses_a_declared_oversized_body_with_the_envelope(
     sandbox_url: str,
 ) -> None:
     description = "d" * (MAX_BODY_BYTES + 1)
-    async with httpx.AsyncClient(base_url=sandbox_url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=sandbox_url, headers={"api-key": API_KEY}
+    ) as http:
         answer = await http.post(
             "/payments", json={"amount": 100, "currency": "USD", "description": description}
         )
@@ -109,7 +115,9 @@ async def test_the_sandbox_refuses_a_chunked_oversized_body_with_the_envelope(
             yield b"d" * 65536
         yield b'"}'
 
-    async with httpx.AsyncClient(base_url=sandbox_url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=sandbox_url, headers={"api-key": API_KEY}
+    ) as http:
         answer = await http.post(
             "/payments", content=chunks(), headers={"content-type": "application/json"}
         )
@@ -118,6 +126,8 @@ async def test_the_sandbox_refuses_a_chunked_oversized_body_with_the_envelope(
 
 
 async def test_a_body_under_the_limit_still_reaches_validation(sandbox_url: str) -> None:
-    async with httpx.AsyncClient(base_url=sandbox_url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=sandbox_url, headers={"api-key": API_KEY}
+    ) as http:
         answer = await http.post("/payments", json={"amount": "x" * (MAX_BODY_BYTES // 2)})
     assert answer.status_code == 400

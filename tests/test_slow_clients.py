@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from payscope.core.asgi_server import EmbeddedServer, LimitedHttpToolsProtocol
-from tests.waits import awaited, until
+from tests.waits import REQUEST_TIMEOUT, awaited, until
 
 
 class _Quick(LimitedHttpToolsProtocol):
@@ -103,7 +103,7 @@ async def test_connections_past_the_cap_are_refused_and_normal_requests_are_serv
         if not state.connections:
             break
         await asyncio.sleep(0.01)
-    async with httpx.AsyncClient(base_url=server.url) as client:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, base_url=server.url) as client:
         for i in range(5):
             response = await client.post("/", content=f"body {i}".encode())
             assert response.text == "ok"

@@ -22,6 +22,11 @@ from typing import Any
 # Seconds. A wait that takes this long is a hang on any machine (on a loaded one the waits take
 # seconds, not minutes). PAYSCOPE_TEST_HANG shortens it to find a hang sooner.
 HANG = float(os.environ.get("PAYSCOPE_TEST_HANG", "180"))
+# Seconds an HTTP client a test makes waits for an answer: as long, as the answer is an event
+# too. httpx's own default (5 s) is a speed limit: on a loaded machine a sandbox's or a
+# listener's answer can take longer than that and the test failed for a reason it does not name
+# (tests/test_waits.py keeps every client and call in the suite to it).
+REQUEST_TIMEOUT = HANG
 _POLL = 0.02
 
 

@@ -15,6 +15,7 @@ import httpx
 from payscope.api.scenarios import SCENARIOS
 from tests.cli.conftest import ROOT, Remote, no_traceback, payscope
 from tests.sandbox.conftest import API_KEY
+from tests.waits import REQUEST_TIMEOUT
 
 
 def test_list_names_each_scenario_with_its_description() -> None:
@@ -89,6 +90,7 @@ def test_on_a_remote_profile_in_json(remote: Remote) -> None:
     assert subscription in steps[1]["made"] and outcome["area"] == "subscriptions"
     answer = httpx.get(
         f"{remote.url}/subscriptions/{subscription}",
+        timeout=REQUEST_TIMEOUT,
         headers={"api-key": API_KEY, "X-Profile-Id": "pro_box"},
     )
     assert answer.status_code == 200, answer.text

@@ -16,6 +16,7 @@ import pytest
 from payscope.api import ApiClient
 from payscope.core.asgi_server import EmbeddedServer
 from payscope.sandbox.server import Sandbox, SandboxConfig
+from tests.waits import REQUEST_TIMEOUT
 
 API_KEY = "snd_test_0123456789abcdef"
 WEBHOOK_SECRET = "whsec-test-" + "x" * 53
@@ -109,7 +110,7 @@ async def served(sandbox: Sandbox) -> AsyncIterator[Served]:
     creds = sandbox.credentials
     headers = {"api-key": creds.api_key, "X-Profile-Id": creds.profile_id}
     client = api_client(sandbox, url)
-    async with httpx.AsyncClient(base_url=url, headers=headers) as http:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, base_url=url, headers=headers) as http:
         yield Served(http, client, sandbox)
     await client.aclose()
 
@@ -131,7 +132,9 @@ async def live(tmp_path: Path) -> AsyncIterator[httpx.AsyncClient]:
     box = make_sandbox(tmp_path / "live")
     url = await box.start()
     try:
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             yield http
     finally:
         await box.stop()

@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
+from tests.waits import REQUEST_TIMEOUT
 
 pytestmark = pytest.mark.slow
 
@@ -17,7 +18,7 @@ async def test_distinct_bad_keys_leave_no_cache_entry_or_window_behind(tmp_path:
     box = make_sandbox(tmp_path / "sb", rate_limit=100_000)
     url = await box.start()
     try:
-        async with httpx.AsyncClient(base_url=url) as http:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, base_url=url) as http:
             for i in range(300):
                 bad = await http.get("/health", headers={"api-key": f"snd_made_up_{i:06d}"})
                 assert bad.status_code == 401 and envelope(bad)["code"] == "AU_01"
@@ -37,7 +38,7 @@ async def test_failed_authentications_share_one_window_and_real_keys_keep_theirs
     box = make_sandbox(tmp_path / "sb", rate_limit=5)
     url = await box.start()
     try:
-        async with httpx.AsyncClient(base_url=url) as http:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, base_url=url) as http:
             for i in range(5):
                 bad = await http.get("/health", headers={"api-key": f"snd_guess_{i}"})
                 assert bad.status_code == 401
@@ -59,7 +60,9 @@ async def test_a_created_key_is_accepted_and_cached_as_a_real_key(tmp_path: Path
     box = make_sandbox(tmp_path / "sb")
     url = await box.start()
     try:
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             merchant = box.credentials.merchant_id
             made = await http.post(
                 f"/api_keys/{merchant}", json={"name": "ci", "expiration": "never"}

@@ -18,7 +18,7 @@ import pytest
 
 from payscope.sandbox import daemon
 from tests.daemons import wait_ready as _wait_ready
-from tests.waits import until, until_sync
+from tests.waits import REQUEST_TIMEOUT, until, until_sync
 
 
 @pytest.fixture
@@ -37,7 +37,10 @@ def test_it_serves_says_where_and_stops(directory: Path) -> None:
     assert creds.api_key not in (directory / daemon.STATE_FILE).read_text()  # no key in it
     assert creds.api_key not in repr(creds)
     listed = httpx.post(
-        f"{state.url}/payments/list", json={"limit": 100}, headers={"api-key": creds.api_key}
+        f"{state.url}/payments/list",
+        timeout=REQUEST_TIMEOUT,
+        json={"limit": 100},
+        headers={"api-key": creds.api_key},
     )
     assert listed.status_code == 200 and listed.json()["total_count"] == 20
 

@@ -14,7 +14,7 @@ import pytest
 
 from payscope.sandbox.seed import is_seeded
 from tests.sandbox.conftest import API_KEY, WEBHOOK_SECRET, Receiver, make_sandbox, payment_body
-from tests.waits import until
+from tests.waits import REQUEST_TIMEOUT, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +71,9 @@ async def test_every_event_is_delivered_after_a_sigkill(tmp_path: Path, receiver
     receiver.status = 500
     proc, url = start_cli(data, "--webhook-url", receiver.url, "--webhook-secret", WEBHOOK_SECRET)
     made: set[str] = set()
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as http:
         for number in ("4242424242424242", "4000000000000002", "4000003800000446"):
             made.add((await http.post("/payments", json=payment_body(number))).json()["payment_id"])
     os.kill(proc.pid, signal.SIGKILL)
@@ -81,7 +83,9 @@ async def test_every_event_is_delivered_after_a_sigkill(tmp_path: Path, receiver
     receiver.received.clear()
     proc, url = start_cli(data)
     try:
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             await http.post("/_sandbox/clock/advance", json={"seconds": 120})
         await until(lambda: len({e["event_id"] for e in receiver.events()}) >= 3)
     finally:

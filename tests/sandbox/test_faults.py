@@ -20,6 +20,7 @@ from payscope.api.models.payments import PaymentCreateRequest
 from payscope.sandbox.limits import Faults
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, make_sandbox, payment_body
+from tests.waits import REQUEST_TIMEOUT
 
 pytestmark = pytest.mark.slow
 
@@ -70,7 +71,9 @@ async def test_a_dropped_connection_sends_no_byte_and_lost_commits_first(
         received = await raw_post(url, "/payments", payment_body(payment_id=f"order_{kind}"))
         assert received == b"", received[:80]  # not even "HTTP/1.1 200 OK"
         assert payment_count(box) == before + committed
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             read = await http.get(f"/payments/order_{kind}")
         if committed:
             assert read.status_code == 200 and read.json()["status"] == "succeeded"
@@ -143,7 +146,9 @@ async def test_injected_429_headers_are_consistent(tmp_path: Path) -> None:
     box = make_sandbox(tmp_path / "sb", fault_rate=RATE, fault_seed=seed_starting_with("429"))
     url = await box.start()
     try:
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             before = time.time()
             limited = await http.get("/health")
             assert limited.status_code == 429
@@ -162,7 +167,9 @@ async def test_the_limiters_own_429_says_retry_after_until_the_reset(tmp_path: P
     box = make_sandbox(tmp_path / "sb", rate_limit=1)
     url = await box.start()
     try:
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             await _away_from_a_window_edge()
             before = time.time()
             assert (await http.get("/health")).status_code == 200

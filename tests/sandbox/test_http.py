@@ -11,6 +11,7 @@ import pytest
 from payscope.api.errors import RateLimitedError
 from payscope.api.models.payments import PaymentCreateRequest
 from tests.sandbox.conftest import API_KEY, api_client, make_sandbox, payment_body
+from tests.waits import REQUEST_TIMEOUT
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +25,9 @@ async def test_client_over_http_and_rate_limit_headers(tmp_path: Path) -> None:
         assert box.credentials.base_url == url
         payment = await api.payments.create(PaymentCreateRequest.model_validate(payment_body()))
         assert payment.status == "succeeded"
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             seen = []
             for _ in range(4):
                 response = await http.get("/health")
@@ -59,7 +62,9 @@ async def _fault_run(tmp_path: Path, name: str) -> list[str]:
     outcomes: list[str] = []
     try:
         for _ in range(30):
-            async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+            async with httpx.AsyncClient(
+                timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+            ) as http:
                 try:
                     response = await http.get("/health")
                 except httpx.TransportError:
@@ -69,7 +74,9 @@ async def _fault_run(tmp_path: Path, name: str) -> list[str]:
                 if response.status_code != 200:
                     assert response.json()["error"]["code"] in ("HE_00", "CE_01", "RL_01")
         # the sandbox's own controls never fail
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             for _ in range(10):
                 assert (await http.get("/_sandbox/clock")).status_code == 200
     finally:
@@ -91,7 +98,9 @@ async def test_state_and_credentials_survive_a_restart(tmp_path: Path) -> None:
     box = make_sandbox(data, api_key=None)
     creds = box.credentials
     url = await box.start()
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": creds.api_key}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": creds.api_key}
+    ) as http:
         pid = (await http.post("/payments", json=payment_body())).json()["payment_id"]
         await http.post("/_sandbox/clock/advance", json={"seconds": 3600})
     await box.stop()
@@ -101,7 +110,9 @@ async def test_state_and_credentials_survive_a_restart(tmp_path: Path) -> None:
     assert again.credentials.webhook_secret == creds.webhook_secret
     assert again.state.clock.offset == pytest.approx(3600)
     url = await again.start()
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": creds.api_key}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": creds.api_key}
+    ) as http:
         assert (await http.get(f"/payments/{pid}")).json()["status"] == "succeeded"
     await again.stop()
     fixed = make_sandbox(data, api_key="snd_fixed_key", merchant_id="merchant_fixed")

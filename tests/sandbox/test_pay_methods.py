@@ -11,6 +11,7 @@ import pytest
 
 from payscope.sandbox import method_types
 from tests.sandbox.conftest import BILLING, envelope
+from tests.waits import REQUEST_TIMEOUT
 
 FLOW_STATUS = {
     method_types.SYNC: ("succeeded", None),
@@ -121,7 +122,9 @@ async def test_the_customer_finishes_a_redirect_on_the_sandbox_page(
     payment = await pay(live, family, example(family, type_), payment_method_type=type_)
     url = urlsplit(payment["next_action"]["redirect_to_url"])
     assert url.path == f"/_sandbox/payments/{payment['payment_id']}/redirect"
-    async with httpx.AsyncClient(base_url=str(live.base_url)) as browser:  # no api-key
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=str(live.base_url)
+    ) as browser:  # no api-key
         page = await browser.get(f"{url.path}?{url.query}")
         assert page.status_code == 200 and "<form" in page.text and "25.00 EUR" in page.text
         answer = await browser.post(
@@ -142,7 +145,7 @@ async def test_the_customer_finishes_a_redirect_on_the_sandbox_page(
 async def test_a_page_link_needs_the_payments_own_secret(live: httpx.AsyncClient) -> None:
     payment = await pay(live, "bank_redirect", example("bank_redirect", "ideal"))
     path = f"/_sandbox/payments/{payment['payment_id']}/redirect"
-    async with httpx.AsyncClient(base_url=str(live.base_url)) as browser:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, base_url=str(live.base_url)) as browser:
         for secret in ("", "pay_x_secret_wrong"):
             page = await browser.get(path, params={"client_secret": secret})
             assert page.status_code == 403 and "not valid for this payment" in page.text

@@ -13,6 +13,7 @@ from payscope.api.models.links import PaymentLinkCreateRequest
 from payscope.sandbox.clock import iso, parse_iso
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, card
+from tests.waits import REQUEST_TIMEOUT
 
 
 def page_data(html: str) -> dict[str, Any]:
@@ -25,7 +26,9 @@ def page_data(html: str) -> dict[str, Any]:
 
 async def test_pay_a_link_in_the_hosted_page_over_http(sandbox: Sandbox) -> None:
     url = await sandbox.start()
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as api:
         link = (
             await api.post(
                 "/payment_link",
@@ -39,7 +42,9 @@ async def test_pay_a_link_in_the_hosted_page_over_http(sandbox: Sandbox) -> None
         ).json()
         assert link["status"] == "active" and link["payment_link_id"].startswith("plink_")
         assert link["link_to_pay"] == f"{url}/pay/{link['payment_link_id']}"
-    async with httpx.AsyncClient() as browser:  # no API key: a customer's browser
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT
+    ) as browser:  # no API key: a customer's browser
         page = await browser.get(link["link_to_pay"])
         assert page.status_code == 200 and "text/html" in page.headers["content-type"]
         assert API_KEY not in page.text
@@ -131,12 +136,14 @@ async def test_a_link_says_its_payment_status_and_paid_survives_expiry(sandbox: 
     """`payment_status` follows the link's payment on create, retrieve and list (over HTTP),
     through a payment on the hosted page and past the link's expiry."""
     url = await sandbox.start()
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as api:
         made = (await api.post("/payment_link", json={"amount": 1200, "currency": "USD"})).json()
         link_id = made["payment_link_id"]
         assert made["payment_status"] == "requires_payment_method"
         waiting = (await api.post("/payment_link", json={"amount": 300, "currency": "USD"})).json()
-        async with httpx.AsyncClient() as browser:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as browser:
             data = page_data((await browser.get(made["link_to_pay"])).text)
             paid = await browser.post(
                 f"{url}/payments/{data['payment_id']}/confirm",
@@ -169,7 +176,9 @@ async def test_seeded_links_are_active_expired_and_paid(sandbox: Sandbox) -> Non
 
     url = await sandbox.start()
     sandbox.seed(DEFAULT_SEED)
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as api:
         listed = (await api.post("/payment_link/list", json={"limit": 100})).json()["data"]
         pairs = {(d["status"], d["payment_status"]) for d in listed}
         assert ("active", "requires_payment_method") in pairs
@@ -216,7 +225,9 @@ async def test_payments_with_payment_link_true_make_a_link(sandbox: Sandbox) -> 
     finally:
         await client.aclose()
 
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as api:
         answer = await api.post(
             "/payments", json={"amount": 900, "currency": "USD", "payment_link": True}
         )

@@ -14,6 +14,7 @@ from payscope.sandbox.files import DB_FILE
 from tests.daemons import wait_ready
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
 from tests.sandbox.test_daemon import _cli
+from tests.waits import REQUEST_TIMEOUT
 
 SEED = 12
 
@@ -112,13 +113,19 @@ def test_the_reset_command_on_files_and_through_the_background_sandbox(tmp_path:
         creds = daemon.read_credentials(directory)
         assert creds is not None
         headers = {"api-key": creds.api_key}
-        made = httpx.post(f"{state.url}/payments", json=payment_body(), headers=headers)
+        made = httpx.post(
+            f"{state.url}/payments", timeout=REQUEST_TIMEOUT, json=payment_body(), headers=headers
+        )
         assert made.status_code == 200, made.text
         done = _cli("reset", env=env)
         assert done.returncode == 0, done.stderr
         assert "Resetting the background sandbox on" in done.stderr
         assert "its 6 seeded demo payments" in done.stdout
-        gone = httpx.get(f"{state.url}/payments/{made.json()['payment_id']}", headers=headers)
+        gone = httpx.get(
+            f"{state.url}/payments/{made.json()['payment_id']}",
+            timeout=REQUEST_TIMEOUT,
+            headers=headers,
+        )
         assert gone.status_code == 404
         assert daemon.read_state(directory) is not None  # still serving
     finally:

@@ -13,6 +13,7 @@ import pytest
 
 from payscope.sandbox import method_types
 from tests.sandbox.conftest import API_KEY, envelope, make_sandbox
+from tests.waits import REQUEST_TIMEOUT
 
 
 @pytest.fixture
@@ -22,9 +23,13 @@ async def sdk(tmp_path: Path) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.As
     url = await box.start()
     try:
         async with (
-            httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as server,
             httpx.AsyncClient(
-                base_url=url, headers={"api-key": box.credentials.publishable_key}
+                timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+            ) as server,
+            httpx.AsyncClient(
+                timeout=REQUEST_TIMEOUT,
+                base_url=url,
+                headers={"api-key": box.credentials.publishable_key},
             ) as browser,
         ):
             yield server, browser

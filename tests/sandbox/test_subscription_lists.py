@@ -20,6 +20,7 @@ from payscope.api.models.subscriptions import (
 from payscope.sandbox.clock import parse_iso
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, envelope
+from tests.waits import REQUEST_TIMEOUT
 
 CARD = {
     "card_number": "4242424242424242",
@@ -42,7 +43,9 @@ async def served(sandbox: Sandbox) -> AsyncIterator[tuple[ApiClient, str]]:
 
 
 async def _get(url: str, path: str, **params: Any) -> httpx.Response:
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as http:
         return await http.get(path, params=params)
 
 
@@ -141,7 +144,9 @@ async def test_another_profile_and_an_unknown_subscription_are_not_found(
     served: tuple[ApiClient, str],
 ) -> None:
     client, url = served
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as http:
         other = await http.get("/_sandbox/subscriptions", headers={"X-Profile-Id": "pro_other"})
         assert other.status_code == 404 and "pro_other" in envelope(other)["message"]
     with pytest.raises(NotFoundError):

@@ -14,6 +14,7 @@ import pytest
 
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, payment_body
+from tests.waits import REQUEST_TIMEOUT
 
 CHALLENGE_CARD = "4000003800000446"
 
@@ -150,13 +151,15 @@ async def test_secret_key_post_still_completes(raw: httpx.AsyncClient) -> None:
 
 async def test_challenge_over_real_http(sandbox: Sandbox) -> None:
     url = await sandbox.start()
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as api:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as api:
         payment = (
             await api.post("/payments", json=payment_body(CHALLENGE_CARD, capture_method="manual"))
         ).json()
     redirect = payment["next_action"]["redirect_to_url"]
     assert redirect.startswith(url)
-    async with httpx.AsyncClient() as browser:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as browser:
         page = await browser.get(redirect)
         assert page.status_code == 200
         action, hidden, _ = form_of(page.text)

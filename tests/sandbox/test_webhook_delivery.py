@@ -26,7 +26,7 @@ from payscope.sandbox.files import DB_FILE
 from payscope.sandbox.outbox import DELIVERY_CONCURRENCY, DELIVERY_TIMEOUT
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, WEBHOOK_SECRET, Receiver, make_sandbox, payment_body
-from tests.waits import until
+from tests.waits import REQUEST_TIMEOUT, until
 
 # A route that waited for an attempt would answer once the attempt's time is up
 # (DELIVERY_TIMEOUT): one that answers before then did not wait, however slow the machine.
@@ -182,7 +182,9 @@ async def test_deliveries_are_concurrent_bounded_and_durable(
     first = make_sandbox(data, webhook_url=silent.url, webhook_secret=WEBHOOK_SECRET)
     url = await first.start()
     count = DELIVERY_CONCURRENCY + 8
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+    ) as http:
         for _ in range(count):
             assert (await http.post("/payments", json=payment_body())).status_code == 200
     # Every slot is used, and no more than that: the rest wait for a free one.

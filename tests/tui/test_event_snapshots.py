@@ -17,7 +17,7 @@ from payscope.webhooks.signing import SIGNATURE_HEADER, sign
 from tests.tui.area_snapshots import screens_in_every_look
 from tests.tui.pilot import run_command, until
 from tests.tui.snapshot_app import ready
-from tests.waits import on_screen
+from tests.waits import REQUEST_TIMEOUT, on_screen
 
 
 def _payload(event_id: str, event_type: str, payment_id: str, status: str) -> bytes:
@@ -65,7 +65,9 @@ async def _deliveries(pilot: Any) -> None:
     runtime = app.runtime
     url = runtime.listener.url
     secret = runtime.sandbox.credentials.webhook_secret
-    async with httpx.AsyncClient(headers={"user-agent": "snapshot-test"}) as client:
+    async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT, headers={"user-agent": "snapshot-test"}
+    ) as client:
         assert await _post(client, url, FAILED, sign(FAILED, secret)) == 200
         assert await _post(client, url, FAILED, sign(FAILED, secret)) == 200  # a duplicate
         assert await _post(client, url, SUCCEEDED, sign(SUCCEEDED, secret)) == 200

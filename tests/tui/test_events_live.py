@@ -13,6 +13,7 @@ from payscope.areas.events.view import EventsView
 from payscope.webhooks.signing import SIGNATURE_HEADER, sign
 from tests.tui.pilot import run_command, until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import REQUEST_TIMEOUT
 
 
 def _event(n: int) -> bytes:
@@ -41,7 +42,7 @@ async def test_live_deliveries_go_on_top_and_the_header_counts_them(
         await pilot.pause()
         view = app.screen.query_one(EventsView)
         url, secret = app.runtime.listener.url, app.runtime.sandbox.credentials.webhook_secret
-        async with httpx.AsyncClient() as client:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
             for n in range(3):
                 body = _event(n)
                 headers = {"content-type": "application/json", SIGNATURE_HEADER: sign(body, secret)}

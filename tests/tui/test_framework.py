@@ -11,7 +11,7 @@ from rich.text import Text
 from payscope.views.live import Change
 from tests.tui.pilot import create_payment, open_detail, run_command, shown_text, until
 from tests.tui.snapshot_app import build, ready
-from tests.waits import on_screen
+from tests.waits import REQUEST_TIMEOUT, on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -178,7 +178,7 @@ async def test_service_text_shows_literally_in_payments_and_events(dirs: Dirs) -
             }
         ).encode()
         secret = app.runtime.sandbox.credentials.webhook_secret
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as http:
             answer = await http.post(
                 app.runtime.listener.url,
                 content=body,

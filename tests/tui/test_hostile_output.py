@@ -25,7 +25,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build, ready
-from tests.waits import on_screen
+from tests.waits import REQUEST_TIMEOUT, on_screen
 from tests.webhooks.conftest import post_signed
 
 Dirs = tuple[Path, Path]
@@ -66,7 +66,7 @@ async def test_raw_json_and_the_events_json_show_hostile_text_escaped(dirs: Dirs
             ensure_ascii=False,  # the raw bytes of each control, as a hostile sender writes them
         ).encode()
         secret = app.runtime.sandbox.credentials.webhook_secret
-        async with httpx.AsyncClient() as http:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as http:
             answer = await post_signed(http, app.runtime.listener.url, body, secret)
         assert answer.status_code == 200
         await run_command(pilot, "events")

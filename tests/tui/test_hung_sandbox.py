@@ -17,6 +17,7 @@ from payscope.sandbox import daemon, files
 from payscope.views.area import TitleBar
 from payscope.views.detail import DetailScreen
 from tests.tui.pilot import create_payment, until
+from tests.waits import REQUEST_TIMEOUT
 
 # The client's timeout for this test: short, so the test does not wait 30 s, and set only once
 # the views have loaded (a busy machine's first answers may be slower than that).
@@ -143,7 +144,9 @@ async def test_a_hung_remote_is_said_on_the_list_and_a_retry_works(
                 url = found.group(1) if found else None
                 break
         assert url, "payscope sandbox did not start"
-        async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}) as http:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=url, headers={"api-key": API_KEY}
+        ) as http:
             for _ in range(3):
                 made = await http.post("/payments", json=payment_body())
                 assert made.status_code == 200, made.text

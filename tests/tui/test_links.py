@@ -38,7 +38,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tests.waits import on_screen
+from tests.waits import REQUEST_TIMEOUT, on_screen
 
 Dirs = tuple[Path, Path]
 HOSTILE = "[b]x[/b]\x1b[5m"
@@ -81,7 +81,7 @@ async def pay_on_the_page(
     import json
     import re
 
-    async with httpx.AsyncClient() as browser:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as browser:
         page = await browser.get(link_to_pay)
         assert page.status_code == 200, page.text
         found = re.search(r'<script id="link" type="application/json">(.*?)</script>', page.text)

@@ -28,7 +28,7 @@ from payscope.core.asgi_server import EmbeddedServer
 from payscope.core.display import STABLE
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _save_profile
-from tests.waits import on_screen
+from tests.waits import REQUEST_TIMEOUT, on_screen
 
 Dirs = tuple[Path, Path]
 # What the real service's RetrievePaymentLinkResponse holds (no payment, no look).
@@ -88,7 +88,7 @@ class RealShapes:
         self, method: str, path: str, scope: Any, headers: dict[str, str], body: bytes, data: Any
     ) -> tuple[int, Any]:
         async with httpx.AsyncClient(
-            base_url=self.upstream, headers={"api-key": self.api_key}
+            timeout=REQUEST_TIMEOUT, base_url=self.upstream, headers={"api-key": self.api_key}
         ) as up:
             if (method, path) == ("POST", "/payment_link"):
                 return 404, {

@@ -14,7 +14,7 @@ from payscope.areas.payments.forms import ConfirmForm, NewPaymentScreen, ThreeDS
 from payscope.widgets.method_picker import TestValuePicker
 from tests.tui.pilot import create_payment, field_error, open_detail, submit, until
 from tests.tui.snapshot_app import build, ready
-from tests.waits import on_screen
+from tests.waits import REQUEST_TIMEOUT, on_screen
 
 Dirs = tuple[Path, Path]
 
@@ -284,7 +284,7 @@ async def test_o_opens_the_methods_page_which_the_sandbox_serves(
         assert "O opens the customer's page" in shown_text(detail.section("next"))
         await pilot.press("o")
         await until(lambda: opened == [paid.next_action.redirect_to_url])
-        async with httpx.AsyncClient() as browser_client:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as browser_client:
             page = await browser_client.get(opened[0])
         assert page.status_code == 200
         assert "Authorize" in page.text

@@ -30,7 +30,7 @@ from payscope.widgets.inputs import Picker
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import shown_text, submit, until
 from tests.tui.test_remote_snapshots import _point_webhook, _save_profile, _settled
-from tests.waits import on_screen
+from tests.waits import REQUEST_TIMEOUT, on_screen
 
 Dirs = tuple[Path, Path]
 NOT_A_ROUTE = {
@@ -80,7 +80,7 @@ class RealShapes:
     ) -> tuple[int, bytes]:
         if path.startswith("/_sandbox/") or path == "/subscriptions/plans":
             return 404, json.dumps(NOT_A_ROUTE).encode()
-        async with httpx.AsyncClient(base_url=self.upstream) as up:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, base_url=self.upstream) as up:
             if path == "/subscriptions/items":
                 assert query == "item_type=plan"
                 got = await up.get("/subscriptions/plans", headers=headers)
@@ -151,6 +151,7 @@ async def _create_elsewhere(remote: Remote, customer_id: str) -> str:
     }
     creds = remote.sandbox.credentials
     async with httpx.AsyncClient(
+        timeout=REQUEST_TIMEOUT,
         base_url=remote.url,
         headers={"api-key": creds.api_key, "X-Profile-Id": creds.profile_id},
     ) as http:

@@ -37,7 +37,7 @@ from tests.tui.pilot import (
     until,
 )
 from tests.tui.snapshot_app import build
-from tests.waits import on_screen
+from tests.waits import REQUEST_TIMEOUT, on_screen
 
 Dirs = tuple[Path, Path]
 TEAM = [
@@ -485,7 +485,7 @@ class RefusesUsers:
             ).encode()
         else:
             headers = {k.decode(): v.decode() for k, v in scope["headers"] if k != b"host"}
-            async with httpx.AsyncClient(base_url=self.upstream) as up:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, base_url=self.upstream) as up:
                 got = await up.request(
                     scope["method"],
                     path + (f"?{query}" if query else ""),

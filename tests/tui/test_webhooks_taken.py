@@ -11,6 +11,7 @@ import httpx
 from payscope.app import make_app
 from payscope.sandbox import daemon
 from tests.tui.pilot import until
+from tests.waits import REQUEST_TIMEOUT
 
 
 async def test_a_detached_listener_is_said_and_attached_again(tmp_path: Path) -> None:
@@ -28,7 +29,9 @@ async def test_a_detached_listener_is_said_and_attached_again(tmp_path: Path) ->
             credentials = runtime.credentials
 
             async def control(body: dict[str, str]) -> None:
-                async with httpx.AsyncClient(base_url=runtime.base_url) as http:
+                async with httpx.AsyncClient(
+                    timeout=REQUEST_TIMEOUT, base_url=runtime.base_url
+                ) as http:
                     answer = await http.post(
                         "/_sandbox/webhook", json=body, headers={"api-key": credentials.api_key}
                     )

@@ -14,7 +14,7 @@ import pytest
 from payscope.webhooks.checks import DEFAULT_MAX_AGE
 from payscope.webhooks.listener import Listener
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
-from tests.waits import until
+from tests.waits import REQUEST_TIMEOUT, until
 from tests.webhooks.conftest import SECRET, Receiver, event_body, iso_now, post_signed
 from tests.webhooks.test_listen_cli import running
 
@@ -108,7 +108,9 @@ async def test_a_sandbox_with_its_clock_advanced_still_gets_its_webhooks_through
     base = await box.start("127.0.0.1", 0)
     try:
         box.set_webhook(hook, SECRET)
-        async with httpx.AsyncClient(base_url=base, headers={"api-key": API_KEY}) as api:
+        async with httpx.AsyncClient(
+            timeout=REQUEST_TIMEOUT, base_url=base, headers={"api-key": API_KEY}
+        ) as api:
             advanced = await api.post("/_sandbox/clock/advance", json={"seconds": 30 * DAY})
             assert advanced.status_code == 200
             created = await api.post("/payments", json=payment_body())
