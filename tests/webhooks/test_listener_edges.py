@@ -22,7 +22,7 @@ from payscope.cli.listen_run import format_text
 from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.deliveries import Delivery
 from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
-from tests.waits import awaited, until
+from tests.waits import HANG, REQUEST_TIMEOUT, awaited, until
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,
@@ -57,7 +57,7 @@ async def _exchange(url: str, data: bytes, *, hang_up: bool = False) -> bytes:
         writer.close()
         await writer.wait_closed()
         return b""
-    answer = await asyncio.wait_for(reader.read(), timeout=10)
+    answer = await asyncio.wait_for(reader.read(), timeout=HANG)
     writer.close()
     return answer
 
@@ -102,7 +102,7 @@ async def test_a_sender_that_hangs_up_before_its_body_ends_is_recorded_but_never
     assert (listener.stats.accepted, listener.stats.rejected) == (0, 1)
 
     # The sender retries properly: processed once, as new.
-    async with httpx.AsyncClient(timeout=10) as client:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
         again = await post_signed(client, listener.url, body)
     assert again.status_code == 200 and again.json()["duplicate"] is False
 
@@ -527,6 +527,8 @@ async def test_a_start_in_its_own_thread_given_up_on_leaves_no_thread_serving(
     loop could not close)."""
     import threading
 
+    # Another test's listener thread may still be ending in this process: only this one counts.
+    before = set(threading.enumerate())
     listener = Listener(tmp_path / "listener", [SECRET])
     starting = asyncio.ensure_future(listener.start(port=0, own_thread=True))
     await asyncio.sleep(0)  # the thread is started; the start waits for it
@@ -537,4 +539,5 @@ async def test_a_start_in_its_own_thread_given_up_on_leaves_no_thread_serving(
         await awaited(starting, "the cancelled start to end")
     assert not thread.is_alive()
     assert listener._thread is None and listener._loop is None
-    assert not any(t.name == "payscope-listener" for t in threading.enumerate())
+    started = [t for t in threading.enumerate() if t not in before]
+    assert not [t for t in started if t.name == "payscope-listener"]
