@@ -65,12 +65,14 @@ async def settle(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def until(condition: Callable[[], Any], timeout: float = 15.0) -> None:
+async def until(condition: Callable[[], Any], timeout: float = 180.0) -> None:
+    """Wait for `condition`; the deadline only catches a hang (the tests' one, tests/waits.py:
+    the docs' pictures are drawn by a test too, on machines of any speed)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not condition():
         if loop.time() > deadline:
-            raise TimeoutError("the app did not get there in time")
+            raise TimeoutError(f"the app did not get there in {timeout:g} s")
         await asyncio.sleep(0.02)
 
 

@@ -31,6 +31,8 @@ from jaraco.classes import properties
 from keyring.backend import KeyringBackend, get_all_keyring
 from keyring.errors import PasswordDeleteError
 
+from tests.waits import HANG
+
 SECRET_SERVICE_BUS_NAME = "org.freedesktop.secrets"
 
 
@@ -211,10 +213,10 @@ def _probe(env: dict[str, str]) -> str | None:
     """None when ``env``'s D-Bus session has an unlocked Secret Service, else why not."""
     try:
         done = subprocess.run(
-            [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=20
+            [sys.executable, "-c", _PROBE], env=env, capture_output=True, text=True, timeout=HANG
         )
     except subprocess.TimeoutExpired:
-        return "the Secret Service did not answer within 20 s"
+        return f"the Secret Service did not answer within {HANG:g} s"
     if done.returncode == 0:
         return None
     return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "probe failed"

@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.waits import REQUEST_TIMEOUT
+from tests.waits import HANG, REQUEST_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "snd_from_a_file_0123456789"
@@ -36,7 +36,7 @@ def payscope(
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
         check=False,
         env={**os.environ, **(env or {})},
     )
@@ -87,7 +87,7 @@ def procs() -> Iterator[list[subprocess.Popen[str]]]:
                 proc.wait(15)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                proc.wait(5)
+                proc.wait(HANG)
 
 
 def _check_sandbox(url: str, banner: str, pid: int) -> None:
@@ -244,7 +244,7 @@ def test_a_bad_secret_is_said_before_the_server_is_loaded(tmp_path: Path) -> Non
     args = ["sandbox", "--port", "0", "--data", str(tmp_path / "sb")]
     bad = subprocess.run(
         [sys.executable, "-c", code, *args, "--api-key-file", str(tmp_path / "nope")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG, check=False,
     )  # fmt: skip
     assert bad.stdout.split() == ["not", "loaded", "2"], bad.stderr
     assert "cannot read" in bad.stderr

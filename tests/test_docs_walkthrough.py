@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from payscope.cli import build_parser
-from tests.waits import until_sync
+from tests.waits import HANG, until_sync
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "docs" / "sandbox.md"  # the page of the walkthrough
@@ -67,7 +67,7 @@ def test_the_quick_start_puts_payscope_on_the_path() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     if (ROOT / ".venv" / "bin" / "activate").exists():
         assert run.returncode == 0 and run.stdout.startswith("payscope "), run.stderr
@@ -365,7 +365,7 @@ def services(tmp_path: Path) -> Iterator[Services]:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
-                proc.wait(10)
+                proc.wait(HANG)
 
 
 def run_walkthrough(

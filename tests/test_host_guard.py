@@ -113,7 +113,7 @@ async def _post(http: httpx.AsyncClient, url: str, event_id: str, host: str) -> 
 
 
 async def _listener_checks(url: str, port: int | None) -> None:
-    async with httpx.AsyncClient(timeout=20) as http:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as http:
         for number, host in enumerate(FORGED):
             _refused(await _post(http, url, f"evt_forged_{number}", host), "webhook listener")
         accepted = await _post(http, url, "evt_loopback", f"localhost:{port}")

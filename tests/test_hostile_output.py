@@ -23,6 +23,7 @@ from payscope.core import config
 from tests.api.conftest import KEY
 from tests.hostile_server import HOSTILE, Answer, envelope, raw_controls, raw_server
 from tests.tools.conftest import Done, payscope
+from tests.waits import HANG, REQUEST_TIMEOUT
 from tests.webhooks.conftest import SECRET, post_signed
 from tests.webhooks.test_listen_cli import running
 
@@ -161,7 +162,7 @@ def test_listen_prints_a_hostile_webhook_escaped(tmp_path: Path, fmt: str) -> No
         refused = {**accepted, "event_id": "evt_" + HOSTILE, "timestamp": "not " + HOSTILE}
 
         async def send() -> list[int]:
-            async with httpx.AsyncClient(timeout=10) as client:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
                 statuses = []
                 for body in (accepted, refused):
                     raw = json.dumps(body).encode()
@@ -171,7 +172,7 @@ def test_listen_prints_a_hostile_webhook_escaped(tmp_path: Path, fmt: str) -> No
 
         statuses = asyncio.run(send())
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=HANG)
     done = Done(proc.returncode, out, err)
     assert statuses[0] == 200 and statuses[1] >= 400
     clean(done)

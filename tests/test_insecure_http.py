@@ -17,6 +17,7 @@ from payscope.api.client import ApiClient
 from payscope.core import config
 from payscope.core.config import ConfigError
 from payscope.core.hosts import is_insecure_http, is_loopback_host
+from tests.waits import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "snd_" + "c" * 32
@@ -89,7 +90,7 @@ def test_the_cli_says_it_and_sends_nothing() -> None:
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=60,
+        timeout=HANG,
         env={**os.environ, "PAYSCOPE_API_KEY": KEY},
     )
     assert done.returncode == 2, done.stderr

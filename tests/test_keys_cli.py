@@ -11,6 +11,7 @@ import pytest
 from keyring.backend import KeyringBackend
 
 from payscope.core import secrets
+from tests.waits import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 SANDBOX = "snd_4fJ8kq2LmN7pR1sT9vWx"
@@ -31,7 +32,7 @@ def keys(
         text=True,
         cwd=ROOT,
         env={**os.environ, **(env or {})},
-        timeout=60,
+        timeout=HANG,
     )
 
 

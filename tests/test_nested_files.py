@@ -17,6 +17,7 @@ from payscope.api.fixtures.files import load_fixture
 from payscope.api.fixtures.steps import FixtureError
 from payscope.core import bounded, config
 from payscope.demo.story import StoryError, load_story
+from tests.waits import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 LEVELS = 5000
@@ -32,7 +33,7 @@ DEEP_TOML = {
 DEEP_JSON = '{"a":' * LEVELS + "1" + "}" * LEVELS
 
 
-def payscope(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def payscope(*args: str, timeout: float = HANG) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "payscope", *args],
         capture_output=True,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from payscope.core.private_files import secure_own_dir
+from tests.waits import HANG
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,11 +96,11 @@ def test_the_cli_says_it_once_and_makes_its_dirs_0700(tmp_path: Path) -> None:
         "-",
     ]
     env["PAYSCOPE_API_KEY"] = "snd_" + "e" * 32
-    first = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    first = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=HANG)
     assert f"The data dir {data} could be read by other users (mode 0777)" in first.stderr
     assert f"The config dir {config} could be read by other users (mode 0755)" in first.stderr
     assert mode(data) == 0o700 and mode(config) == 0o700
-    again = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    again = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, env=env, timeout=HANG)
     assert "could be read by other users" not in again.stderr
 
 

@@ -21,7 +21,7 @@ from payscope.app.runtime import Runtime
 from payscope.app.runtime.listener_dirs import listener_dir_for
 from payscope.app.runtime.options import RuntimeOptions
 from payscope.core import config, paths, secrets
-from tests.waits import REQUEST_TIMEOUT
+from tests.waits import HANG, REQUEST_TIMEOUT
 
 WEBHOOK_SECRET = "whsec_remote_profile_0123456789abcdefghijklmnopqrstuv"
 
@@ -42,7 +42,7 @@ async def _post_signed(url: str, event_id: str, secret: str) -> None:
     body = json.dumps({"event_id": event_id, "event_type": "payment_succeeded"}).encode()
     signature = hmac.new(secret.encode(), body, hashlib.sha512).hexdigest()
     headers = {"Content-Type": "application/json", "X-Webhook-Signature-512": signature}
-    async with httpx.AsyncClient(timeout=20) as client:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
         answer = await client.post(url, content=body, headers=headers)
     assert answer.status_code == 200, answer.text
 
@@ -243,7 +243,7 @@ heavy = ("uvicorn", "httptools", "httpcore", "h11", "anyio", "multiprocessing", 
 print(sorted(m for m in set(sys.modules) - before if m.split(".")[0] in heavy))
 """
         out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG
         )
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip() == "[]"

@@ -20,6 +20,7 @@ import pytest
 
 from payscope.cli import build_parser, main
 from payscope.cli.serve_run import command_for, is_loopback
+from tests.waits import HANG, REQUEST_TIMEOUT
 
 
 @pytest.mark.parametrize(
@@ -76,7 +77,7 @@ def start_serve(*extra: str) -> Served:
     assert process.stdout is not None
     line = process.stdout.readline()  # said before it serves
     found = _PRINTED.search(line)
-    assert found, line + process.communicate(timeout=10)[0]
+    assert found, line + process.communicate(timeout=HANG)[0]
     origin = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     while True:
@@ -91,7 +92,7 @@ def start_serve(*extra: str) -> Served:
 def stop_serve(served: Served) -> str:
     """Ctrl+C (SIGINT) to the process started here; what it printed in all."""
     served.process.send_signal(signal.SIGINT)  # what Ctrl+C sends, to the process we started
-    out, _ = served.process.communicate(timeout=30)
+    out, _ = served.process.communicate(timeout=HANG)
     assert served.process.returncode == 0, out
     return served.first_line + out
 
@@ -108,7 +109,9 @@ def served() -> Iterator[Served]:
 
 
 def test_it_serves_the_page_prints_the_url_and_stops_on_ctrl_c(served: Served) -> None:
-    with httpx.Client(timeout=10, follow_redirects=True) as browser:  # cookies kept, as a browser
+    with httpx.Client(
+        timeout=REQUEST_TIMEOUT, follow_redirects=True
+    ) as browser:  # cookies kept, as a browser
         opened = browser.get(served.url)  # the printed URL: its cookie, then the page at /
         assert [r.status_code for r in opened.history] == [303]
         assert opened.status_code == 200 and str(opened.url) == served.origin + "/"
@@ -124,18 +127,18 @@ def test_it_serves_the_page_prints_the_url_and_stops_on_ctrl_c(served: Served) -
     assert "payscope serve: stopped" in out
     assert out.count(served.token) == 1  # said once: the printed URL, nothing else
     with pytest.raises(httpx.TransportError):
-        httpx.get(served.origin + "/", timeout=2)
+        httpx.get(served.origin + "/", timeout=2)  # not a deadline: nothing may answer
 
 
 def test_without_the_token_nothing_is_served(served: Served) -> None:
     for path in ("/", "/?fontsize=20", "/static/js/textual.js", "/download/x", "/ws"):
-        bare = httpx.get(served.origin + path, timeout=10)
+        bare = httpx.get(served.origin + path, timeout=REQUEST_TIMEOUT)
         assert bare.status_code == 403, (path, bare.text)
         assert "token needed" in bare.text and "printed" in bare.text
-    wrong = httpx.get(served.origin + "/?token=" + "x" * len(served.token), timeout=10)
+    wrong = httpx.get(served.origin + "/?token=" + "x" * len(served.token), timeout=REQUEST_TIMEOUT)
     assert wrong.status_code == 403 and "not this server's" in wrong.text
     other_port = httpx.get(
-        served.origin + "/", cookies={"payscope-serve-1": served.token}, timeout=10
+        served.origin + "/", cookies={"payscope-serve-1": served.token}, timeout=REQUEST_TIMEOUT
     )
     assert other_port.status_code == 403  # the cookie is this port's own
     for answer in (bare, wrong):
@@ -154,7 +157,7 @@ def test_a_forged_host_is_refused_even_with_the_token(served: Served, host: str)
             url,
             headers={"Host": forged},
             cookies={f"payscope-serve-{port}": served.token},
-            timeout=10,
+            timeout=REQUEST_TIMEOUT,
         )
         assert answer.status_code == 403, answer.text
         assert "wrong address" in answer.text and "DNS rebinding" in answer.text
@@ -227,12 +230,14 @@ def test_public_still_needs_the_token_and_says_how_to_pass_it_on(
             time.sleep(0.05)
         base = f"http://127.0.0.1:{port}"
         as_named = {"Host": name}  # as a browser that opened the printed URL sends it
-        bare = httpx.get(base + "/", headers=as_named, timeout=10)
+        bare = httpx.get(base + "/", headers=as_named, timeout=REQUEST_TIMEOUT)
         assert bare.status_code == 403 and "token needed" in bare.text
         query = "/?token=" + printed.group(2)
-        opened = httpx.get(base + query, headers=as_named, timeout=10)
+        opened = httpx.get(base + query, headers=as_named, timeout=REQUEST_TIMEOUT)
         assert opened.status_code == 303 and "set-cookie" in opened.headers
-        elsewhere = httpx.get(base + query, timeout=10)  # Host 127.0.0.1: not the name printed
+        elsewhere = httpx.get(
+            base + query, timeout=REQUEST_TIMEOUT
+        )  # Host 127.0.0.1: not the name printed
         assert elsewhere.status_code == 403 and "wrong address" in elsewhere.text
     finally:
         process.send_signal(signal.SIGINT)  # the process this test started

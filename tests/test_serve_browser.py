@@ -42,7 +42,7 @@ import aiohttp
 import pytest
 
 from payscope.sandbox import daemon
-from tests.waits import awaited, until
+from tests.waits import HANG, awaited, until
 
 EVIL_NAME = "evil.example"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -360,7 +360,7 @@ def _stop(served: Served, apps: dict[int, str]) -> str:
     of their listeners' processes)."""
     apps = {**apps, **_apps(served.process.pid, listeners=True)}
     served.process.send_signal(signal.SIGINT)  # what Ctrl+C sends, to the process we started
-    out, _ = served.process.communicate(timeout=30)
+    out, _ = served.process.communicate(timeout=HANG)
     assert served.process.returncode == 0, out
     assert "payscope serve: stopped" in out
     deadline = time.monotonic() + 10

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from payscope.core.waiting import wait_or_wake
+from tests.waits import HANG
 
 
 async def test_woken_or_timed_out() -> None:
@@ -35,4 +36,4 @@ async def test_a_cancel_that_comes_with_the_wake_is_not_lost() -> None:
         wake.set()  # woken and cancelled in the same turn of the event loop
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, 2.0)
+            await asyncio.wait_for(task, HANG)

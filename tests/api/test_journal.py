@@ -17,6 +17,7 @@ from payscope.api.models.card_fields import CardData
 from payscope.api.models.common import Address, Billing
 from payscope.api.models.payments import PaymentCreateRequest, PaymentMethodData
 from tests.api.conftest import KEY, PUBLISHABLE, ClientFactory, Reply, ScriptedApp
+from tests.waits import HANG
 
 Served = tuple[ScriptedApp, str]
 CARD = "4242424242424242"
@@ -248,7 +249,7 @@ async def test_follow_yields_entries_as_they_are_recorded(
     await asyncio.sleep(0)
     await client.health()
     await client.health()
-    await asyncio.wait_for(task, timeout=5)
+    await asyncio.wait_for(task, timeout=HANG)
     assert [x.id for x in received] == [1, 2, 3]
     assert client.journal._subscribers == []  # the follower unsubscribed when it stopped
 
@@ -341,7 +342,7 @@ async def test_a_curl_with_card_variables_stops_until_they_are_set_then_runs(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        _out, err = await asyncio.wait_for(proc.communicate(), timeout=20)
+        _out, err = await asyncio.wait_for(proc.communicate(), timeout=HANG)
         return proc.returncode, err.decode()
 
     code, err = await run()
@@ -369,7 +370,7 @@ async def test_the_exported_curl_command_runs_with_the_key_from_the_environment(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=20)
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=HANG)
     assert proc.returncode == 0, err.decode()
     first, again = scripted.seen("POST", "/refunds/list")
     assert again.headers["api-key"] == KEY

@@ -16,7 +16,7 @@ import pytest
 from payscope.api import local_transport
 from payscope.api.local_transport import LocalTransport, serves_locally
 from tests.fresh import modules_loaded
-from tests.waits import awaited
+from tests.waits import REQUEST_TIMEOUT, awaited
 
 Reply = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -113,7 +113,7 @@ def once(raw: bytes) -> Callable[[Server], Reply]:
 
 
 def client(
-    url: str, timeout: float = 5.0, transport: LocalTransport | None = None
+    url: str, timeout: float = REQUEST_TIMEOUT, transport: LocalTransport | None = None
 ) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=url, transport=transport or LocalTransport(), timeout=timeout)
 

@@ -17,6 +17,7 @@ import pytest
 
 from payscope.core import config, paths
 from tests.sandbox.conftest import API_KEY
+from tests.waits import HANG
 
 ROOT = Path(__file__).resolve().parents[2]
 MERCHANT = "merchant_box"
@@ -24,7 +25,7 @@ PROFILE_ID = "pro_box"
 
 
 def payscope(
-    *args: str, stdin: str | None = None, env: dict[str, str] | None = None, timeout: float = 90
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None, timeout: float = HANG
 ) -> subprocess.CompletedProcess[str]:
     """`payscope ARGS` run to its end (its output decoded)."""
     return subprocess.run(
@@ -60,7 +61,7 @@ def stop(proc: subprocess.Popen[str]) -> None:
             proc.wait(20)
         except subprocess.TimeoutExpired:
             proc.kill()
-            proc.wait(10)
+            proc.wait(HANG)
 
 
 @dataclass

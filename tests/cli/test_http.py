@@ -13,6 +13,7 @@ from payscope.api.bodies import BodyError, prepare
 from payscope.api.request_log import RequestLogFollower, request_log_path
 from payscope.cli.http_run import UsageError, clean_path, parse_fields
 from tests.cli.conftest import Remote, no_traceback, payscope
+from tests.waits import HANG
 
 
 def test_fields_nest_list_and_type() -> None:
@@ -178,7 +179,7 @@ def test_an_unreachable_service_is_said_plainly(remote: Remote) -> None:
     settings = config.load_settings()
     dead = config.Profile(name="dead", base_url="http://127.0.0.1:9", contract="spec")
     config.save_settings(config.add_profile(settings, dead))
-    done = payscope("get", "/payments/list", "--profile", "dead", timeout=120)
+    done = payscope("get", "/payments/list", "--profile", "dead", timeout=HANG)
     no_traceback(done)
     assert done.returncode == 1 and "refused" in done.stderr
 
@@ -211,7 +212,7 @@ def _on_a_terminal(*args: str, env: dict[str, str] | None = None) -> str:
             break
         chunks.append(chunk)
     os.close(leader)
-    assert proc.wait(90) == 0, proc.stderr.read() if proc.stderr else ""
+    assert proc.wait(HANG) == 0, proc.stderr.read() if proc.stderr else ""
     return b"".join(chunks).decode()
 
 

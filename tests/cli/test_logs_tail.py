@@ -23,6 +23,7 @@ from payscope.api.request_log import (
 from payscope.core import paths
 from tests.cli.conftest import Remote, payscope, spawn, stop
 from tests.sandbox.conftest import API_KEY
+from tests.waits import HANG
 
 WAIT = 60.0  # a bound on a wait for an event, never a pause: each wait ends at the event
 
@@ -52,7 +53,7 @@ class Tail:
     def interrupt(self) -> tuple[int, str]:
         """Ctrl+C: its exit status and what it said on standard error."""
         self.proc.send_signal(signal.SIGINT)
-        status = self.proc.wait(30)
+        status = self.proc.wait(HANG)
         assert self.proc.stderr is not None
         return status, self.proc.stderr.read()
 

@@ -14,6 +14,7 @@ import pytest
 from payscope.sandbox import daemon
 from payscope.sandbox.files import DB_FILE
 from tests.daemons import daemon_runtime
+from tests.waits import HANG
 
 
 def _sound_database(directory: Path) -> bytes:
@@ -46,7 +47,7 @@ def test_payscope_sandbox_on_a_damaged_database_says_where_and_what_to_do(damage
         [sys.executable, "-m", "payscope", "sandbox", "--data", str(damaged), "--port", "0"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
@@ -115,4 +116,4 @@ def test_the_foreground_sandbox_says_it_started_afresh(tmp_path: Path) -> None:
         assert line.startswith("note: The sandbox's database") and "was empty (0 bytes)" in line
     finally:
         process.terminate()
-        process.communicate(timeout=30)
+        process.communicate(timeout=HANG)

@@ -18,7 +18,7 @@ import pytest
 
 from payscope.sandbox import daemon
 from tests.daemons import wait_ready as _wait_ready
-from tests.waits import REQUEST_TIMEOUT, until, until_sync
+from tests.waits import HANG, REQUEST_TIMEOUT, until, until_sync
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env={**os.environ, **env},
-        timeout=60,
+        timeout=HANG,
     )
 
 
@@ -365,7 +365,7 @@ def test_the_collector_is_paused_until_it_serves_then_frozen_and_back(tmp_path: 
         "daemon.start_on, daemon._write_state = watched, written\n"
         f"sys.exit(daemon.main(['--data', {str(tmp_path / 'sandbox')!r}]))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=HANG)
     # Stopped by the SIGTERM it sent itself (before or after its handlers are installed).
     assert out.returncode in (0, -signal.SIGTERM), out.stderr
     assert "starting, collector on: False" in out.stdout

@@ -21,7 +21,7 @@ import pytest
 
 from payscope.sandbox import daemon, files
 from tests.daemons import wait_ready
-from tests.waits import until_sync
+from tests.waits import HANG, until_sync
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def _cli(directory: Path, action: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         env={**os.environ, "PAYSCOPE_DATA_DIR": str(directory.parent)},
-        timeout=60,
+        timeout=HANG,
     )
 
 
@@ -121,7 +121,7 @@ def test_a_pid_of_one_or_less_is_refused(directory: Path, pid: int) -> None:
                 capture_output=True,
                 text=True,
                 env={**os.environ, "PAYSCOPE_DATA_DIR": str(directory.parent)},
-                timeout=60,
+                timeout=HANG,
                 start_new_session=True,
             )
             assert stopped.returncode == 0 and "nothing was signalled" in stopped.stderr
@@ -209,7 +209,7 @@ def test_a_second_daemon_on_the_same_data_leaves_and_the_first_keeps_serving(
         [sys.executable, "-m", "payscope.sandbox.daemon", "--data", str(directory)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert second.returncode == 0
     assert "another daemon holds" in second.stdout and "this one leaves" in second.stdout
@@ -302,7 +302,7 @@ def _payscopes_at_once(tmp_path: Path, count: int) -> list[dict[str, object]]:
     ]
     said = []
     for run in runs:
-        out, err = run.communicate(timeout=120)
+        out, err = run.communicate(timeout=HANG)
         assert run.returncode == 0, err
         said.append(json.loads(out.strip().splitlines()[-1]))
     return said

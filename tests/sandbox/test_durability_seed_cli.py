@@ -14,7 +14,7 @@ import pytest
 
 from payscope.sandbox.seed import is_seeded
 from tests.sandbox.conftest import API_KEY, WEBHOOK_SECRET, Receiver, make_sandbox, payment_body
-from tests.waits import REQUEST_TIMEOUT, until
+from tests.waits import HANG, REQUEST_TIMEOUT, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -60,7 +60,7 @@ def _exit_status(proc: subprocess.Popen[str], timeout: float) -> int:
         return proc.wait(timeout)
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGABRT)
-        _, stderr = proc.communicate(timeout=10)
+        _, stderr = proc.communicate(timeout=HANG)
         pytest.fail(f"no exit {timeout} s after SIGINT; its stderr:\n{stderr}")
 
 
@@ -77,7 +77,7 @@ async def test_every_event_is_delivered_after_a_sigkill(tmp_path: Path, receiver
         for number in ("4242424242424242", "4000000000000002", "4000003800000446"):
             made.add((await http.post("/payments", json=payment_body(number))).json()["payment_id"])
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(10)
+    proc.wait(HANG)
     # Second life: the endpoint works; the retries due a minute later deliver everything.
     receiver.status = 200
     receiver.received.clear()
@@ -90,7 +90,7 @@ async def test_every_event_is_delivered_after_a_sigkill(tmp_path: Path, receiver
         await until(lambda: len({e["event_id"] for e in receiver.events()}) >= 3)
     finally:
         proc.terminate()
-        proc.wait(10)
+        proc.wait(HANG)
     # At least once: a delivery in flight when the first process died may arrive as well
     # (the receiver dedupes on event_id, as the spec asks), so count distinct events.
     unique = {e["event_id"]: e for e in receiver.events()}

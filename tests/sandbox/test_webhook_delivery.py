@@ -118,7 +118,9 @@ async def jittery() -> AsyncIterator[Jittery]:
 async def http(sandbox: Sandbox) -> AsyncIterator[httpx.AsyncClient]:
     """httpx onto the sandbox over a real loopback socket."""
     url = await sandbox.start()
-    async with httpx.AsyncClient(base_url=url, headers={"api-key": API_KEY}, timeout=30) as h:
+    async with httpx.AsyncClient(
+        base_url=url, headers={"api-key": API_KEY}, timeout=REQUEST_TIMEOUT
+    ) as h:
         yield h
 
 

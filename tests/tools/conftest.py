@@ -15,6 +15,7 @@ from payscope.api.client import ApiClient
 from payscope.core import config
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, make_sandbox
+from tests.waits import HANG
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -64,7 +65,7 @@ class Done:
     err: str
 
 
-async def payscope(*args: str, timeout: float = 60.0) -> Done:
+async def payscope(*args: str, timeout: float = HANG) -> Done:
     """`payscope ARGS` in a subprocess, awaited (the sandbox keeps serving meanwhile)."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,

@@ -15,6 +15,7 @@ import pytest
 
 from payscope.webhooks import compose
 from tests.tools.conftest import ROOT, Service, payscope
+from tests.waits import HANG
 
 SECRET = "composer-test-secret-0123456789abcdefghijklmnop"
 
@@ -57,7 +58,7 @@ def listener(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], str, Path]
         yield proc, found.group(1), secret_file
     finally:
         proc.kill()  # ours: started above
-        proc.wait(10)
+        proc.wait(HANG)
 
 
 def next_line(proc: subprocess.Popen[str]) -> dict[str, object]:

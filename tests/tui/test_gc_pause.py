@@ -14,6 +14,7 @@ import pytest
 
 from tests.tui.pilot import until
 from tests.tui.snapshot_app import build, ready
+from tests.waits import HANG
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,7 +38,7 @@ def test_the_command_line_pauses_it_before_textual_is_imported(tmp_path: Path) -
         text=True,
         cwd=ROOT,
         env={**_environment(), **env},
-        timeout=60,
+        timeout=HANG,
     )
     assert "collector on at textual import: False" in out.stdout, out.stdout + out.stderr
     assert out.returncode == 2 and "no-such-profile" in out.stderr  # refused, said
@@ -152,7 +153,12 @@ def test_the_servers_pause_it_until_they_serve(script: str, tmp_path: Path) -> N
     )
     env = {**_environment(), "PAYSCOPE_WEBHOOK_SECRET": "whsec_" + "k" * 32}
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=HANG,
     )
     assert "building, collector on: False" in out.stdout, out.stdout + out.stderr
     assert "serving, collector on: True True" in out.stdout, out.stdout + out.stderr

@@ -33,7 +33,7 @@ from tests.real_payments_list import payments_list
 from tests.real_shapes import example, lost
 from tests.tui.pilot import shown_text, until
 from tests.tui.test_remote_snapshots import _save_profile, _settled
-from tests.waits import on_screen
+from tests.waits import HANG, on_screen
 
 Dirs = tuple[Path, Path]
 V = TypeVar("V")
@@ -394,7 +394,7 @@ class ThreadedStub:
 
     def __enter__(self) -> ThreadedStub:
         self._thread.start()
-        assert self._started.wait(30), "the stub did not start in 30 s"
+        assert self._started.wait(HANG), "the stub did not start in 30 s"
         return self
 
     def __exit__(self, *_exc: object) -> None:

@@ -26,7 +26,7 @@ from payscope.app import PayscopeApp, make_app
 from payscope.core.display import STABLE
 from tests.tui.conftest import frozen_clock
 from tests.tui.pilot import LOOKS, until
-from tests.waits import on_screen
+from tests.waits import HANG, on_screen
 
 # Port 1 (tcpmux) on loopback: never handed out for port 0 and not served on any machine we
 # run on, so connecting is refused at once; a fixed number keeps the error text the same.
@@ -173,7 +173,7 @@ class ThreadedSandbox:
 
     def __enter__(self) -> ThreadedSandbox:
         self._thread.start()
-        assert self._started.wait(30), "the sandbox did not start in 30 s"
+        assert self._started.wait(HANG), "the sandbox did not start in 30 s"
         if self._error is not None:
             raise self._error
         return self

@@ -18,6 +18,7 @@ from payscope.shell.health import SANDBOX_CHECK_INTERVAL
 from payscope.shell.main import Banner
 from tests.daemons import daemon_runtime
 from tests.tui.pilot import until
+from tests.waits import HANG
 
 
 def _banner(app: object) -> str:
@@ -40,7 +41,7 @@ def _stop_by_command(directory: Path) -> int:
         env={**os.environ, "PAYSCOPE_DATA_DIR": str(directory.parent)},
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert done.returncode == 0 and "Stopped the background sandbox" in done.stdout
     return state.pid

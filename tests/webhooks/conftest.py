@@ -20,6 +20,7 @@ import pytest
 
 from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.listener import Listener
+from tests.waits import REQUEST_TIMEOUT
 
 SECRET = "test-current-secret-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJ"
 OLD_SECRET = "test-previous-secret-9876543210zyxwvutsrqponmlkjihgfedcbaZYXWVUT"
@@ -83,7 +84,7 @@ async def listener(tmp_path: Path) -> AsyncIterator[Listener]:
 
 @pytest.fixture
 async def client() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(timeout=20) as c:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as c:
         yield c
 
 

@@ -17,7 +17,7 @@ from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.forward import GIVE_UP_AFTER, RETRY_DELAYS, Forwarder
 from payscope.webhooks.journal import Journal
 from payscope.webhooks.listener import Listener
-from tests.waits import until
+from tests.waits import HANG, until
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,
@@ -232,7 +232,7 @@ def test_the_retry_schedule_is_the_documented_one_and_help_states_it(tmp_path: P
     assert RETRY_DELAYS[-1] == 3600 and GIVE_UP_AFTER == 24 * 3600
     shown = subprocess.run(
         [sys.executable, "-m", "payscope", "listen", "--help"],
-        cwd=ROOT, capture_output=True, text=True, timeout=30, check=True,
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG, check=True,
     ).stdout  # fmt: skip
     text = " ".join(shown.split())
     assert "1 s, 5 s, 30 s, 2 min, 10 min, 30 min, then hourly" in text

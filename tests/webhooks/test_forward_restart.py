@@ -19,7 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.waits import until_sync
+from tests.waits import HANG, REQUEST_TIMEOUT, until_sync
 from tests.webhooks.conftest import SECRET, event_body, post_signed
 from tests.webhooks.test_listen_cli import running
 
@@ -85,7 +85,7 @@ def test_every_journaled_event_is_forwarded_after_a_kill_9_with_a_slow_target(
 
             async def burst() -> list[str]:
                 acked: list[str] = []
-                async with httpx.AsyncClient(timeout=10) as client:
+                async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
 
                     async def one(event_id: str) -> None:
                         response = await post_signed(client, url, event_body(event_id))
@@ -98,7 +98,7 @@ def test_every_journaled_event_is_forwarded_after_a_kill_9_with_a_slow_target(
 
             acked = asyncio.run(burst())
             os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+            proc.wait(HANG)
         assert sorted(acked) == ids
 
         with sqlite3.connect(tmp_path / "journal.sqlite3") as db:
@@ -117,7 +117,7 @@ def test_every_journaled_event_is_forwarded_after_a_kill_9_with_a_slow_target(
             until_sync(lambda: stored <= target.seen(), detail=lambda: stored - target.seen())
             until_sync(lambda: _delivered(tmp_path) == len(ids))
             proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=20)
+            out, err = proc.communicate(timeout=HANG)
 
     assert proc.returncode == 0, err
     assert "forwards: 100 delivered, 0 owed" in err
@@ -153,7 +153,7 @@ def test_text_output_prints_each_forward_attempt_with_its_status_and_time(tmp_pa
         assert f"forward  {down}" in header
 
         async def send() -> None:
-            async with httpx.AsyncClient(timeout=10) as client:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
                 assert (await post_signed(client, url, event_body("evt_txt"))).status_code == 200
 
         asyncio.run(send())
@@ -161,7 +161,7 @@ def test_text_output_prints_each_forward_attempt_with_its_status_and_time(tmp_pa
         accepted = proc.stdout.readline()
         first_try = proc.stdout.readline()
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=HANG)
     assert "evt_txt" in accepted and "✓" in accepted
     assert first_try.startswith(tuple("0123456789"))  # the time of the attempt
     assert f"→ forward evt_txt to {down}: could not reach" in first_try
@@ -180,18 +180,18 @@ def test_forwards_owed_by_an_earlier_run_are_announced_and_wait_for_forward_to(
     with running(*args, "--forward-to", down) as (proc, url, _header):
 
         async def send() -> None:
-            async with httpx.AsyncClient(timeout=10) as client:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
                 for i in range(3):
                     response = await post_signed(client, url, event_body(f"evt_wait_{i}"))
                     assert response.status_code == 200
 
         asyncio.run(send())
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=20)
+        proc.communicate(timeout=HANG)
     # Without --forward-to: said, and nothing is sent or given up.
     with running(*args) as (proc, _url, header):
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=HANG)
     assert "3 forwards owed by an earlier run wait in the journal" in header + err
     with sqlite3.connect(tmp_path / "journal.sqlite3") as db:
         states = {row[0] for row in db.execute("SELECT state FROM forward_queue")}

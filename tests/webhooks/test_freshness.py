@@ -14,7 +14,7 @@ import pytest
 from payscope.webhooks.checks import DEFAULT_MAX_AGE
 from payscope.webhooks.listener import Listener
 from tests.sandbox.conftest import API_KEY, make_sandbox, payment_body
-from tests.waits import REQUEST_TIMEOUT, until
+from tests.waits import HANG, REQUEST_TIMEOUT, until
 from tests.webhooks.conftest import SECRET, Receiver, event_body, iso_now, post_signed
 from tests.webhooks.test_listen_cli import running
 
@@ -131,7 +131,7 @@ def test_listen_refuses_stale_events_and_takes_max_age_and_no_freshness(tmp_path
     two_hours = event_body("evt_2h", timestamp=iso_now(-7200))
 
     async def send(url: str) -> int:
-        async with httpx.AsyncClient(timeout=10) as client:
+        async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
             return (await post_signed(client, url, two_hours)).status_code
 
     base = ("--port", "0", "--secret", SECRET, "--format", "json")
@@ -148,7 +148,7 @@ def test_listen_refuses_stale_events_and_takes_max_age_and_no_freshness(tmp_path
             assert proc.stdout is not None
             line = json.loads(proc.stdout.readline())
             proc.send_signal(signal.SIGINT)
-            proc.communicate(timeout=20)
+            proc.communicate(timeout=HANG)
         assert line["http_status"] == status
         if status == 400:
             assert line["reason"].startswith("stale: ")

@@ -21,6 +21,7 @@ import pytest
 
 from payscope.cli.listen_run import format_text
 from payscope.webhooks.deliveries import Delivery
+from tests.waits import HANG, REQUEST_TIMEOUT
 from tests.webhooks.conftest import SECRET, event_body, post_signed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +64,7 @@ def running(
     finally:
         if proc.poll() is None:
             proc.kill()
-        proc.wait(10)
+        proc.wait(HANG)
 
 
 def _print_secret(
@@ -74,7 +75,7 @@ def _print_secret(
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=HANG,
         check=check,
         env={**os.environ, **(env or {})},
     )
@@ -122,7 +123,7 @@ def test_json_format_prints_one_object_per_delivery_and_stops_cleanly(tmp_path: 
     ) as (proc, url, _header):
 
         async def send() -> None:
-            async with httpx.AsyncClient(timeout=10) as client:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
                 body = event_body("evt_cli", object_id="pay_cli")
                 await post_signed(client, url, body)
                 await post_signed(client, url, body)
@@ -132,7 +133,7 @@ def test_json_format_prints_one_object_per_delivery_and_stops_cleanly(tmp_path: 
         assert proc.stdout is not None
         lines = [json.loads(proc.stdout.readline()) for _ in range(3)]
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=10)
+        _, err = proc.communicate(timeout=HANG)
 
     first, dup, rejected = lines
     expected_keys = {"event_id", "event_type", "object_id", "status", "verified", "duplicate"}
@@ -153,7 +154,7 @@ def test_text_header_masks_the_secret(tmp_path: Path) -> None:
         "--port", "0", "--data", str(tmp_path), "--secret", secret, header_on="stdout"
     ) as (proc, _, out):
         proc.send_signal(signal.SIGTERM)
-        rest, err = proc.communicate(timeout=10)
+        rest, err = proc.communicate(timeout=HANG)
     out += rest
     assert proc.returncode == 0
     assert secret not in out and secret not in err
@@ -182,7 +183,7 @@ def test_a_taken_explicit_port_is_a_clear_error(tmp_path: Path) -> None:
             cwd=ROOT,
             capture_output=True,
             text=True,
-            timeout=30,
+            timeout=HANG,
         )
     assert done.returncode == 1
     assert f"port {port} on 127.0.0.1 is already in use" in done.stderr
@@ -217,7 +218,7 @@ def test_every_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
         async def burst() -> int:
             failures = 0
             limits = httpx.Limits(max_connections=40)
-            async with httpx.AsyncClient(timeout=10, limits=limits) as client:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, limits=limits) as client:
                 pending = iter(range(1500))
 
                 async def sender() -> None:
@@ -239,7 +240,7 @@ def test_every_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
             return failures
 
         failures = asyncio.run(burst())
-        proc.wait(10)
+        proc.wait(HANG)
 
     assert proc.returncode == -signal.SIGKILL
     assert len(acked) >= 300 and failures > 0, "the kill did not land mid-burst"
@@ -251,14 +252,14 @@ def test_every_acknowledged_event_survives_kill_9(tmp_path: Path) -> None:
     with running(*args) as (proc, url, _header):
 
         async def again() -> tuple[bool, bool]:
-            async with httpx.AsyncClient(timeout=10) as client:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
                 old = await post_signed(client, url, event_body(acked[0]))
                 new = await post_signed(client, url, event_body("evt_after_restart"))
                 return old.json()["duplicate"], new.json()["duplicate"]
 
         assert asyncio.run(again()) == (True, False)
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=10)
+        proc.communicate(timeout=HANG)
 
 
 def test_ctrl_c_during_a_burst_with_a_stuck_sender_exits_cleanly_with_the_journal_intact(
@@ -277,7 +278,7 @@ def test_ctrl_c_during_a_burst_with_a_stuck_sender_exits_cleanly_with_the_journa
         )
 
         async def burst() -> None:
-            async with httpx.AsyncClient(timeout=10) as client:
+            async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
 
                 async def sender(n: int) -> None:
                     for i in range(200):
@@ -295,7 +296,7 @@ def test_ctrl_c_during_a_burst_with_a_stuck_sender_exits_cleanly_with_the_journa
 
         try:
             asyncio.run(burst())
-            out, err = proc.communicate(timeout=30)
+            out, err = proc.communicate(timeout=HANG)
         finally:
             stuck.close()
 
@@ -321,7 +322,7 @@ def test_an_unusable_forward_url_is_refused_before_listening(tmp_path: Path) -> 
     done = subprocess.run(
         [sys.executable, "-m", "payscope", "listen", "--port", "0", "--data", str(tmp_path),
          "--secret", SECRET, "--forward-to", "http://[::1/hooks"],
-        cwd=ROOT, capture_output=True, text=True, timeout=30,
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
     assert done.returncode == 2
     assert "--forward-to" in done.stderr and "not a valid URL" in done.stderr

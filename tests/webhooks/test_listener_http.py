@@ -13,7 +13,7 @@ import pytest
 from payscope.core.bounded import MAX_DEPTH
 from payscope.webhooks.deliveries import Delivery
 from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
-from tests.waits import until
+from tests.waits import HANG, REQUEST_TIMEOUT, until
 from tests.webhooks.conftest import (
     OLD_SECRET,
     SECRET,
@@ -141,7 +141,7 @@ async def _raw_exchange(url: str, head: bytes, body_chunks: list[bytes]) -> byte
     for chunk in body_chunks:
         writer.write(chunk)
     await writer.drain()
-    answer = await asyncio.wait_for(reader.read(4096), timeout=10)
+    answer = await asyncio.wait_for(reader.read(4096), timeout=HANG)
     writer.close()
     return answer
 
@@ -256,7 +256,7 @@ async def test_many_concurrent_senders_lose_nothing_and_process_nothing_twice(
     listener.add_subscriber(on_delivery)
     ids = [f"evt_conc_{i:04d}" for i in range(120)]
     limits = httpx.Limits(max_connections=50)
-    async with httpx.AsyncClient(timeout=30, limits=limits) as c:
+    async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT, limits=limits) as c:
         # Every event twice, interleaved, all at once: both copies race for the same event_id.
         responses = await asyncio.gather(
             *(post_signed(c, url, event_body(i)) for i in ids + ids[::-1])
