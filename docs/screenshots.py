@@ -137,6 +137,19 @@ async def payment_story(pilot: Any) -> None:
     # The refund settles at once and says so by webhook (refund_succeeded): the story is whole
     # once that has arrived, however long a loaded machine takes to deliver it.
     await until(lambda: journal.count() >= 2)
+    # ... and the story tells it: the detail reads itself again a moment after a webhook (a
+    # burst becomes one read, on a timer), so the picture waits for that read, not the time.
+    screen = pilot.app.screen
+    events = {event.event_id for event in journal.recent()}
+
+    def told() -> bool:
+        lines = [row.record for row in screen.related_section("story").table.records.values()]
+        shown = {line.record_id for line in lines if line.kind == "webhook"}
+        # Its status bar takes up the main one's (the event count) every half second.
+        counted = screen.query_one("#detail-status").event_count >= len(events)
+        return counted and not screen.busy and events <= shown
+
+    await until(told)
     await settle(pilot)
     await settle(pilot)
 
