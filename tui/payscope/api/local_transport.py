@@ -20,6 +20,8 @@ from urllib.parse import urlsplit
 import httptools
 import httpx
 
+from payscope.core.waiting import within
+
 # An idle connection is used again only while the server surely keeps it: uvicorn closes one
 # after 5 s idle (`timeout_keep_alive`), and a request written as it does so would fail.
 IDLE_REUSE = 2.0
@@ -169,7 +171,7 @@ class _Connection(asyncio.Protocol):
     async def open(cls, host: str, port: int, timeout: float | None) -> _Connection:
         loop = asyncio.get_running_loop()
         try:
-            _, connection = await asyncio.wait_for(loop.create_connection(cls, host, port), timeout)
+            _, connection = await within(loop.create_connection(cls, host, port), timeout)
         except TimeoutError as exc:
             raise httpx.ConnectTimeout(f"No connection to {host}:{port} in {timeout} s.") from exc
         except OSError as exc:
@@ -270,7 +272,7 @@ class _Connection(asyncio.Protocol):
         if writable is None:
             return
         try:
-            await asyncio.wait_for(asyncio.shield(writable), timeout)
+            await within(asyncio.shield(writable), timeout)
         except TimeoutError as exc:
             raise httpx.WriteTimeout(f"The request was not sent in {timeout} s.") from exc
 
@@ -281,7 +283,7 @@ class _Connection(asyncio.Protocol):
         if self.spoiled:  # closed before the request went out
             self.connection_lost(self.lost)
         try:
-            await asyncio.wait_for(self.waiter, timeout)
+            await within(self.waiter, timeout)
         except TimeoutError as exc:
             raise httpx.ReadTimeout(f"No answer in {timeout} s.") from exc
         answer.status = answer.parser.get_status_code()

@@ -32,6 +32,8 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
+from payscope.core.waiting import within
+
 DEFAULT_MAX_TABS = 4
 # How long a WebSocket past the cap waits for a tab that is closing (a reload's old one).
 RELOAD_GRACE = 10.0
@@ -160,9 +162,7 @@ class Guard:
             self._closed = asyncio.Condition()
         async with self._closed:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    self._closed.wait_for(lambda: self.tabs < self.max_tabs), RELOAD_GRACE
-                )
+                await within(self._closed.wait_for(lambda: self.tabs < self.max_tabs), RELOAD_GRACE)
         return self.tabs < self.max_tabs
 
     async def _tab_closed(self) -> None:

@@ -33,7 +33,7 @@ import uvicorn.lifespan.on
 import uvicorn.protocols.websockets.auto
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from payscope.core.waiting import wait_or_wake
+from payscope.core.waiting import wait_or_wake, within
 
 # The most bytes a request line plus its headers may take; past it the answer is 431 and the
 # connection is closed. httptools itself has no limit: it would buffer a 200 MiB header line.
@@ -205,9 +205,7 @@ class _QuietServer(uvicorn.Server):
         for connection in list(self.server_state.connections):
             connection.shutdown()
         try:
-            await asyncio.wait_for(
-                self._wait_drained(), timeout=self.config.timeout_graceful_shutdown
-            )
+            await within(self._wait_drained(), self.config.timeout_graceful_shutdown)
         except TimeoutError:
             for task in self.server_state.tasks:
                 task.cancel(msg="Task cancelled, timeout graceful shutdown exceeded")

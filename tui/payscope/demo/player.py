@@ -33,6 +33,7 @@ from textual.widgets import Input, Static
 
 from payscope.app import PayscopeApp, make_app
 from payscope.core.private_files import private_dir
+from payscope.core.waiting import within
 from payscope.demo.story import Step, Story
 from payscope.shell.command_prompt import CommandPrompt
 from payscope.views.access import Guarded
@@ -252,7 +253,7 @@ class DemoApp(PayscopeApp):
         """Wait `seconds` (scaled by the pace) unless → skips it; never while paused."""
         self._demo_skip.clear()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._demo_skip.wait(), max(seconds / self.pace, MIN_PAUSE))
+            await within(self._demo_skip.wait(), max(seconds / self.pace, MIN_PAUSE))
         await self._demo_go.wait()
 
     async def _play(self) -> None:

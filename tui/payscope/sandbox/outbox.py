@@ -44,6 +44,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from payscope.core.waiting import within
 from payscope.sandbox import ids
 from payscope.sandbox.clock import Clock, iso
 from payscope.sandbox.db import Database, dumps
@@ -481,7 +482,7 @@ class Outbox:
         self._start_manual(*self._state.webhook_targets(), now)
         self.wake()
         try:
-            return await asyncio.wait_for(asyncio.shield(waiter), wait)
+            return await within(asyncio.shield(waiter), wait)
         except TimeoutError:
             return self._under_way(event_id, now, wait)
 

@@ -9,7 +9,6 @@ palette entries and state checks.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
@@ -20,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Input, Static
 from textual.worker import Worker, WorkerState
 
+from payscope.core.waiting import within
 from payscope.views.access import Guarded, refused
 from payscope.views.actions import Action
 from payscope.views.actions import find as find_action
@@ -577,7 +577,7 @@ class ResourceListView(AreaView, Generic[T]):
     @work(exclusive=True, group="when-ready", exit_on_error=False, description="Connecting")
     async def _when_ready(self, then: Callable[[], object]) -> None:
         try:
-            await asyncio.wait_for(self.runtime.client_ready.wait(), READY_WAIT)
+            await within(self.runtime.client_ready.wait(), READY_WAIT)
         except TimeoutError:
             self.notify(
                 "Not connected to the service yet: nothing was done. Try again once it is.",

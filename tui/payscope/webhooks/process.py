@@ -42,6 +42,7 @@ import orjson
 
 from payscope.core import gc_pause
 from payscope.core.forward_urls import InvalidForwardUrl
+from payscope.core.waiting import within
 from payscope.webhooks.checks import DEFAULT_MAX_AGE, checked_max_age, checked_secrets
 from payscope.webhooks.deliveries import SUBSCRIBER_QUEUE_SIZE, Delivery, ListenerStats, Publisher
 from payscope.webhooks.forward import NoForwardTarget
@@ -160,7 +161,7 @@ class ListenerProcess(Publisher):
         assert child.stdin is not None and child.stdout is not None
         child.stdin.write(orjson.dumps(settings) + b"\n")
         try:
-            first = await asyncio.wait_for(child.stdout.readline(), START_TIMEOUT)
+            first = await within(child.stdout.readline(), START_TIMEOUT)
         except TimeoutError:
             await self._end_child()
             raise ListenerError(
@@ -213,7 +214,7 @@ class ListenerProcess(Publisher):
         if child.stdin is not None and not child.stdin.is_closing():
             child.stdin.close()
         try:
-            await asyncio.wait_for(child.wait(), wait)
+            await within(child.wait(), wait)
         except TimeoutError:
             with contextlib.suppress(ProcessLookupError):
                 child.kill()
@@ -233,7 +234,7 @@ class ListenerProcess(Publisher):
             self._replies.pop(number, None)
             raise ListenerError(self.problem or "the webhook listener is not running")
         try:
-            reply = await asyncio.wait_for(answer, 10.0 + REPLAY_MARGIN)
+            reply = await within(answer, 10.0 + REPLAY_MARGIN)
         except TimeoutError:
             raise ListenerError(f"the listener did not answer about replaying {event_id}") from None
         finally:
@@ -314,7 +315,7 @@ class ListenerProcess(Publisher):
         if child.stderr is None:
             return ""
         with contextlib.suppress(TimeoutError):
-            text = await asyncio.wait_for(child.stderr.read(), 5.0)
+            text = await within(child.stderr.read(), 5.0)
             lines = text.decode("utf-8", "replace").strip().splitlines()
             return lines[-1] if lines else ""
         return ""

@@ -26,6 +26,7 @@ from payscope.app.runtime.stacks import client_stack
 from payscope.app.runtime.startup import Startup, startup_for, wait_ready
 from payscope.core.display import USER, DisplayPolicy
 from payscope.core.private_files import secure_own_dir
+from payscope.core.waiting import within
 
 if TYPE_CHECKING:
     from payscope.api.client import ApiClient
@@ -203,7 +204,7 @@ class Runtime(Connection):
             self._hooking = None
         if self.daemon_dir is not None and self.client is not None and self._hook:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.client.sandbox.detach_webhook(self._hook), 1.0)
+                await within(self.client.sandbox.detach_webhook(self._hook), 1.0)
 
         async def close(closing: Awaitable[None]) -> None:
             # Shutting down: nothing useful to tell the user any more.
