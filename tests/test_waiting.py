@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from payscope.core.waiting import wait_or_wake, within
-from tests.waits import HANG
+from tests.waits import awaited
 
 
 async def test_woken_or_timed_out() -> None:
@@ -39,7 +39,7 @@ async def test_a_cancel_that_comes_with_the_wake_is_not_lost() -> None:
         wake.set()  # woken and cancelled in the same turn of the event loop
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
-            await asyncio.wait_for(task, HANG)
+            await awaited(task)
 
 
 async def test_within_gives_the_result_or_times_out_and_never_loses_a_cancel() -> None:

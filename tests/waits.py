@@ -19,6 +19,8 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from payscope.core.waiting import within
+
 # Seconds. A wait that takes this long is a hang on any machine (on a loaded one the waits take
 # seconds, not minutes). PAYSCOPE_TEST_HANG shortens it to find a hang sooner.
 HANG = float(os.environ.get("PAYSCOPE_TEST_HANG", "180"))
@@ -103,7 +105,7 @@ def until_sync(
 async def awaited(awaitable: Awaitable[Any], what: str | None = None) -> Any:
     """What `awaitable` gives (a read, a process's end, a future), with the one deadline."""
     try:
-        return await asyncio.wait_for(awaitable, HANG)
+        return await within(awaitable, HANG)
     except TimeoutError:
         raise AssertionError(f"waited {HANG:g} s for {what or 'an awaited result'}") from None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shlex
@@ -17,7 +18,7 @@ from payscope.api.models.card_fields import CardData
 from payscope.api.models.common import Address, Billing
 from payscope.api.models.payments import PaymentCreateRequest, PaymentMethodData
 from tests.api.conftest import KEY, PUBLISHABLE, ClientFactory, Reply, ScriptedApp
-from tests.waits import HANG
+from tests.waits import awaited
 
 Served = tuple[ScriptedApp, str]
 CARD = "4242424242424242"
@@ -240,16 +241,18 @@ async def test_follow_yields_entries_as_they_are_recorded(
     received: list[JournalEntry] = []
 
     async def follower() -> None:
-        async for entry in client.journal.follow(replay=True):
-            received.append(entry)
-            if len(received) == 3:
-                return
+        # Closed as the follower stops (not whenever the loop finalises the generator).
+        async with contextlib.aclosing(client.journal.follow(replay=True)) as entries:
+            async for entry in entries:
+                received.append(entry)
+                if len(received) == 3:
+                    return
 
     task = asyncio.create_task(follower())
     await asyncio.sleep(0)
     await client.health()
     await client.health()
-    await asyncio.wait_for(task, timeout=HANG)
+    await awaited(task)
     assert [x.id for x in received] == [1, 2, 3]
     assert client.journal._subscribers == []  # the follower unsubscribed when it stopped
 
@@ -342,7 +345,7 @@ async def test_a_curl_with_card_variables_stops_until_they_are_set_then_runs(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        _out, err = await asyncio.wait_for(proc.communicate(), timeout=HANG)
+        _out, err = await awaited(proc.communicate())
         return proc.returncode, err.decode()
 
     code, err = await run()
@@ -370,7 +373,7 @@ async def test_the_exported_curl_command_runs_with_the_key_from_the_environment(
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=HANG)
+    out, err = await awaited(proc.communicate())
     assert proc.returncode == 0, err.decode()
     first, again = scripted.seen("POST", "/refunds/list")
     assert again.headers["api-key"] == KEY

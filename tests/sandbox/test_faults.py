@@ -20,7 +20,7 @@ from payscope.api.models.payments import PaymentCreateRequest
 from payscope.sandbox.limits import Faults
 from payscope.sandbox.server import Sandbox
 from tests.sandbox.conftest import API_KEY, api_client, make_sandbox, payment_body
-from tests.waits import HANG, REQUEST_TIMEOUT
+from tests.waits import REQUEST_TIMEOUT, awaited
 
 pytestmark = pytest.mark.slow
 
@@ -53,7 +53,7 @@ async def raw_post(url: str, path: str, body: dict[str, object]) -> bytes:
     )
     await writer.drain()
     try:
-        received = await asyncio.wait_for(reader.read(), timeout=HANG)
+        received = await awaited(reader.read())
     except ConnectionResetError:
         received = b""
     writer.close()

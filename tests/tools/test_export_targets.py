@@ -20,7 +20,7 @@ from payscope.api.models.payments import PaymentListRequest
 from payscope.api.secret_fields import is_secret_field
 from tests.tools.conftest import Service, payscope
 from tests.tools.test_export import make_payments, payments_fetch
-from tests.waits import HANG
+from tests.waits import awaited
 
 
 def hostile_targets(tmp_path: Path) -> dict[str, tuple[Path, str]]:
@@ -210,6 +210,6 @@ async def test_cli_a_relative_output_is_said_as_its_whole_path(
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
-    out, err = await asyncio.wait_for(proc.communicate(), HANG)
+    out, err = await awaited(proc.communicate())
     assert proc.returncode == 0, err.decode()
     assert out.decode().strip() == f"1 payments written to {tmp_path / 'here.csv'}"

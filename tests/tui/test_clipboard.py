@@ -21,7 +21,7 @@ from payscope.areas.requests.view import RequestsView
 from payscope.views.clipboard import NO_COMMAND, CopiedScreen, deliver, tools
 from tests.tui.pilot import create_payment, open_list, run_command, until
 from tests.tui.snapshot_app import build, ready
-from tests.waits import HANG, on_screen
+from tests.waits import awaited, on_screen
 
 Dirs = tuple[Path, Path]
 TMUX = shutil.which("tmux")
@@ -178,7 +178,7 @@ async def test_a_card_payments_curl_copied_in_tmux_runs_against_the_sandbox(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
         )
-        out, err = await asyncio.wait_for(shell.communicate(), HANG)
+        out, err = await awaited(shell.communicate())
         assert shell.returncode == 0, err.decode()
         answer = json.loads(out)
         assert answer["status"] == "succeeded", answer

@@ -22,7 +22,7 @@ from payscope.cli.listen_run import format_text
 from payscope.core.asgi_server import EmbeddedServer
 from payscope.webhooks.deliveries import Delivery
 from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
-from tests.waits import HANG, REQUEST_TIMEOUT, awaited, until
+from tests.waits import REQUEST_TIMEOUT, awaited, until
 from tests.webhooks.conftest import (
     SECRET,
     SIGNATURE_HEADER,
@@ -57,7 +57,7 @@ async def _exchange(url: str, data: bytes, *, hang_up: bool = False) -> bytes:
         writer.close()
         await writer.wait_closed()
         return b""
-    answer = await asyncio.wait_for(reader.read(), timeout=HANG)
+    answer = await awaited(reader.read())
     writer.close()
     return answer
 

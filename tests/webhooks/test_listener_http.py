@@ -13,7 +13,7 @@ import pytest
 from payscope.core.bounded import MAX_DEPTH
 from payscope.webhooks.deliveries import Delivery
 from payscope.webhooks.listener import MAX_BODY_BYTES, Listener
-from tests.waits import HANG, REQUEST_TIMEOUT, until
+from tests.waits import REQUEST_TIMEOUT, awaited, until
 from tests.webhooks.conftest import (
     OLD_SECRET,
     SECRET,
@@ -141,7 +141,7 @@ async def _raw_exchange(url: str, head: bytes, body_chunks: list[bytes]) -> byte
     for chunk in body_chunks:
         writer.write(chunk)
     await writer.drain()
-    answer = await asyncio.wait_for(reader.read(4096), timeout=HANG)
+    answer = await awaited(reader.read(4096))
     writer.close()
     return answer
 

@@ -26,13 +26,12 @@ async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
 async def wait_or_wake(wake: asyncio.Event, seconds: float) -> bool:
     """Wait `seconds`, less if `wake` is set; True if it was.
 
-    Not `asyncio.wait_for(wake.wait(), seconds)`: on Python 3.11 that can swallow a
-    cancellation arriving as the event is set (python/cpython#86296), and a loop stopped by
-    cancelling it then runs on. `payscope listen --forward-to` hung on Ctrl+C about one time in
-    eight that way, its forwarder waiting a minute per turn of a loop that was never stopped.
+    Through `within`, so a cancellation arriving as the event is set is never lost: a loop
+    stopped by cancelling it stops. (Through `asyncio.wait_for`, `payscope listen --forward-to`
+    hung on Ctrl+C about one time in eight, its forwarder waiting a minute per turn of a loop
+    that was never stopped.)
     """
     with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(max(0.0, seconds)):
-            await wake.wait()
-            return True
+        await within(wake.wait(), max(0.0, seconds))
+        return True
     return False
